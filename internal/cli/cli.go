@@ -1,0 +1,66 @@
+// Package cli runs one plugin command as a process: it wires standard streams, executes the
+// cobra command, prints a failure once and turns the outcome into the suite's exit code. It is
+// the only place that knows about processes; commands below it return errors and results.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/exitcode"
+)
+
+// NewCmdFunc builds a plugin's root command for the given streams.
+type NewCmdFunc func(genericiooptions.IOStreams) *cobra.Command
+
+// Main runs the command built by newCmd with os.Args and returns the exit code for os.Exit.
+func Main(newCmd NewCmdFunc) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	return Run(ctx, newCmd(streams), os.Args[1:], streams.ErrOut)
+}
+
+// Run executes cmd with args, prints any error once to errOut, and returns the exit code.
+// Tests call it directly with their own streams.
+func Run(ctx context.Context, cmd *cobra.Command, args []string, errOut io.Writer) int {
+	cmd.SilenceErrors = true
+	cmd.SilenceUsage = true
+	cmd.SetArgs(args)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return exitcode.WithCode(exitcode.Usage, err)
+	})
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return int(exitcode.OK)
+	}
+	var e *exitcode.Error
+	if !errors.As(err, &e) || !e.Silent() || err != error(e) {
+		fmt.Fprintf(errOut, "error: %v\n", err)
+	}
+	return int(exitcode.Of(err))
+}
+
+// ExactArgsRange is cobra's RangeArgs with a usage (exit 3) error.
+func ExactArgsRange(minArgs, maxArgs int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.RangeArgs(minArgs, maxArgs)(cmd, args); err != nil {
+			return exitcode.WithCode(exitcode.Usage, err)
+		}
+		return nil
+	}
+}
+
+// Banner tells the operator, on stderr, which cluster the answer is about.
+func Banner(w io.Writer, t cluster.Target) {
+	fmt.Fprintf(w, "# %s\n", t)
+}

@@ -1,0 +1,106 @@
+// Package cluster opens the connections a plugin needs to one Kubernetes API server and names
+// that server: the kubeconfig context and URL that every result, banner and printed command
+// refers to. It also classifies API errors into the suite's exit codes, so that a forbidden,
+// timed-out or unreachable read is reported as UNKNOWN and never as "nothing found".
+package cluster
+
+import (
+	"fmt"
+	"net/url"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+)
+
+// Target names the API server a command talks to.
+type Target struct {
+	Context string `json:"context"`
+	Server  string `json:"server"`
+}
+
+// Flag is the flag that pins a printed command to this target: --context=NAME, or
+// --server=URL when the configuration has no context (in-cluster or --server only).
+func (t Target) Flag() string {
+	if t.Context != "" {
+		return "--context=" + t.Context
+	}
+	return "--server=" + t.Server
+}
+
+// String is the one-line banner form, e.g. `context prod (https://10.0.0.1:6443)`.
+func (t Target) String() string {
+	ctx := t.Context
+	if ctx == "" {
+		ctx = "<none>"
+	}
+	return fmt.Sprintf("context %s (%s)", ctx, t.Server)
+}
+
+// Clients are the API clients of one target. Metadata is preferred for any read that does not
+// need an object's body; Dynamic is used when it does; Kube serves typed reads of core kinds.
+type Clients struct {
+	Target    Target
+	Config    *rest.Config
+	Discovery discovery.CachedDiscoveryInterface
+	Dynamic   dynamic.Interface
+	Metadata  metadata.Interface
+	Kube      kubernetes.Interface
+	// Namespace is the namespace from -n or the context; NamespaceExplicit tells whether -n set it.
+	Namespace         string
+	NamespaceExplicit bool
+}
+
+// Connect builds the clients for the target selected by the standard kubectl flags. It does not
+// contact the server; the first read does, and ReadError classifies its failure.
+func Connect(flags *genericclioptions.ConfigFlags) (*Clients, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, exitcode.UsageErrorf("loading kubeconfig: %w", err)
+	}
+	// Plugins list many resource types in parallel; client-side throttling at kubectl's
+	// default 5 QPS would serialise them. The server's own flow control still applies.
+	cfg.QPS, cfg.Burst = 100, 200
+	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, exitcode.UsageErrorf("loading kubeconfig: %w", err)
+	}
+	target := Target{Context: raw.CurrentContext, Server: redactURL(cfg.Host)}
+	if flags.Context != nil && *flags.Context != "" {
+		target.Context = *flags.Context
+	}
+	ns, explicit, err := flags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return nil, exitcode.UsageErrorf("reading namespace: %w", err)
+	}
+	disc, err := flags.ToDiscoveryClient()
+	if err != nil {
+		return nil, exitcode.UsageErrorf("building discovery client: %w", err)
+	}
+	c := &Clients{Target: target, Config: cfg, Discovery: disc, Namespace: ns, NamespaceExplicit: explicit}
+	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("building dynamic client: %w", err)
+	}
+	if c.Metadata, err = metadata.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("building metadata client: %w", err)
+	}
+	if c.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("building client: %w", err)
+	}
+	return c, nil
+}
+
+// redactURL drops any user information from a server URL before it is printed.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = nil
+	return u.String()
+}

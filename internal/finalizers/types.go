@@ -1,0 +1,171 @@
+// Package finalizers explains why an object stays Terminating: for each finalizer it names who
+// removes it, what that remover waits for, the concrete objects that hold it (the pod that
+// mounts a claim, the dependents a foreground deletion waits on, a namespace's remaining
+// content, the controller that is gone), their owners up to the workload and the GitOps object
+// that manages them, and the remediation with what it costs.
+//
+// Explanations are built from live reads through cluster.Clients, metadata-only wherever the
+// object's body is not needed; a read that fails is recorded as Incomplete, never as "none".
+package finalizers
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ObjectRef names one object fully qualified: its resource (`persistentvolumeclaims`,
+// `backups.velero.io`), namespace and name, plus the kind for display.
+type ObjectRef struct {
+	Group     string `json:"group"`
+	Version   string `json:"version"`
+	Resource  string `json:"resource"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// QualifiedResource is `persistentvolumeclaims` for the core group, `backups.velero.io` otherwise.
+func (r ObjectRef) QualifiedResource() string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+// String renders `persistentvolumeclaims/headlamp -n headlamp` (no namespace part when
+// cluster-scoped), the spelling kubectl accepts back.
+func (r ObjectRef) String() string {
+	s := r.QualifiedResource() + "/" + r.Name
+	if r.Namespace != "" {
+		s += " -n " + r.Namespace
+	}
+	return s
+}
+
+// GitOpsOwner is the Flux object that applies an object, read from the labels
+// kustomize-controller and helm-controller set.
+type GitOpsOwner struct {
+	Kind      string `json:"kind"` // Kustomization or HelmRelease
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// String renders `Kustomization flux-system/apps`.
+func (g GitOpsOwner) String() string { return fmt.Sprintf("%s %s/%s", g.Kind, g.Namespace, g.Name) }
+
+// Blocker is a concrete object that keeps a finalizer in place.
+type Blocker struct {
+	Object ObjectRef `json:"object"`
+	// Reason says how it blocks, e.g. `mounts the claim as volume "plugins-dir"`.
+	Reason string `json:"reason"`
+	// Details are facts an operator weighs before acting: phase, age, node, reclaim policy.
+	Details []string `json:"details,omitempty"`
+	// OwnerChain runs from the blocker's controller up to the top workload (ReplicaSet, Deployment).
+	OwnerChain  []ObjectRef  `json:"ownerChain,omitempty"`
+	GitOps      *GitOpsOwner `json:"gitOpsOwner,omitempty"`
+	Terminating *Explanation `json:"terminating,omitempty"` // the blocker is itself stuck
+	// Count stands for many objects of one type summarised in one blocker (namespace content).
+	Count int `json:"count,omitempty"`
+}
+
+// Remediation is one way out, cheapest safe option first.
+type Remediation struct {
+	Summary string `json:"summary"`
+	// Command is the exact command, always with an explicit --context.
+	Command string `json:"command,omitempty"`
+	// Cost is what the step loses or risks; "" only when nothing is lost.
+	Cost string `json:"cost,omitempty"`
+	// LastResort marks steps that bypass the controller (removing a finalizer by hand).
+	LastResort bool `json:"lastResort,omitempty"`
+}
+
+// Finalizer explains one finalizer on the object.
+type Finalizer struct {
+	Name       string        `json:"name"`
+	RemovedBy  string        `json:"removedBy"`
+	WaitsFor   string        `json:"waitsFor"`
+	Blockers   []Blocker     `json:"blockers,omitempty"`
+	Controller *Controller   `json:"controller,omitempty"`
+	Remedies   []Remediation `json:"remediation,omitempty"`
+	// Incomplete lists reads that failed while explaining this finalizer.
+	Incomplete []string `json:"incomplete,omitempty"`
+}
+
+// Controller is the workload (or API service) expected to remove a custom finalizer.
+type Controller struct {
+	Object  ObjectRef `json:"object"`
+	Found   bool      `json:"found"`
+	Ready   string    `json:"ready,omitempty"` // "1/1"
+	Healthy bool      `json:"healthy"`
+	Note    string    `json:"note,omitempty"`
+}
+
+// Condition is a status condition of the object, kept for namespaces.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Explanation says why one object is (or is not) Terminating.
+type Explanation struct {
+	Object            ObjectRef  `json:"object"`
+	Terminating       bool       `json:"terminating"`
+	DeletionTimestamp *time.Time `json:"deletionTimestamp,omitempty"`
+	// TerminatingFor is the age of the deletion request, e.g. "3h12m".
+	TerminatingFor string       `json:"terminatingFor,omitempty"`
+	GitOps         *GitOpsOwner `json:"gitOpsOwner,omitempty"`
+	Finalizers     []Finalizer  `json:"finalizers,omitempty"`
+	// Pending explains an object with a deletionTimestamp and no finalizers left.
+	Pending    string      `json:"pending,omitempty"`
+	Conditions []Condition `json:"conditions,omitempty"`
+	// Remedies applies to the object as a whole (used when no finalizer is left).
+	Remedies []Remediation `json:"remediation,omitempty"`
+}
+
+// Incomplete reports whether any read behind the explanation, or a nested one, failed.
+func (e *Explanation) Incomplete() bool {
+	for _, f := range e.Finalizers {
+		if len(f.Incomplete) > 0 {
+			return true
+		}
+		for _, b := range f.Blockers {
+			if b.Terminating != nil && b.Terminating.Incomplete() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Age renders a duration the way kubectl's AGE column does: 45s, 12m, 3h12m, 11d.
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		h := int(d.Hours())
+		if m := int(d.Minutes()) - 60*h; m > 0 {
+			return fmt.Sprintf("%dh%dm", h, m)
+		}
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// quote renders a list of names for prose: "a", "a and b", "a, b and c".
+func quote(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

@@ -1,0 +1,116 @@
+// Package output renders a plugin's typed result: text trees for people, json and yaml for
+// machines, and dot or mermaid graphs. Printers take a writer and a value; they never fetch data
+// and never choose exit codes. Only the text form uses colour.
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+)
+
+// Format is an output format name as given to -o.
+type Format string
+
+// The formats the suite knows. Each plugin allows a subset.
+const (
+	Text    Format = "text"
+	JSON    Format = "json"
+	YAML    Format = "yaml"
+	Dot     Format = "dot"
+	Mermaid Format = "mermaid"
+)
+
+// PrintFlags binds -o and --color for one command. Allowed drives help, completion and Validate.
+type PrintFlags struct {
+	Format  string
+	Color   string
+	Allowed []Format
+}
+
+// NewPrintFlags returns print flags that accept the given formats; the first is the default.
+func NewPrintFlags(allowed ...Format) *PrintFlags {
+	return &PrintFlags{Format: string(allowed[0]), Color: "auto", Allowed: allowed}
+}
+
+// AllowedFormats lists the accepted -o values in order.
+func (f *PrintFlags) AllowedFormats() []string {
+	out := make([]string, len(f.Allowed))
+	for i, a := range f.Allowed {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// AddFlags registers -o and --color on cmd, with shell completion of their values.
+func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.Format, "output", "o", f.Format,
+		"Output format. One of: "+strings.Join(f.AllowedFormats(), "|")+".")
+	cmd.Flags().StringVar(&f.Color, "color", f.Color,
+		"Colour the text output: auto (only on a terminal, and not when NO_COLOR is set), always or never.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(f.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// Validate rejects an unknown format or colour mode as bad input.
+func (f *PrintFlags) Validate() error {
+	ok := false
+	for _, a := range f.Allowed {
+		ok = ok || string(a) == f.Format
+	}
+	if !ok {
+		return exitcode.UsageErrorf("unknown output format %q: allowed formats are %s", f.Format, strings.Join(f.AllowedFormats(), ", "))
+	}
+	switch f.Color {
+	case "auto", "always", "never":
+		return nil
+	}
+	return exitcode.UsageErrorf("unknown --color %q: use auto, always or never", f.Color)
+}
+
+// UseColor decides colour for w: never when NO_COLOR is set (and --color is not always) or the
+// format is not text, always on request, otherwise only when w is a terminal.
+func (f *PrintFlags) UseColor(w io.Writer) bool {
+	if Format(f.Format) != Text || f.Color == "never" {
+		return false
+	}
+	if f.Color == "always" {
+		return true
+	}
+	if _, set := os.LookupEnv("NO_COLOR"); set {
+		return false
+	}
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// PrintJSON writes v as indented JSON followed by a newline.
+func PrintJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding json: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// PrintYAML writes v as YAML, using its json tags so both forms share one schema.
+func PrintYAML(w io.Writer, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding yaml: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
+}

@@ -1,0 +1,54 @@
+package output
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRender(t *testing.T) {
+	root := &Node{Text: "root"}
+	a := root.Add("a")
+	a.Add("a1")
+	a.Add("a2\ncontinued")
+	root.Add("b").Add("b1")
+	var sb strings.Builder
+	if err := root.Render(&sb); err != nil {
+		t.Fatal(err)
+	}
+	want := `root
+a
+├── a1
+└── a2
+    continued
+b
+└── b1
+`
+	if sb.String() != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", sb.String(), want)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	f := NewPrintFlags(Text, JSON)
+	for _, tc := range []struct {
+		format, color string
+		ok            bool
+	}{{"text", "auto", true}, {"json", "never", true}, {"dot", "auto", false}, {"text", "sometimes", false}} {
+		f.Format, f.Color = tc.format, tc.color
+		if err := f.Validate(); (err == nil) != tc.ok {
+			t.Errorf("Validate(%s,%s) = %v, want ok=%v", tc.format, tc.color, err, tc.ok)
+		}
+	}
+}
+
+func TestUseColorHonoursNoColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	f := NewPrintFlags(Text)
+	if f.UseColor(&strings.Builder{}) {
+		t.Fatal("colour on a non-terminal with NO_COLOR set")
+	}
+	f.Color = "always"
+	if !f.UseColor(&strings.Builder{}) {
+		t.Fatal("--color=always must win over NO_COLOR")
+	}
+}
