@@ -1,0 +1,83 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// crdCleanup explains customresourcecleanup.apiextensions.k8s.io: the apiextensions API server
+// deletes every custom resource of the definition, then removes the finalizer. Custom resources
+// that carry finalizers of their own keep it waiting.
+func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
+	f := Finalizer{
+		Name:      "customresourcecleanup.apiextensions.k8s.io",
+		RemovedBy: "kube-apiserver (apiextensions CRD finalizer)",
+		WaitsFor:  "every custom resource of this definition is deleted",
+	}
+	plural, group, _ := strings.Cut(o.obj.GetName(), ".")
+	var res kinds.Resource
+	found := false
+	for _, r := range x.catalog.Preferred() {
+		if r.Group == group && r.Resource == plural {
+			res, found = r, true
+			break
+		}
+	}
+	if !found {
+		if x.catalog.GroupFailed(group) {
+			f.Incomplete = append(f.Incomplete, fmt.Sprintf("discovery of group %s failed, so its remaining objects cannot be listed", group))
+		}
+		f.Remedies = []Remediation{{Summary: "The definition no longer serves its resources; the API server should finish shortly."}}
+		return f
+	}
+	items, err := listMetaAll(ctx, x, res)
+	if err != nil {
+		f.Incomplete = append(f.Incomplete, x.readFailure("listing "+res.QualifiedName(), err))
+		return f
+	}
+	withFinalizers := 0
+	for i := range items {
+		it := &items[i]
+		b := Blocker{Object: refFor(res, it.Namespace, it.Name), Reason: "remains", GitOps: gitOpsOwner(it.Labels)}
+		if len(it.Finalizers) > 0 {
+			withFinalizers++
+			b.Reason = "remains, held by finalizers " + strings.Join(it.Finalizers, ", ")
+			if it.DeletionTimestamp != nil && o.depth < maxDepth {
+				b.Terminating = x.explain(ctx, res, it, o.depth+1)
+			}
+		}
+		f.Blockers = append(f.Blockers, b)
+	}
+	sortBlockers(f.Blockers)
+	switch {
+	case withFinalizers > 0:
+		f.Remedies = []Remediation{{Summary: fmt.Sprintf("%d custom resource(s) carry finalizers: their controller must run to release them (explained below). Reinstalling a removed controller is the safe way out.", withFinalizers)}}
+	case len(items) > 0:
+		f.Remedies = []Remediation{{Summary: "The API server is still deleting the remaining custom resources; it needs no help unless the count stops falling."}}
+	default:
+		f.Remedies = []Remediation{{Summary: "No custom resource is left; the API server should remove the finalizer shortly."}}
+	}
+	return f
+}
+
+// listMetaAll lists every object of one resource in all namespaces, metadata only.
+func listMetaAll(ctx context.Context, x *Explainer, res kinds.Resource) ([]metav1.PartialObjectMetadata, error) {
+	var out []metav1.PartialObjectMetadata
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		list, err := x.c.Metadata.Resource(res.GVR()).List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, list.Items...)
+		if list.Continue == "" {
+			return out, nil
+		}
+		opts.Continue = list.Continue
+	}
+}

@@ -1,0 +1,169 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// maxDepth bounds recursion into blockers that are themselves Terminating.
+const maxDepth = 3
+
+// Explainer builds Explanations from live reads of one cluster. It caches what several
+// explanations share (pods per namespace, the controller workloads) for the life of one command.
+type Explainer struct {
+	c       *cluster.Clients
+	catalog *kinds.Catalog
+	now     time.Time
+
+	mu    sync.Mutex
+	cache map[string]any
+}
+
+// New returns an Explainer for the cluster behind c, resolving kinds through catalog.
+func New(c *cluster.Clients, catalog *kinds.Catalog) *Explainer {
+	return &Explainer{c: c, catalog: catalog, now: time.Now(), cache: map[string]any{}}
+}
+
+// Explain reads one object and explains why it is Terminating. An object that is not
+// Terminating yields an Explanation with Terminating false. A failed read of the object itself
+// is returned as an error classified by cluster.ReadError (missing object: bad input).
+func (x *Explainer) Explain(ctx context.Context, res kinds.Resource, namespace, name string) (*Explanation, error) {
+	ri := x.c.Metadata.Resource(res.GVR())
+	var obj *metav1.PartialObjectMetadata
+	var err error
+	if res.Namespaced {
+		obj, err = ri.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	} else {
+		obj, err = ri.Get(ctx, name, metav1.GetOptions{})
+	}
+	if err != nil {
+		ref := refFor(res, namespace, name)
+		return nil, cluster.ReadError(x.c.Target, "reading "+ref.String(), err)
+	}
+	return x.ExplainObject(ctx, res, obj), nil
+}
+
+// ExplainObject explains an object already read (for example by a sweep's LIST).
+func (x *Explainer) ExplainObject(ctx context.Context, res kinds.Resource, obj metav1.Object) *Explanation {
+	return x.explain(ctx, res, obj, 0)
+}
+
+func (x *Explainer) explain(ctx context.Context, res kinds.Resource, obj metav1.Object, depth int) *Explanation {
+	e := &Explanation{Object: refFor(res, obj.GetNamespace(), obj.GetName()), GitOps: gitOpsOwner(obj.GetLabels())}
+	ts := obj.GetDeletionTimestamp()
+	if ts == nil {
+		return e
+	}
+	t := ts.UTC()
+	e.Terminating, e.DeletionTimestamp = true, &t
+	e.TerminatingFor = Age(x.now.Sub(t))
+	o := subject{res: res, obj: obj, depth: depth}
+	if res.Group == "" && res.Resource == "namespaces" {
+		e.Finalizers = append(e.Finalizers, x.namespaceFinalizers(ctx, o, e)...)
+	}
+	for _, f := range obj.GetFinalizers() {
+		e.Finalizers = append(e.Finalizers, x.explainFinalizer(ctx, o, f))
+	}
+	if len(e.Finalizers) == 0 {
+		x.explainNoFinalizers(ctx, o, e)
+	}
+	return e
+}
+
+// subject is the object being explained, as each finalizer's explainer sees it.
+type subject struct {
+	res   kinds.Resource
+	obj   metav1.Object
+	depth int
+}
+
+func (s subject) ref() ObjectRef { return refFor(s.res, s.obj.GetNamespace(), s.obj.GetName()) }
+
+// explainFinalizer dispatches one finalizer to the explainer that knows it.
+func (x *Explainer) explainFinalizer(ctx context.Context, o subject, name string) Finalizer {
+	switch {
+	case name == "kubernetes.io/pvc-protection":
+		return x.pvcProtection(ctx, o)
+	case name == "kubernetes.io/pv-protection":
+		return x.pvProtection(ctx, o)
+	case name == metav1.FinalizerDeleteDependents, name == metav1.FinalizerOrphanDependents:
+		return x.dependents(ctx, o, name)
+	case name == "customresourcecleanup.apiextensions.k8s.io":
+		return x.crdCleanup(ctx, o)
+	}
+	return x.knownOrCustom(ctx, o, name)
+}
+
+// refFor builds the fully qualified reference of an object of res.
+func refFor(res kinds.Resource, namespace, name string) ObjectRef {
+	r := ObjectRef{Group: res.Group, Version: res.Version, Resource: res.Resource, Kind: res.Kind, Name: name}
+	if res.Namespaced {
+		r.Namespace = namespace
+	}
+	return r
+}
+
+// gitOpsOwner reads the labels Flux controllers put on what they apply.
+func gitOpsOwner(labels map[string]string) *GitOpsOwner {
+	if n := labels["kustomize.toolkit.fluxcd.io/name"]; n != "" {
+		return &GitOpsOwner{Kind: "Kustomization", Namespace: labels["kustomize.toolkit.fluxcd.io/namespace"], Name: n}
+	}
+	if n := labels["helm.toolkit.fluxcd.io/name"]; n != "" {
+		return &GitOpsOwner{Kind: "HelmRelease", Namespace: labels["helm.toolkit.fluxcd.io/namespace"], Name: n}
+	}
+	return nil
+}
+
+// resource resolves a core or built-in kind the explainers need, e.g. pods.
+func (x *Explainer) resource(group, kind string) (kinds.Resource, bool) {
+	return x.catalog.ForGroupKind(schema.GroupKind{Group: group, Kind: kind})
+}
+
+// kubectl renders a kubectl command pinned to this cluster: `kubectl --context=X -n ns verb ...`.
+func (x *Explainer) kubectl(namespace string, args ...string) string {
+	parts := []string{"kubectl", x.c.Target.Flag()}
+	if namespace != "" {
+		parts = append(parts, "-n", namespace)
+	}
+	return strings.Join(append(parts, args...), " ")
+}
+
+// cached returns the value stored under key, computing it once with fill.
+func cached[T any](x *Explainer, key string, fill func() (T, error)) (T, error) {
+	x.mu.Lock()
+	if v, ok := x.cache[key]; ok {
+		x.mu.Unlock()
+		r := v.(cacheEntry[T])
+		return r.v, r.err
+	}
+	x.mu.Unlock()
+	v, err := fill()
+	x.mu.Lock()
+	x.cache[key] = cacheEntry[T]{v, err}
+	x.mu.Unlock()
+	return v, err
+}
+
+type cacheEntry[T any] struct {
+	v   T
+	err error
+}
+
+// readFailure formats a failed read for Finalizer.Incomplete.
+func (x *Explainer) readFailure(what string, err error) string {
+	return fmt.Sprintf("%s: %s", what, cluster.Reason(err))
+}
+
+func sortBlockers(bs []Blocker) {
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Object.String() < bs[j].Object.String() })
+}

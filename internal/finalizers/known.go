@@ -1,0 +1,136 @@
+package finalizers
+
+import "strings"
+
+// known describes a finalizer whose remover is well known: who removes it, what it waits for,
+// and how to find the controller (namespace and name hints; empty means search by domain).
+type known struct {
+	removedBy string
+	waitsFor  string
+	// controllers are names of workloads that remove it, searched in every namespace.
+	controllers []string
+	// lost is what stays behind if the finalizer is removed by hand.
+	lost string
+}
+
+// lookupKnown returns the description of a known finalizer, matched exactly or by prefix.
+func lookupKnown(name, kind string) (known, bool) {
+	switch {
+	case name == "finalizers.fluxcd.io":
+		ctrl := fluxControllerFor(kind)
+		return known{
+			removedBy:   "Flux " + ctrl,
+			waitsFor:    ctrl + " finishes its cleanup (garbage-collecting what this object applied, when prune is on)",
+			controllers: []string{ctrl},
+			lost:        "objects this Flux object applied are left in the cluster unmanaged",
+		}, true
+	case name == "batch.kubernetes.io/job-tracking":
+		return known{
+			removedBy: "kube-controller-manager (job controller)",
+			waitsFor:  "the Job controller has counted this pod in its Job's status",
+			lost:      "the Job's succeeded/failed counts may miss this pod",
+		}, true
+	case name == "service.kubernetes.io/load-balancer-cleanup":
+		return known{
+			removedBy:   "the cloud controller manager (service controller)",
+			waitsFor:    "the cloud load balancer of this Service is deleted",
+			controllers: []string{"cloud-controller-manager"},
+			lost:        "the cloud load balancer keeps running (and billing) with nothing to remove it",
+		}, true
+	case strings.HasPrefix(name, "external-attacher/"):
+		driver := strings.TrimPrefix(name, "external-attacher/")
+		return known{
+			removedBy:   "the external-attacher sidecar of CSI driver " + driver,
+			waitsFor:    "the volume is detached from the node",
+			controllers: []string{driverWorkloadHint(driver)},
+			lost:        "the volume may stay attached to the node, so no other node can attach it",
+		}, true
+	case strings.HasPrefix(name, "snapshot.storage.kubernetes.io/"):
+		return known{
+			removedBy:   "the CSI snapshot-controller",
+			waitsFor:    snapshotWait(name),
+			controllers: []string{"snapshot-controller"},
+			lost:        "the snapshot in the storage backend may be left behind or lose its source",
+		}, true
+	case strings.Contains(name, "cert-manager.io"):
+		return known{
+			removedBy:   "cert-manager",
+			waitsFor:    "cert-manager cleans up what it created for this object (ACME challenge records, secrets)",
+			controllers: []string{"cert-manager"},
+			lost:        "ACME challenge DNS or HTTP records may be left in place",
+		}, true
+	case strings.HasPrefix(name, "cnpg.io/") || strings.Contains(name, "postgresql.cnpg.io"):
+		return known{
+			removedBy:   "the CloudNativePG operator",
+			waitsFor:    "the operator finishes the cleanup of this PostgreSQL object",
+			controllers: []string{"cnpg-controller-manager", "cloudnative-pg"},
+			lost:        "database objects or WAL archives the operator manages may be left behind",
+		}, true
+	case name == "longhorn.io" || strings.HasPrefix(name, "longhorn.io/"):
+		return known{
+			removedBy:   "the Longhorn manager",
+			waitsFor:    "Longhorn deletes the backing volume, replica or backup data",
+			controllers: []string{"longhorn-manager"},
+			lost:        "replicas or backup data stay on the nodes or the backup target",
+		}, true
+	case strings.Contains(name, "velero.io"):
+		return known{
+			removedBy:   "Velero",
+			waitsFor:    "Velero deletes the backup or restore data in object storage",
+			controllers: []string{"velero"},
+			lost:        "backup files stay in object storage, and Velero may re-sync the backup back in",
+		}, true
+	}
+	return known{}, false
+}
+
+// fluxControllerFor maps a Flux kind to the controller that owns its finalizer.
+func fluxControllerFor(kind string) string {
+	switch kind {
+	case "Kustomization":
+		return "kustomize-controller"
+	case "HelmRelease":
+		return "helm-controller"
+	case "GitRepository", "OCIRepository", "HelmRepository", "HelmChart", "Bucket":
+		return "source-controller"
+	case "Alert", "Provider", "Receiver":
+		return "notification-controller"
+	case "ImageRepository", "ImagePolicy":
+		return "image-reflector-controller"
+	case "ImageUpdateAutomation":
+		return "image-automation-controller"
+	}
+	return "the Flux controller for " + kind
+}
+
+func snapshotWait(name string) string {
+	switch {
+	case strings.HasSuffix(name, "as-source-protection"):
+		return "no volume is being provisioned from this snapshot or claim"
+	case strings.HasSuffix(name, "bound-protection"):
+		return "the snapshot and its content are unbound"
+	}
+	return "the snapshot controller finishes its cleanup"
+}
+
+// driverWorkloadHint turns a CSI driver name (driver.longhorn.io) into a workload name to look for.
+func driverWorkloadHint(driver string) string {
+	first, _, _ := strings.Cut(driver, ".")
+	if first == "driver" {
+		_, rest, _ := strings.Cut(driver, ".")
+		first, _, _ = strings.Cut(rest, ".")
+	}
+	return first
+}
+
+// domainOf returns the domain part of a finalizer (`restores.velero.io` of
+// `restores.velero.io/external-resources-finalizer`) and the label before its top-level domain,
+// the usual stem of the controller's name (`velero`).
+func domainOf(finalizer string) (domain, stem string) {
+	domain, _, _ = strings.Cut(finalizer, "/")
+	labels := strings.Split(domain, ".")
+	if len(labels) >= 2 {
+		return domain, labels[len(labels)-2]
+	}
+	return domain, labels[0]
+}

@@ -1,0 +1,61 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// explainNoFinalizers covers an object whose deletion is requested and that has no finalizer
+// left. A pod waits for its kubelet to confirm graceful termination; anything else should be
+// gone at once, so its presence is worth reporting as it is.
+func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Explanation) {
+	if o.res.Group != "" || o.res.Resource != "pods" {
+		e.Pending = "No finalizer is left: the API server removes the object once its deletion completes. If it is still listed, read it again."
+		return
+	}
+	pod, err := x.c.Kube.CoreV1().Pods(o.obj.GetNamespace()).Get(ctx, o.obj.GetName(), metav1.GetOptions{})
+	if err != nil {
+		e.Pending = "The pod waits for graceful termination; it could not be read: " + x.readFailure("reading pod", err)
+		return
+	}
+	grace := int64(0)
+	if pod.DeletionGracePeriodSeconds != nil {
+		grace = *pod.DeletionGracePeriodSeconds
+	}
+	if pod.Spec.NodeName == "" {
+		e.Pending = "The pod was never scheduled; the API server deletes it without a kubelet."
+		return
+	}
+	nodeState := x.nodeState(ctx, pod.Spec.NodeName)
+	e.Pending = fmt.Sprintf("The pod waits for the kubelet on node %s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, nodeState)
+	e.Remedies = []Remediation{{
+		Summary:    "Only if the node is gone for good: force the deletion, so the API server stops waiting for its kubelet.",
+		Command:    x.kubectl(pod.Namespace, "delete", "pod", pod.Name, "--grace-period=0", "--force"),
+		Cost:       "the containers may still be running on that node; for a StatefulSet pod a second copy can start elsewhere while the first still writes",
+		LastResort: true,
+	}}
+}
+
+// nodeState says whether a node exists and is Ready, for prose.
+func (x *Explainer) nodeState(ctx context.Context, name string) string {
+	n, err := x.c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "no longer exists, so no kubelet will confirm"
+	}
+	if err != nil {
+		return "could not be read (" + err.Error() + ")"
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			if c.Status == corev1.ConditionTrue {
+				return "is Ready"
+			}
+			return fmt.Sprintf("is not Ready (%s since %s), so its kubelet may never confirm", c.Reason, c.LastTransitionTime.UTC().Format("2006-01-02 15:04Z"))
+		}
+	}
+	return "reports no Ready condition"
+}

@@ -1,0 +1,113 @@
+package finalizers
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// scanWorkers bounds the LISTs in flight during a sweep.
+const scanWorkers = 16
+
+// TypeObjects are the objects of one resource type found by a sweep.
+type TypeObjects struct {
+	Resource kinds.Resource
+	Items    []metav1.PartialObjectMetadata
+}
+
+// ReadFailure names a resource type that could not be listed and why.
+type ReadFailure struct {
+	Resource string `json:"resource"`
+	Reason   string `json:"reason"`
+}
+
+// Scan is the result of listing every listable type in one scope, metadata only.
+type Scan struct {
+	Types  []TypeObjects
+	Failed []ReadFailure
+	// Requests counts the LIST requests made, pages included.
+	Requests int64
+}
+
+// ScanScope lists every listable resource type once — the namespaced ones in namespace, or
+// every type in the whole cluster when namespace is "" — with a bounded pool of parallel
+// metadata-only, paginated LISTs. Types that fail are recorded, never dropped.
+func ScanScope(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, namespace string) *Scan {
+	var types []kinds.Resource
+	for _, r := range catalog.Preferred() {
+		if !r.Can("list") || (namespace != "" && !r.Namespaced) {
+			continue
+		}
+		types = append(types, r)
+	}
+	s := &Scan{Types: make([]TypeObjects, len(types))}
+	var mu sync.Mutex
+	var requests atomic.Int64
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < scanWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				items, err := listMeta(ctx, c, types[i], namespace, &requests)
+				if err != nil {
+					mu.Lock()
+					s.Failed = append(s.Failed, ReadFailure{Resource: types[i].QualifiedName(), Reason: cluster.Reason(err)})
+					mu.Unlock()
+				}
+				s.Types[i] = TypeObjects{Resource: types[i], Items: items}
+			}
+		}()
+	}
+	for i := range types {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	s.Requests = requests.Load()
+	sort.Slice(s.Failed, func(i, j int) bool { return s.Failed[i].Resource < s.Failed[j].Resource })
+	return s
+}
+
+// listMeta lists one type, page by page, dropping managedFields to keep memory flat.
+func listMeta(ctx context.Context, c *cluster.Clients, r kinds.Resource, namespace string, requests *atomic.Int64) ([]metav1.PartialObjectMetadata, error) {
+	ri := c.Metadata.Resource(r.GVR())
+	var out []metav1.PartialObjectMetadata
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		var list *metav1.PartialObjectMetadataList
+		var err error
+		requests.Add(1)
+		if r.Namespaced && namespace != "" {
+			list, err = ri.Namespace(namespace).List(ctx, opts)
+		} else {
+			list, err = ri.List(ctx, opts)
+		}
+		if err != nil {
+			return out, err
+		}
+		for i := range list.Items {
+			list.Items[i].ManagedFields = nil
+		}
+		out = append(out, list.Items...)
+		if list.Continue == "" {
+			return out, nil
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+// scan returns the sweep of a scope, made once per command.
+func (x *Explainer) scan(ctx context.Context, namespace string) *Scan {
+	s, _ := cached(x, "scan/"+namespace, func() (*Scan, error) {
+		return ScanScope(ctx, x.c, x.catalog, namespace), nil
+	})
+	return s
+}
