@@ -15,7 +15,7 @@ type ObjectArg struct {
 	Name      string
 	Namespace string
 	// Group and Kind are set, and Type empty, when the argument was a Flux inventory id.
-	Group, Kind string
+	Group, Kind   string
 	FromInventory bool
 }
 

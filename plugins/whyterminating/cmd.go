@@ -1,0 +1,139 @@
+// Package whyterminating is the `kubectl why-terminating` command: it explains what holds an
+// object, a namespace, or every Terminating object in the cluster, and how to release it safely.
+package whyterminating
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/output"
+)
+
+const example = `  # What holds the claim in Terminating, and how to release it
+  kubectl why-terminating --context=prod pvc headlamp -n headlamp
+
+  # The same object by its Flux inventory id, as a Kustomization's status lists it
+  kubectl why-terminating --context=prod headlamp_headlamp__PersistentVolumeClaim
+
+  # Why a namespace does not go away
+  kubectl why-terminating --context=prod namespace legacy
+
+  # Every Terminating object in one namespace, or in the whole cluster, as JSON
+  kubectl why-terminating --context=prod -n headlamp
+  kubectl why-terminating --context=prod -A -o json`
+
+// WhyTerminatingOptions holds the flags and inputs of one invocation.
+type WhyTerminatingOptions struct {
+	ConfigFlags   *genericclioptions.ConfigFlags
+	PrintFlags    *output.PrintFlags
+	AllNamespaces bool
+	genericiooptions.IOStreams
+
+	arg     kinds.ObjectArg
+	sweep   bool
+	clients *cluster.Clients
+}
+
+// NewWhyTerminatingOptions returns options with kubectl's standard flags and text output.
+func NewWhyTerminatingOptions(streams genericiooptions.IOStreams) *WhyTerminatingOptions {
+	return &WhyTerminatingOptions{
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON, output.YAML),
+		IOStreams:   streams,
+	}
+}
+
+// NewCmdWhyTerminating builds the command.
+func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewWhyTerminatingOptions(streams)
+	cmd := &cobra.Command{
+		Use:          "why-terminating [TYPE NAME | TYPE/NAME | INVENTORY-ID | TYPE] [flags]",
+		Short:        "Explain what holds an object in Terminating and how to release it safely",
+		Long:         "Explain, for each finalizer of a Terminating object, who removes it, the concrete objects that block it, their owners and GitOps owner, and the safe remediation with what it costs. Without arguments, explain every Terminating object in the namespace (-n) or the cluster (-A).",
+		Example:      example,
+		SilenceUsage: true,
+		Args:         cli.ExactArgsRange(0, 2),
+		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl why-terminating"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.ConfigFlags.AddFlags(cmd.Flags())
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Explain every Terminating object in every namespace, and every cluster-scoped one.")
+	return cmd
+}
+
+// Complete parses the object argument and opens the clients.
+func (o *WhyTerminatingOptions) Complete(args []string) error {
+	if len(args) == 0 {
+		o.sweep = true
+	} else {
+		arg, err := kinds.ParseObjectArgs(args)
+		if err != nil {
+			return err
+		}
+		o.arg = arg
+	}
+	c, err := cluster.Connect(o.ConfigFlags)
+	if err != nil {
+		return err
+	}
+	o.clients = c
+	return nil
+}
+
+// Validate checks flag combinations; it makes no request.
+func (o *WhyTerminatingOptions) Validate() error {
+	if err := o.PrintFlags.Validate(); err != nil {
+		return err
+	}
+	if o.AllNamespaces && !o.sweep && o.arg.Name != "" {
+		return exitcode.UsageErrorf("-A explains every Terminating object; give no object name with it")
+	}
+	if o.arg.FromInventory && o.clients.NamespaceExplicit && o.arg.Namespace != "" && o.clients.Namespace != o.arg.Namespace {
+		return exitcode.UsageErrorf("inventory id names namespace %q but -n is %q", o.arg.Namespace, o.clients.Namespace)
+	}
+	return nil
+}
+
+// Run computes the result, prints it, and returns the exit code as an error.
+func (o *WhyTerminatingOptions) Run(ctx context.Context) error {
+	cli.Banner(o.ErrOut, o.clients.Target)
+	req := Request{AllNamespaces: o.AllNamespaces, Namespace: o.clients.Namespace, Arg: o.arg, Sweep: o.sweep}
+	res, err := Compute(ctx, o.clients, req)
+	if err != nil {
+		return err
+	}
+	if err := o.print(res); err != nil {
+		return fmt.Errorf("printing result: %w", err)
+	}
+	if code := res.Code(); code != exitcode.OK {
+		return exitcode.WithCode(code, nil)
+	}
+	return nil
+}
+
+func (o *WhyTerminatingOptions) print(res *Result) error {
+	switch output.Format(o.PrintFlags.Format) {
+	case output.JSON:
+		return output.PrintJSON(o.Out, res)
+	case output.YAML:
+		return output.PrintYAML(o.Out, res)
+	}
+	return renderText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+}

@@ -1,0 +1,162 @@
+package whyterminating
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// Request is what to explain: one object, one type in a namespace, or a sweep.
+type Request struct {
+	Arg           kinds.ObjectArg
+	Sweep         bool
+	AllNamespaces bool
+	Namespace     string
+}
+
+// Compute reads the cluster and explains the request. Bad input (an unknown or ambiguous type,
+// a missing object) is returned as an error; incomplete reads are recorded in the Result.
+func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, error) {
+	catalog, err := kinds.Discover(c.Discovery)
+	if err != nil {
+		return nil, cluster.ReadError(c.Target, "reading API discovery", errors.Unwrap(err))
+	}
+	res := &Result{Target: c.Target, DiscoveryFailures: catalog.Failed}
+	x := finalizers.New(c, catalog)
+	ns := req.Namespace
+	if req.Arg.FromInventory && req.Arg.Namespace != "" {
+		ns = req.Arg.Namespace
+	}
+	switch {
+	case req.Sweep:
+		err = sweep(ctx, c, catalog, x, req, res)
+	default:
+		var r kinds.Resource
+		r, err = resolveType(ctx, c, catalog, req, res, ns)
+		if err != nil {
+			return nil, err
+		}
+		if req.Arg.Name == "" {
+			err = sweepType(ctx, c, x, r, req, ns, res)
+			break
+		}
+		var e *finalizers.Explanation
+		e, err = x.Explain(ctx, r, ns, req.Arg.Name)
+		if err == nil {
+			res.Scope = e.Object.String()
+			res.Objects = []*finalizers.Explanation{e}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.finish()
+	return res, nil
+}
+
+// resolveType resolves the typed type (or inventory kind); an ambiguous name is refused with
+// the object count of every candidate in the command's scope.
+func resolveType(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, req Request, res *Result, ns string) (kinds.Resource, error) {
+	if req.Arg.FromInventory {
+		return catalog.ResolveGroupKind(kindOf(req.Arg))
+	}
+	resolved, err := catalog.Resolve(req.Arg.Type)
+	var amb *kinds.AmbiguousError
+	if errors.As(err, &amb) {
+		scope := ns
+		if req.AllNamespaces {
+			scope = ""
+		}
+		amb.CountCandidates(ctx, c.Metadata, scope)
+		return kinds.Resource{}, err
+	}
+	if err != nil {
+		return kinds.Resource{}, err
+	}
+	for _, s := range resolved.Shadowed {
+		res.Shadowed = append(res.Shadowed, s.QualifiedName())
+	}
+	return resolved.Resource, nil
+}
+
+// sweep explains every Terminating object in the namespace (and the namespace itself), or in
+// the whole cluster with -A.
+func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *finalizers.Explainer, req Request, res *Result) error {
+	scope := req.Namespace
+	res.Scope = "namespace " + scope
+	if req.AllNamespaces {
+		scope, res.Scope = "", "cluster"
+	}
+	s := finalizers.ScanScope(ctx, c, catalog, scope)
+	res.Unreadable, res.Requests = s.Failed, s.Requests
+	if len(s.Types) > 0 && len(s.Failed) == len(s.Types) {
+		return cluster.ReadError(c.Target, "listing every resource type", errors.New(s.Failed[0].Reason))
+	}
+	for _, t := range s.Types {
+		for i := range t.Items {
+			if t.Items[i].DeletionTimestamp != nil {
+				res.Objects = append(res.Objects, x.ExplainObject(ctx, t.Resource, &t.Items[i]))
+			}
+		}
+	}
+	if !req.AllNamespaces {
+		if nsRes, ok := catalog.ForGroupKind(kindOf(kinds.ObjectArg{Kind: "Namespace"})); ok {
+			e, err := x.Explain(ctx, nsRes, "", scope)
+			if err != nil {
+				return err
+			}
+			if e.Terminating {
+				res.Objects = append(res.Objects, e)
+			}
+		}
+	}
+	sortObjects(res.Objects)
+	return nil
+}
+
+// sweepType explains every Terminating object of one type in the namespace (all with -A).
+func sweepType(ctx context.Context, c *cluster.Clients, x *finalizers.Explainer, r kinds.Resource, req Request, ns string, res *Result) error {
+	ri := c.Metadata.Resource(r.GVR())
+	opts := metav1.ListOptions{Limit: 500}
+	res.Scope = r.QualifiedName() + " in namespace " + ns
+	if req.AllNamespaces || !r.Namespaced {
+		res.Scope = r.QualifiedName() + " in the cluster"
+	}
+	for {
+		var list *metav1.PartialObjectMetadataList
+		var err error
+		if r.Namespaced && !req.AllNamespaces {
+			list, err = ri.Namespace(ns).List(ctx, opts)
+		} else {
+			list, err = ri.List(ctx, opts)
+		}
+		res.Requests++
+		if err != nil {
+			return cluster.ReadError(c.Target, "listing "+r.QualifiedName(), err)
+		}
+		for i := range list.Items {
+			if list.Items[i].DeletionTimestamp != nil {
+				res.Objects = append(res.Objects, x.ExplainObject(ctx, r, &list.Items[i]))
+			}
+		}
+		if list.Continue == "" {
+			break
+		}
+		opts.Continue = list.Continue
+	}
+	sortObjects(res.Objects)
+	return nil
+}
+
+func sortObjects(objs []*finalizers.Explanation) {
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Object.String() < objs[j].Object.String() })
+}
+
+func kindOf(a kinds.ObjectArg) schema.GroupKind { return schema.GroupKind{Group: a.Group, Kind: a.Kind} }
