@@ -1,0 +1,164 @@
+package flux
+
+import (
+	"fmt"
+	"time"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Labels kustomize-controller sets on every object it applies.
+const (
+	ownerNameLabel      = "kustomize.toolkit.fluxcd.io/name"
+	ownerNamespaceLabel = "kustomize.toolkit.fluxcd.io/namespace"
+)
+
+// Build analyses the objects into a Chain: nodes, tiers, root causes with their blast radius,
+// and findings. It reads nothing; Drill adds what the failing objects look like now.
+func Build(objs *Objects) *Chain {
+	nodes := map[string]*Node{}
+	for i := range objs.Kustomizations {
+		n := newNode(&objs.Kustomizations[i], objs)
+		nodes[n.ID] = n
+	}
+	attachHelmReleases(nodes, objs.HelmReleases)
+	topo := order(nodes)
+	c := &Chain{Tiers: topo.tiers, Unordered: topo.unordered}
+	if c.Tiers == nil {
+		c.Tiers = [][]string{}
+	}
+	for ti, tier := range topo.tiers {
+		for _, id := range tier {
+			nodes[id].Tier = ti
+		}
+	}
+	for _, id := range topo.unordered {
+		nodes[id].Tier = -1
+	}
+	for _, id := range sortedKeys(nodes) {
+		nodes[id].Dependents = topo.children[id]
+		c.Kustomizations = append(c.Kustomizations, nodes[id])
+	}
+	var stale []Finding
+	c.RootCauses, stale = rootCauses(nodes, topo)
+	c.Findings = append(findings(c, topo), stale...)
+	explainMissingKinds(c, objs)
+	c.Unaffected = unaffected(c)
+	return c
+}
+
+// newNode reads one Kustomization and the state of its source.
+func newNode(ks *kustomizev1.Kustomization, objs *Objects) *Node {
+	n := &Node{
+		ID: ks.Namespace + "/" + ks.Name, Namespace: ks.Namespace, Name: ks.Name,
+		DependsOn:   dependencies(ks),
+		Ready:       condition(ks.Status.Conditions, meta.ReadyCondition),
+		Reconciling: condition(ks.Status.Conditions, meta.ReconcilingCondition),
+		Stalled:     condition(ks.Status.Conditions, meta.StalledCondition),
+		KStatus:     objs.KStatus[ks.Namespace+"/"+ks.Name],
+		Wait:        ks.Spec.Wait, Suspend: ks.Spec.Suspend, Prune: ks.Spec.Prune,
+		Timeout:       ks.GetTimeout().String(),
+		Interval:      ks.Spec.Interval.Duration.String(),
+		RetryInterval: ks.GetRetryInterval().String(),
+		LastApplied:   ks.Status.LastAppliedRevision,
+		Generation:    ks.Generation, ObservedGen: ks.Status.ObservedGeneration,
+	}
+	ref := ks.Spec.SourceRef
+	n.Source = Source{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+	if n.Source.Namespace == "" {
+		n.Source.Namespace = ks.Namespace
+	}
+	if so, ok := objs.Sources[ref.Kind+"/"+n.Source.Namespace+"/"+ref.Name]; ok {
+		n.Source.Found, n.Source.Ready, n.Source.Revision = true, so.Ready, so.Revision
+	}
+	n.RevisionLag = n.Source.Revision != "" && n.LastApplied != n.Source.Revision
+	n.State = stateOf(n)
+	return n
+}
+
+// stateOf classifies a node from its spec and conditions.
+func stateOf(n *Node) State {
+	switch {
+	case n.Suspend:
+		return Suspended
+	case n.Stalled != nil && n.Stalled.Status == string(metav1.ConditionTrue):
+		return Failing
+	case n.Ready == nil:
+		return NoStatus
+	case n.Ready.Status == string(metav1.ConditionTrue):
+		return Ready
+	case n.Ready.Status == string(metav1.ConditionFalse) && n.Ready.Reason == meta.DependencyNotReadyReason:
+		return Waiting
+	case n.Ready.Status == string(metav1.ConditionFalse):
+		return Failing
+	}
+	return Progressing
+}
+
+// attachHelmReleases gives each node the HelmReleases it applied, sorted by id.
+func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
+	for i := range hrs {
+		hr := &hrs[i]
+		owner := hr.Labels[ownerNamespaceLabel] + "/" + hr.Labels[ownerNameLabel]
+		n, ok := nodes[owner]
+		if !ok {
+			continue
+		}
+		timeout := hr.GetTimeout().Duration
+		tier, err := time.ParseDuration(n.Timeout)
+		n.HelmReleases = append(n.HelmReleases, HelmRelease{
+			Namespace: hr.Namespace, Name: hr.Name,
+			Ready:        condition(hr.Status.Conditions, meta.ReadyCondition),
+			Timeout:      timeout.String(),
+			Suspend:      hr.Spec.Suspend,
+			OutlivesTier: err == nil && n.Wait && timeout > tier,
+		})
+	}
+	for _, n := range nodes {
+		sortHelmReleases(n.HelmReleases)
+	}
+}
+
+// findings lists cycles, missing dependencies and sources, suspensions and lags, in node order.
+func findings(c *Chain, topo topology) []Finding {
+	out := []Finding{}
+	if len(topo.cycle) > 0 {
+		for _, id := range topo.unordered {
+			out = append(out, Finding{Kind: FindingCycle, Kustomization: id,
+				Message: fmt.Sprintf("dependsOn cycle or behind one (%s); kustomize-controller waits here forever", joinList(topo.cycle))})
+		}
+	}
+	for _, n := range c.Kustomizations {
+		for _, dep := range topo.missing[n.ID] {
+			out = append(out, Finding{Kind: FindingMissingDependency, Kustomization: n.ID,
+				Message: fmt.Sprintf("depends on %s, which does not exist; it will never become ready", kustomizationRef(dep))})
+		}
+		if !n.Source.Found && n.Source.Kind != "" {
+			out = append(out, Finding{Kind: FindingMissingSource, Kustomization: n.ID,
+				Message: fmt.Sprintf("its source %s %s/%s was not found", n.Source.Kind, n.Source.Namespace, n.Source.Name)})
+		}
+		if n.Suspend {
+			out = append(out, Finding{Kind: FindingSuspended, Kustomization: n.ID,
+				Message: "suspended: changes in its source are not applied and drift is not corrected (silent drift)"})
+		}
+		if n.RevisionLag {
+			out = append(out, Finding{Kind: FindingRevisionLag, Kustomization: n.ID,
+				Message: fmt.Sprintf("applied revision %s, but its source is at %s", orNone(n.LastApplied), n.Source.Revision)})
+		}
+		if n.ObservedGen != n.Generation {
+			out = append(out, Finding{Kind: FindingGenerationLag, Kustomization: n.ID,
+				Message: fmt.Sprintf("observedGeneration %d behind generation %d: the controller has not acted on the latest spec", n.ObservedGen, n.Generation)})
+		}
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

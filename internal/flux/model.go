@@ -1,0 +1,178 @@
+package flux
+
+import (
+	"github.com/kubeforensics/suite/internal/finalizers"
+)
+
+// State is the verdict on one Kustomization.
+type State string
+
+// The states a Kustomization can be in, from the chain's point of view.
+const (
+	// Ready: Ready=True.
+	Ready State = "Ready"
+	// Failing: Ready=False for its own reason, Stalled, or its source is not ready.
+	Failing State = "Failing"
+	// Waiting: Ready=False with reason DependencyNotReady.
+	Waiting State = "Waiting"
+	// Progressing: a reconciliation is running or Ready is Unknown.
+	Progressing State = "Progressing"
+	// Suspended: spec.suspend is true; whatever its last status said is frozen.
+	Suspended State = "Suspended"
+	// NoStatus: the controller has not written a Ready condition yet.
+	NoStatus State = "NoStatus"
+)
+
+// Condition is the part of a status condition the chain reports.
+type Condition struct {
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Source is the object a Kustomization builds from.
+type Source struct {
+	Kind      string     `json:"kind"`
+	Namespace string     `json:"namespace"`
+	Name      string     `json:"name"`
+	Found     bool       `json:"found"`
+	Ready     *Condition `json:"ready,omitempty"`
+	// Revision is the source's current artifact revision, e.g. `main@sha1:0a1b…`.
+	Revision string `json:"revision,omitempty"`
+}
+
+// HelmRelease is a HelmRelease applied by a Kustomization (found by the labels
+// kustomize-controller sets), with what matters when its tier fails.
+type HelmRelease struct {
+	Namespace string     `json:"namespace"`
+	Name      string     `json:"name"`
+	Ready     *Condition `json:"ready,omitempty"`
+	Timeout   string     `json:"timeout"`
+	Suspend   bool       `json:"suspend,omitempty"`
+	// OutlivesTier is set when the HelmRelease may run longer than its Kustomization's timeout,
+	// so the tier's health check gives up before helm-controller does.
+	OutlivesTier bool `json:"outlivesTier,omitempty"`
+}
+
+// Node is one Kustomization in the chain.
+type Node struct {
+	ID        string   `json:"id"` // namespace/name
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	DependsOn []string `json:"dependsOn,omitempty"`
+	// Tier is the node's topological tier (0 has no dependencies); -1 when a cycle or a
+	// missing dependency leaves it unordered.
+	Tier        int        `json:"tier"`
+	State       State      `json:"state"`
+	Ready       *Condition `json:"ready,omitempty"`
+	Reconciling *Condition `json:"reconciling,omitempty"`
+	Stalled     *Condition `json:"stalled,omitempty"`
+	// KStatus is the object's kstatus (Current, InProgress, Failed, …).
+	KStatus       string        `json:"kstatus"`
+	Wait          bool          `json:"wait"`
+	Timeout       string        `json:"timeout"`
+	Interval      string        `json:"interval"`
+	RetryInterval string        `json:"retryInterval"`
+	Suspend       bool          `json:"suspend"`
+	Prune         bool          `json:"prune"`
+	Source        Source        `json:"source"`
+	LastApplied   string        `json:"lastAppliedRevision,omitempty"`
+	RevisionLag   bool          `json:"revisionLag"`
+	Generation    int64         `json:"generation"`
+	ObservedGen   int64         `json:"observedGeneration"`
+	HelmReleases  []HelmRelease `json:"helmReleases,omitempty"`
+	// Dependents are the Kustomizations whose dependsOn names this one.
+	Dependents []string `json:"dependents,omitempty"`
+}
+
+// BlockingObject is an object a failing health check named, as it is on the server now.
+type BlockingObject struct {
+	Item ObjectItem `json:"item"`
+	// Object is the fully qualified reference, set when its kind resolved to one resource.
+	Object *finalizers.ObjectRef `json:"object,omitempty"`
+	Found  bool                  `json:"found"`
+	// KStatus and KMessage are computed now, which may differ from what the controller saw.
+	KStatus  string `json:"kstatus,omitempty"`
+	KMessage string `json:"kstatusMessage,omitempty"`
+	// Terminating explains a deletionTimestamp: who holds the object and how to release it.
+	Terminating *finalizers.Explanation `json:"terminating,omitempty"`
+	// Note says why the object could not be examined further (ambiguous kind, read failure).
+	Note    string `json:"note,omitempty"`
+	Command string `json:"command,omitempty"`
+}
+
+// RootCause is a Kustomization that fails for its own reason, with what it blocks.
+type RootCause struct {
+	Kustomization string           `json:"kustomization"` // namespace/name
+	Reason        string           `json:"reason"`
+	Message       string           `json:"message,omitempty"`
+	Failure       Failure          `json:"failure"`
+	Objects       []BlockingObject `json:"objects,omitempty"`
+	// Explanation is prose for the causes a message alone does not make plain (a CR before its
+	// CRD, a revision a dependent waits for, a missing source).
+	Explanation []string `json:"explanation,omitempty"`
+	// HelmReleases are the failing HelmReleases this Kustomization applies.
+	HelmReleases []HelmRelease `json:"helmReleases,omitempty"`
+	// BlastRadius lists every Kustomization downstream of this one, frozen until it recovers.
+	BlastRadius []string `json:"blastRadius"`
+	Commands    []string `json:"commands,omitempty"`
+}
+
+// FindingKind names a kind of finding.
+type FindingKind string
+
+// The findings the chain reports besides root causes.
+const (
+	FindingCycle             FindingKind = "Cycle"
+	FindingMissingDependency FindingKind = "MissingDependency"
+	FindingSuspended         FindingKind = "Suspended"
+	FindingRevisionLag       FindingKind = "RevisionLag"
+	FindingGenerationLag     FindingKind = "GenerationLag"
+	FindingMissingSource     FindingKind = "MissingSource"
+	FindingStaleWait         FindingKind = "StaleWait"
+)
+
+// Finding is a problem in the chain that is not itself a failing reconciliation.
+type Finding struct {
+	Kind          FindingKind `json:"kind"`
+	Kustomization string      `json:"kustomization"`
+	Message       string      `json:"message"`
+}
+
+// Chain is the analysed dependency graph of a set of Kustomizations.
+type Chain struct {
+	// Tiers lists node ids per topological tier, tier 0 first; each tier sorted.
+	Tiers [][]string `json:"tiers"`
+	// Unordered lists nodes a cycle or missing dependency keeps out of every tier.
+	Unordered      []string    `json:"unordered,omitempty"`
+	Kustomizations []*Node     `json:"kustomizations"`
+	RootCauses     []RootCause `json:"rootCauses"`
+	Findings       []Finding   `json:"findings"`
+	// Unaffected lists the Kustomizations no root cause reaches.
+	Unaffected []string `json:"unaffected"`
+}
+
+// Node returns the node with the given id, or nil.
+func (c *Chain) Node(id string) *Node {
+	for _, n := range c.Kustomizations {
+		if n.ID == id {
+			return n
+		}
+	}
+	return nil
+}
+
+// Healthy reports whether every Kustomization is Ready at its source's revision and nothing
+// was found.
+func (c *Chain) Healthy() bool {
+	return len(c.RootCauses) == 0 && len(c.Findings) == 0 && c.allReady()
+}
+
+func (c *Chain) allReady() bool {
+	for _, n := range c.Kustomizations {
+		if n.State != Ready {
+			return false
+		}
+	}
+	return true
+}

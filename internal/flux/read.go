@@ -1,0 +1,204 @@
+package flux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// The Flux resources the chain reads.
+var (
+	KustomizationGVR = kustomizev1.GroupVersion.WithResource("kustomizations")
+	HelmReleaseGVR   = helmv2.GroupVersion.WithResource("helmreleases")
+	// SourceGVRs maps a sourceRef kind to its resource.
+	SourceGVRs = map[string]schema.GroupVersionResource{
+		sourcev1.GitRepositoryKind: sourcev1.GroupVersion.WithResource("gitrepositories"),
+		sourcev1.OCIRepositoryKind: sourcev1.GroupVersion.WithResource("ocirepositories"),
+		sourcev1.BucketKind:        sourcev1.GroupVersion.WithResource("buckets"),
+	}
+)
+
+// ErrNotInstalled means the API server does not serve Kustomizations.
+var ErrNotInstalled = errors.New("the Kustomization API (kustomize.toolkit.fluxcd.io/v1) is not served")
+
+// pageSize bounds each LIST page, so a large fleet is read in pieces.
+const pageSize = 500
+
+// SourceObject is the part of a source the chain needs.
+type SourceObject struct {
+	Ready    *Condition
+	Revision string
+}
+
+// Objects are the live Flux objects a chain is built from, decoded into Flux's own types.
+type Objects struct {
+	Kustomizations []kustomizev1.Kustomization
+	// KStatus holds each Kustomization's kstatus, keyed by namespace/name.
+	KStatus map[string]string
+	// Sources is keyed by kind/namespace/name.
+	Sources      map[string]SourceObject
+	HelmReleases []helmv2.HelmRelease
+	// Warnings name reads that failed; Incomplete is set when any did.
+	Warnings   []string
+	Incomplete bool
+}
+
+// Read lists Kustomizations, their sources and HelmReleases in namespace ("" for all), one
+// paginated LIST per type, all in parallel. A source or HelmRelease type the server does not
+// serve is skipped; one that cannot be listed is a warning. ErrNotInstalled is returned when
+// Kustomizations are not served; any other failure to list them is returned as is.
+func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Objects, error) {
+	objs := &Objects{KStatus: map[string]string{}, Sources: map[string]SourceObject{}}
+	var (
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+		ksErr  error
+		gvrs   = []schema.GroupVersionResource{KustomizationGVR, HelmReleaseGVR}
+		kindOf = map[schema.GroupVersionResource]string{}
+	)
+	for kind, gvr := range SourceGVRs {
+		gvrs = append(gvrs, gvr)
+		kindOf[gvr] = kind
+	}
+	for _, gvr := range gvrs {
+		wg.Go(func() {
+			items, err := listAll(ctx, dyn.Resource(gvr).Namespace(namespace))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil && gvr == KustomizationGVR:
+				ksErr = err
+			case apierrors.IsNotFound(err):
+				// the type is not installed: nothing of it can be referenced successfully
+			case err != nil:
+				objs.Warnings = append(objs.Warnings, fmt.Sprintf("listing %s: %v", gvr.GroupResource(), err))
+				objs.Incomplete = true
+			default:
+				if derr := objs.add(gvr, kindOf[gvr], items); derr != nil {
+					objs.Warnings = append(objs.Warnings, derr.Error())
+					objs.Incomplete = true
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if apierrors.IsNotFound(ksErr) {
+		return nil, ErrNotInstalled
+	}
+	if ksErr != nil {
+		return nil, fmt.Errorf("listing %s: %w", KustomizationGVR.GroupResource(), ksErr)
+	}
+	return objs, nil
+}
+
+// listAll reads every page of a LIST.
+func listAll(ctx context.Context, ri dynamic.ResourceInterface) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: pageSize}
+	for {
+		list, err := ri.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, list.Items...)
+		if list.GetContinue() == "" {
+			return out, nil
+		}
+		opts.Continue = list.GetContinue()
+	}
+}
+
+// add decodes listed items of one type into objs; the caller holds the lock.
+func (objs *Objects) add(gvr schema.GroupVersionResource, sourceKind string, items []unstructured.Unstructured) error {
+	conv := runtime.DefaultUnstructuredConverter
+	for i := range items {
+		u := &items[i]
+		var err error
+		switch {
+		case gvr == KustomizationGVR:
+			var ks kustomizev1.Kustomization
+			if err = conv.FromUnstructured(u.Object, &ks); err == nil {
+				objs.Kustomizations = append(objs.Kustomizations, ks)
+				objs.KStatus[ks.Namespace+"/"+ks.Name] = kstatusOf(u)
+			}
+		case gvr == HelmReleaseGVR:
+			var hr helmv2.HelmRelease
+			if err = conv.FromUnstructured(u.Object, &hr); err == nil {
+				objs.HelmReleases = append(objs.HelmReleases, hr)
+			}
+		default:
+			err = objs.addSource(sourceKind, u)
+		}
+		if err != nil {
+			return fmt.Errorf("decoding %s %s/%s: %w", gvr.GroupResource(), u.GetNamespace(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// addSource decodes a GitRepository, OCIRepository or Bucket into its Ready state and revision.
+func (objs *Objects) addSource(kind string, u *unstructured.Unstructured) error {
+	var (
+		conds    []metav1.Condition
+		artifact interface{ GetArtifact() *meta.Artifact }
+	)
+	conv := runtime.DefaultUnstructuredConverter
+	switch kind {
+	case sourcev1.GitRepositoryKind:
+		var s sourcev1.GitRepository
+		if err := conv.FromUnstructured(u.Object, &s); err != nil {
+			return err
+		}
+		conds, artifact = s.Status.Conditions, &s
+	case sourcev1.OCIRepositoryKind:
+		var s sourcev1.OCIRepository
+		if err := conv.FromUnstructured(u.Object, &s); err != nil {
+			return err
+		}
+		conds, artifact = s.Status.Conditions, &s
+	default:
+		var s sourcev1.Bucket
+		if err := conv.FromUnstructured(u.Object, &s); err != nil {
+			return err
+		}
+		conds, artifact = s.Status.Conditions, &s
+	}
+	so := SourceObject{Ready: condition(conds, "Ready")}
+	if a := artifact.GetArtifact(); a != nil {
+		so.Revision = a.Revision
+	}
+	objs.Sources[kind+"/"+u.GetNamespace()+"/"+u.GetName()] = so
+	return nil
+}
+
+// kstatusOf computes an object's kstatus the way Flux does; a failure to compute is Unknown.
+func kstatusOf(u *unstructured.Unstructured) string {
+	res, err := status.Compute(u)
+	if err != nil {
+		return string(status.UnknownStatus)
+	}
+	return string(res.Status)
+}
+
+// condition returns the condition of type t, or nil.
+func condition(conds []metav1.Condition, t string) *Condition {
+	for _, c := range conds {
+		if c.Type == t {
+			return &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+		}
+	}
+	return nil
+}
