@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
@@ -201,4 +202,55 @@ func condition(conds []metav1.Condition, t string) *Condition {
 		}
 	}
 	return nil
+}
+
+// FetchOutOfScope reads, one GET each, the Kustomizations and sources that the listed ones
+// reference in other namespaces than the listed namespace, so a -n view still sees its whole
+// upstream. A reference that does not exist stays absent (a finding); a failed read is a
+// warning.
+func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface, namespace string) {
+	if namespace == "" {
+		return
+	}
+	tried := map[string]bool{}
+	for again := true; again; {
+		again = false
+		for i := 0; i < len(objs.Kustomizations); i++ {
+			ks := &objs.Kustomizations[i]
+			for _, dep := range dependencies(ks) {
+				ns, name, _ := strings.Cut(dep, "/")
+				if ns == namespace || tried["Kustomization/"+dep] {
+					continue
+				}
+				tried["Kustomization/"+dep] = true
+				again = objs.fetch(ctx, dyn, KustomizationGVR, "", ns, name) || again
+			}
+			ref := ks.Spec.SourceRef
+			ns := ref.Namespace
+			if ns == "" || ns == namespace || tried[ref.Kind+"/"+ns+"/"+ref.Name] {
+				continue
+			}
+			tried[ref.Kind+"/"+ns+"/"+ref.Name] = true
+			if gvr, ok := SourceGVRs[ref.Kind]; ok {
+				objs.fetch(ctx, dyn, gvr, ref.Kind, ns, ref.Name)
+			}
+		}
+	}
+}
+
+// fetch GETs one object into objs and reports whether it was added.
+func (objs *Objects) fetch(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, sourceKind, ns, name string) bool {
+	u, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	if err == nil {
+		err = objs.add(gvr, sourceKind, []unstructured.Unstructured{*u})
+	}
+	if err != nil {
+		objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading %s %s/%s: %v", gvr.GroupResource(), ns, name, err))
+		objs.Incomplete = true
+		return false
+	}
+	return true
 }

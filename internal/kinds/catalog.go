@@ -176,3 +176,16 @@ func (c *Catalog) GroupFailed(group string) bool {
 	}
 	return false
 }
+
+// ForKind returns the preferred resource of every group that serves kind, for messages that
+// name a kind without its group (a Flux health check's `Kind/ns/name`). Callers refuse to
+// guess when more than one group answers.
+func (c *Catalog) ForKind(kind string) []Resource {
+	var out []Resource
+	for _, r := range c.Preferred() {
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
+}
