@@ -30,8 +30,9 @@ func (e *Env) controllerManagerArgs() []string {
 // StartControllerManager starts kube-controller-manager against the running apiserver and
 // waits until its serviceaccount controller has created the "default" ServiceAccount in the
 // "default" namespace. Start calls it when Options.ControllerManager is set; a test may call
-// it later instead. It fails if the controller manager is already running. With
-// Options.Controllers excluding "serviceaccount" it waits only until the process is up.
+// it later instead. It fails if the controller manager is already running. When
+// Options.Controllers leaves out "serviceaccount-controller" (alias "serviceaccount") it
+// only checks that the process stays up for two seconds.
 func (e *Env) StartControllerManager(ctx context.Context) error {
 	e.mu.Lock()
 	running := e.kcm != nil && !e.kcm.exited()
@@ -57,7 +58,7 @@ func (e *Env) StartControllerManager(ctx context.Context) error {
 	e.mu.Lock()
 	e.kcm = p
 	e.mu.Unlock()
-	if !controllerEnabled(e.opts.Controllers, "serviceaccount") {
+	if !controllerEnabled(e.opts.Controllers, "serviceaccount-controller", "serviceaccount") {
 		return e.waitFor(ctx, "kube-controller-manager to stay up", p, stayedUp(2*time.Second))
 	}
 	return e.waitFor(ctx, "kube-controller-manager (default ServiceAccount)", p, func(ctx context.Context) (bool, error) {
@@ -69,17 +70,22 @@ func (e *Env) StartControllerManager(ctx context.Context) error {
 	})
 }
 
-// controllerEnabled reports whether the --controllers value list enables name: named
-// explicitly, or by "*" without "-name".
-func controllerEnabled(list, name string) bool {
+// controllerEnabled reports whether the --controllers value list enables the controller
+// known by any of names (its name and its short alias): named explicitly, or by "*" without
+// a "-name".
+func controllerEnabled(list string, names ...string) bool {
 	items := strings.Split(list, ",")
 	for i := range items {
 		items[i] = strings.TrimSpace(items[i])
 	}
-	if slices.Contains(items, "-"+name) {
-		return false
+	enabled := slices.Contains(items, "*")
+	for _, name := range names {
+		if slices.Contains(items, "-"+name) {
+			return false
+		}
+		enabled = enabled || slices.Contains(items, name)
 	}
-	return slices.Contains(items, name) || slices.Contains(items, "*")
+	return enabled
 }
 
 // stayedUp returns a readiness check that passes once d has elapsed since its first call;

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +23,8 @@ type Options struct {
 	// ContextName names the kubeconfig context (and cluster); default "kubeforensics-local".
 	ContextName string
 	// WorkDir holds data, keys, logs and the kubeconfig; default a new temporary directory,
-	// which Stop removes. A given WorkDir is created if missing and never removed.
+	// which Stop removes. A given WorkDir is created if missing and never removed; Start
+	// empties its etcd and certs subdirectories and appends to its logs.
 	WorkDir string
 	// Log, if set, receives a copy of every process's output; each process always logs to
 	// <WorkDir>/<name>.log as well.
@@ -73,26 +75,38 @@ type Env struct {
 	kcm         *process // kube-controller-manager, once started
 }
 
+// startAttempts is how many times Start tries when a port it picked was taken meanwhile.
+const startAttempts = 3
+
 // Start starts etcd and kube-apiserver (and kube-controller-manager if
-// opts.ControllerManager) on free 127.0.0.1 ports and waits until they serve. On failure
-// everything already started is stopped and the error carries the tail of the failing log.
+// opts.ControllerManager) on free 127.0.0.1 ports and waits until they serve. The cluster is
+// always empty: etcd data and certificates from an earlier run in the same WorkDir are
+// removed. On failure everything already started is stopped and the error carries the tail
+// of the failing log. If another process grabbed a chosen port first, Start tries again.
 func Start(ctx context.Context, opts Options) (*Env, error) {
 	opts = opts.withDefaults()
 	binDir, err := BinDir()
 	if err != nil {
 		return nil, fmt.Errorf("locate control-plane binaries: %w", err)
 	}
-	e := &Env{opts: opts, Context: opts.ContextName, BinDir: binDir, KubectlPath: filepath.Join(binDir, "kubectl")}
-	if err := e.makeWorkDir(); err != nil {
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		e := &Env{opts: opts, Context: opts.ContextName, BinDir: binDir, KubectlPath: filepath.Join(binDir, "kubectl")}
+		if err := e.makeWorkDir(); err != nil {
+			return nil, err
+		}
+		err := e.start(ctx)
+		if err == nil {
+			return e, nil
+		}
+		err = errors.Join(err, e.Stop())
+		if attempt == startAttempts || !strings.Contains(err.Error(), "address already in use") {
+			return nil, err
+		}
 	}
-	if err := e.start(ctx); err != nil {
-		return nil, errors.Join(err, e.Stop())
-	}
-	return e, nil
 }
 
-// makeWorkDir creates the work directory and its subdirectories.
+// makeWorkDir creates the work directory and its subdirectories, emptying those that hold
+// cluster state.
 func (e *Env) makeWorkDir() error {
 	dir := e.opts.WorkDir
 	if dir == "" {
@@ -107,8 +121,13 @@ func (e *Env) makeWorkDir() error {
 		return fmt.Errorf("resolve work directory %s: %w", dir, err)
 	}
 	e.WorkDir = abs
+	for _, sub := range []string{"etcd", "certs"} {
+		if err := os.RemoveAll(filepath.Join(abs, sub)); err != nil {
+			return fmt.Errorf("clear %s: %w", filepath.Join(abs, sub), err)
+		}
+	}
 	for _, sub := range []string{"", "etcd", "certs", "flexvolume"} {
-		if err := os.MkdirAll(filepath.Join(abs, sub), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(abs, sub), 0o700); err != nil {
 			return fmt.Errorf("create work directory %s: %w", filepath.Join(abs, sub), err)
 		}
 	}

@@ -72,29 +72,35 @@ func writeTokenFile(dir string) (path, token string, err error) {
 	return path, token, nil
 }
 
-// readServingCA reads the self-signed serving certificate bundle that kube-apiserver wrote
-// in certDir, returning it once every PEM block in it parses (it may still be being written).
+// readServingCA reads the self-signed serving bundle that kube-apiserver wrote in certDir
+// (the serving certificate followed by the CA that signed it) and returns the CA
+// certificates alone as PEM. Until the file is complete and parses it returns an error.
+// Only the CA goes into the kubeconfig: kube-controller-manager publishes the kubeconfig's
+// CA data as a ClusterTrustBundle, whose validation rejects a non-CA certificate.
 func readServingCA(certDir string) ([]byte, error) {
 	data, err := os.ReadFile(filepath.Join(certDir, "apiserver.crt"))
 	if err != nil {
 		return nil, fmt.Errorf("read apiserver serving certificate: %w", err)
 	}
-	rest, blocks := data, 0
-	for {
+	var cas []byte
+	for rest := data; ; {
 		var block *pem.Block
 		block, rest = pem.Decode(rest)
 		if block == nil {
 			break
 		}
-		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
 			return nil, fmt.Errorf("parse apiserver serving certificate: %w", err)
 		}
-		blocks++
+		if cert.IsCA {
+			cas = append(cas, pem.EncodeToMemory(block)...)
+		}
 	}
-	if blocks == 0 {
-		return nil, errors.New("apiserver serving certificate: no PEM certificate yet")
+	if len(cas) == 0 {
+		return nil, errors.New("apiserver serving certificate: no CA certificate yet")
 	}
-	return data, nil
+	return cas, nil
 }
 
 // writeKubeconfig writes a kubeconfig with one cluster, one token user and one context named
