@@ -1,0 +1,72 @@
+package flux
+
+// Focus narrows the chain to one Kustomization, everything upstream of it and everything
+// downstream of it. Tiers keep their numbers so a focused view lines up with the full one.
+func (c *Chain) Focus(id string) *Chain {
+	keep := map[string]bool{id: true}
+	byID := map[string]*Node{}
+	for _, n := range c.Kustomizations {
+		byID[n.ID] = n
+	}
+	var up func(string)
+	up = func(cur string) {
+		n := byID[cur]
+		if n == nil {
+			return
+		}
+		for _, d := range n.DependsOn {
+			if !keep[d] {
+				keep[d] = true
+				up(d)
+			}
+		}
+	}
+	var down func(string)
+	down = func(cur string) {
+		n := byID[cur]
+		if n == nil {
+			return
+		}
+		for _, d := range n.Dependents {
+			if !keep[d] {
+				keep[d] = true
+				down(d)
+			}
+		}
+	}
+	up(id)
+	down(id)
+	out := &Chain{Tiers: [][]string{}, Findings: []Finding{}, RootCauses: []RootCause{}, Unaffected: []string{}}
+	for _, tier := range c.Tiers {
+		out.Tiers = append(out.Tiers, filter(tier, keep))
+	}
+	out.Unordered = filter(c.Unordered, keep)
+	for _, n := range c.Kustomizations {
+		if keep[n.ID] {
+			out.Kustomizations = append(out.Kustomizations, n)
+		}
+	}
+	for _, rc := range c.RootCauses {
+		if keep[rc.Kustomization] {
+			rc.BlastRadius = filter(rc.BlastRadius, keep)
+			out.RootCauses = append(out.RootCauses, rc)
+		}
+	}
+	for _, f := range c.Findings {
+		if keep[f.Kustomization] {
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	out.Unaffected = filter(c.Unaffected, keep)
+	return out
+}
+
+func filter(ids []string, keep map[string]bool) []string {
+	out := []string{}
+	for _, id := range ids {
+		if keep[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
