@@ -150,7 +150,7 @@ func (c Candidate) describeCount(scope string) string {
 	}
 	switch {
 	case c.Count != nil && scope != "":
-		return fmt.Sprintf("%d objects %s  (kind %s)", *c.Count, scope, kind)
+		return fmt.Sprintf("%5d objects %s  (kind %s)", *c.Count, scope, kind)
 	case c.CountErr != "":
 		return fmt.Sprintf("count unknown: %s  (kind %s)", c.CountErr, kind)
 	}

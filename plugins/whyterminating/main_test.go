@@ -1,0 +1,88 @@
+package whyterminating_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/plugins/whyterminating"
+)
+
+// env is the control plane shared by the integration tests of this package, seeded once with
+// the incident; nil under -short.
+var (
+	env  *testenv.Env
+	seed *incident.Incident
+	kc   *incident.Clients
+)
+
+func TestMain(m *testing.M) {
+	os.Setenv("TZ", "UTC")
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	flag.Parse()
+	if !testing.Short() && os.Getenv("KF_SKIP_INTEGRATION") == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		var err error
+		env, err = testenv.Start(ctx, testenv.Options{ControllerManager: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "starting control plane:", err)
+			return 1
+		}
+		defer env.Stop()
+		if err := seedAll(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "seeding the incident:", err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+func seedAll(ctx context.Context) error {
+	var err error
+	if kc, err = incident.NewClients(env.RESTConfig); err != nil {
+		return err
+	}
+	if err := env.ApplyCRDs(ctx, incident.BackupCRDs()...); err != nil {
+		return err
+	}
+	if err := incident.SeedBackups(ctx, kc); err != nil {
+		return err
+	}
+	seed, err = incident.SeedStuckClaim(ctx, kc)
+	return err
+}
+
+func needEnv(t *testing.T) {
+	t.Helper()
+	if env == nil {
+		t.Skip("integration test: needs the local control plane (not under -short)")
+	}
+}
+
+// run drives the command as kubectl would, pinned to the test cluster, and returns its
+// stdout, stderr and exit code.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	if env != nil {
+		args = append([]string{"--kubeconfig", env.Kubeconfig, "--context", env.Context}, args...)
+	}
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code := cli.Run(ctx, whyterminating.NewCmdWhyTerminating(streams), args, &errOut)
+	return out.String(), errOut.String(), code
+}
