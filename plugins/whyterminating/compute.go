@@ -159,4 +159,6 @@ func sortObjects(objs []*finalizers.Explanation) {
 	sort.Slice(objs, func(i, j int) bool { return objs[i].Object.String() < objs[j].Object.String() })
 }
 
-func kindOf(a kinds.ObjectArg) schema.GroupKind { return schema.GroupKind{Group: a.Group, Kind: a.Kind} }
+func kindOf(a kinds.ObjectArg) schema.GroupKind {
+	return schema.GroupKind{Group: a.Group, Kind: a.Kind}
+}
