@@ -66,6 +66,8 @@ func Connect(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 	// Plugins list many resource types in parallel; client-side throttling at kubectl's
 	// default 5 QPS would serialise them. The server's own flow control still applies.
 	cfg.QPS, cfg.Burst = 100, 200
+	// Deprecation warnings for types a sweep lists (v1 Endpoints) are noise to an operator.
+	cfg.WarningHandler = rest.NoWarnings{}
 	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
 		return nil, exitcode.UsageErrorf("loading kubeconfig: %w", err)

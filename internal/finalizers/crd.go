@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/kinds"
 )
@@ -19,20 +22,10 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 		RemovedBy: "kube-apiserver (apiextensions CRD finalizer)",
 		WaitsFor:  "every custom resource of this definition is deleted",
 	}
-	plural, group, _ := strings.Cut(o.obj.GetName(), ".")
-	var res kinds.Resource
-	found := false
-	for _, r := range x.catalog.Preferred() {
-		if r.Group == group && r.Resource == plural {
-			res, found = r, true
-			break
-		}
-	}
-	if !found {
-		if x.catalog.GroupFailed(group) {
-			f.Incomplete = append(f.Incomplete, fmt.Sprintf("discovery of group %s failed, so its remaining objects cannot be listed", group))
-		}
-		f.Remedies = []Remediation{{Summary: "The definition no longer serves its resources; the API server should finish shortly."}}
+	// A definition being deleted is no longer in discovery; its own spec says what it serves.
+	res, err := x.crdResource(ctx, o.obj.GetName())
+	if err != nil {
+		f.Incomplete = append(f.Incomplete, x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+o.obj.GetName(), err))
 		return f
 	}
 	items, err := listMetaAll(ctx, x, res)
@@ -80,4 +73,27 @@ func listMetaAll(ctx context.Context, x *Explainer, res kinds.Resource) ([]metav
 		}
 		opts.Continue = list.Continue
 	}
+}
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// crdResource reads a CustomResourceDefinition and returns the resource it serves, at its
+// storage version.
+func (x *Explainer) crdResource(ctx context.Context, name string) (kinds.Resource, error) {
+	u, err := x.c.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return kinds.Resource{}, err
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
+		return kinds.Resource{}, fmt.Errorf("decoding %s: %w", name, err)
+	}
+	r := kinds.Resource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural, Kind: crd.Spec.Names.Kind,
+		Singular: crd.Spec.Names.Singular, Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			r.Version = v.Name
+		}
+	}
+	return r, nil
 }
