@@ -74,6 +74,7 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects) *Node {
 	if so, ok := objs.Sources[ref.Kind+"/"+n.Source.Namespace+"/"+ref.Name]; ok {
 		n.Source.Found, n.Source.Ready, n.Source.Revision = true, so.Ready, so.Revision
 	}
+	n.Source.Unread = objs.unread[ref.Kind]
 	n.RevisionLag = n.Source.Revision != "" && n.LastApplied != n.Source.Revision
 	n.State = stateOf(n)
 	return n
@@ -136,7 +137,7 @@ func findings(c *Chain, topo topology) []Finding {
 			out = append(out, Finding{Kind: FindingMissingDependency, Kustomization: n.ID,
 				Message: fmt.Sprintf("depends on %s, which does not exist; it will never become ready", kustomizationRef(dep))})
 		}
-		if !n.Source.Found && n.Source.Kind != "" {
+		if !n.Source.Found && !n.Source.Unread && n.Source.Kind != "" {
 			out = append(out, Finding{Kind: FindingMissingSource, Kustomization: n.ID,
 				Message: fmt.Sprintf("its source %s %s/%s was not found", n.Source.Kind, n.Source.Namespace, n.Source.Name)})
 		}

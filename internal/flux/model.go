@@ -32,11 +32,13 @@ type Condition struct {
 
 // Source is the object a Kustomization builds from.
 type Source struct {
-	Kind      string     `json:"kind"`
-	Namespace string     `json:"namespace"`
-	Name      string     `json:"name"`
-	Found     bool       `json:"found"`
-	Ready     *Condition `json:"ready,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Found     bool   `json:"found"`
+	// Unread is set when the source's type could not be listed, so Found proves nothing.
+	Unread bool       `json:"unread,omitempty"`
+	Ready  *Condition `json:"ready,omitempty"`
 	// Revision is the source's current artifact revision, e.g. `main@sha1:0a1b…`.
 	Revision string `json:"revision,omitempty"`
 }

@@ -55,6 +55,8 @@ type Objects struct {
 	// Warnings name reads that failed; Incomplete is set when any did.
 	Warnings   []string
 	Incomplete bool
+	// unread holds the source kinds whose LIST failed: their absence proves nothing.
+	unread map[string]bool
 }
 
 // Read lists Kustomizations, their sources and HelmReleases in namespace ("" for all), one
@@ -62,7 +64,7 @@ type Objects struct {
 // serve is skipped; one that cannot be listed is a warning. ErrNotInstalled is returned when
 // Kustomizations are not served; any other failure to list them is returned as is.
 func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Objects, error) {
-	objs := &Objects{KStatus: map[string]string{}, Sources: map[string]SourceObject{}}
+	objs := &Objects{KStatus: map[string]string{}, Sources: map[string]SourceObject{}, unread: map[string]bool{}}
 	var (
 		mu     sync.Mutex
 		wg     sync.WaitGroup
@@ -87,6 +89,7 @@ func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Object
 			case err != nil:
 				objs.Warnings = append(objs.Warnings, fmt.Sprintf("listing %s: %v", gvr.GroupResource(), err))
 				objs.Incomplete = true
+				objs.unread[kindOf[gvr]] = true
 			default:
 				if derr := objs.add(gvr, kindOf[gvr], items); derr != nil {
 					objs.Warnings = append(objs.Warnings, derr.Error())

@@ -201,6 +201,8 @@ func addNodeLine(parent *output.Node, n *flux.Node, p output.Palette) {
 	}
 	src := fmt.Sprintf("source %s %s/%s", n.Source.Kind, n.Source.Namespace, n.Source.Name)
 	switch {
+	case n.Source.Unread:
+		src += " " + p.Warn("(could not be read)")
 	case !n.Source.Found:
 		src += " " + p.Bad("not found")
 	case n.RevisionLag:
