@@ -45,7 +45,8 @@ func cond(typ, status, reason, msg string) map[string]any {
 		"lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": int64(1)}
 }
 
-// create creates obj and then writes status through the status subresource.
+// create creates obj and then writes status through the status subresource. It reports
+// failures with Errorf, not Fatalf, because the benchmark calls it from worker goroutines.
 func (f *fixture) create(obj *unstructured.Unstructured, status map[string]any) {
 	f.t.Helper()
 	ctx := context.Background()
@@ -59,7 +60,8 @@ func (f *fixture) create(obj *unstructured.Unstructured, status map[string]any) 
 	ri := f.dyn.Resource(gvr).Namespace(obj.GetNamespace())
 	created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil {
-		f.t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		f.t.Errorf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		return
 	}
 	if status == nil {
 		return
@@ -69,7 +71,7 @@ func (f *fixture) create(obj *unstructured.Unstructured, status map[string]any) 
 	}
 	created.Object["status"] = status
 	if _, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		f.t.Fatalf("writing status of %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		f.t.Errorf("writing status of %s %s: %v", obj.GetKind(), obj.GetName(), err)
 	}
 }
 
