@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
@@ -33,6 +34,10 @@ func Main(newCmd NewCmdFunc) int {
 // Run executes cmd with args, prints any error once to errOut, and returns the exit code.
 // Tests call it directly with their own streams.
 func Run(ctx context.Context, cmd *cobra.Command, args []string, errOut io.Writer) int {
+	// client-go logs some failures through klog before returning them; the command reports
+	// every error itself, once, so the duplicate log lines are dropped.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	cmd.SilenceErrors = true
 	cmd.SilenceUsage = true
 	cmd.SetArgs(args)

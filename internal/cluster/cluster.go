@@ -84,6 +84,9 @@ func Connect(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 	if err != nil {
 		return nil, exitcode.UsageErrorf("building discovery client: %w", err)
 	}
+	// Read discovery fresh: a cached copy from before an APIService went unavailable would
+	// hide that failure, and with it the types a sweep cannot see. The cache is still refilled.
+	disc.Invalidate()
 	c := &Clients{Target: target, Config: cfg, Discovery: disc, Namespace: ns, NamespaceExplicit: explicit}
 	if c.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
 		return nil, fmt.Errorf("building dynamic client: %w", err)

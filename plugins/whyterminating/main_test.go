@@ -79,6 +79,12 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	if env != nil {
 		args = append([]string{"--kubeconfig", env.Kubeconfig, "--context", env.Context}, args...)
 	}
+	return runRaw(t, args...)
+}
+
+// runRaw runs the command with exactly args.
+func runRaw(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
