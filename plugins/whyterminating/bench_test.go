@@ -29,7 +29,7 @@ import (
 
 // benchReps is how many times each fast measurement is repeated (interleaved, median kept);
 // the idiom, 20× slower or more, runs once.
-const benchReps = 5
+const benchReps = 8
 
 // BenchmarkNamespaceSweep measures, in one run on a real apiserver, `why-terminating namespace X`
 // against the idiom operators use today (`kubectl api-resources | xargs -n1 kubectl get`) and
@@ -157,23 +157,43 @@ type benchResult struct {
 	cold, warm, idiomReqs           map[string]int
 }
 
-// measure runs every contender; the fast ones benchReps times, interleaved, each in-process
-// one after a GC so that none pays for the garbage of the one before.
+// measure runs every contender; the fast ones benchReps times, in an order rotated every
+// round so that none always follows the same one (the apiserver collects the garbage of a big
+// LIST after it), each after a GC and a short pause.
 func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 	var r benchResult
-	for range benchReps {
-		runtime.GC()
-		d, n := f.runFloor(ctx, b)
-		r.floor, r.floorLists = append(r.floor, d), n
-		runtime.GC()
-		t0 := time.Now()
-		finalizers.ScanScope(ctx, f.clients, kinds.NewCatalog(f.types, nil), benchNamespace)
-		r.scan = append(r.scan, time.Since(t0))
-		runtime.GC()
-		_, d = f.runInProcess(ctx, b)
-		r.why = append(r.why, d)
-		d, rss := f.runBinary(ctx, b, f.flags)
-		r.whyBin, r.rssKiB = append(r.whyBin, d), max(r.rssKiB, rss)
+	contenders := []func(){
+		func() {
+			d, n := f.runFloor(ctx, b)
+			r.floor, r.floorLists = append(r.floor, d), n
+		},
+		func() {
+			t0 := time.Now()
+			s := finalizers.ScanScope(ctx, f.clients, kinds.NewCatalog(f.types, nil), benchNamespace)
+			r.scan = append(r.scan, time.Since(t0))
+			n := 0
+			for _, t := range s.Types {
+				n += len(t.Items)
+			}
+			if n != f.seeded.objects || len(s.Failed) > 0 {
+				b.Fatalf("ScanScope: %d objects, want %d; failed: %v", n, f.seeded.objects, s.Failed)
+			}
+		},
+		func() {
+			_, d := f.runInProcess(ctx, b)
+			r.why = append(r.why, d)
+		},
+		func() {
+			d, rss := f.runBinary(ctx, b, f.flags)
+			r.whyBin, r.rssKiB = append(r.whyBin, d), max(r.rssKiB, rss)
+		},
+	}
+	for round := range benchReps {
+		for i := range contenders {
+			runtime.GC()
+			time.Sleep(300 * time.Millisecond)
+			contenders[(round+i)%len(contenders)]()
+		}
 	}
 	d, lines := f.runIdiom(ctx, b, f.flags)
 	r.idiom, r.idiomLines = benchTiming{d}, lines
