@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
@@ -36,8 +37,7 @@ func Main(newCmd NewCmdFunc) int {
 func Run(ctx context.Context, cmd *cobra.Command, args []string, errOut io.Writer) int {
 	// client-go logs some failures through klog before returning them; the command reports
 	// every error itself, once, so the duplicate log lines are dropped.
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	klog.SetLogger(logr.Discard())
 	cmd.SilenceErrors = true
 	cmd.SilenceUsage = true
 	cmd.SetArgs(args)

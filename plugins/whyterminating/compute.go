@@ -24,7 +24,7 @@ type Request struct {
 // Compute reads the cluster and explains the request. Bad input (an unknown or ambiguous type,
 // a missing object) is returned as an error; incomplete reads are recorded in the Result.
 func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, error) {
-	catalog, err := kinds.Discover(c.Discovery)
+	catalog, err := kinds.DiscoverCluster(ctx, c.Discovery, c.Dynamic)
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "reading API discovery", errors.Unwrap(err))
 	}
@@ -95,7 +95,7 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		scope, res.Scope = "", "cluster"
 	}
 	s := finalizers.ScanScope(ctx, c, catalog, scope)
-	res.Unreadable, res.Requests = s.Failed, s.Requests
+	res.Unreadable, res.Requests, res.swept = s.Failed, s.Requests, true
 	if len(s.Types) > 0 && len(s.Failed) == len(s.Types) {
 		return cluster.ReadError(c.Target, "listing every resource type", errors.New(s.Failed[0].Reason))
 	}

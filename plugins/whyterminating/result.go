@@ -30,6 +30,9 @@ type Result struct {
 	ExitCode int    `json:"exitCode"`
 	// Requests counts the LIST requests the sweep made.
 	Requests int64 `json:"listRequests,omitempty"`
+
+	// swept is set for sweeps, which cannot see the objects of groups discovery missed.
+	swept bool
 }
 
 // resultAPIVersion versions the Result schema.
@@ -50,7 +53,7 @@ func (r *Result) Code() exitcode.Code {
 }
 
 func (r *Result) incomplete() bool {
-	if len(r.Unreadable) > 0 {
+	if len(r.Unreadable) > 0 || (r.swept && len(r.DiscoveryFailures) > 0) {
 		return true
 	}
 	for _, e := range r.Objects {

@@ -1,0 +1,67 @@
+package kinds
+
+import (
+	"context"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+)
+
+var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+
+// DiscoverCluster is Discover plus a check of every APIService's Available condition. With
+// aggregated discovery, a group whose APIService never became available is simply left out
+// of the document instead of being reported as failed; reading the APIServices themselves
+// is the only way to know a group is missing. A failed check is recorded, not ignored.
+func DiscoverCluster(ctx context.Context, d discovery.DiscoveryInterface, dyn dynamic.Interface) (*Catalog, error) {
+	c, err := Discover(d)
+	if err != nil {
+		return nil, err
+	}
+	list, err := dyn.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		c.addFailure("apiregistration.k8s.io/v1", "could not check APIService availability: "+err.Error())
+		return c, nil
+	}
+	for _, item := range list.Items {
+		if reason, ok := unavailable(item); ok {
+			group, _, _ := unstructured.NestedString(item.Object, "spec", "group")
+			version, _, _ := unstructured.NestedString(item.Object, "spec", "version")
+			c.addFailure(schema.GroupVersion{Group: group, Version: version}.String(), "APIService "+item.GetName()+" is unavailable: "+reason)
+		}
+	}
+	return c, nil
+}
+
+// unavailable reports an APIService whose Available condition is not True, with its reason.
+func unavailable(item unstructured.Unstructured) (string, bool) {
+	conds, _, _ := unstructured.NestedSlice(item.Object, "status", "conditions")
+	for _, raw := range conds {
+		m, _ := raw.(map[string]any)
+		if m["type"] != "Available" {
+			continue
+		}
+		if m["status"] == "True" {
+			return "", false
+		}
+		reason, _ := m["reason"].(string)
+		msg, _ := m["message"].(string)
+		return reason + ": " + msg, true
+	}
+	return "", false
+}
+
+// addFailure records a failed group version once, keeping Failed sorted.
+func (c *Catalog) addFailure(gv, reason string) {
+	for _, f := range c.Failed {
+		if f.GroupVersion == gv {
+			return
+		}
+	}
+	c.Failed = append(c.Failed, GroupFailure{GroupVersion: gv, Error: reason})
+	sort.Slice(c.Failed, func(i, j int) bool { return c.Failed[i].GroupVersion < c.Failed[j].GroupVersion })
+}
