@@ -1,0 +1,191 @@
+package retire
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Unit is one Kustomization with what its path builds to at base and at candidate.
+type Unit struct {
+	Kustomization Kustomization
+	Base          []*unstructured.Unstructured
+	Candidate     []*unstructured.Unstructured
+	// Inventory is the live status.inventory (ids); nil when it was not read (offline).
+	Inventory []string
+	// Live is set in live mode, where only inventory entries are pruned.
+	Live bool
+}
+
+// Diff lists, per Kustomization, every object present at base or in the live inventory and
+// absent from its candidate build. An object that another Kustomization's candidate declares is
+// a move. Outcomes are not decided yet: Judge does that once the live facts are in.
+func Diff(units []Unit) []Removal {
+	declaredBy := map[string]string{}
+	for _, u := range units {
+		for _, o := range u.Candidate {
+			declaredBy[RefOf(o).ID()] = u.Kustomization.ID()
+		}
+	}
+	var out []Removal
+	for _, u := range units {
+		cand := ids(u.Candidate)
+		inv := map[string]bool{}
+		for _, id := range u.Inventory {
+			inv[id] = true
+		}
+		seen := map[string]bool{}
+		add := func(ref Ref, base *unstructured.Unstructured) {
+			id := ref.ID()
+			if cand[id] || seen[id] {
+				return
+			}
+			seen[id] = true
+			r := Removal{Object: ref, ID: id, Kustomization: u.Kustomization.ID(), InInventory: inv[id], base: base}
+			if to, ok := declaredBy[id]; ok && to != u.Kustomization.ID() {
+				r.MovedTo = to
+			}
+			out = append(out, r)
+		}
+		for _, o := range u.Base {
+			add(RefOf(o), o)
+		}
+		for _, id := range u.Inventory {
+			if ref, err := ParseID(id); err == nil {
+				add(ref, nil)
+			}
+		}
+	}
+	sortRemovals(out)
+	return out
+}
+
+func ids(objs []*unstructured.Unstructured) map[string]bool {
+	m := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		m[RefOf(o).ID()] = true
+	}
+	return m
+}
+
+func sortRemovals(rs []Removal) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Kustomization != rs[j].Kustomization {
+			return rs[i].Kustomization < rs[j].Kustomization
+		}
+		return rs[i].ID < rs[j].ID
+	})
+}
+
+// Judge decides each removal's outcome and safety. Opt-outs are read from the live object when
+// the live gate saw it (that is what kustomize-controller reads before pruning), otherwise from
+// the base manifest. Unprotected persistent state that Flux would prune, or hand over to another
+// Kustomization, is unsafe.
+func Judge(rs []Removal, units []Unit, k Kinds) {
+	byID := map[string]Unit{}
+	for _, u := range units {
+		byID[u.Kustomization.ID()] = u
+	}
+	all := allBase(units)
+	var cand []*unstructured.Unstructured
+	for _, u := range units {
+		cand = append(cand, u.Candidate...)
+	}
+	for i := range rs {
+		r := &rs[i]
+		u := byID[r.Kustomization]
+		r.OptOut = optOut(u.Kustomization, r)
+		r.Persistent = k.Persistence(r, all)
+		if r.Object.Kind == "PersistentVolumeClaim" && r.Object.Group == "" {
+			r.DeclaredConsumers = mounters(r.Object, cand)
+		}
+		switch {
+		case r.MovedTo != "":
+			r.Outcome = Moved
+		case u.Live && !r.InInventory:
+			r.Outcome = NotManaged
+		case r.OptOut != "":
+			r.Outcome = Retained
+		default:
+			r.Outcome = Pruned
+		}
+		judgeSafety(r, u)
+	}
+}
+
+func judgeSafety(r *Removal, u Unit) {
+	r.Unsafe, r.Reasons = false, nil
+	switch r.Outcome {
+	case Pruned:
+		if r.Persistent == nil {
+			break
+		}
+		r.Unsafe = true
+		if baseProtected(r) {
+			r.Reasons = append(r.Reasons, fmt.Sprintf("the protection is merged but the live object does not carry it yet: Kustomization %s prunes %s unless it applies that revision first", r.Kustomization, r.Object))
+			break
+		}
+		r.Reasons = append(r.Reasons, fmt.Sprintf("Kustomization %s prunes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, r.Object, r.Persistent.Detail))
+	case Moved:
+		why := fmt.Sprintf("moves from Kustomization %s to %s: whichever reconciles first decides; if %s prunes it before %s adopts it, it is deleted and recreated", r.Kustomization, r.MovedTo, r.Kustomization, r.MovedTo)
+		if r.Persistent != nil && r.OptOut == "" {
+			r.Unsafe = true
+			why += fmt.Sprintf(", losing its persistent state (%s). Protect it in %s first", r.Persistent.Detail, r.Kustomization)
+		}
+		r.Reasons = append(r.Reasons, why)
+	}
+	if len(r.DeclaredConsumers) > 0 && r.Outcome != Moved {
+		names := make([]string, len(r.DeclaredConsumers))
+		for i, c := range r.DeclaredConsumers {
+			names[i] = c.String()
+		}
+		r.Reasons = append(r.Reasons, "the candidate still mounts the claim in "+strings.Join(names, ", ")+": drain those mounts in git first")
+		r.Unsafe = r.Unsafe || r.Outcome == Pruned
+	}
+}
+
+// optOut names what keeps the object from being pruned, or "" when nothing does.
+func optOut(ks Kustomization, r *Removal) string {
+	if !ks.Prune {
+		return "spec.prune is false on Kustomization " + ks.ID()
+	}
+	ann := annotationsFor(r)
+	switch {
+	case ann[PruneAnnotation] == Disabled:
+		return PruneAnnotation + ": " + Disabled
+	case ann[ReconcileAnnotation] == Disabled:
+		return ReconcileAnnotation + ": " + Disabled
+	case strings.EqualFold(ann[SSAAnnotation], "Ignore"):
+		return SSAAnnotation + ": Ignore"
+	}
+	return ""
+}
+
+// annotationsFor returns the annotations Flux reads: the live object's when it exists.
+func annotationsFor(r *Removal) map[string]string {
+	if r.Live != nil && r.Live.Exists {
+		return r.Live.Annotations
+	}
+	if r.base != nil {
+		return r.base.GetAnnotations()
+	}
+	return nil
+}
+
+func protects(ann map[string]string) bool {
+	return ann[PruneAnnotation] == Disabled || ann[ReconcileAnnotation] == Disabled || strings.EqualFold(ann[SSAAnnotation], "Ignore")
+}
+
+func baseProtected(r *Removal) bool { return r.base != nil && protects(r.base.GetAnnotations()) }
+
+func liveProtected(r *Removal) bool { return r.Live != nil && protects(r.Live.Annotations) }
+
+func allBase(units []Unit) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, u := range units {
+		out = append(out, u.Base...)
+	}
+	return out
+}

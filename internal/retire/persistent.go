@@ -1,0 +1,160 @@
+package retire
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// DefaultPersistentKinds are the kinds whose deletion loses state, as `Kind` or `Kind.group`.
+var DefaultPersistentKinds = []string{
+	"PersistentVolumeClaim",
+	"PersistentVolume",
+	"Namespace",
+	"StatefulSet.apps",
+	"CustomResourceDefinition.apiextensions.k8s.io",
+	"HelmRelease.helm.toolkit.fluxcd.io",
+	"Cluster.postgresql.cnpg.io",
+}
+
+// Kinds is the set of persistent kinds: `Kind.group` matches one group, a bare `Kind` any group.
+type Kinds map[string]bool
+
+// NewKinds returns the default persistent kinds plus extra ones (from --persistent-kind).
+func NewKinds(extra ...string) (Kinds, error) {
+	k := Kinds{}
+	for _, s := range append(append([]string(nil), DefaultPersistentKinds...), extra...) {
+		s = strings.TrimSpace(s)
+		if s == "" || strings.ContainsAny(s, " /_") {
+			return nil, fmt.Errorf("persistent kind %q: want Kind or Kind.group, e.g. Cluster.postgresql.cnpg.io", s)
+		}
+		k[s] = true
+	}
+	return k, nil
+}
+
+// Has reports whether objects of ref's kind are persistent.
+func (k Kinds) Has(ref Ref) bool { return k[ref.GroupKind()] || k[ref.Kind] }
+
+// Persistence says what deleting the removed object loses, or nil when it holds no state. The
+// counts come from the base builds (all) and, in live mode, from the cluster (r.Live.Count).
+func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persistence {
+	ref := r.Object
+	if !k.Has(ref) {
+		return nil
+	}
+	liveCount := -1
+	if r.Live != nil && r.Live.Exists {
+		liveCount = r.Live.Count
+	}
+	switch ref.GroupKind() {
+	case "PersistentVolumeClaim":
+		return &Persistence{Detail: "the claim's volume is released; with reclaim policy Delete its data is lost"}
+	case "PersistentVolume":
+		return &Persistence{Detail: "the volume and, with reclaim policy Delete, its data"}
+	case "Namespace":
+		n := countIn(all, func(o *unstructured.Unstructured) bool { return o.GetNamespace() == ref.Name })
+		return counted(fmt.Sprintf("deleting a namespace cascades to everything in it: %d objects declared at base", n), n, liveCount, "objects live in it")
+	case "StatefulSet.apps":
+		return statefulSet(r.base)
+	case "CustomResourceDefinition.apiextensions.k8s.io":
+		group, kind := crdKind(r.base, ref.Name)
+		n := countIn(all, func(o *unstructured.Unstructured) bool {
+			gvk := o.GroupVersionKind()
+			return gvk.Group == group && gvk.Kind == kind
+		})
+		return counted(fmt.Sprintf("deleting a CRD deletes every custom resource of it: %d declared at base", n), n, liveCount, "live in the cluster")
+	case "HelmRelease.helm.toolkit.fluxcd.io":
+		return &Persistence{Detail: "helm-controller uninstalls the release and deletes everything the chart installed"}
+	case "Cluster.postgresql.cnpg.io":
+		return &Persistence{Detail: "the CloudNativePG operator deletes the PostgreSQL cluster, its pods and its claims"}
+	}
+	return &Persistence{Detail: ref.GroupKind() + " is listed as persistent (--persistent-kind)"}
+}
+
+func counted(detail string, declared, live int, liveWhat string) *Persistence {
+	p := &Persistence{Detail: detail, Count: declared}
+	if live >= 0 {
+		p.Count = live
+		p.Detail += fmt.Sprintf(", %d %s", live, liveWhat)
+	}
+	return p
+}
+
+func countIn(objs []*unstructured.Unstructured, match func(*unstructured.Unstructured) bool) int {
+	n := 0
+	for _, o := range objs {
+		if match(o) {
+			n++
+		}
+	}
+	return n
+}
+
+// statefulSet is persistent only when it has volumeClaimTemplates; its retention policy says
+// whether the claims go with it.
+func statefulSet(base *unstructured.Unstructured) *Persistence {
+	if base == nil {
+		return &Persistence{Detail: "a StatefulSet known only from the live inventory: check its volumeClaimTemplates by hand"}
+	}
+	tpls, _, _ := unstructured.NestedSlice(base.Object, "spec", "volumeClaimTemplates")
+	if len(tpls) == 0 {
+		return nil
+	}
+	policy, _, _ := unstructured.NestedString(base.Object, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
+	if policy == "" {
+		policy = "Retain"
+	}
+	if policy == "Delete" {
+		return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: Delete: its claims and their data are deleted with it", len(tpls))}
+	}
+	return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: %s: its pods go and its claims are left orphaned", len(tpls), policy)}
+}
+
+// crdKind reads the group and kind a CRD serves, from its manifest or, lacking that, its name.
+func crdKind(base *unstructured.Unstructured, name string) (string, string) {
+	if base != nil {
+		g, _, _ := unstructured.NestedString(base.Object, "spec", "group")
+		k, _, _ := unstructured.NestedString(base.Object, "spec", "names", "kind")
+		if g != "" && k != "" {
+			return g, k
+		}
+	}
+	_, group, _ := strings.Cut(name, ".")
+	return group, ""
+}
+
+// podSpecPaths are where workload kinds keep their pod spec.
+var podSpecPaths = map[string][]string{
+	"Pod":         {"spec"},
+	"Deployment":  {"spec", "template", "spec"},
+	"StatefulSet": {"spec", "template", "spec"},
+	"DaemonSet":   {"spec", "template", "spec"},
+	"ReplicaSet":  {"spec", "template", "spec"},
+	"Job":         {"spec", "template", "spec"},
+	"CronJob":     {"spec", "jobTemplate", "spec", "template", "spec"},
+}
+
+// mounters lists the workloads in objs whose pod template mounts claim.
+func mounters(claim Ref, objs []*unstructured.Unstructured) []Ref {
+	var out []Ref
+	for _, o := range objs {
+		path, ok := podSpecPaths[o.GetKind()]
+		if !ok || o.GetNamespace() != claim.Namespace {
+			continue
+		}
+		vols, _, _ := unstructured.NestedSlice(o.Object, append(append([]string(nil), path...), "volumes")...)
+		for _, v := range vols {
+			m, _ := v.(map[string]any)
+			name, _, _ := unstructured.NestedString(m, "persistentVolumeClaim", "claimName")
+			if name == claim.Name {
+				out = append(out, RefOf(o))
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID() < out[j].ID() })
+	return out
+}

@@ -1,0 +1,145 @@
+package retire
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Planner renders the staged plans of one run. Flag pins every command to one cluster
+// (`--context=prod`); offline, where no cluster is known, it is a placeholder the operator fills.
+type Planner struct {
+	Flag string
+}
+
+// kubectl renders `kubectl --context=X [-n ns] args...`.
+func (p Planner) kubectl(namespace string, args ...string) string {
+	parts := []string{"kubectl", p.Flag}
+	if namespace != "" {
+		parts = append(parts, "-n", namespace)
+	}
+	return strings.Join(append(parts, args...), " ")
+}
+
+// Plan fills r.Plan. An unsafe removal gets all four stages, protect first; a retained one has
+// stages 1 and 3 done by this change and keeps the drain and the deletion by hand. Other
+// removals need no plan.
+func (p Planner) Plan(r *Removal) {
+	r.Plan = nil
+	switch {
+	case r.Unsafe:
+		r.Plan = []Stage{p.protect(r), p.drain(r), p.remove(r), p.delete(r)}
+	case r.Outcome == Retained && r.Persistent != nil:
+		protect, remove := p.protect(r), p.remove(r)
+		protect.Done, remove.Done = true, true
+		r.Plan = []Stage{protect, p.drain(r), remove, p.delete(r)}
+	}
+}
+
+func (p Planner) protect(r *Removal) Stage {
+	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
+	return Stage{
+		Number: 1, Title: "protect",
+		Do: []string{
+			fmt.Sprintf("in git, keep the manifest of %s%s and add the annotation %s: %s to its metadata", r.Object, inFile(r.File), PruneAnnotation, Disabled),
+			"merge that change alone",
+			fmt.Sprintf("wait until Kustomization %s has applied the merged revision", r.Kustomization),
+		},
+		Commands: []string{p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath='{.status.lastAppliedRevision}'")},
+		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", `jsonpath='{.metadata.annotations.kustomize\.toolkit\.fluxcd\.io/prune}'`),
+		Expect:   Disabled + " (the live object carries the protection; the lastAppliedRevision above is the merged commit)",
+	}
+}
+
+func inFile(f string) string {
+	if f == "" {
+		return ""
+	}
+	return " (" + f + ")"
+}
+
+func (p Planner) drain(r *Removal) Stage {
+	s := Stage{Number: 2, Title: "drain"}
+	ref := r.Object
+	switch ref.GroupKind() {
+	case "PersistentVolumeClaim":
+		s.Do = append(s.Do, fmt.Sprintf("in git, remove every volume that mounts claim %s from the workloads that declare it, merge, and wait for their pods to roll", ref.Name))
+		for _, c := range r.DeclaredConsumers {
+			s.Do = append(s.Do, fmt.Sprintf("the candidate still mounts it in %s", c))
+		}
+		if r.Live != nil {
+			for _, b := range r.Live.Consumers {
+				line := fmt.Sprintf("pod %s %s", b.Object.Name, b.Reason)
+				if len(b.OwnerChain) > 0 {
+					line += ", owned by " + b.OwnerChain[len(b.OwnerChain)-1].String()
+				}
+				if b.GitOps != nil {
+					line += ", applied by " + b.GitOps.String()
+				}
+				s.Do = append(s.Do, line)
+			}
+		}
+		s.Check = p.kubectl(ref.Namespace, "get", "pods", "--no-headers", "-o", "custom-columns=POD:.metadata.name,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName") + " | grep -w " + ref.Name
+		s.Expect = "no output: no pod uses the claim"
+	case "Namespace":
+		s.Do = []string{fmt.Sprintf("move or retire what still lives in namespace %s first: deleting it deletes all of it", ref.Name)}
+		s.Check = p.kubectl(ref.Name, "get", "all,configmaps,secrets,persistentvolumeclaims")
+		s.Expect = "nothing you still need"
+	case "CustomResourceDefinition.apiextensions.k8s.io":
+		s.Do = []string{fmt.Sprintf("retire or back up every custom resource of %s first: deleting the CRD deletes them all", ref.Name)}
+		s.Check = p.kubectl("", "get", ref.Name, "-A")
+		s.Expect = "no resources found"
+	default:
+		s.Do = []string{fmt.Sprintf("make sure nothing still depends on %s (%s)", ref, detail(r))}
+	}
+	return s
+}
+
+func detail(r *Removal) string {
+	if r.Persistent == nil {
+		return "no persistent state"
+	}
+	return r.Persistent.Detail
+}
+
+func (p Planner) remove(r *Removal) Stage {
+	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
+	what := "the manifest of " + r.Object.String()
+	if r.File != "" {
+		what = r.File
+	}
+	return Stage{
+		Number: 3, Title: "remove the manifest",
+		Do: []string{
+			fmt.Sprintf("in git, delete %s (and its entry in kustomization.yaml), merge", what),
+			fmt.Sprintf("Kustomization %s drops %s from its inventory and leaves the object in place", r.Kustomization, r.ID),
+		},
+		Check:  p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath='{.status.inventory.entries[*].id}'") + " | tr ' ' '\\n' | grep -x " + r.ID,
+		Expect: "no output; `kubectl safe-retire " + p.Flag + " --orphans` lists the object",
+	}
+}
+
+func (p Planner) delete(r *Removal) Stage {
+	ref := r.Object
+	s := Stage{
+		Number: 4, Title: "verify and delete by hand",
+		Do: []string{
+			"once stage 2 and 3 checks pass, delete the object yourself (safe-retire without --dry-run re-checks both and asks first)",
+		},
+		Commands: []string{p.kubectl(ref.Namespace, "delete", ref.Resource(), ref.Name)},
+		Check:    p.kubectl(ref.Namespace, "get", ref.Resource(), ref.Name),
+		Expect:   "NotFound",
+		Cost:     lost(r),
+	}
+	return s
+}
+
+// lost says what the deletion of stage 4 loses.
+func lost(r *Removal) string {
+	if r.Live != nil && r.Live.Cost != "" {
+		return r.Live.Cost
+	}
+	if r.Object.GroupKind() == "PersistentVolumeClaim" {
+		return "depends on the bound volume's reclaim policy (Delete loses the data, Retain keeps it as Released); read it with the live gate (safe-retire without --offline)"
+	}
+	return detail(r)
+}

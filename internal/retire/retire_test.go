@@ -1,0 +1,209 @@
+package retire
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func obj(apiVersion, kind, ns, name string, ann map[string]string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name}}}
+	if ns != "" {
+		u.SetNamespace(ns)
+	}
+	if ann != nil {
+		u.SetAnnotations(ann)
+	}
+	return u
+}
+
+func pvc(ann map[string]string) *unstructured.Unstructured {
+	return obj("v1", "PersistentVolumeClaim", "headlamp", "headlamp", ann)
+}
+
+func deployMounting(claim string) *unstructured.Unstructured {
+	d := obj("apps/v1", "Deployment", "headlamp", "headlamp", nil)
+	_ = unstructured.SetNestedSlice(d.Object, []any{map[string]any{"name": "plugins-dir", "persistentVolumeClaim": map[string]any{"claimName": claim}}}, "spec", "template", "spec", "volumes")
+	return d
+}
+
+var (
+	apps     = Kustomization{Namespace: "flux-system", Name: "apps", Path: "./k8s/apps", Prune: true, Wait: true, Timeout: "20m0s"}
+	infra    = Kustomization{Namespace: "flux-system", Name: "infra", Path: "./k8s/infra", Prune: true}
+	noPrune  = Kustomization{Namespace: "flux-system", Name: "apps", Path: "./k8s/apps", Prune: false}
+	cm       = obj("v1", "ConfigMap", "headlamp", "settings", nil)
+	disabled = map[string]string{PruneAnnotation: Disabled}
+)
+
+func judge(t *testing.T, units []Unit, extra ...string) []Removal {
+	t.Helper()
+	k, err := NewKinds(extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := Diff(units)
+	Judge(rs, units, k)
+	return rs
+}
+
+func TestJudge(t *testing.T) {
+	sts := obj("apps/v1", "StatefulSet", "db", "pg", nil)
+	_ = unstructured.SetNestedSlice(sts.Object, []any{map[string]any{"metadata": map[string]any{"name": "data"}}}, "spec", "volumeClaimTemplates")
+	crd := obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.example.com", nil)
+	_ = unstructured.SetNestedField(crd.Object, "example.com", "spec", "group")
+	_ = unstructured.SetNestedField(crd.Object, "Widget", "spec", "names", "kind")
+	cases := []struct {
+		name    string
+		units   []Unit
+		extra   []string
+		outcome Outcome
+		unsafe  bool
+		want    string // in OptOut, MovedTo or Persistent.Detail
+	}{
+		{"unprotected claim is pruned", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(nil)}}}, nil, Pruned, true, "volume"},
+		{"prune disabled retains", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(disabled)}}}, nil, Retained, false, "prune: disabled"},
+		{"reconcile disabled retains", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(map[string]string{ReconcileAnnotation: Disabled})}}}, nil, Retained, false, "reconcile: disabled"},
+		{"ssa Ignore retains", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(map[string]string{SSAAnnotation: "Ignore"})}}}, nil, Retained, false, "ssa: Ignore"},
+		{"prune false retains", []Unit{{Kustomization: noPrune, Base: []*unstructured.Unstructured{pvc(nil)}}}, nil, Retained, false, "spec.prune is false"},
+		{"configmap is pruned safely", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{cm}}}, nil, Pruned, false, ""},
+		{"extra persistent kind", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{cm}}}, []string{"ConfigMap"}, Pruned, true, "--persistent-kind"},
+		{"statefulset with templates", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{sts}}}, nil, Pruned, true, "whenDeleted: Retain"},
+		{"namespace counts its content", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{obj("v1", "Namespace", "", "headlamp", nil), cm}, Candidate: []*unstructured.Unstructured{cm}}}, nil, Pruned, true, "1 objects declared at base"},
+		{"crd counts its resources", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{crd, obj("example.com/v1", "Widget", "a", "w1", nil), obj("example.com/v1", "Widget", "b", "w2", nil)}, Candidate: []*unstructured.Unstructured{obj("example.com/v1", "Widget", "a", "w1", nil), obj("example.com/v1", "Widget", "b", "w2", nil)}}}, nil, Pruned, true, "2 declared at base"},
+		{"helmrelease uninstalls", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "x", nil)}}}, nil, Pruned, true, "uninstalls"},
+		{"move of a claim is unsafe", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(nil)}}, {Kustomization: infra, Candidate: []*unstructured.Unstructured{pvc(nil)}}}, nil, Moved, true, "flux-system/infra"},
+		{"protected move is safe", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(disabled)}}, {Kustomization: infra, Candidate: []*unstructured.Unstructured{pvc(nil)}}}, nil, Moved, false, "flux-system/infra"},
+		{"inventory only is pruned", []Unit{{Kustomization: apps, Inventory: []string{"headlamp_headlamp__PersistentVolumeClaim"}, Live: true}}, nil, Pruned, true, "volume"},
+		{"not in live inventory", []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(nil)}, Live: true}}, nil, NotManaged, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := judge(t, tc.units, tc.extra...)
+			if len(rs) != 1 {
+				t.Fatalf("removals = %+v, want 1", rs)
+			}
+			r := rs[0]
+			if r.Outcome != tc.outcome || r.Unsafe != tc.unsafe {
+				t.Fatalf("outcome %s unsafe %v, want %s %v (reasons %q)", r.Outcome, r.Unsafe, tc.outcome, tc.unsafe, r.Reasons)
+			}
+			got := r.OptOut + "|" + r.MovedTo
+			if r.Persistent != nil {
+				got += "|" + r.Persistent.Detail
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("%q lacks %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// The live object is what Flux reads: a protection merged but not applied yet does not count.
+func TestLiveAnnotationsWin(t *testing.T) {
+	cases := []struct {
+		name      string
+		base, liv map[string]string
+		outcome   Outcome
+		unsafe    bool
+	}{
+		{"merged, not applied", disabled, nil, Pruned, true},
+		{"applied", disabled, disabled, Retained, false},
+		{"applied by hand only", nil, disabled, Retained, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			units := []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(tc.base)}, Inventory: []string{"headlamp_headlamp__PersistentVolumeClaim"}, Live: true}}
+			rs := Diff(units)
+			rs[0].Live = &Live{Exists: true, Annotations: tc.liv}
+			k, _ := NewKinds()
+			Judge(rs, units, k)
+			if rs[0].Outcome != tc.outcome || rs[0].Unsafe != tc.unsafe {
+				t.Fatalf("outcome %s unsafe %v, want %s %v", rs[0].Outcome, rs[0].Unsafe, tc.outcome, tc.unsafe)
+			}
+		})
+	}
+}
+
+func TestDeclaredConsumers(t *testing.T) {
+	units := []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(disabled), deployMounting("headlamp")}, Candidate: []*unstructured.Unstructured{deployMounting("headlamp")}}}
+	rs := judge(t, units)
+	if len(rs) != 1 || len(rs[0].DeclaredConsumers) != 1 || rs[0].DeclaredConsumers[0].Kind != "Deployment" {
+		t.Fatalf("removals = %+v", rs)
+	}
+	if rs[0].Outcome != Retained || rs[0].Unsafe {
+		t.Errorf("a retained claim still mounted is safe to merge: %+v", rs[0])
+	}
+}
+
+func TestPlan(t *testing.T) {
+	p := Planner{Flag: "--context=prod"}
+	cases := []struct {
+		name   string
+		ann    map[string]string
+		stages int
+		done   []bool
+		want   []string
+	}{
+		{"unsafe claim", nil, 4, []bool{false, false, false, false}, []string{
+			"kubectl --context=prod -n headlamp get persistentvolumeclaim headlamp -o jsonpath='{.metadata.annotations.kustomize\\.toolkit\\.fluxcd\\.io/prune}'",
+			"kubectl --context=prod -n headlamp get pods --no-headers -o custom-columns=POD:.metadata.name,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName | grep -w headlamp",
+			"kubectl --context=prod -n flux-system get kustomization apps -o jsonpath='{.status.inventory.entries[*].id}' | tr ' ' '\\n' | grep -x headlamp_headlamp__PersistentVolumeClaim",
+			"kubectl --context=prod -n headlamp delete persistentvolumeclaim headlamp",
+		}},
+		{"retained claim", disabled, 4, []bool{true, false, true, false}, []string{"kubectl --context=prod -n headlamp delete persistentvolumeclaim headlamp"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := judge(t, []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(tc.ann)}}})
+			rs[0].File = "k8s/apps/headlamp/pvc.yaml"
+			p.Plan(&rs[0])
+			if len(rs[0].Plan) != tc.stages {
+				t.Fatalf("plan = %+v", rs[0].Plan)
+			}
+			var all []string
+			for i, s := range rs[0].Plan {
+				if s.Number != i+1 || s.Done != tc.done[i] {
+					t.Errorf("stage %d: number %d done %v, want done %v", i+1, s.Number, s.Done, tc.done[i])
+				}
+				all = append(all, s.Check)
+				all = append(all, s.Commands...)
+				all = append(all, s.Do...)
+			}
+			joined := strings.Join(all, "\n")
+			for _, w := range append(tc.want, "k8s/apps/headlamp/pvc.yaml") {
+				if !strings.Contains(joined, w) {
+					t.Errorf("plan lacks %q:\n%s", w, joined)
+				}
+			}
+		})
+	}
+	safe := judge(t, []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{cm}}})
+	p.Plan(&safe[0])
+	if safe[0].Plan != nil {
+		t.Errorf("a safe prune needs no plan: %+v", safe[0].Plan)
+	}
+}
+
+func TestParseID(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		ok bool
+	}{{"headlamp_headlamp__PersistentVolumeClaim", true}, {"_headlamp__Namespace", true}, {"a_b_apps_Deployment", true}, {"bad", false}, {"a_b_c", false}} {
+		t.Run(tc.id, func(t *testing.T) {
+			r, err := ParseID(tc.id)
+			if (err == nil) != tc.ok || (tc.ok && r.ID() != tc.id) {
+				t.Fatalf("ParseID(%q) = %+v, %v", tc.id, r, err)
+			}
+		})
+	}
+}
+
+func TestNewKindsRejects(t *testing.T) {
+	for _, bad := range []string{"", "a b", "pvc/x"} {
+		t.Run(bad, func(t *testing.T) {
+			if _, err := NewKinds(bad); err == nil {
+				t.Fatalf("NewKinds(%q) accepted", bad)
+			}
+		})
+	}
+}

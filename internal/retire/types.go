@@ -1,0 +1,190 @@
+// Package retire decides what a GitOps change retires and how to retire it safely. Given, per
+// Flux Kustomization, the objects its path builds to at a base and at a candidate revision (and,
+// in live mode, its status.inventory and what the cluster says about each object), it names
+// every object the candidate drops, whether Flux would prune it, keep it (an opt-out) or hand it
+// to another Kustomization, whether it holds persistent state, and the staged plan — protect,
+// drain, remove, delete by hand — with exact commands.
+//
+// The package is pure: it reads no cluster and no repository. Building the revisions and reading
+// the cluster belong to the command (plugins/saferetire); this package only decides.
+package retire
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/finalizers"
+)
+
+// The annotations kustomize-controller honours on a live object before pruning it.
+const (
+	PruneAnnotation     = "kustomize.toolkit.fluxcd.io/prune"
+	ReconcileAnnotation = "kustomize.toolkit.fluxcd.io/reconcile"
+	SSAAnnotation       = "kustomize.toolkit.fluxcd.io/ssa"
+	// Disabled is the value of the prune and reconcile annotations that opts an object out.
+	Disabled = "disabled"
+)
+
+// Ref identifies one object the way a Flux inventory does.
+type Ref struct {
+	Group     string `json:"group,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// RefOf is the identity of a built or live object.
+func RefOf(u *unstructured.Unstructured) Ref {
+	gvk := u.GroupVersionKind()
+	return Ref{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// ParseID reads a Flux inventory id, `<namespace>_<name>_<group>_<kind>`.
+func ParseID(id string) (Ref, error) {
+	parts := strings.Split(id, "_")
+	if len(parts) != 4 || parts[1] == "" || parts[3] == "" {
+		return Ref{}, fmt.Errorf("inventory id %q is not <namespace>_<name>_<group>_<kind>", id)
+	}
+	return Ref{Namespace: parts[0], Name: parts[1], Group: parts[2], Kind: parts[3]}, nil
+}
+
+// ID is the Flux inventory id, e.g. `headlamp_headlamp__PersistentVolumeClaim`.
+func (r Ref) ID() string { return r.Namespace + "_" + r.Name + "_" + r.Group + "_" + r.Kind }
+
+// Resource is the type as kubectl accepts it: `persistentvolumeclaim`, `customresourcedefinition.apiextensions.k8s.io`.
+func (r Ref) Resource() string {
+	s := strings.ToLower(r.Kind)
+	if r.Group != "" {
+		s += "." + r.Group
+	}
+	return s
+}
+
+// String renders `PersistentVolumeClaim headlamp/headlamp` (no namespace part when cluster-scoped).
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// GroupKind is `Kind.group`, or `Kind` for the core group.
+func (r Ref) GroupKind() string {
+	if r.Group == "" {
+		return r.Kind
+	}
+	return r.Kind + "." + r.Group
+}
+
+// Kustomization is the part of a Flux Kustomization a retirement depends on.
+type Kustomization struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Path      string `json:"path"`
+	Prune     bool   `json:"prune"`
+	Wait      bool   `json:"wait"`
+	// HealthChecks is set when spec.healthChecks names objects (they are waited on like wait).
+	HealthChecks bool   `json:"healthChecks,omitempty"`
+	Timeout      string `json:"timeout,omitempty"`
+}
+
+// ID is `namespace/name`.
+func (k Kustomization) ID() string { return k.Namespace + "/" + k.Name }
+
+// Outcome is what Flux does with an object the candidate no longer declares.
+type Outcome string
+
+// The outcomes of a removal.
+const (
+	// Pruned: kustomize-controller deletes the object.
+	Pruned Outcome = "Pruned"
+	// Retained: an opt-out keeps the object; Flux drops it from its inventory and leaves it.
+	Retained Outcome = "Retained"
+	// Moved: another Kustomization declares it in the candidate.
+	Moved Outcome = "Moved"
+	// NotManaged: the object is in no live inventory, so Flux prunes nothing (live mode only).
+	NotManaged Outcome = "NotManaged"
+)
+
+// Persistence says why an object holds state that a deletion loses.
+type Persistence struct {
+	// Detail is what the deletion takes with it, e.g. "cascades to the 12 objects in it".
+	Detail string `json:"detail"`
+	// Count is the number of objects the deletion cascades to (namespace content, custom
+	// resources of a CRD); -1 when unknown.
+	Count int `json:"count,omitempty"`
+}
+
+// Live is what the cluster says about a removed object, filled by the live gate.
+type Live struct {
+	Exists      bool     `json:"exists"`
+	Terminating bool     `json:"terminating,omitempty"`
+	Finalizers  []string `json:"finalizers,omitempty"`
+	// Annotations are the live object's opt-out annotations: the ones Flux actually reads.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// Consumers are the pods that mount a claim (they hold kubernetes.io/pvc-protection).
+	Consumers []finalizers.Blocker `json:"consumers,omitempty"`
+	// Cost is what deleting the object loses (the bound volume's reclaim policy).
+	Cost string `json:"cost,omitempty"`
+	// Count is the live cascade count (namespace content, custom resources); -1 when unread.
+	Count      int      `json:"count,omitempty"`
+	Incomplete []string `json:"incomplete,omitempty"`
+}
+
+// Wedge says that a prune which cannot finish would hold a Kustomization's health check and
+// freeze the Kustomizations downstream of it.
+type Wedge struct {
+	Kustomization string   `json:"kustomization"`
+	Timeout       string   `json:"timeout,omitempty"`
+	Frozen        []string `json:"frozen"`
+	Why           string   `json:"why"`
+}
+
+// Removal is one object a Kustomization's candidate no longer declares.
+type Removal struct {
+	Object        Ref    `json:"object"`
+	ID            string `json:"id"`
+	Kustomization string `json:"kustomization"`
+	// File is the manifest that declared the object at base, relative to the repository root.
+	File    string  `json:"file,omitempty"`
+	Outcome Outcome `json:"outcome"`
+	// OptOut names what keeps a retained object, e.g. `kustomize.toolkit.fluxcd.io/prune: disabled`.
+	OptOut string `json:"optOut,omitempty"`
+	// MovedTo is the Kustomization that declares the object in the candidate.
+	MovedTo string `json:"movedTo,omitempty"`
+	// InInventory is set when the live inventory lists the object (live mode).
+	InInventory bool         `json:"inInventory,omitempty"`
+	Persistent  *Persistence `json:"persistent,omitempty"`
+	Live        *Live        `json:"live,omitempty"`
+	Wedge       *Wedge       `json:"wedge,omitempty"`
+	// DeclaredConsumers are workloads in the candidate build that still mount a removed claim.
+	DeclaredConsumers []Ref `json:"declaredConsumers,omitempty"`
+	Unsafe            bool  `json:"unsafe"`
+	// Reasons say why the removal is unsafe or what to watch for.
+	Reasons []string `json:"reasons,omitempty"`
+	Plan    []Stage  `json:"plan,omitempty"`
+
+	// base is the object as built at base; nil when only the live inventory lists it.
+	base *unstructured.Unstructured
+}
+
+// Base returns the object as built at base, or nil when only the live inventory lists it.
+func (r *Removal) Base() *unstructured.Unstructured { return r.base }
+
+// Stage is one step of a retirement plan and the check that ends it.
+type Stage struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	// Do is what to change (in git, or on the cluster for stage 4).
+	Do       []string `json:"do"`
+	Commands []string `json:"commands,omitempty"`
+	// Check is the command whose output ends the stage, and Expect what it must show.
+	Check  string `json:"check,omitempty"`
+	Expect string `json:"expect,omitempty"`
+	// Cost is what the stage loses, "" when nothing.
+	Cost string `json:"cost,omitempty"`
+	// Done is set for stages the change already carries (a retained removal has been protected).
+	Done bool `json:"done,omitempty"`
+}
