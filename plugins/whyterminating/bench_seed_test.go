@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -207,9 +208,38 @@ func benchListAll(ctx context.Context, c *cluster.Clients, r kinds.Resource) (ob
 // by kind (discovery, list, get, other verbs). Its kubeconfig has no credentials: the proxy
 // adds the admin's.
 type benchProxy struct {
-	flags  []string // --kubeconfig, --context and its own --cache-dir, cold at first
-	mu     sync.Mutex
-	counts map[string]int
+	flags    []string // --kubeconfig, --context and its own --cache-dir, cold at first
+	next     http.RoundTripper
+	mu       sync.Mutex
+	counts   map[string]int
+	timeline benchTimeline
+}
+
+// benchTimeline marks when a client's requests happened: the first one, the span of the LISTs
+// in the benchmark namespace (the sweep), and the end of the last one.
+type benchTimeline struct{ first, sweepStart, sweepEnd, last time.Time }
+
+// RoundTrip forwards a request and records it.
+func (p *benchProxy) RoundTrip(r *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := p.next.RoundTrip(r)
+	end := time.Now()
+	class := benchClassify(r)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.counts[class]++
+	t := &p.timeline
+	if t.first.IsZero() {
+		t.first = start
+	}
+	if class == "list" && strings.Contains(r.URL.Path, "/namespaces/"+benchNamespace+"/") {
+		if t.sweepStart.IsZero() {
+			t.sweepStart = start
+		}
+		t.sweepEnd = end
+	}
+	t.last = end
+	return resp, err
 }
 
 func startBenchProxy(b *testing.B, e *testenv.Env) (*benchProxy, error) {
@@ -221,13 +251,8 @@ func startBenchProxy(b *testing.B, e *testenv.Env) (*benchProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &benchProxy{counts: map[string]int{}}
-	srv := httptest.NewServer(&httputil.ReverseProxy{Transport: rt, Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(target)
-		p.mu.Lock()
-		p.counts[benchClassify(r.In)]++
-		p.mu.Unlock()
-	}})
+	p := &benchProxy{next: rt, counts: map[string]int{}}
+	srv := httptest.NewServer(&httputil.ReverseProxy{Transport: p, Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }})
 	b.Cleanup(srv.Close)
 	dir := b.TempDir()
 	cfg := clientcmdapi.NewConfig()
@@ -243,13 +268,13 @@ func startBenchProxy(b *testing.B, e *testenv.Env) (*benchProxy, error) {
 	return p, nil
 }
 
-// reset returns the counts so far and starts again from zero.
-func (p *benchProxy) reset() map[string]int {
+// reset returns the counts and timeline so far and starts again from zero.
+func (p *benchProxy) reset() (map[string]int, benchTimeline) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := p.counts
-	p.counts = map[string]int{}
-	return c
+	c, t := p.counts, p.timeline
+	p.counts, p.timeline = map[string]int{}, benchTimeline{}
+	return c, t
 }
 
 // benchClassify names what a request is: discovery (/api, /apis/g/v, /openapi, /version),

@@ -155,6 +155,8 @@ type benchResult struct {
 	rssKiB                          int64
 	floorLists, idiomLines          int
 	cold, warm, idiomReqs           map[string]int
+	timeline                        benchTimeline
+	phases                          string
 }
 
 // measure runs every contender; the fast ones benchReps times, in an order rotated every
@@ -200,11 +202,13 @@ func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 	// Request counts go through the counting proxy, whose discovery cache starts cold.
 	f.proxy.reset()
 	f.runBinary(ctx, b, f.proxy.flags)
-	r.cold = f.proxy.reset()
-	f.runBinary(ctx, b, f.proxy.flags)
-	r.warm = f.proxy.reset()
+	r.cold, _ = f.proxy.reset()
+	t0 := time.Now()
+	d, _ = f.runBinary(ctx, b, f.proxy.flags)
+	r.warm, r.timeline = f.proxy.reset()
+	r.phases = r.timeline.phases(t0, t0.Add(d))
 	f.runIdiom(ctx, b, f.proxy.flags)
-	r.idiomReqs = f.proxy.reset()
+	r.idiomReqs, _ = f.proxy.reset()
 	return r
 }
 
@@ -316,8 +320,8 @@ func (r benchResult) report(b *testing.B) {
 	row("  (binary, cold discovery cache)", nil, benchFormat(r.cold))
 	row("kubectl idiom", r.idiom, benchFormat(r.idiomReqs))
 	w.Flush()
-	b.Logf("median of %d runs (idiom: 1 run, %d lines of output)\n%s\npeak RSS of kubectl-why_terminating: %.1f MB (target < 150)\nwhy-terminating is %.1fx faster than the idiom (target >= 20) and %.2fx the floor (target <= 1.5)",
-		benchReps, r.idiomLines, s.String(), float64(r.rssKiB)/1024, float64(idiom)/float64(why), float64(why)/float64(floor))
+	b.Logf("median of %d runs (idiom: 1 run, %d lines of output)\n%s\nbinary through the proxy: %s\npeak RSS of kubectl-why_terminating: %.1f MB (target < 150)\nwhy-terminating is %.1fx faster than the idiom (target >= 20) and %.2fx the floor (target <= 1.5)",
+		benchReps, r.idiomLines, s.String(), r.phases, float64(r.rssKiB)/1024, float64(idiom)/float64(why), float64(why)/float64(floor))
 }
 
 // benchTiming is the wall times of one contender over the repetitions.
@@ -337,6 +341,13 @@ func (t benchTiming) spread() string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f-%.0f", benchMS(slices.Min(t)), benchMS(slices.Max(t)))
+}
+
+// phases splits a client's wall time, from start to exit, at its first request and the
+// first and last LIST of the sweep.
+func (t benchTimeline) phases(start, exit time.Time) string {
+	return fmt.Sprintf("%.0f ms to the first request, %.0f ms of discovery and reads before the sweep, %.0f ms of sweep, %.0f ms of explaining, output and exit",
+		benchMS(t.first.Sub(start)), benchMS(t.sweepStart.Sub(t.first)), benchMS(t.sweepEnd.Sub(t.sweepStart)), benchMS(exit.Sub(t.sweepEnd)))
 }
 
 func benchMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
