@@ -1,0 +1,270 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fluxcd/pkg/kustomize"
+	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/resmap"
+	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+)
+
+// ErrPathNotFound means a Kustomization's spec.path does not exist in the snapshot.
+var ErrPathNotFound = errors.New("kustomization path not found")
+
+// ErrNeedsNetwork means a build refers to remote resources or bases and the network was not
+// allowed; BuildResult.RemoteURLs names them.
+var ErrNeedsNetwork = errors.New("remote resources cannot be built offline")
+
+// BuildOptions controls what a build may reach.
+type BuildOptions struct {
+	// AllowNetwork lets remote resources and bases be fetched. Off by default: a path that
+	// needs them fails with ErrNeedsNetwork before anything is fetched.
+	AllowNetwork bool
+	// ConfigMaps resolves postBuild.substituteFrom offline: ConfigMap data by
+	// "namespace/name". Secret values are never read; variables a Secret (or a ConfigMap
+	// missing here) may define are left as ${NAME} and reported when an identity needs them.
+	ConfigMaps map[string]map[string]string
+}
+
+// BuildResult is what one path built to.
+type BuildResult struct {
+	// Objects are the objects Flux would apply, in kustomize's output order.
+	Objects []*unstructured.Unstructured
+	// Files runs parallel to Objects: the repo-relative file each object came from, or ""
+	// when kustomize generated it or it came from a remote resource.
+	Files []string
+	// Err is set when the path did not build; Objects is then empty.
+	Err error
+	// RemoteURLs are the remote resources that made an offline build impossible (Err is set
+	// too, wrapping ErrNeedsNetwork).
+	RemoteURLs []string
+	// Unresolved are the ${VARS} left unresolved that an object's name or namespace depends
+	// on, sorted.
+	Unresolved []string
+}
+
+// Kustomizations returns the Flux Kustomizations among the built objects, with the file
+// each was found in.
+func (r *BuildResult) Kustomizations() ([]Kustomization, error) {
+	return kustomizationsIn(r.Objects, r.Files)
+}
+
+// BuildPath builds a plain entry path such as clusters/prod, for which no Flux object exists
+// in the repo (a bootstrap tool created it in the cluster): it is built as a Kustomization
+// with only spec.path set.
+func BuildPath(ctx context.Context, root, p string, opts BuildOptions) *BuildResult {
+	return Build(ctx, root, Kustomization{Path: CleanPath(p)}, opts)
+}
+
+// Build builds root/ks.Path exactly like kustomize-controller: the Kustomization's spec is
+// written into the path's kustomization.yaml by the controller's own generator (one is
+// generated for a plain directory), kustomize builds it on a file system confined to root
+// with plugins disabled, then postBuild substitution runs (strict on undefined variables, as
+// the controller is by default) and spec.commonMetadata is applied.
+//
+// The snapshot is never written to: the generated kustomization.yaml lives in an in-memory
+// layer over the read-only tree, so builds of the same root may run concurrently.
+// SOPS-encrypted Secrets are built as the YAML they are and never decrypted.
+func Build(ctx context.Context, root string, ks Kustomization, opts BuildOptions) *BuildResult {
+	res := &BuildResult{}
+	if err := ctx.Err(); err != nil {
+		res.Err = err
+		return res
+	}
+	obj := ks.Object
+	if obj == nil {
+		obj = minimalObject(ks)
+	}
+	rel := CleanPath(ks.Path)
+	dir := filepath.Join(root, filepath.FromSlash(rel))
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		res.Err = fmt.Errorf("%w: %s", ErrPathNotFound, rel)
+		return res
+	}
+	fs, addedOrigins, err := generate(root, dir, obj, opts.AllowNetwork)
+	if err != nil {
+		res.Err = fmt.Errorf("generating kustomization for %s: %w", rel, err)
+		return res
+	}
+	if !opts.AllowNetwork {
+		if urls := remoteRefs(fs, dir); len(urls) > 0 {
+			res.RemoteURLs = urls
+			res.Err = fmt.Errorf("building %s: %w: %s", rel, ErrNeedsNetwork, strings.Join(urls, ", "))
+			return res
+		}
+	}
+	m, err := kustomize.Build(fs, dir)
+	if err != nil {
+		res.Err = fmt.Errorf("kustomize build failed for %s: %w", rel, err)
+		return res
+	}
+	if err := collect(ctx, m, obj, rel, addedOrigins, opts, res); err != nil {
+		res.Objects, res.Files, res.Unresolved = nil, nil, nil
+		res.Err = fmt.Errorf("building %s: %w", rel, err)
+	}
+	return res
+}
+
+// minimalObject stands in for a Flux object that is not in the repo: only spec.path, so the
+// generator adds nothing to the path's own kustomization.
+func minimalObject(ks Kustomization) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"path": ks.Path}}}
+	u.SetAPIVersion(kustomizeGroup + "/v1")
+	u.SetKind("Kustomization")
+	u.SetName(ks.Name)
+	u.SetNamespace(ks.Namespace)
+	return u
+}
+
+// generate runs the controller's generator over dir and returns a file system on which
+// kustomize sees its output: the on-disk tree confined to root (with the temp dirs of remote
+// clones allowed only when the network is), under an in-memory layer that holds the written
+// kustomization file. It also turns on origin annotations so each object's file is known;
+// addedOrigins says whether they must be removed again.
+func generate(root, dir string, obj *unstructured.Unstructured, allowNetwork bool) (filesys.FileSystem, bool, error) {
+	manifest, kfile, _, err := kustomize.NewGenerator(root, *obj).GenerateManifest(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	manifest, added, err := withOriginAnnotations(manifest)
+	if err != nil {
+		return nil, false, err
+	}
+	var disk filesys.FileSystem
+	if allowNetwork {
+		disk, err = securefs.MakeFsOnDiskSecureBuild(root)
+	} else {
+		disk, err = securefs.MakeFsOnDiskSecure(root)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	fs := securefs.MakeFsInMemory(disk)
+	if err := fs.WriteFile(kfile, manifest); err != nil {
+		return nil, false, err
+	}
+	return fs, added, nil
+}
+
+// withOriginAnnotations adds "originAnnotations" to the kustomization's buildMetadata. It is
+// added to the buildMetadata already there rather than set through spec.buildMetadata,
+// which would replace the file's own list and change the output.
+func withOriginAnnotations(manifest []byte) ([]byte, bool, error) {
+	var k kustypes.Kustomization
+	if err := yaml.Unmarshal(manifest, &k); err != nil {
+		return nil, false, err
+	}
+	for _, m := range k.BuildMetadata {
+		if m == kustypes.OriginAnnotations {
+			return manifest, false, nil
+		}
+	}
+	k.BuildMetadata = append(k.BuildMetadata, kustypes.OriginAnnotations)
+	out, err := yaml.Marshal(k)
+	return out, true, err
+}
+
+// collect turns the built resources into objects the way the controller's build() and
+// apply() do: every resource needs apiVersion, kind and name; postBuild runs on each;
+// commonMetadata is set on all.
+func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructured, rel string, stripOrigins bool, opts BuildOptions, res *BuildResult) error {
+	sub, err := newSubstituter(obj, opts.ConfigMaps)
+	if err != nil {
+		return err
+	}
+	unresolved := map[string]bool{}
+	for _, r := range m.Resources() {
+		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
+			// Name the file, never the content: it may be a Secret.
+			return fmt.Errorf("a resource without apiVersion, kind or name (from %s)", orDefault(r.GetAnnotations()[originAnnotation], "a generator"))
+		}
+		if err := sub.run(ctx, r, unresolved); err != nil {
+			return fmt.Errorf("post build failed for '%s/%s': %w", r.GetGvk(), r.GetName(), err)
+		}
+		data, err := r.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return fmt.Errorf("decoding %s/%s: %w", r.GetKind(), r.GetName(), err)
+		}
+		res.Objects = append(res.Objects, u)
+		res.Files = append(res.Files, fileOf(u, rel, stripOrigins))
+	}
+	setCommonMetadata(obj, res.Objects)
+	res.Unresolved = sortedSet(unresolved)
+	return nil
+}
+
+// fileOf reads the object's origin annotation as a repo-relative file, removing the
+// annotation when only this package asked for it.
+func fileOf(u *unstructured.Unstructured, rel string, strip bool) string {
+	ann := u.GetAnnotations()
+	raw, ok := ann[originAnnotation]
+	if !ok {
+		return ""
+	}
+	if strip {
+		delete(ann, originAnnotation)
+		if len(ann) == 0 {
+			ann = nil
+		}
+		u.SetAnnotations(ann)
+	}
+	var origin struct {
+		Path string `json:"path"`
+		Repo string `json:"repo"`
+	}
+	if err := yaml.Unmarshal([]byte(raw), &origin); err != nil || origin.Path == "" || origin.Repo != "" {
+		return ""
+	}
+	return CleanPath(path.Join(rel, origin.Path))
+}
+
+// setCommonMetadata applies spec.commonMetadata to every object, as kustomize-controller
+// does after the build: its labels and annotations win over the objects' own.
+func setCommonMetadata(obj *unstructured.Unstructured, objs []*unstructured.Unstructured) {
+	labels, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "commonMetadata", "labels")
+	annotations, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "commonMetadata", "annotations")
+	if len(labels) == 0 && len(annotations) == 0 {
+		return
+	}
+	for _, o := range objs {
+		o.SetLabels(merged(o.GetLabels(), labels))
+		o.SetAnnotations(merged(o.GetAnnotations(), annotations))
+	}
+}
+
+func merged(into, from map[string]string) map[string]string {
+	if len(from) == 0 {
+		return into
+	}
+	if into == nil {
+		into = map[string]string{}
+	}
+	for k, v := range from {
+		into[k] = v
+	}
+	return into
+}
+
+func sortedSet(set map[string]bool) []string {
+	var out []string
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

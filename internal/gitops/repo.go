@@ -1,0 +1,108 @@
+// Package gitops reads a GitOps repository at a revision and builds its Flux Kustomizations'
+// paths the way kustomize-controller does, so the objects Flux would apply can be compared
+// between revisions. It never contacts a cluster and never decodes or prints Secret data.
+//
+// A Repo is a git working tree read through the git CLI. A Snapshot is one revision of it on
+// disk: the working tree as is, or a commit extracted with `git archive` into a temporary
+// directory. Build runs kustomize-controller's own generator and kustomize build
+// (github.com/fluxcd/pkg/kustomize) over a path of a snapshot, then its post-build variable
+// substitution and common metadata. A build never writes to the snapshot: the generated
+// kustomization.yaml lives in an in-memory layer over the read-only tree, so builds of the
+// same snapshot may run concurrently and the working tree is never touched.
+package gitops
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+)
+
+// Repo is a git working tree.
+type Repo struct {
+	// Dir is the top level of the working tree, with symlinks resolved.
+	Dir string
+}
+
+// OpenRepo opens the git working tree that contains dir. A directory outside any working
+// tree (or a bare repository) is bad input.
+func OpenRepo(dir string) (*Repo, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, exitcode.UsageErrorf("%s is not a directory", dir)
+	}
+	top, err := git(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, exitcode.UsageErrorf("%s is not a git working tree: %w", dir, err)
+	}
+	// The secure file systems of the build compare paths lexically, so the root must be
+	// the real path (a temp dir behind a symlink would look like an escape).
+	real, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", top, err)
+	}
+	return &Repo{Dir: real}, nil
+}
+
+// upstreamRefs are the refs DefaultBase tries, in order, for the upstream default branch.
+var upstreamRefs = []string{"origin/HEAD", "origin/main", "origin/master"}
+
+// DefaultBase returns the revision a change is judged against: the merge-base of HEAD with
+// the upstream default branch (origin/HEAD, else origin/main, else origin/master), or HEAD~1
+// when there is no upstream. how says in words which was used, for the command to print.
+func (r *Repo) DefaultBase() (rev string, how string, err error) {
+	for _, ref := range upstreamRefs {
+		if _, err := r.git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+			continue
+		}
+		name := ref
+		if ref == "origin/HEAD" {
+			// Name the branch origin/HEAD points to, which is what a reader recognises.
+			if target, err := r.git("symbolic-ref", "--short", "refs/remotes/origin/HEAD"); err == nil {
+				name = target
+			}
+		}
+		mb, err := r.git("merge-base", "HEAD", ref)
+		if err != nil {
+			return "", "", exitcode.UsageErrorf("HEAD and %s have no common ancestor; give the base revision explicitly: %w", name, err)
+		}
+		return mb, "merge-base with " + name, nil
+	}
+	parent, err := r.git("rev-parse", "--verify", "--quiet", "HEAD~1^{commit}")
+	if err != nil {
+		return "", "", exitcode.UsageErrorf("no upstream default branch (origin/HEAD, origin/main, origin/master) and HEAD has no parent; give the base revision explicitly")
+	}
+	return parent, "HEAD~1 (no upstream default branch)", nil
+}
+
+// resolve returns the commit a revision names, or a usage error naming the revision.
+func (r *Repo) resolve(rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", exitcode.UsageErrorf("unknown revision %q", rev)
+	}
+	commit, err := r.git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", exitcode.UsageErrorf("unknown revision %q in %s", rev, r.Dir)
+	}
+	return commit, nil
+}
+
+func (r *Repo) git(args ...string) (string, error) { return git(r.Dir, args...) }
+
+// git runs the git CLI in dir and returns its trimmed standard output. The error carries
+// git's own message.
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("git %s: %s", args[0], msg)
+		}
+		return "", fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
