@@ -18,7 +18,7 @@ type Snapshot struct {
 	// Commit is the full commit id Rev resolved to; "" for the working tree.
 	Commit string
 	// Dir is the root of the files: a temporary directory, or the working tree itself.
-	Dir string
+	Dir  string
 	temp bool
 }
 
