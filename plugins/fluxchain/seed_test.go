@@ -51,7 +51,9 @@ func terminatingPVC(t *testing.T, f *fixture) {
 	_, _ = core.ServiceAccounts("headlamp").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
 	pvc := &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "headlamp", Namespace: "headlamp", Finalizers: []string{"kubernetes.io/pvc-protection"},
-			Labels: map[string]string{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": f.ns}},
+			// One claim serves every chain seeded in this package, whichever test seeds it first,
+			// so its GitOps owner is fixed to the seed chain's namespace.
+			Labels: map[string]string{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "fc-seed"}},
 		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
 	}
@@ -131,6 +133,7 @@ var normalisers = []struct {
 	{regexp.MustCompile(`deletionTimestamp: "?[0-9TZ:.-]+"?`), `deletionTimestamp: TIME`},
 	{regexp.MustCompile(`(?i)(terminating ?for"?:? "?)\d+[smhd]`), "${1}AGE"},
 	{regexp.MustCompile(`\b\d+s ago\b`), "AGE ago"},
+	{regexp.MustCompile(`\bage \d+[smhd]\b`), "age AGE"},
 }
 
 // golden compares got with testdata/name after normalising ports and times; -update rewrites it.
