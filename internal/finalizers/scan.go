@@ -111,3 +111,17 @@ func (x *Explainer) scan(ctx context.Context, namespace string) *Scan {
 	})
 	return s
 }
+
+// ListRequests counts the LIST requests the Explainer's sweeps made so far (a namespace's
+// content, the dependents of an owner).
+func (x *Explainer) ListRequests() int64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var n int64
+	for _, v := range x.cache {
+		if e, ok := v.(cacheEntry[*Scan]); ok && e.v != nil {
+			n += e.v.Requests
+		}
+	}
+	return n
+}

@@ -57,6 +57,7 @@ func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	res.Requests += x.ListRequests()
 	res.finish()
 	return res, nil
 }

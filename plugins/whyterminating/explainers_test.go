@@ -96,6 +96,14 @@ func TestNamespaceContentRemaining(t *testing.T) {
 			t.Errorf("output lacks %q\n%s", want, out)
 		}
 	}
+	js, _, _ := run(t, "namespace", "legacy", "-o", "json")
+	var res whyterminating.Result
+	if err := json.Unmarshal([]byte(js), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests == 0 {
+		t.Errorf("listRequests = 0 for a namespace explanation that swept its content")
+	}
 }
 
 // A custom finalizer whose controller exists but has no ready replica names that workload.
