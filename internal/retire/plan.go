@@ -143,3 +143,8 @@ func lost(r *Removal) string {
 	}
 	return detail(r)
 }
+
+// DeleteCommand is the command of stage 4.
+func (p Planner) DeleteCommand(r *Removal) string {
+	return p.kubectl(r.Object.Namespace, "delete", r.Object.Resource(), r.Object.Name)
+}

@@ -1,0 +1,186 @@
+// Package saferetire is the `kubectl safe-retire` command: a gate that catches a change which
+// would make Flux prune persistent state, and the staged plan that retires it safely — protect,
+// drain, remove the manifest, delete by hand.
+package saferetire
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/output"
+)
+
+const example = `  # In a checkout of the GitOps repo: what would this branch retire on prod, and is it safe?
+  kubectl safe-retire --context=prod --dry-run
+
+  # The same check in CI without a cluster, against an explicit base
+  kubectl safe-retire --dry-run --offline --base origin/main --repo ./platform
+
+  # Carry out stage 4 (delete retained objects nobody uses any more), asking before each step
+  kubectl safe-retire --context=prod --base 3f2a1b0 --candidate main
+
+  # Retained leftovers Flux no longer manages, waiting to be deleted by hand
+  kubectl safe-retire --context=prod --orphans`
+
+// SafeRetireOptions holds the flags and inputs of one invocation.
+type SafeRetireOptions struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+	PrintFlags  *output.PrintFlags
+	genericiooptions.IOStreams
+
+	Repo            string
+	Base, Candidate string
+	Path            string
+	DryRun          bool
+	Offline         bool
+	Orphans         bool
+	Yes             bool
+	PersistentKinds []string
+
+	clients *cluster.Clients
+	flag    string
+	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
+	getenv func(string) string
+}
+
+// NewSafeRetireOptions returns options with kubectl's standard flags and text output.
+func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string) string) *SafeRetireOptions {
+	return &SafeRetireOptions{
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON),
+		IOStreams:   streams,
+		Repo:        ".",
+		getenv:      getenv,
+	}
+}
+
+// NewCmdSafeRetire builds the command; getenv is os.Getenv outside tests.
+func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) string) *cobra.Command {
+	o := NewSafeRetireOptions(streams, getenv)
+	cmd := &cobra.Command{
+		Use:          "safe-retire --dry-run [--repo DIR] [--base REV] [--candidate REV] [--offline] [flags]",
+		Short:        "Catch a change that would make Flux prune persistent state, and plan its safe retirement",
+		Long:         "Compare what each Flux Kustomization builds to at a base and a candidate revision (and, live, what its inventory holds), decide for every dropped object whether Flux prunes it, keeps it (an opt-out) or hands it to another Kustomization, and refuse unprotected persistent state. Unsafe removals get a staged plan: protect, drain, remove the manifest, verify and delete by hand. Without --dry-run, the live steps of the plan are carried out, only with an explicit --context and after confirmation.",
+		Example:      example,
+		SilenceUsage: true,
+		Args:         cli.ExactArgsRange(0, 0),
+		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl safe-retire"},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.ConfigFlags.AddFlags(cmd.Flags())
+	o.PrintFlags.AddFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.Repo, "repo", o.Repo, "A directory in the GitOps repository's git working tree.")
+	f.StringVar(&o.Base, "base", "", "Base revision (default: merge-base with the upstream default branch, else HEAD~1).")
+	f.StringVar(&o.Candidate, "candidate", "", "Candidate revision (default: the working tree, uncommitted changes included).")
+	f.StringVar(&o.Path, "path", "", "With --offline: the entry path whose build declares the Flux Kustomizations (default: every Kustomization manifest in the repo).")
+	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
+	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
+	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
+	f.BoolVar(&o.Yes, "yes", false, "Without --dry-run: carry out each step without asking.")
+	f.StringSliceVar(&o.PersistentKinds, "persistent-kind", nil, "Another kind that holds persistent state, as Kind or Kind.group (repeatable).")
+	return cmd
+}
+
+// Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
+func (o *SafeRetireOptions) Complete() error {
+	o.flag = "--context=CONTEXT"
+	if ctx := o.ConfigFlags.Context; ctx != nil && *ctx != "" {
+		o.flag = "--context=" + *ctx
+	}
+	if o.Offline {
+		return nil
+	}
+	c, err := cluster.Connect(o.ConfigFlags)
+	if err != nil {
+		return err
+	}
+	o.clients, o.flag = c, c.Target.Flag()
+	return nil
+}
+
+// Validate checks flag combinations; it makes no request.
+func (o *SafeRetireOptions) Validate() error {
+	if err := o.PrintFlags.Validate(); err != nil {
+		return err
+	}
+	explicit := o.ConfigFlags.Context != nil && *o.ConfigFlags.Context != ""
+	switch {
+	case o.Orphans && o.Offline:
+		return exitcode.UsageErrorf("--orphans reads the cluster's inventories; it cannot run --offline")
+	case o.Path != "" && !o.Offline:
+		return exitcode.UsageErrorf("--path names the entry of an --offline run; live, the Kustomizations come from the cluster")
+	case !o.DryRun && !o.Orphans && o.Offline:
+		return exitcode.UsageErrorf("--offline only reports: add --dry-run")
+	case !o.DryRun && !o.Orphans && !explicit:
+		return exitcode.UsageErrorf("without --dry-run safe-retire deletes objects on the cluster: give --context explicitly (or add --dry-run)")
+	}
+	for _, k := range o.PersistentKinds {
+		if _, err := newKinds(k); err != nil {
+			return exitcode.UsageErrorf("--persistent-kind: %v", err)
+		}
+	}
+	return nil
+}
+
+// Run computes the result, carries out live steps when asked, prints, and returns the exit code.
+func (o *SafeRetireOptions) Run(ctx context.Context) error {
+	if o.clients != nil {
+		cli.Banner(o.ErrOut, o.clients.Target)
+	} else {
+		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
+	}
+	var res *Result
+	var err error
+	if o.Orphans {
+		res, err = FindOrphans(ctx, o.clients)
+	} else {
+		req := Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path, Offline: o.Offline,
+			PersistentKinds: o.PersistentKinds, Flag: o.flag}
+		if o.clients != nil && o.clients.NamespaceExplicit {
+			req.Namespace = o.clients.Namespace
+		}
+		res, err = Gate(ctx, req, o.clients)
+	}
+	if err != nil {
+		return err
+	}
+	if !o.Orphans {
+		fmt.Fprintf(o.ErrOut, "# base: %s, %s; candidate: %s\n", res.Base, res.BaseHow, res.Candidate)
+	}
+	if !o.DryRun && !o.Orphans {
+		o.execute(ctx, res)
+	}
+	if err := o.print(res); err != nil {
+		return fmt.Errorf("printing result: %w", err)
+	}
+	if err := o.github(res); err != nil {
+		return err
+	}
+	if code := res.Code(); code != exitcode.OK {
+		return exitcode.WithCode(code, nil)
+	}
+	return nil
+}
+
+func (o *SafeRetireOptions) print(res *Result) error {
+	if output.Format(o.PrintFlags.Format) == output.JSON {
+		return output.PrintJSON(o.Out, res)
+	}
+	return renderText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+}

@@ -1,0 +1,103 @@
+package saferetire
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/retire"
+)
+
+// Request is what one gate compares.
+type Request struct {
+	// RepoDir is a directory inside the GitOps repository's working tree.
+	RepoDir string
+	// Base and Candidate are revisions; "" base means the repo's default base, "" candidate
+	// the working tree.
+	Base, Candidate string
+	// Entry is the path whose build declares the Kustomizations (offline); "" scans the repo.
+	Entry string
+	// Offline reads no cluster: the Kustomizations come from the repo.
+	Offline bool
+	// Namespace limits the live Kustomizations to one namespace; "" reads all.
+	Namespace string
+	// PersistentKinds extends retire.DefaultPersistentKinds.
+	PersistentKinds []string
+	// Flag pins printed commands to a cluster: `--context=prod`.
+	Flag string
+}
+
+// Gate builds both revisions, decides every removal and plans the unsafe ones. c is nil offline.
+func Gate(ctx context.Context, req Request, c *cluster.Clients) (*Result, error) {
+	k, err := retire.NewKinds(req.PersistentKinds...)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := gitops.OpenRepo(req.RepoDir)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Mode: "offline", Repo: repo.Dir}
+	s, err := snapshots(repo, req.Base, req.Candidate, res)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var lv *liveView
+	var baseKS, candKS []gitops.Kustomization
+	if c != nil {
+		res.Mode, res.Target = "live", &c.Target
+		if lv, err = readLive(ctx, c, req.Namespace); err != nil {
+			return nil, err
+		}
+		res.Warnings = append(res.Warnings, lv.warnings...)
+		baseKS, candKS = lv.kustomizations, lv.kustomizations
+	} else {
+		if baseKS, err = discover(ctx, s.base.Dir, req.Entry); err != nil {
+			res.Incomplete = append(res.Incomplete, fmt.Sprintf("base: %v", err))
+		}
+		if candKS, err = discover(ctx, s.cand.Dir, req.Entry); err != nil {
+			res.Incomplete = append(res.Incomplete, fmt.Sprintf("candidate: %v", err))
+		}
+	}
+	units, err := buildUnits(ctx, s, baseKS, candKS, res)
+	if err != nil {
+		return nil, err
+	}
+	for i := range units {
+		res.Kustomizations = append(res.Kustomizations, units[i].Kustomization.ID())
+		if lv != nil {
+			units[i].Live = true
+			units[i].Inventory = lv.inventory[units[i].Kustomization.ID()]
+		}
+	}
+	rs := retire.Diff(units)
+	for i := range rs {
+		if b := rs[i].Base(); b != nil {
+			rs[i].File = b.GetAnnotations()[fileAnnotation]
+		}
+		if lv != nil {
+			rs[i].Live = lv.facts(ctx, &rs[i])
+			res.Incomplete = append(res.Incomplete, rs[i].Live.Incomplete...)
+		}
+	}
+	retire.Judge(rs, units, k)
+	planner := retire.Planner{Flag: req.Flag}
+	byID := map[string]retire.Kustomization{}
+	for _, u := range units {
+		byID[u.Kustomization.ID()] = u.Kustomization
+	}
+	for i := range rs {
+		if lv != nil {
+			retire.AssessWedge(&rs[i], byID[rs[i].Kustomization], lv.downstream(rs[i].Kustomization))
+		}
+		planner.Plan(&rs[i])
+	}
+	res.Removals = rs
+	res.finish()
+	return res, nil
+}
+
+// newKinds checks one --persistent-kind value.
+func newKinds(k string) (retire.Kinds, error) { return retire.NewKinds(k) }

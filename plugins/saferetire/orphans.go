@@ -1,0 +1,115 @@
+package saferetire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/retire"
+)
+
+const (
+	ownerNameLabel      = "kustomize.toolkit.fluxcd.io/name"
+	ownerNamespaceLabel = "kustomize.toolkit.fluxcd.io/namespace"
+	fluxManager         = "kustomize-controller"
+)
+
+// FindOrphans lists the objects that carry kustomize-controller's owner label and a
+// kustomize-controller managedFields entry but are in no Kustomization's inventory: retained
+// leftovers waiting for stage 4. While any Kustomization is not Ready at its source's revision
+// the inventories may be about to change, so the answer is UNKNOWN.
+func FindOrphans(ctx context.Context, c *cluster.Clients) (*Result, error) {
+	res := &Result{Mode: "orphans", Target: &c.Target}
+	objs, err := flux.Read(ctx, c.Dynamic, "")
+	if errors.Is(err, flux.ErrNotInstalled) {
+		return nil, exitcode.UsageErrorf("%v on %s: is Flux installed?", err, c.Target)
+	}
+	if err != nil {
+		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
+	}
+	res.Warnings = append(res.Warnings, objs.Warnings...)
+	inv := map[string]bool{}
+	for _, ks := range objs.Kustomizations {
+		res.Kustomizations = append(res.Kustomizations, ks.Namespace+"/"+ks.Name)
+		if ks.Status.Inventory != nil {
+			for _, e := range ks.Status.Inventory.Entries {
+				inv[e.ID] = true
+			}
+		}
+	}
+	for _, n := range flux.Build(objs).Kustomizations {
+		if n.State != flux.Ready || n.RevisionLag {
+			res.Incomplete = append(res.Incomplete, fmt.Sprintf("Kustomization %s is %s, not Ready at its source's revision: its inventory may still change", n.ID, n.State))
+		}
+	}
+	catalog, err := kinds.Discover(c.Discovery)
+	if err != nil {
+		return nil, cluster.ReadError(c.Target, "discovering the API", err)
+	}
+	res.Orphans, res.Incomplete = sweep(ctx, c, catalog, inv, res.Incomplete)
+	res.finish()
+	return res, nil
+}
+
+// sweep lists every listable type for objects with the owner label, in parallel.
+func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, inv map[string]bool, incomplete []string) ([]Orphan, []string) {
+	var (
+		mu      sync.Mutex
+		wg      sync.WaitGroup
+		orphans []Orphan
+		sem     = make(chan struct{}, 8)
+		now     = time.Now()
+	)
+	for _, r := range catalog.Preferred() {
+		if !r.Can("list") {
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			list, err := c.Metadata.Resource(r.GVR()).List(ctx, metav1.ListOptions{LabelSelector: ownerNameLabel})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				incomplete = append(incomplete, fmt.Sprintf("listing %s: %s", r.QualifiedName(), cluster.Reason(err)))
+				return
+			}
+			for i := range list.Items {
+				if o, ok := orphan(&list.Items[i], r, inv, now); ok {
+					orphans = append(orphans, o)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	sort.Slice(orphans, func(i, j int) bool { return orphans[i].ID < orphans[j].ID })
+	sort.Strings(incomplete)
+	return orphans, incomplete
+}
+
+func orphan(m *metav1.PartialObjectMetadata, r kinds.Resource, inv map[string]bool, now time.Time) (Orphan, bool) {
+	applied := false
+	for _, f := range m.ManagedFields {
+		applied = applied || f.Manager == fluxManager
+	}
+	ref := retire.Ref{Group: r.Group, Kind: r.Kind, Namespace: m.Namespace, Name: m.Name}
+	if !applied || inv[ref.ID()] {
+		return Orphan{}, false
+	}
+	return Orphan{
+		Object: ref, ID: ref.ID(),
+		Kustomization: m.Labels[ownerNamespaceLabel] + "/" + m.Labels[ownerNameLabel],
+		Age:           finalizers.Age(now.Sub(m.CreationTimestamp.Time)),
+		Protected:     m.Annotations[retire.PruneAnnotation] == retire.Disabled,
+	}, true
+}

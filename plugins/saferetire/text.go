@@ -1,0 +1,194 @@
+package saferetire
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/retire"
+)
+
+// renderText draws the result: one branch per Kustomization with removals, each removal with
+// its outcome, why, what the cluster says and its plan; then what could not be read; then the
+// verdict.
+func renderText(w io.Writer, r *Result, p output.Palette) error {
+	root := &output.Node{}
+	if r.Mode == "orphans" {
+		addOrphans(root, r, p)
+	} else {
+		addRemovals(root, r, p)
+	}
+	for _, a := range r.Actions {
+		n := root.Add(fmt.Sprintf("%s %s: %s", actionWord(a.Outcome, p), a.Step, a.Command))
+		if a.Detail != "" {
+			n.Add(a.Detail)
+		}
+	}
+	for _, wn := range r.Warnings {
+		root.Add(p.Warn("warning: ") + wn)
+	}
+	if len(r.Incomplete) > 0 {
+		n := root.Add(p.Warn("INCOMPLETE: these builds or reads failed, so what they would show is unknown:"))
+		for _, s := range r.Incomplete {
+			n.Add(s)
+		}
+	}
+	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
+	return root.Render(w)
+}
+
+func actionWord(outcome string, p output.Palette) string {
+	switch outcome {
+	case "done":
+		return p.Good("done")
+	case "stopped":
+		return p.Bad("STOPPED at")
+	}
+	return p.Warn(outcome)
+}
+
+func colourVerdict(v string, p output.Palette) string {
+	switch v {
+	case "UNSAFE", "ORPHANS":
+		return p.Bad(v)
+	case "UNKNOWN":
+		return p.Warn(v)
+	}
+	return p.Good(v)
+}
+
+func addRemovals(root *output.Node, r *Result, p output.Palette) {
+	if len(r.Removals) == 0 {
+		root.Add(p.Good("Nothing is removed") + fmt.Sprintf(" between %s and %s in %d Kustomizations.", r.Base, r.Candidate, len(r.Kustomizations)))
+		return
+	}
+	var ks *output.Node
+	last := ""
+	for i := range r.Removals {
+		rm := &r.Removals[i]
+		if rm.Kustomization != last {
+			ks, last = root.Add("Kustomization "+p.Bold(rm.Kustomization)), rm.Kustomization
+		}
+		addRemoval(ks, rm, p)
+	}
+}
+
+func addRemoval(parent *output.Node, rm *retire.Removal, p output.Palette) {
+	head := p.Bold(rm.Object.String())
+	if rm.File != "" {
+		head += " (" + rm.File + ")"
+	}
+	var n *output.Node
+	switch {
+	case rm.Unsafe:
+		n = parent.Add(p.Bad("UNSAFE") + " " + head + ": " + outcomeText(rm))
+	case rm.Outcome == retire.Retained:
+		n = parent.Add(p.Good("retained") + " " + head + ": kept by " + rm.OptOut + "; delete by hand later")
+	default:
+		n = parent.Add(strings.ToLower(string(rm.Outcome)) + " " + head + ": " + outcomeText(rm))
+	}
+	for _, why := range rm.Reasons {
+		n.Add("why: " + why)
+	}
+	if rm.Persistent != nil && !rm.Unsafe {
+		n.Add("persistent: " + rm.Persistent.Detail)
+	}
+	addLive(n, rm, p)
+	if len(rm.Plan) > 0 {
+		addPlan(n.Add("plan"), rm.Plan, p)
+	}
+}
+
+func outcomeText(rm *retire.Removal) string {
+	switch rm.Outcome {
+	case retire.Pruned:
+		return "Flux prunes it"
+	case retire.Moved:
+		return "moves to Kustomization " + rm.MovedTo
+	case retire.NotManaged:
+		return "in no live inventory, so Flux prunes nothing"
+	case retire.Retained:
+		return "kept by " + rm.OptOut
+	}
+	return string(rm.Outcome)
+}
+
+func addLive(n *output.Node, rm *retire.Removal, p output.Palette) {
+	l := rm.Live
+	if l == nil {
+		return
+	}
+	if !l.Exists {
+		n.Add(p.Faint("live: not on the cluster"))
+		return
+	}
+	state := "live: exists"
+	if l.Terminating {
+		state += ", " + p.Bad("Terminating")
+	}
+	if len(l.Finalizers) > 0 {
+		state += ", finalizers " + strings.Join(l.Finalizers, ", ")
+	}
+	n.Add(state)
+	for _, b := range l.Consumers {
+		line := fmt.Sprintf("mounted by pods/%s: %s", b.Object.Name, b.Reason)
+		if len(b.Details) > 0 {
+			line += " (" + strings.Join(b.Details, ", ") + ")"
+		}
+		c := n.Add(line)
+		if len(b.OwnerChain) > 0 {
+			parts := make([]string, len(b.OwnerChain))
+			for i, o := range b.OwnerChain {
+				parts[i] = o.String()
+			}
+			c.Add("owners: " + strings.Join(parts, " → "))
+		}
+		if b.GitOps != nil {
+			c.Add("GitOps owner: " + b.GitOps.String())
+		}
+	}
+	if l.Cost != "" {
+		n.Add("if deleted: " + l.Cost)
+	}
+	if w := rm.Wedge; w != nil && len(w.Frozen) > 0 {
+		n.Add(p.Warn("would freeze: ") + strings.Join(w.Frozen, ", "))
+	}
+}
+
+func addPlan(parent *output.Node, stages []retire.Stage, p output.Palette) {
+	for _, s := range stages {
+		title := fmt.Sprintf("%d %s", s.Number, s.Title)
+		if s.Done {
+			title += p.Good(" (done by this change)")
+		}
+		n := parent.Add(p.Bold(title))
+		for _, d := range s.Do {
+			n.Add(d)
+		}
+		for _, c := range s.Commands {
+			n.Add("$ " + c)
+		}
+		if s.Check != "" {
+			n.Add("check: $ " + s.Check + "\nexpect: " + s.Expect)
+		}
+		if s.Cost != "" {
+			n.Add("lost: " + s.Cost)
+		}
+	}
+}
+
+func addOrphans(root *output.Node, r *Result, p output.Palette) {
+	if len(r.Orphans) == 0 {
+		root.Add(p.Good("No orphans") + ": every object kustomize-controller applied is in a Kustomization's inventory.")
+		return
+	}
+	n := root.Add(fmt.Sprintf("%d objects applied by kustomize-controller are in no Kustomization's inventory:", len(r.Orphans)))
+	for _, o := range r.Orphans {
+		line := fmt.Sprintf("%s, age %s, labelled for Kustomization %s", p.Bold(o.Object.String()), o.Age, o.Kustomization)
+		if o.Protected {
+			line += " (retained: prune disabled)"
+		}
+		n.Add(line)
+	}
+}
