@@ -5,8 +5,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, OIDC and cloud credential plugins
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, OIDC and cloud credential plugins
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/plugins/saferetire"
