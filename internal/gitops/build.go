@@ -33,8 +33,14 @@ type BuildOptions struct {
 	AllowNetwork bool
 	// ConfigMaps resolves postBuild.substituteFrom offline: ConfigMap data by
 	// "namespace/name". Secret values are never read; variables a Secret (or a ConfigMap
-	// missing here) may define are left as ${NAME} and reported when an identity needs them.
+	// missing here and from SecretKeys) may define are left as ${NAME} and reported when an
+	// identity needs them.
 	ConfigMaps map[string]map[string]string
+	// SecretKeys names the keys of postBuild.substituteFrom Secrets by "namespace/name",
+	// without their values (see SubstitutionSources). Variables from these keys stay ${NAME};
+	// with every source known, a variable no source defines fails the build like the
+	// controller's strict substitution, unless it has a default.
+	SecretKeys map[string][]string
 }
 
 // BuildResult is what one path built to.
@@ -179,7 +185,7 @@ func withOriginAnnotations(manifest []byte) ([]byte, bool, error) {
 // apply() do: every resource needs apiVersion, kind and name; postBuild runs on each;
 // commonMetadata is set on all.
 func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructured, rel string, stripOrigins bool, opts BuildOptions, res *BuildResult) error {
-	sub, err := newSubstituter(obj, opts.ConfigMaps)
+	sub, err := newSubstituter(obj, opts)
 	if err != nil {
 		return err
 	}

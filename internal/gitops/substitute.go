@@ -26,24 +26,29 @@ var (
 
 // substituter runs spec.postBuild on built resources offline.
 //
-// When every substituteFrom source is known (each ConfigMap is in BuildOptions.ConfigMaps,
-// no Secret is referenced), it calls the controller's own kustomize.SubstituteVariables,
-// strict, with the variables the controller would load merged under postBuild.substitute:
-// the same code and the same result. Otherwise some variables cannot be known offline, so
-// it substitutes the known ones with the same envsubst, leaves the others as ${NAME} instead
-// of failing, and records those an object's identity depends on.
+// When every variable's value is known (each substituteFrom ConfigMap is in
+// BuildOptions.ConfigMaps and no Secret is referenced), it calls the controller's own
+// kustomize.SubstituteVariables, strict, with the variables the controller would load merged
+// under postBuild.substitute: the same code and the same result.
+//
+// Otherwise it substitutes with the same envsubst and keeps the values it cannot know as
+// ${NAME}: the keys of a referenced Secret (BuildOptions.SecretKeys), and, when a source is
+// not known at all, every variable it has no value for. When every source is known, a variable
+// none defines is an error unless it has a default, exactly as in strict mode.
 type substituter struct {
-	enabled  bool
-	always   bool
-	complete bool
-	vars     map[string]string
+	enabled bool
+	always  bool
+	// complete: every source's variable names are known. known: and all their values too.
+	complete, known bool
+	vars            map[string]string
+	secret          map[string]bool
 	// merged is the Kustomization with the loaded variables moved into postBuild.substitute.
 	merged unstructured.Unstructured
 }
 
-func newSubstituter(obj *unstructured.Unstructured, configMaps map[string]map[string]string) (*substituter, error) {
+func newSubstituter(obj *unstructured.Unstructured, opts BuildOptions) (*substituter, error) {
 	pb, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "postBuild")
-	s := &substituter{enabled: found && pb != nil, complete: true, vars: map[string]string{}}
+	s := &substituter{enabled: found && pb != nil, complete: true, known: true, vars: map[string]string{}, secret: map[string]bool{}}
 	if !s.enabled {
 		return s, nil
 	}
@@ -59,14 +64,23 @@ func newSubstituter(obj *unstructured.Unstructured, configMaps map[string]map[st
 		if !ok || runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ref) != nil {
 			return nil, fmt.Errorf("spec.postBuild.substituteFrom[%d] is not a reference", i)
 		}
-		data, known := configMaps[obj.GetNamespace()+"/"+ref.Name]
-		if ref.Kind != "ConfigMap" || !known {
-			// A Secret's values are never read; a ConfigMap not given may exist in the cluster.
-			s.complete = false
-			continue
-		}
-		for k, v := range data {
-			s.vars[k] = strings.ReplaceAll(v, "\n", "")
+		key := obj.GetNamespace() + "/" + ref.Name
+		switch data, ok := opts.ConfigMaps[key]; {
+		case ref.Kind == "ConfigMap" && ok:
+			for k, v := range data {
+				s.vars[k] = strings.ReplaceAll(v, "\n", "")
+				delete(s.secret, k)
+			}
+		case ref.Kind == "Secret" && opts.SecretKeys[key] != nil:
+			// Its values are never read: its keys stay ${NAME}.
+			s.known = false
+			for _, k := range opts.SecretKeys[key] {
+				s.secret[k] = true
+				delete(s.vars, k)
+			}
+		default:
+			// Not given: it may exist in the cluster with any variables.
+			s.known, s.complete = false, false
 		}
 	}
 	inline, _, err := unstructured.NestedStringMap(obj.Object, "spec", "postBuild", "substitute")
@@ -75,6 +89,7 @@ func newSubstituter(obj *unstructured.Unstructured, configMaps map[string]map[st
 	}
 	for k, v := range inline {
 		s.vars[k] = strings.ReplaceAll(v, "\n", "")
+		delete(s.secret, k)
 	}
 	s.merged = *obj.DeepCopy()
 	unstructured.RemoveNestedField(s.merged.Object, "spec", "postBuild", "substituteFrom")
@@ -91,7 +106,7 @@ func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved 
 	if !s.enabled || r.GetLabels()[substituteKey] == kustomize.DisabledValue || r.GetAnnotations()[substituteKey] == kustomize.DisabledValue {
 		return nil
 	}
-	if s.complete {
+	if s.known {
 		// The controller's code path; the dry run only skips reading the cluster, whose
 		// variables are already in merged.
 		if _, err := kustomize.SubstituteVariables(ctx, nil, s.merged, r,
@@ -111,11 +126,13 @@ func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved 
 	return nil
 }
 
-// partial substitutes the known variables and leaves every other one as ${NAME}.
+// partial substitutes the known variables and leaves the unknowable ones as ${NAME}.
 func (s *substituter) partial(r *resource.Resource) error {
-	for v := range s.vars {
-		if !varName.MatchString(v) {
-			return fmt.Errorf("'%s' var name is invalid, must match '%s'", v, varName)
+	for _, names := range []map[string]bool{keysOf(s.vars), s.secret} {
+		for v := range names {
+			if !varName.MatchString(v) {
+				return fmt.Errorf("'%s' var name is invalid, must match '%s'", v, varName)
+			}
 		}
 	}
 	data, err := r.AsYAML()
@@ -126,7 +143,10 @@ func (s *substituter) partial(r *resource.Resource) error {
 		if v, ok := s.vars[name]; ok {
 			return v, true
 		}
-		return "${" + name + "}", true
+		if s.secret[name] || !s.complete {
+			return "${" + name + "}", true
+		}
+		return "", false // strict: an error unless the reference has a default
 	})
 	if err != nil {
 		return fmt.Errorf("envsubst error: variable substitution failed: %w", err)
@@ -136,4 +156,46 @@ func (s *substituter) partial(r *resource.Resource) error {
 		return fmt.Errorf("envsubst error: YAMLToJSON: %w", err)
 	}
 	return r.UnmarshalJSON(js)
+}
+
+func keysOf(m map[string]string) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// SubstitutionSources collects what postBuild.substituteFrom can read offline from built
+// objects, by "namespace/name": the data of each ConfigMap, and the key names of each Secret
+// (data and stringData). A Secret's values are never read, so SOPS-encrypted ones work too.
+func SubstitutionSources(objs []*unstructured.Unstructured) (configMaps map[string]map[string]string, secretKeys map[string][]string) {
+	configMaps, secretKeys = map[string]map[string]string{}, map[string][]string{}
+	for _, o := range objs {
+		if o.GroupVersionKind().Group != "" {
+			continue
+		}
+		key := o.GetNamespace() + "/" + o.GetName()
+		switch o.GetKind() {
+		case "ConfigMap":
+			data, _, _ := unstructured.NestedStringMap(o.Object, "data")
+			if data == nil {
+				data = map[string]string{}
+			}
+			configMaps[key] = data
+		case "Secret":
+			names := map[string]bool{}
+			for _, field := range []string{"data", "stringData"} {
+				m, _, _ := unstructured.NestedMap(o.Object, field)
+				for k := range m {
+					names[k] = true
+				}
+			}
+			secretKeys[key] = sortedSet(names)
+			if secretKeys[key] == nil {
+				secretKeys[key] = []string{}
+			}
+		}
+	}
+	return configMaps, secretKeys
 }
