@@ -28,7 +28,7 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 		f.Incomplete = append(f.Incomplete, x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+o.obj.GetName(), err))
 		return f
 	}
-	items, err := listMetaAll(ctx, x, res)
+	items, err := ListMetadata(ctx, x.c.Metadata, res, "", nil)
 	if err != nil {
 		f.Incomplete = append(f.Incomplete, x.readFailure("listing "+res.QualifiedName(), err))
 		return f
@@ -56,23 +56,6 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 		f.Remedies = []Remediation{{Summary: "No custom resource is left; the API server should remove the finalizer shortly."}}
 	}
 	return f
-}
-
-// listMetaAll lists every object of one resource in all namespaces, metadata only.
-func listMetaAll(ctx context.Context, x *Explainer, res kinds.Resource) ([]metav1.PartialObjectMetadata, error) {
-	var out []metav1.PartialObjectMetadata
-	opts := metav1.ListOptions{Limit: 500}
-	for {
-		list, err := x.c.Metadata.Resource(res.GVR()).List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, list.Items...)
-		if list.Continue == "" {
-			return out, nil
-		}
-		opts.Continue = list.Continue
-	}
 }
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}

@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"k8s.io/client-go/metadata"
+
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
 )
@@ -56,7 +58,7 @@ func ScanScope(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, 
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				items, err := listMeta(ctx, c, types[i], namespace, &requests)
+				items, err := ListMetadata(ctx, c.Metadata, types[i], namespace, &requests)
 				if err != nil {
 					mu.Lock()
 					s.Failed = append(s.Failed, ReadFailure{Resource: types[i].QualifiedName(), Reason: cluster.Reason(err)})
@@ -76,20 +78,21 @@ func ScanScope(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, 
 	return s
 }
 
-// listMeta lists one type, page by page, dropping managedFields to keep memory flat.
-func listMeta(ctx context.Context, c *cluster.Clients, r kinds.Resource, namespace string, requests *atomic.Int64) ([]metav1.PartialObjectMetadata, error) {
-	ri := c.Metadata.Resource(r.GVR())
+// ListMetadata lists every object of r in namespace ("" for all namespaces, or r is
+// cluster-scoped), metadata only, page by page, dropping managedFields to keep memory flat.
+// Each page adds one to requests when it is not nil.
+func ListMetadata(ctx context.Context, md metadata.Interface, r kinds.Resource, namespace string, requests *atomic.Int64) ([]metav1.PartialObjectMetadata, error) {
+	var lister metadata.ResourceInterface = md.Resource(r.GVR())
+	if r.Namespaced && namespace != "" {
+		lister = md.Resource(r.GVR()).Namespace(namespace)
+	}
 	var out []metav1.PartialObjectMetadata
 	opts := metav1.ListOptions{Limit: 500}
 	for {
-		var list *metav1.PartialObjectMetadataList
-		var err error
-		requests.Add(1)
-		if r.Namespaced && namespace != "" {
-			list, err = ri.Namespace(namespace).List(ctx, opts)
-		} else {
-			list, err = ri.List(ctx, opts)
+		if requests != nil {
+			requests.Add(1)
 		}
+		list, err := lister.List(ctx, opts)
 		if err != nil {
 			return out, err
 		}

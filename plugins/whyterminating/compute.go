@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"sync/atomic"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -124,33 +124,20 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 
 // sweepType explains every Terminating object of one type in the namespace (all with -A).
 func sweepType(ctx context.Context, c *cluster.Clients, x *finalizers.Explainer, r kinds.Resource, req Request, ns string, res *Result) error {
-	ri := c.Metadata.Resource(r.GVR())
-	opts := metav1.ListOptions{Limit: 500}
 	res.Scope = r.QualifiedName() + " in namespace " + ns
 	if req.AllNamespaces || !r.Namespaced {
-		res.Scope = r.QualifiedName() + " in the cluster"
+		res.Scope, ns = r.QualifiedName()+" in the cluster", ""
 	}
-	for {
-		var list *metav1.PartialObjectMetadataList
-		var err error
-		if r.Namespaced && !req.AllNamespaces {
-			list, err = ri.Namespace(ns).List(ctx, opts)
-		} else {
-			list, err = ri.List(ctx, opts)
+	var requests atomic.Int64
+	items, err := finalizers.ListMetadata(ctx, c.Metadata, r, ns, &requests)
+	res.Requests += requests.Load()
+	if err != nil {
+		return cluster.ReadError(c.Target, "listing "+r.QualifiedName(), err)
+	}
+	for i := range items {
+		if items[i].DeletionTimestamp != nil {
+			res.Objects = append(res.Objects, x.ExplainObject(ctx, r, &items[i]))
 		}
-		res.Requests++
-		if err != nil {
-			return cluster.ReadError(c.Target, "listing "+r.QualifiedName(), err)
-		}
-		for i := range list.Items {
-			if list.Items[i].DeletionTimestamp != nil {
-				res.Objects = append(res.Objects, x.ExplainObject(ctx, r, &list.Items[i]))
-			}
-		}
-		if list.Continue == "" {
-			break
-		}
-		opts.Continue = list.Continue
 	}
 	sortObjects(res.Objects)
 	return nil
