@@ -1,0 +1,188 @@
+package saferetire_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+const (
+	pvcFile    = "k8s/apps/headlamp/persistent-volume-claim.yaml"
+	deployFile = "k8s/apps/headlamp/deployment.yaml"
+)
+
+// fluxKS is a Flux Kustomization manifest.
+func fluxKS(ns, name, path string, prune bool) string {
+	return fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  interval: 10m
+  timeout: 20m
+  path: %s
+  prune: %t
+  wait: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`, name, ns, path, prune)
+}
+
+func claim(ns, name string, annotations ...string) string {
+	ann := ""
+	if len(annotations) > 0 {
+		ann = "  annotations:\n"
+		for _, a := range annotations {
+			ann += "    " + a + "\n"
+		}
+	}
+	return fmt.Sprintf(`apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: %s
+  namespace: %s
+%sspec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 256Mi
+`, name, ns, ann)
+}
+
+func deployment(ns string, mounts bool) string {
+	vols := ""
+	if mounts {
+		vols = `      volumes:
+      - name: plugins-dir
+        persistentVolumeClaim:
+          claimName: headlamp
+`
+	}
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: headlamp
+  namespace: %s
+spec:
+  selector:
+    matchLabels: {app: headlamp}
+  template:
+    metadata:
+      labels: {app: headlamp}
+    spec:
+      containers:
+      - name: headlamp
+        image: ghcr.io/headlamp-k8s/headlamp:v0.30.0
+%s`, ns, vols)
+}
+
+func configMap(ns, name string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  a: b\n", name, ns)
+}
+
+// incidentRepo is the GitOps repo of the incident: every tier of the seeded chain has a path,
+// and ./k8s/apps declares the headlamp namespace, Deployment and claim.
+func incidentRepo(t *testing.T) *gitRepo {
+	files := map[string]string{
+		"clusters/prod/apps.yaml":     fluxKS("flux-system", "apps", "./k8s/apps", true),
+		"k8s/apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- namespace.yaml\n- headlamp/deployment.yaml\n- headlamp/persistent-volume-claim.yaml\n",
+		"k8s/apps/namespace.yaml":     "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n",
+		deployFile:                    deployment("headlamp", true),
+		pvcFile:                       claim("headlamp", "headlamp"),
+	}
+	for _, tier := range []string{"flux-system", "infra", "apps-wave-1", "monitoring", "backup"} {
+		files["k8s/"+tier+"/settings.yaml"] = configMap("default", tier+"-settings")
+	}
+	return newRepo(t, files)
+}
+
+// removeClaim deletes the claim's manifest from the working tree, as #2741 did.
+func (r *gitRepo) removeClaim() {
+	r.write(map[string]string{
+		pvcFile:                       "",
+		"k8s/apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- namespace.yaml\n- headlamp/deployment.yaml\n",
+	})
+}
+
+var ksGVR = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
+
+// liveKS creates a Ready Kustomization with the given inventory in namespace ns.
+func liveKS(t *testing.T, ns, name, path string, inventory ...string) {
+	t.Helper()
+	ctx := context.Background()
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{"interval": "10m", "path": path, "prune": true,
+			"sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
+	}}
+	ri := kc.Dynamic.Resource(ksGVR).Namespace(ns)
+	created, err := ri.Create(ctx, u, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating Kustomization %s/%s: %v", ns, name, err)
+	}
+	var entries []any
+	for _, id := range inventory {
+		entries = append(entries, map[string]any{"id": id, "v": "v1"})
+	}
+	created.Object["status"] = map[string]any{
+		"inventory": map[string]any{"entries": entries},
+		"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded", "message": "Applied",
+			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}},
+	}
+	if _, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("writing status of Kustomization %s/%s: %v", ns, name, err)
+	}
+}
+
+// namespace creates a fresh namespace for one test.
+func namespace(t *testing.T, prefix string) string {
+	t.Helper()
+	ns := prefix + "-" + strings.ToLower(fmt.Sprintf("%d", time.Now().UnixNano()%1000000))
+	if _, err := kc.Kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// liveClaim creates claim ns/name, with the annotations given, and optionally a pod bound to
+// the incident's node that mounts it.
+func liveClaim(t *testing.T, ns, name string, ann map[string]string, mounted bool) {
+	t.Helper()
+	ctx := context.Background()
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Annotations: ann},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("256Mi")}},
+		},
+	}
+	if _, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !mounted {
+		return
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-user", Namespace: ns},
+		Spec: corev1.PodSpec{
+			NodeName:    "worker-1",
+			Containers:  []corev1.Container{{Name: "c", Image: "busybox", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+			Volumes:     []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}},
+			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+		},
+	}
+	if _, err := kc.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,173 @@
+package saferetire_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/plugins/saferetire"
+)
+
+// env is the control plane shared by the integration tests, with the Flux CRDs and the
+// incident seeded once in flux-system; nil under -short.
+var (
+	env  *testenv.Env
+	seed *incident.Incident
+	kc   *incident.Clients
+)
+
+func TestMain(m *testing.M) {
+	os.Setenv("TZ", "UTC")
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	flag.Parse()
+	if !testing.Short() && os.Getenv("KF_SKIP_INTEGRATION") == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		var err error
+		env, err = testenv.Start(ctx, testenv.Options{ControllerManager: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "starting control plane:", err)
+			return 1
+		}
+		defer env.Stop()
+		if err := seedAll(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "seeding the incident:", err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+func seedAll(ctx context.Context) error {
+	var err error
+	if kc, err = incident.NewClients(env.RESTConfig); err != nil {
+		return err
+	}
+	if err := env.InstallFluxCRDs(ctx); err != nil {
+		return err
+	}
+	if err := incident.SeedFluxChain(ctx, kc); err != nil {
+		return err
+	}
+	seed, err = incident.SeedStuckClaim(ctx, kc)
+	return err
+}
+
+func needEnv(t *testing.T) {
+	t.Helper()
+	if env == nil {
+		t.Skip("integration test: needs the local control plane (not under -short)")
+	}
+}
+
+// invocation is one run of the command.
+type invocation struct {
+	stdin string
+	env   map[string]string
+}
+
+// run drives the command pinned to the test cluster.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	return invocation{}.live(t, args...)
+}
+
+func (iv invocation) live(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	if env != nil {
+		args = append([]string{"--kubeconfig", env.Kubeconfig, "--context", env.Context}, args...)
+	}
+	return iv.raw(t, args...)
+}
+
+// raw runs the command with exactly args.
+func (iv invocation) raw(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(iv.stdin), Out: &out, ErrOut: &errOut}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	getenv := func(k string) string { return iv.env[k] }
+	code := cli.Run(ctx, saferetire.NewCmdSafeRetire(streams, getenv), args, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// gitRepo is a real git repository in a temporary directory.
+type gitRepo struct {
+	t   *testing.T
+	dir string
+}
+
+func newRepo(t *testing.T, files map[string]string) *gitRepo {
+	t.Helper()
+	r := &gitRepo{t: t, dir: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	r.git("config", "user.email", "test@example.com")
+	r.git("config", "user.name", "test")
+	r.commit("base", files, nil)
+	return r
+}
+
+func (r *gitRepo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// write changes files in the working tree: a file's new content, or "" to delete it.
+func (r *gitRepo) write(files map[string]string) {
+	r.t.Helper()
+	for name, content := range files {
+		p := filepath.Join(r.dir, filepath.FromSlash(name))
+		if content == "" {
+			if err := os.Remove(p); err != nil {
+				r.t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+// commit writes files and commits everything, returning the commit id.
+func (r *gitRepo) commit(msg string, files map[string]string, _ []string) string {
+	r.t.Helper()
+	r.write(files)
+	r.git("add", "-A")
+	r.git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.git("rev-parse", "HEAD")
+}
+
+func contains(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q\n%s", w, out)
+		}
+	}
+}
