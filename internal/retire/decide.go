@@ -104,10 +104,10 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 		switch {
 		case r.MovedTo != "":
 			r.Outcome = Moved
-		case u.Live && !r.InInventory:
-			r.Outcome = NotManaged
 		case r.OptOut != "":
 			r.Outcome = Retained
+		case u.Live && !r.InInventory:
+			r.Outcome = NotManaged
 		default:
 			r.Outcome = Pruned
 		}

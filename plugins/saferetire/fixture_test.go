@@ -131,7 +131,7 @@ func liveKS(t *testing.T, ns, name, path string, inventory ...string) {
 	if err != nil {
 		t.Fatalf("creating Kustomization %s/%s: %v", ns, name, err)
 	}
-	var entries []any
+	entries := []any{}
 	for _, id := range inventory {
 		entries = append(entries, map[string]any{"id": id, "v": "v1"})
 	}
