@@ -115,6 +115,22 @@ func TestUnavailableAPIService(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "metrics.k8s.io/v1beta1") {
 		t.Errorf("sweep with a failed group: exit %d, want 2\n%s", code, out)
 	}
+	// A namespace deleted while the group is undiscoverable cannot finish: the APIService is
+	// named as its blocker, with the fix and its cost.
+	createNamespace(t, "aggr")
+	if err := kc.Kube.CoreV1().Namespaces().Delete(ctx, "aggr", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = run(t, "namespace", "aggr")
+	for _, want := range []string{
+		"blocked by apiservices.apiregistration.k8s.io/v1beta1.metrics.k8s.io: is unavailable",
+		"Restore the backend of APIService v1beta1.metrics.k8s.io",
+		"kubectl --context=" + env.Context + " delete apiservices.apiregistration.k8s.io v1beta1.metrics.k8s.io",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("namespace aggr: output lacks %q\n%s", want, out)
+		}
+	}
 }
 
 // Unreachable or slow servers are UNKNOWN with a one-line error, and nothing else is printed.
