@@ -1,13 +1,15 @@
 // Package version reports which build of the suite is running. A release stamps the version,
 // commit and date into this package with -ldflags -X (see .goreleaser.yaml); `go install
 // MODULE@vX` builds fall back to the module version Go records, and anything else is "dev".
-// It holds no command logic: plugins pass String() to cobra's Version, which adds --version.
+// It holds no command logic: AddFlag gives a plugin's command --version.
 package version
 
 import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // Set at link time by the release build, e.g.
@@ -80,3 +82,10 @@ func (i Info) String() string {
 
 // String returns Get().String(), the value plugins give cobra.Command.Version.
 func String() string { return Get().String() }
+
+// AddFlag makes cmd answer --version with String(). It registers the flag itself so cobra
+// does not add its -v shorthand: kubectl users know -v as log verbosity.
+func AddFlag(cmd *cobra.Command) {
+	cmd.Version = String()
+	cmd.Flags().Bool("version", false, "Print the plugin's version and exit.")
+}

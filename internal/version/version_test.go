@@ -3,7 +3,10 @@ package version
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 func TestResolve(t *testing.T) {
@@ -32,5 +35,22 @@ func TestResolve(t *testing.T) {
 				t.Fatalf("String() = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAddFlagPrintsVersion(t *testing.T) {
+	cmd := &cobra.Command{Use: "x", Run: func(*cobra.Command, []string) { t.Fatal("ran the command") }}
+	AddFlag(cmd)
+	var out strings.Builder
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--version"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "x version " + String() + "\n"; out.String() != want {
+		t.Fatalf("--version printed %q, want %q", out.String(), want)
+	}
+	if cmd.Flags().ShorthandLookup("v") != nil {
+		t.Fatal("-v is taken; it is kubectl's verbosity flag")
 	}
 }

@@ -14,11 +14,13 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/version"
 )
 
 // defaultNamespace is where Flux's own Kustomizations live unless -n says otherwise.
@@ -92,6 +94,9 @@ tier or another finding, 2 an incomplete read, 3 bad input (including Flux not i
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Show Kustomizations in all namespaces.")
+	version.AddFlag(cmd)
+	cmd.ValidArgsFunction = completion.Kustomizations(o.ConfigFlags, defaultNamespace, &o.AllNamespaces)
+	completion.RegisterFlags(cmd, o.ConfigFlags)
 	return cmd
 }
 

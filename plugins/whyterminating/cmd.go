@@ -12,9 +12,11 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/version"
 )
 
 const example = `  # What holds the claim in Terminating, and how to release it
@@ -75,6 +77,9 @@ func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Explain every Terminating object in every namespace, and every cluster-scoped one.")
+	version.AddFlag(cmd)
+	cmd.ValidArgsFunction = completion.ObjectArgs(o.ConfigFlags, &o.AllNamespaces)
+	completion.RegisterFlags(cmd, o.ConfigFlags)
 	return cmd
 }
 
