@@ -73,7 +73,8 @@ func BuildPath(ctx context.Context, root, p string, opts BuildOptions) *BuildRes
 	return Build(ctx, root, Kustomization{Path: CleanPath(p)}, opts)
 }
 
-// Build builds root/ks.Path exactly like kustomize-controller: the Kustomization's spec is
+// Build builds root/ks.Path exactly like kustomize-controller (ks.Path wins over the object's
+// spec.path, so a caller may map paths onto another source root): the Kustomization's spec is
 // written into the path's kustomization.yaml by the controller's own generator (one is
 // generated for a plain directory), kustomize builds it on a file system confined to root
 // with plugins disabled, then postBuild substitution runs (strict on undefined variables, as

@@ -185,7 +185,8 @@ func TestBuild(t *testing.T) {
 			unresolved: []string{"APP_NS", "CLUSTER"}},
 		{name: "remote resource fails offline with its URL", path: "apps/remote",
 			wantErr: ErrNeedsNetwork,
-			remote:  []string{"https://raw.githubusercontent.com/example/operator/v1.0.0/deploy/crds.yaml"}},
+			remote: []string{"github.com/example/platform//base?ref=v1",
+				"https://raw.githubusercontent.com/example/operator/v1.0.0/deploy/crds.yaml"}},
 		{name: "SOPS Secret builds and stays encrypted", path: "apps/sops",
 			want: []string{"apps_db__Secret"},
 			check: func(t *testing.T, res *BuildResult) {

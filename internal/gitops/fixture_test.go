@@ -66,6 +66,7 @@ metadata:
 	"apps/remote/local.yaml":         pvc("local", "apps"),
 	"apps/remote-base/kustomization.yaml": `resources:
 - https://raw.githubusercontent.com/example/operator/v1.0.0/deploy/crds.yaml
+- github.com/example/platform//base?ref=v1
 `,
 	"apps/sops/secret.yaml": `apiVersion: v1
 kind: Secret
