@@ -40,7 +40,11 @@ test: controlplane fmt vet
 test-short:
 	TZ=UTC $(GO) test -short -count=1 ./...
 
+# Graphviz renders the chain picture; on Debian it is installed when missing (root only).
 demo: build controlplane
+	@command -v dot >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		echo "installing graphviz from Debian for the chain picture" && \
+		apt-get update -qq >/dev/null && apt-get install -y -qq graphviz >/dev/null; } || true
 	@$(GO) run ./hack/demo
 
 # Benchmarks on the real apiserver, each printing its ratios against the alternatives the issues
