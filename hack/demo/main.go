@@ -55,6 +55,9 @@ func run() error {
 	k("flux-chain", ctxFlag, "-n", incident.FluxNS)
 	caption("The claim the apps health check waits on: what holds it in Terminating, and the safe fix")
 	k("why-terminating", ctxFlag, "pvc", incident.Claim, "-n", incident.Namespace)
+	if err := retireDemo(k, ctxFlag); err != nil {
+		return err
+	}
 	caption("Everything Terminating in the cluster, as JSON for a script (first lines)")
 	kubectlHead(env, path, 12, "why-terminating", ctxFlag, "-A", "-o", "json")
 	writePicture(env, path, ctxFlag)
@@ -134,4 +137,23 @@ func writePicture(env *testenv.Env, path, ctxFlag string) {
 	if err := exec.Command("dot", "-Tsvg", "-o", "bin/seed-chain.svg", "bin/seed-chain.dot").Run(); err == nil {
 		fmt.Println("rendered bin/seed-chain.svg")
 	}
+}
+
+// retireDemo replays #2741 in a GitOps repository checkout: the claim's manifest is deleted in
+// the working tree, and safe-retire gates the change against the live cluster.
+func retireDemo(k func(args ...string), ctxFlag string) error {
+	repo, err := os.MkdirTemp("", "kubeforensics-gitops-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(repo)
+	if err := incident.InitRepo(repo); err != nil {
+		return err
+	}
+	if err := incident.WriteFiles(repo, incident.ClaimRemoval()); err != nil {
+		return err
+	}
+	caption("Before the next removal merges: the PR deletes " + incident.ClaimFile + "; is that safe?")
+	k("safe-retire", ctxFlag, "--dry-run", "--repo", repo, "--base", "HEAD")
+	return nil
 }

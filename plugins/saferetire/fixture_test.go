@@ -12,107 +12,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/incident"
 )
 
 const (
-	pvcFile    = "k8s/apps/headlamp/persistent-volume-claim.yaml"
-	deployFile = "k8s/apps/headlamp/deployment.yaml"
+	pvcFile    = incident.ClaimFile
+	deployFile = incident.DeploymentFile
 )
 
-// fluxKS is a Flux Kustomization manifest.
-func fluxKS(ns, name, path string, prune bool) string {
-	return fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  interval: 10m
-  timeout: 20m
-  path: %s
-  prune: %t
-  wait: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-`, name, ns, path, prune)
-}
+var (
+	fluxKS     = incident.KustomizationManifest
+	claim      = incident.ClaimManifest
+	deployment = incident.DeploymentManifest
+	configMap  = incident.ConfigMapManifest
+)
 
-func claim(ns, name string, annotations ...string) string {
-	ann := ""
-	if len(annotations) > 0 {
-		ann = "  annotations:\n"
-		for _, a := range annotations {
-			ann += "    " + a + "\n"
-		}
-	}
-	return fmt.Sprintf(`apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: %s
-  namespace: %s
-%sspec:
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests:
-      storage: 256Mi
-`, name, ns, ann)
-}
-
-func deployment(ns string, mounts bool) string {
-	vols := ""
-	if mounts {
-		vols = `      volumes:
-      - name: plugins-dir
-        persistentVolumeClaim:
-          claimName: headlamp
-`
-	}
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: headlamp
-  namespace: %s
-spec:
-  selector:
-    matchLabels: {app: headlamp}
-  template:
-    metadata:
-      labels: {app: headlamp}
-    spec:
-      containers:
-      - name: headlamp
-        image: ghcr.io/headlamp-k8s/headlamp:v0.30.0
-%s`, ns, vols)
-}
-
-func configMap(ns, name string) string {
-	return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  a: b\n", name, ns)
-}
-
-// incidentRepo is the GitOps repo of the incident: every tier of the seeded chain has a path,
-// and ./k8s/apps declares the headlamp namespace, Deployment and claim.
-func incidentRepo(t *testing.T) *gitRepo {
-	files := map[string]string{
-		"clusters/prod/apps.yaml":     fluxKS("flux-system", "apps", "./k8s/apps", true),
-		"k8s/apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- namespace.yaml\n- headlamp/deployment.yaml\n- headlamp/persistent-volume-claim.yaml\n",
-		"k8s/apps/namespace.yaml":     "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n",
-		deployFile:                    deployment("headlamp", true),
-		pvcFile:                       claim("headlamp", "headlamp"),
-	}
-	for _, tier := range []string{"flux-system", "infra", "apps-wave-1", "monitoring", "backup"} {
-		files["k8s/"+tier+"/settings.yaml"] = configMap("default", tier+"-settings")
-	}
-	return newRepo(t, files)
-}
+// incidentRepo is the GitOps repo of the incident (incident.RepoFiles).
+func incidentRepo(t *testing.T) *gitRepo { return newRepo(t, incident.RepoFiles()) }
 
 // removeClaim deletes the claim's manifest from the working tree, as #2741 did.
-func (r *gitRepo) removeClaim() {
-	r.write(map[string]string{
-		pvcFile:                       "",
-		"k8s/apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- namespace.yaml\n- headlamp/deployment.yaml\n",
-	})
-}
+func (r *gitRepo) removeClaim() { r.write(incident.ClaimRemoval()) }
 
 var ksGVR = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
 
