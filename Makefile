@@ -53,5 +53,19 @@ bench: controlplane
 	bash hack/bench-why-terminating.sh
 	TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkFluxChain$$' -benchtime 1x -timeout 45m -v ./plugins/fluxchain/
 
+# Release: a snapshot of every plugin for every platform in dist/ (goreleaser, one build at a
+# time), krew manifests rendered into dist/krew/, and the archive size per platform.
+.PHONY: release-snapshot krew-validate docs
+release-snapshot:
+	@bash hack/release/snapshot.sh
+
+# krew's validate-krew-manifest on the krew/ templates rendered for a stand-in build.
+krew-validate:
+	TZ=UTC $(GO) test -count=1 -run 'TestValidateKrewManifest|TestManifestsFollowKrewRules' ./hack/release/krewgen
+
+# Regenerate docs/reference/ from the plugins' cobra commands (a test fails when it is stale).
+docs:
+	$(GO) run ./hack/release/docgen
+
 clean:
 	rm -rf $(BIN) dist
