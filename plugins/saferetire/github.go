@@ -3,9 +3,9 @@ package saferetire
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/kubeforensics/suite/internal/ghactions"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 )
@@ -15,52 +15,36 @@ import (
 // file $GITHUB_STEP_SUMMARY names. Annotations go where the result does not: stdout for
 // text, stderr for json, so the json stays parseable.
 func (o *SafeRetireOptions) github(res *Result) error {
-	if o.getenv == nil || o.getenv("GITHUB_ACTIONS") != "true" {
+	if !ghactions.Enabled(o.getenv) {
 		return nil
 	}
 	w := o.Out
 	if output.Format(o.PrintFlags.Format) == output.JSON {
 		w = o.ErrOut
 	}
-	writeAnnotations(w, res)
-	path := o.getenv("GITHUB_STEP_SUMMARY")
-	if path == "" {
-		return nil
+	ghactions.WriteAnnotations(w, annotations(res))
+	var b strings.Builder
+	if err := writeSummary(&b, res); err != nil {
+		return err
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("appending to $GITHUB_STEP_SUMMARY %s: %w", path, err)
-	}
-	defer f.Close()
-	if err := writeSummary(f, res); err != nil {
-		return fmt.Errorf("appending to $GITHUB_STEP_SUMMARY %s: %w", path, err)
-	}
-	return f.Close()
+	return ghactions.AppendSummary(o.getenv, b.String())
 }
 
-func writeAnnotations(w io.Writer, res *Result) {
+// annotations are an error on the manifest of each unsafe removal and a warning per gap.
+func annotations(res *Result) []ghactions.Annotation {
+	var out []ghactions.Annotation
 	for _, rm := range res.Removals {
 		if !rm.Unsafe {
 			continue
 		}
-		props := "title=" + escapeProperty("safe-retire: unsafe removal of "+rm.Object.String())
-		if rm.File != "" {
-			props = "file=" + escapeProperty(rm.File) + "," + props
-		}
 		msg := strings.Join(rm.Reasons, "\n") + "\nRetire it in stages: protect (" + retire.PruneAnnotation + ": " + retire.Disabled + "), drain, then remove the manifest."
-		fmt.Fprintf(w, "::error %s::%s\n", props, escapeData(msg))
+		out = append(out, ghactions.Annotation{Level: ghactions.Error, File: rm.File,
+			Title: "safe-retire: unsafe removal of " + rm.Object.String(), Message: msg})
 	}
 	for _, s := range res.Incomplete {
-		fmt.Fprintf(w, "::warning title=safe-retire: UNKNOWN::%s\n", escapeData(s))
+		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN", Message: s})
 	}
-}
-
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return out
 }
 
 func writeSummary(w io.Writer, res *Result) error {
@@ -110,6 +94,4 @@ func writeSummary(w io.Writer, res *Result) error {
 }
 
 // md keeps a table cell on one line and its pipes literal.
-func md(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
+func md(s string) string { return ghactions.Cell(s) }
