@@ -104,14 +104,15 @@ func Build(ctx context.Context, root string, ks Kustomization, opts BuildOptions
 		res.Err = fmt.Errorf("generating kustomization for %s: %w", rel, err)
 		return res
 	}
+	urls, customSchema := scanTree(fs, dir)
 	if !opts.AllowNetwork {
-		if urls := remoteRefs(fs, dir); len(urls) > 0 {
+		if len(urls) > 0 {
 			res.RemoteURLs = urls
 			res.Err = fmt.Errorf("building %s: %w: %s", rel, ErrNeedsNetwork, strings.Join(urls, ", "))
 			return res
 		}
 	}
-	m, err := kustomize.Build(fs, dir)
+	m, err := kustomizeBuild(fs, dir, customSchema)
 	if err != nil {
 		res.Err = fmt.Errorf("kustomize build failed for %s: %w", rel, err)
 		return res

@@ -11,14 +11,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// remoteRefs walks the kustomizations reachable from dir through resources, bases and
-// components and returns the entries kustomize would fetch over the network: http(s) files
-// and remote git bases, as the generator's IsLocalRelativePath tells them apart.
+// scanTree walks the kustomizations reachable from dir through resources, bases and
+// components and returns the entries kustomize would fetch over the network (http(s) files
+// and remote git bases, as the generator's IsLocalRelativePath tells them apart), and whether
+// any of them declares its own OpenAPI schema (the `openapi` field).
 //
 // This check has to come before the build: kustomize fetches an http(s) resource with a
 // plain HTTP client whatever file system it is given, so only not starting the build keeps
 // an offline build offline. Files it cannot read or parse are skipped; the build reports them.
-func remoteRefs(fs filesys.FileSystem, dir string) []string {
+func scanTree(fs filesys.FileSystem, dir string) (remote []string, customSchema bool) {
 	seen := map[string]bool{}
 	urls := map[string]bool{}
 	queue := []string{dir}
@@ -33,6 +34,7 @@ func remoteRefs(fs filesys.FileSystem, dir string) []string {
 		if !ok {
 			continue
 		}
+		customSchema = customSchema || len(k.OpenAPI) > 0
 		for _, entries := range [][]string{k.Resources, k.Bases, k.Components} {
 			for _, e := range entries {
 				if !kustomize.IsLocalRelativePath(e) && !filepath.IsAbs(e) {
@@ -50,7 +52,7 @@ func remoteRefs(fs filesys.FileSystem, dir string) []string {
 		out = append(out, u)
 	}
 	sort.Strings(out)
-	return out
+	return out, customSchema
 }
 
 // readKustomization reads the kustomization file of dir, under any of the names kustomize

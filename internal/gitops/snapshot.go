@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"os/exec"
@@ -34,7 +35,7 @@ func (r *Repo) Snapshot(rev string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "gitops-snapshot-")
+	dir, err := os.MkdirTemp(snapshotParent(), "gitops-snapshot-")
 	if err != nil {
 		return nil, err
 	}
@@ -127,4 +128,17 @@ func writeFile(path string, r io.Reader, perm os.FileMode) error {
 		return err
 	}
 	return f.Close()
+}
+
+// snapshotParent is where revisions are extracted: memory-backed /dev/shm when it is there and
+// writable (a snapshot is small, short-lived and written file by file, which costs several
+// times more on a disk), else the temporary directory. $TMPDIR set explicitly wins.
+func snapshotParent() string {
+	if os.Getenv("TMPDIR") != "" {
+		return os.TempDir()
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
+		return "/dev/shm"
+	}
+	return os.TempDir()
 }

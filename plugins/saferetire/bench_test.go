@@ -1,0 +1,126 @@
+package saferetire_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/plugins/saferetire"
+)
+
+const (
+	benchTiers   = 50
+	benchPerTier = 100
+)
+
+// benchRepo writes a GitOps repository with benchTiers Kustomizations of benchPerTier objects
+// each (5,000 in all, one protected claim per tier), each path with its kustomization.yaml, and
+// commits it; then one ConfigMap manifest is removed in the working tree. The offline gate builds
+// every path at base and at candidate.
+func benchRepo(b *testing.B) string {
+	dir := b.TempDir()
+	files := map[string]string{}
+	for t := 0; t < benchTiers; t++ {
+		tier := fmt.Sprintf("t%02d", t)
+		files["clusters/prod/"+tier+".yaml"] = incident.KustomizationManifest("flux-system", tier, "./k8s/"+tier, true)
+		files["k8s/"+tier+"/claim.yaml"] = incident.ClaimManifest(tier, "data", "kustomize.toolkit.fluxcd.io/prune: disabled")
+		resources := "- claim.yaml\n"
+		for i := 1; i < benchPerTier; i++ {
+			name := fmt.Sprintf("cm-%03d.yaml", i)
+			files["k8s/"+tier+"/"+name] = incident.ConfigMapManifest(tier, fmt.Sprintf("settings-%03d", i))
+			resources += "- " + name + "\n"
+		}
+		files["k8s/"+tier+"/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n" + resources
+	}
+	if err := incident.WriteFiles(dir, files); err != nil {
+		b.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q", "-m", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	kfile := "k8s/t07/kustomization.yaml"
+	removal := map[string]string{"k8s/t07/cm-042.yaml": "", kfile: strings.Replace(files[kfile], "- cm-042.yaml\n", "", 1)}
+	if err := incident.WriteFiles(dir, removal); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// buildTwice is the floor: every path built twice (base and candidate) with the kustomize API
+// alone.
+func buildTwice(b *testing.B, dir string) {
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	fs := filesys.MakeFsOnDisk()
+	for round := 0; round < 2; round++ {
+		for t := 0; t < benchTiers; t++ {
+			path := filepath.Join(dir, fmt.Sprintf("k8s/t%02d", t))
+			if _, err := k.Run(fs, path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkOfflineGate measures `kubectl safe-retire --dry-run --offline` on 50 Kustomizations
+// and 5,000 objects against building the same paths twice with the kustomize API alone, and
+// reports the ratio (target ≤ 1.3).
+func BenchmarkOfflineGate(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a 5,000-object repository")
+	}
+	dir := benchRepo(b)
+	const rounds = 3
+	var floor, gate time.Duration
+	b.ResetTimer()
+	for r := 0; r < rounds; r++ {
+		start := time.Now()
+		buildTwice(b, dir)
+		floor += time.Since(start)
+		start = time.Now()
+		res := runGate(b, dir)
+		gate += time.Since(start)
+		if res.Verdict != "SAFE" {
+			b.Fatalf("verdict %s, want SAFE (one unprotected ConfigMap removed)", res.Verdict)
+		}
+	}
+	b.StopTimer()
+	ratio := float64(gate) / float64(floor)
+	b.ReportMetric(float64(floor.Milliseconds())/rounds, "floor-ms")
+	b.ReportMetric(float64(gate.Milliseconds())/rounds, "gate-ms")
+	b.ReportMetric(ratio, "x-of-floor")
+	fmt.Printf("safe-retire offline gate, %d Kustomizations, %d objects, mean of %d runs:\n", benchTiers, benchTiers*benchPerTier, rounds)
+	fmt.Printf("  kustomize build of every path twice  %6d ms  1.00x\n", floor.Milliseconds()/rounds)
+	fmt.Printf("  safe-retire --dry-run --offline     %6d ms  %.2fx (target <= 1.30)\n", gate.Milliseconds()/rounds, ratio)
+}
+
+// runGate runs the offline gate through the command and decodes its result.
+func runGate(b *testing.B, dir string) *saferetire.Result {
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
+	cmd := saferetire.NewCmdSafeRetire(streams, func(string) string { return "" })
+	code := cli.Run(context.Background(), cmd, []string{"--dry-run", "--offline", "--repo", dir, "--base", "HEAD", "-o", "json"}, &errOut)
+	if code != 0 {
+		b.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	var res saferetire.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		b.Fatalf("json: %v\n%s", err, out.String())
+	}
+	return &res
+}
