@@ -1,0 +1,135 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity ranks a finding: error breaks convergence, warning makes an outage likely or
+// silent, info is advice.
+type Severity string
+
+// The severities, most severe first.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+// Rank orders severities: error 3, warning 2, info 1, anything else 0.
+func (s Severity) Rank() int {
+	switch s {
+	case Error:
+		return 3
+	case Warning:
+		return 2
+	case Info:
+		return 1
+	}
+	return 0
+}
+
+// ParseSeverity reads a --fail-on value.
+func ParseSeverity(s string) (Severity, error) {
+	switch Severity(s) {
+	case Error, Warning, Info:
+		return Severity(s), nil
+	}
+	return "", fmt.Errorf("unknown severity %q: use error, warning or info", s)
+}
+
+// Rule is one check of the chain.
+type Rule struct {
+	ID       string
+	Severity Severity
+	// Why is the failure the rule prevents, in one line; Fix is the change that removes it.
+	Why, Fix string
+	check    func(*Repo, Rule) []Finding
+}
+
+// Finding is one place where a rule fails.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	// Kustomization is the tier (namespace/name) the finding is about.
+	Kustomization string `json:"kustomization,omitempty"`
+	// Object is the object at fault as "Kind namespace/name".
+	Object string `json:"object,omitempty"`
+	// File and Line are where the finding is fixed (repo-relative, 1-based); Line is 0 when
+	// the object could not be located in the file.
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+	Why     string `json:"why"`
+	Fix     string `json:"fix"`
+}
+
+// Location is "file:line", "file" or "".
+func (f Finding) Location() string {
+	switch {
+	case f.File == "":
+		return ""
+	case f.Line > 0:
+		return fmt.Sprintf("%s:%d", f.File, f.Line)
+	}
+	return f.File
+}
+
+// Rules returns every rule in documentation order.
+func Rules() []Rule {
+	return []Rule{
+		ruleCRDOrder, ruleTimeout, ruleSubstitution, ruleSOPS, ruleSuspend, ruleSourceDeadlock,
+		ruleRemoteBase, ruleDependsOnParent, ruleHealthCheckDownstream, ruleDriftCNI, ruleLeafInGate,
+		ruleDependencies,
+	}
+}
+
+// Run applies every rule and returns the findings sorted by severity, file, line and rule.
+func Run(r *Repo) []Finding {
+	out := []Finding{}
+	for _, rule := range Rules() {
+		out = append(out, rule.check(r, rule)...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Message < b.Message
+	})
+	return out
+}
+
+// AtLeast counts the findings at or above severity min.
+func AtLeast(fs []Finding, min Severity) int {
+	n := 0
+	for _, f := range fs {
+		if f.Severity.Rank() >= min.Rank() {
+			n++
+		}
+	}
+	return n
+}
+
+// finding fills a finding from its rule; the location comes from the tier's files.
+func (rule Rule) finding(ks, object, file string, line int, format string, args ...any) Finding {
+	return Finding{Rule: rule.ID, Severity: rule.Severity, Kustomization: ks, Object: object,
+		File: file, Line: line, Message: fmt.Sprintf(format, args...), Why: rule.Why, Fix: rule.Fix}
+}
+
+// joinSorted is a sorted, comma-separated list.
+func joinSorted(items []string) string {
+	s := append([]string(nil), items...)
+	sort.Strings(s)
+	return strings.Join(s, ", ")
+}

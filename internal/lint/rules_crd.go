@@ -1,0 +1,109 @@
+package lint
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+var ruleCRDOrder = Rule{
+	ID: "crd-order", Severity: Error,
+	Why:   "a custom resource applied with the HelmRelease that installs its CRD, or in a tier that does not depend on the tier that does, fails the whole server-side apply with `no matches for kind`, so the tier never converges",
+	Fix:   "move the custom resource into a later tier whose dependsOn names the tier that installs the CRD (which needs wait: true)",
+	check: checkCRDOrder,
+}
+
+// chartCRDGroups are the API groups whose CRDs well-known charts install; a CRD a chart
+// installs is not in the build, so this table is how a HelmRelease is known to install one.
+var chartCRDGroups = map[string][]string{
+	"cert-manager":             {"cert-manager.io", "acme.cert-manager.io"},
+	"kube-prometheus-stack":    {"monitoring.coreos.com"},
+	"prometheus-operator-crds": {"monitoring.coreos.com"},
+	"cilium":                   {"cilium.io"},
+	"traefik":                  {"traefik.io", "traefik.containo.us"},
+	"longhorn":                 {"longhorn.io"},
+	"cloudnative-pg":           {"postgresql.cnpg.io"},
+	"velero":                   {"velero.io"},
+	"external-secrets":         {"external-secrets.io", "generators.external-secrets.io"},
+	"kyverno":                  {"kyverno.io"},
+	"metallb":                  {"metallb.io"},
+	"sealed-secrets":           {"bitnami.com"},
+	"tigera-operator":          {"crd.projectcalico.org", "operator.tigera.io"},
+	"keda":                     {"keda.sh"},
+	"rook-ceph":                {"ceph.rook.io"},
+	"external-dns":             {"externaldns.k8s.io"},
+	"base":                     {"networking.istio.io", "security.istio.io"},
+}
+
+// crdSource is where a CRD comes from: a CRD object, or a HelmRelease known to install it.
+type crdSource struct {
+	tier, via string
+	chart     bool
+}
+
+// checkCRDOrder finds custom resources whose CRD comes from the same tier's HelmRelease, or from
+// a tier they do not depend on. A CRD object in the same tier is fine: kustomize-controller
+// applies CRDs first and waits for them. Flux's own kinds are left out: bootstrap installs them.
+func checkCRDOrder(r *Repo, rule Rule) []Finding {
+	kinds := map[string][]crdSource{}  // group/kind -> sources
+	groups := map[string][]crdSource{} // group -> HelmReleases that install its CRDs
+	for _, t := range r.built() {
+		for _, o := range t.Objects {
+			switch {
+			case o.GetKind() == "CustomResourceDefinition":
+				g, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+				k, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+				kinds[g+"/"+k] = append(kinds[g+"/"+k], crdSource{tier: t.ID(), via: "CRD " + o.GetName()})
+			case isHelmRelease(o):
+				for _, g := range chartCRDGroups[chartOf(o)] {
+					groups[g] = append(groups[g], crdSource{tier: t.ID(), via: "HelmRelease " + o.GetNamespace() + "/" + o.GetName(), chart: true})
+				}
+			}
+		}
+	}
+	var out []Finding
+	for _, t := range r.built() {
+		for i, o := range t.Objects {
+			g := o.GroupVersionKind().Group
+			if !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io") || strings.HasSuffix(g, "toolkit.fluxcd.io") {
+				continue
+			}
+			srcs := append(append([]crdSource(nil), kinds[g+"/"+o.GetKind()]...), groups[g]...)
+			if msg := crdProblem(r, t, srcs); msg != "" {
+				file := fileAt(t, i)
+				out = append(out, rule.finding(t.ID(), objectRef(o), file, r.Locate(file, o.GetKind(), o.GetName(), ""),
+					"%s (%s) %s", objectRef(o), o.GetAPIVersion(), msg))
+			}
+		}
+	}
+	return out
+}
+
+// crdProblem says what is wrong with where a custom resource's CRD comes from, or "".
+func crdProblem(r *Repo, t *Tier, srcs []crdSource) string {
+	if len(srcs) == 0 {
+		return "" // a CRD from outside the repository (or bootstrap): nothing to judge offline
+	}
+	var elsewhere []string
+	for _, s := range srcs {
+		switch {
+		case s.tier == t.ID() && !s.chart:
+			return ""
+		case s.tier == t.ID():
+			return "is applied in the same tier as " + s.via + ", which installs its CRD"
+		case r.dependsOn(t.ID(), s.tier):
+			return ""
+		}
+		elsewhere = append(elsewhere, s.via+" in "+s.tier)
+	}
+	return "needs a CRD installed by " + joinSorted(elsewhere) + ", which this tier does not depend on"
+}
+
+// chartOf is a HelmRelease's chart name: spec.chart.spec.chart, else the name of spec.chartRef.
+func chartOf(o *unstructured.Unstructured) string {
+	if c, _, _ := unstructured.NestedString(o.Object, "spec", "chart", "spec", "chart"); c != "" {
+		return c
+	}
+	c, _, _ := unstructured.NestedString(o.Object, "spec", "chartRef", "name")
+	return c
+}

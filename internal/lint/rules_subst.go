@@ -1,0 +1,42 @@
+package lint
+
+import "strings"
+
+var ruleSubstitution = Rule{
+	ID: "substitution-fails-open", Severity: Error,
+	Why:   "post-build substitution of a variable no source defines fails open where strict substitution is off (an undefined ${VAR} silently becomes \"\" and the tier reports Ready) and fails the whole tier where it is on (the default since kustomize-controller v1.9)",
+	Fix:   "define the variable in postBuild.substitute or a substituteFrom ConfigMap/Secret, or give the reference a default: ${VAR:=value}",
+	check: checkSubstitution,
+}
+
+// checkSubstitution reports the variables Load found undefined, at the line that references
+// them.
+func checkSubstitution(r *Repo, rule Rule) []Finding {
+	var out []Finding
+	for _, t := range r.built() {
+		for _, u := range t.Undefined {
+			kind, name := gvkName(u.Object)
+			file, ref := "", kind+" "+name
+			for i, o := range t.Objects {
+				if o.GetKind() == kind && o.GetName() == name {
+					file, ref = fileAt(t, i), objectRef(o)
+					break
+				}
+			}
+			line := r.LocateText(file, "${"+u.Var+"}")
+			if line == 0 {
+				line = r.LocateText(file, "${"+u.Var)
+			}
+			out = append(out, rule.finding(t.ID(), ref, file, line,
+				"%s references ${%s}, which no postBuild source of %s defines", ref, u.Var, t.ID()))
+		}
+	}
+	return out
+}
+
+// gvkName splits kustomize's "Kind.version.group/name" into kind and name.
+func gvkName(s string) (kind, name string) {
+	gvk, name, _ := strings.Cut(s, "/")
+	kind, _, _ = strings.Cut(gvk, ".")
+	return kind, name
+}
