@@ -60,7 +60,7 @@ func configMap(name, ns string) string {
 
 func newPlatform() platform {
 	p := platform{
-		"clusters/prod/kustomization.yaml":            kustomization("flux-system", "tiers.yaml"),
+		"clusters/prod/kustomization.yaml":             kustomization("flux-system", "tiers.yaml"),
 		"clusters/prod/flux-system/kustomization.yaml": kustomization("gotk-sync.yaml"),
 		"clusters/prod/flux-system/gotk-sync.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository
@@ -73,8 +73,8 @@ spec:
   ref:
     branch: main
 ` + ks("flux-system", "clusters/prod", ""),
-		"infra/cilium/kustomization.yaml": kustomization("cilium.yaml"),
-		"infra/cilium/cilium.yaml":        hr("cilium", "kube-system", "cilium", "  driftDetection:\n    mode: warn\n"),
+		"infra/cilium/kustomization.yaml":   kustomization("cilium.yaml"),
+		"infra/cilium/cilium.yaml":          hr("cilium", "kube-system", "cilium", "  driftDetection:\n    mode: warn\n"),
 		"infra/platform/kustomization.yaml": kustomization("cert-manager.yaml", "longhorn.yaml", "secret.sops.yaml", "cluster-vars.yaml"),
 		"infra/platform/cert-manager.yaml":  hr("cert-manager", "cert-manager", "cert-manager", "  timeout: 10m\n"),
 		"infra/platform/longhorn.yaml":      hr("longhorn", "longhorn-system", "longhorn", "  timeout: 15m\n"),
@@ -91,7 +91,7 @@ sops:
   lastmodified: "2026-09-01T00:00:00Z"
   version: 3.9.0
 `,
-		"infra/platform/cluster-vars.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-vars\n  namespace: flux-system\ndata:\n  DOMAIN: example.com\n",
+		"infra/platform/cluster-vars.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-vars\n  namespace: flux-system\ndata:\n  DOMAIN: example.com\n",
 		"infra/platform-config/kustomization.yaml": kustomization("issuer.yaml"),
 		"infra/platform-config/issuer.yaml": `apiVersion: cert-manager.io/v1
 kind: ClusterIssuer
@@ -101,8 +101,8 @@ spec:
   acme:
     server: https://acme-v02.api.letsencrypt.org/directory
 `,
-		"infra/cdi/kustomization.yaml": kustomization("cm.yaml"),
-		"infra/cdi/cm.yaml":            configMap("cdi", "cdi"),
+		"infra/cdi/kustomization.yaml":   kustomization("cm.yaml"),
+		"infra/cdi/cm.yaml":              configMap("cdi", "cdi"),
 		"apps/wave-0/kustomization.yaml": kustomization("web.yaml"),
 		"apps/wave-0/web.yaml": `apiVersion: apps/v1
 kind: Deployment
