@@ -55,6 +55,9 @@ func seedAll(ctx context.Context) error {
 	if kc, err = incident.NewClients(env.RESTConfig); err != nil {
 		return err
 	}
+	if err := env.InstallFluxCRDs(ctx); err != nil {
+		return err
+	}
 	if err := env.ApplyCRDs(ctx, incident.BackupCRDs()...); err != nil {
 		return err
 	}
