@@ -17,6 +17,7 @@ var dotColor = map[flux.State]string{
 	flux.Progressing: "lightblue",
 	flux.Suspended:   "lightgrey",
 	flux.NoStatus:    "white",
+	flux.Declared:    "white",
 }
 
 // PrintDot writes the chain as a Graphviz digraph: one node per Kustomization, an edge from

@@ -1,0 +1,174 @@
+package fluxchain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/lint"
+	"github.com/kubeforensics/suite/internal/output"
+)
+
+// repoOptions are the flags of the --repo mode, which lints a repository instead of reading a
+// cluster.
+type repoOptions struct {
+	Dir, Path, FailOn string
+	AllowNetwork      bool
+
+	failOn lint.Severity
+	root   string
+	getenv func(string) string
+}
+
+func (r *repoOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.Dir, "repo", "", "Lint the Flux chain of this GitOps repository (working tree) instead of reading a cluster.")
+	cmd.Flags().StringVar(&r.Path, "path", "", "With --repo: the entry path to build first (default: the only directory under clusters/, else the repository root).")
+	cmd.Flags().StringVar(&r.FailOn, "fail-on", string(lint.Error), "With --repo: exit 1 for findings at or above this severity: error, warning or info.")
+	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// validate checks the --repo flags without reading anything.
+func (r *repoOptions) validate(name string, allNamespaces bool) error {
+	sev, err := lint.ParseSeverity(r.FailOn)
+	if err != nil {
+		return exitcode.UsageErrorf("--fail-on: %w", err)
+	}
+	r.failOn = sev
+	if r.Dir == "" {
+		if r.Path != "" {
+			return exitcode.UsageErrorf("--path needs --repo")
+		}
+		return nil
+	}
+	if name != "" || allNamespaces {
+		return exitcode.UsageErrorf("--repo lints the whole repository: it takes no NAME and no -A")
+	}
+	return nil
+}
+
+// complete opens the repository and settles the entry path.
+func (r *repoOptions) complete() error {
+	repo, err := gitops.OpenRepo(r.Dir)
+	if err != nil {
+		return err
+	}
+	r.root = repo.Dir
+	if r.getenv == nil {
+		r.getenv = os.Getenv
+	}
+	if r.Path != "" {
+		return nil
+	}
+	entries, _ := os.ReadDir(filepath.Join(r.root, "clusters"))
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, "clusters/"+e.Name())
+		}
+	}
+	switch len(dirs) {
+	case 0:
+		r.Path = "."
+	case 1:
+		r.Path = dirs[0]
+	default:
+		return exitcode.UsageErrorf("%s has %d cluster directories (%s): choose one with --path", r.Dir, len(dirs), strings.Join(dirs, ", "))
+	}
+	return nil
+}
+
+// RepoResult is what --repo found: the chain the repository declares, drawn as live mode draws
+// a cluster's, and the lint findings.
+type RepoResult struct {
+	// Repo is the repository's top level; Path the entry path built first.
+	Repo string `json:"repo"`
+	Path string `json:"path"`
+	flux.Chain
+	Lint []lint.Finding `json:"lint"`
+	// BuildFailures are the tiers whose path did not build: their objects were not judged.
+	BuildFailures []BuildFailure `json:"buildFailures"`
+	// NotCovered are the tiers built from another source than this repository.
+	NotCovered []string `json:"notCovered,omitempty"`
+	// FailOn is the severity at which a finding fails the run.
+	FailOn lint.Severity `json:"failOn"`
+}
+
+// BuildFailure is a tier whose path did not build.
+type BuildFailure struct {
+	Kustomization string   `json:"kustomization"`
+	Path          string   `json:"path"`
+	Error         string   `json:"error"`
+	RemoteURLs    []string `json:"remoteURLs,omitempty"`
+}
+
+// ComputeRepo builds and lints the repository at root from entry.
+func ComputeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*RepoResult, error) {
+	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork})
+	switch {
+	case errors.Is(err, gitops.ErrPathNotFound):
+		return nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
+	case err != nil:
+		return nil, exitcode.WithCode(exitcode.Unknown, err)
+	}
+	res := &RepoResult{Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: lint.Run(r), BuildFailures: []BuildFailure{}}
+	for _, t := range r.BuildFailures() {
+		res.BuildFailures = append(res.BuildFailures, BuildFailure{Kustomization: t.ID(), Path: t.Kustomization.Path, Error: t.Err.Error(), RemoteURLs: t.RemoteURLs})
+	}
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; t.NotCovered != "" {
+			res.NotCovered = append(res.NotCovered, id+": "+t.NotCovered)
+		}
+	}
+	sort.Strings(res.NotCovered)
+	return res, nil
+}
+
+// runRepo lints the repository, prints the result and returns the exit code: 1 for findings at
+// or above --fail-on, else 2 when a path did not build, else 0.
+func (o *FluxChainOptions) runRepo(ctx context.Context) error {
+	fmt.Fprintf(o.ErrOut, "# repository %s, entry path %s\n", o.repo.root, o.repo.Path)
+	res, err := ComputeRepo(ctx, o.repo.root, o.repo.Path, o.repo.AllowNetwork)
+	if err != nil {
+		return err
+	}
+	res.FailOn = o.repo.failOn
+	if err := o.printRepo(res); err != nil {
+		return err
+	}
+	if err := o.repoGitHub(res); err != nil {
+		return err
+	}
+	switch {
+	case lint.AtLeast(res.Lint, res.FailOn) > 0:
+		return exitcode.WithCode(exitcode.Finding, nil)
+	case len(res.BuildFailures) > 0:
+		return exitcode.WithCode(exitcode.Unknown, nil)
+	}
+	return nil
+}
+
+// printRepo hands the result to the printer -o chose; the graphs are live mode's.
+func (o *FluxChainOptions) printRepo(res *RepoResult) error {
+	chain := &Result{Chain: res.Chain, Warnings: []string{}}
+	switch output.Format(o.PrintFlags.Format) {
+	case output.JSON:
+		return output.PrintJSON(o.Out, res)
+	case output.YAML:
+		return output.PrintYAML(o.Out, res)
+	case output.Dot:
+		return PrintDot(o.Out, chain)
+	case output.Mermaid:
+		return PrintMermaid(o.Out, chain)
+	}
+	return PrintRepoText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+}

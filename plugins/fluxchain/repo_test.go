@@ -1,0 +1,128 @@
+package fluxchain_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/plugins/fluxchain"
+)
+
+// copyRepo copies testdata/repo/<name> into a temporary git repository, so the fixture is
+// committed as plain files and every test builds a fresh working tree.
+func copyRepo(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "repo", name)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fixture"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	return real
+}
+
+// runRepo drives flux-chain --repo through NewCmdFluxChain; no cluster is involved.
+func runRepo(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := fluxchain.NewCmdFluxChain(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	code = cli.Run(context.Background(), cmd, args, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// repoGolden compares got with testdata/name after replacing the temporary repository
+// directory with REPO, so the files can be regenerated with -update.
+func repoGolden(t *testing.T, name, got, dir string) {
+	t.Helper()
+	golden(t, name, strings.ReplaceAll(got, dir, "REPO"))
+}
+
+func TestRepoOutputs(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
+	dir := copyRepo(t, "seeded")
+	for _, format := range []string{"text", "json", "yaml", "dot", "mermaid"} {
+		t.Run(format, func(t *testing.T) {
+			out, _, code := runRepo(t, "--repo", dir, "-o", format)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			repoGolden(t, "repo-seeded."+format, out, dir)
+		})
+	}
+}
+
+func TestRepoExitCodes(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
+	seeded, clean, remote := copyRepo(t, "seeded"), copyRepo(t, "clean"), copyRepo(t, "remote")
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"clean", []string{"--repo", clean}, 0},
+		{"clean, explicit path", []string{"--repo", clean, "--path", "clusters/prod"}, 0},
+		{"seeded", []string{"--repo", seeded}, 1},
+		{"seeded, only errors fail", []string{"--repo", seeded, "--fail-on", "error"}, 1},
+		{"remote tier not built, warning below fail-on", []string{"--repo", remote}, 2},
+		{"remote tier, warnings fail", []string{"--repo", remote, "--fail-on", "warning"}, 1},
+		{"unknown severity", []string{"--repo", clean, "--fail-on", "fatal"}, 3},
+		{"missing path", []string{"--repo", clean, "--path", "clusters/nope"}, 3},
+		{"not a repository", []string{"--repo", t.TempDir()}, 3},
+		{"NAME with --repo", []string{"--repo", clean, "apps"}, 3},
+		{"--path without --repo", []string{"--path", "clusters/prod", "--kubeconfig", "/nonexistent"}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runRepo(t, tt.args...)
+			if code != tt.want {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.want, out, errOut)
+			}
+		})
+	}
+}
+
+func TestRepoGitHub(t *testing.T) {
+	dir := copyRepo(t, "seeded")
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	out, _, code := runRepo(t, "--repo", dir)
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	if !strings.Contains(out, "::error file=infra/platform/issuer.yaml,line=2,title=flux-chain crd-order::") {
+		t.Errorf("no crd-order annotation in:\n%s", out)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repoGolden(t, "repo-seeded.summary.md", string(md), dir)
+}
