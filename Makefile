@@ -52,6 +52,7 @@ demo: build controlplane
 bench: controlplane
 	bash hack/bench-why-terminating.sh
 	TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkFluxChain$$' -benchtime 1x -timeout 45m -v ./plugins/fluxchain/
+	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkRepoLint$$' -benchtime 1x -timeout 30m -v ./plugins/fluxchain/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkOfflineGate$$' -benchtime 1x -timeout 30m -v ./plugins/saferetire/
 
 # Release: a snapshot of every plugin for every platform in dist/ (goreleaser, one build at a

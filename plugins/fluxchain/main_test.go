@@ -26,7 +26,7 @@ var env *testenv.Env
 func TestMain(m *testing.M) {
 	flag.Parse()
 	os.Setenv("TZ", "UTC")
-	if testing.Short() {
+	if testing.Short() || os.Getenv("KF_SKIP_INTEGRATION") != "" {
 		os.Exit(m.Run())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
