@@ -69,3 +69,25 @@ func ExactArgsRange(minArgs, maxArgs int) cobra.PositionalArgs {
 func Banner(w io.Writer, t cluster.Target) {
 	fmt.Fprintf(w, "# %s\n", t)
 }
+
+// Steps are a plugin command's three phases, in kubectl's order: Complete fills in what the
+// flags and arguments leave open (clients, namespace), Validate checks the combination without
+// a request, Run computes and prints.
+type Steps interface {
+	Complete(args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// RunE is the cobra RunE of a command with those steps: each in turn, stopping at the first error.
+func RunE(s Steps) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := s.Complete(args); err != nil {
+			return err
+		}
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		return s.Run(cmd.Context())
+	}
+}

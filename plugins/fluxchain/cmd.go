@@ -91,15 +91,7 @@ line to fix. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a path did
 		Args:         cli.ExactArgsRange(0, 1),
 		SilenceUsage: true,
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flux-chain"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:         cli.RunE(o),
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)

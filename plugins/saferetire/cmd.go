@@ -72,15 +72,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 0),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl safe-retire"},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:         cli.RunE(o),
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
@@ -98,7 +90,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 }
 
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
-func (o *SafeRetireOptions) Complete() error {
+func (o *SafeRetireOptions) Complete(_ []string) error {
 	o.flag = "--context=CONTEXT"
 	if ctx := o.ConfigFlags.Context; ctx != nil && *ctx != "" {
 		o.flag = "--context=" + *ctx

@@ -64,15 +64,7 @@ func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 2),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl why-terminating"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:         cli.RunE(o),
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
