@@ -30,17 +30,16 @@ func run() error {
 		return err
 	}
 	caption("Starting a local control plane (etcd, kube-apiserver, kube-controller-manager) on 127.0.0.1")
-	env, err := testenv.Start(ctx, testenv.Options{ControllerManager: true, ContextName: "admin@demo"})
+	caption("Seeding the incident: the headlamp claim mounted by its pod, pruned, held by pvc-protection")
+	replay, err := incident.StartReplay(ctx, testenv.Options{ContextName: "admin@demo"})
 	if err != nil {
 		return err
 	}
+	env := replay.Env
 	defer func() {
 		caption("Tearing the control plane down")
-		_ = env.Stop()
+		_ = replay.Stop()
 	}()
-	if err := seed(ctx, env); err != nil {
-		return err
-	}
 	path := bin + string(os.PathListSeparator) + filepath.Dir(env.KubectlPath) + string(os.PathListSeparator) + os.Getenv("PATH")
 	k := func(args ...string) { kubectl(env, path, args...) }
 	ctxFlag := "--context=" + env.Context
@@ -62,27 +61,6 @@ func run() error {
 	kubectlHead(env, path, 12, "why-terminating", ctxFlag, "-A", "-o", "json")
 	writePicture(env, path, ctxFlag)
 	return nil
-}
-
-func seed(ctx context.Context, env *testenv.Env) error {
-	caption("Seeding the incident: the headlamp claim mounted by its pod, pruned, held by pvc-protection")
-	c, err := incident.NewClients(env.RESTConfig)
-	if err != nil {
-		return err
-	}
-	if err := env.InstallFluxCRDs(ctx); err != nil {
-		return err
-	}
-	if err := env.ApplyCRDs(ctx, incident.BackupCRDs()...); err != nil {
-		return err
-	}
-	if err := incident.SeedBackups(ctx, c); err != nil {
-		return err
-	}
-	if _, err := incident.SeedStuckClaim(ctx, c); err != nil {
-		return err
-	}
-	return incident.SeedFluxChain(ctx, c)
 }
 
 func caption(s string) { fmt.Printf("\n\033[1m==> %s\033[0m\n", s) }

@@ -35,37 +35,15 @@ func runMain(m *testing.M) int {
 	if !testing.Short() && os.Getenv("KF_SKIP_INTEGRATION") == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		var err error
-		env, err = testenv.Start(ctx, testenv.Options{ControllerManager: true})
+		replay, err := incident.StartReplay(ctx, testenv.Options{})
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "starting control plane:", err)
+			fmt.Fprintln(os.Stderr, "replaying the incident:", err)
 			return 1
 		}
-		defer env.Stop()
-		if err := seedAll(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "seeding the incident:", err)
-			return 1
-		}
+		defer replay.Stop()
+		env, kc, seed = replay.Env, replay.Clients, replay.Incident
 	}
 	return m.Run()
-}
-
-func seedAll(ctx context.Context) error {
-	var err error
-	if kc, err = incident.NewClients(env.RESTConfig); err != nil {
-		return err
-	}
-	if err := env.InstallFluxCRDs(ctx); err != nil {
-		return err
-	}
-	if err := env.ApplyCRDs(ctx, incident.BackupCRDs()...); err != nil {
-		return err
-	}
-	if err := incident.SeedBackups(ctx, kc); err != nil {
-		return err
-	}
-	seed, err = incident.SeedStuckClaim(ctx, kc)
-	return err
 }
 
 func needEnv(t *testing.T) {
