@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -39,6 +40,13 @@ func Get() Info {
 
 // resolve fills Info from the link-time values, falling back to the module build info.
 func resolve(v, c, d string, read func() (*debug.BuildInfo, bool)) Info {
+	// goreleaser stamps "none" and the zero time when it cannot read git; say nothing instead.
+	if c == "none" {
+		c = ""
+	}
+	if strings.HasPrefix(d, "0001-01-01") {
+		d = ""
+	}
 	info := Info{Version: v, Commit: c, Date: d, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if info.Version != "" {
 		return info

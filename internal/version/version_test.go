@@ -26,6 +26,7 @@ func TestResolve(t *testing.T) {
 		{"ldflags win", "v0.1.0", "3f2a1b0c9d8e7f6a", "2026-11-30T01:36:41Z", withInfo("v9.9.9"), "v0.1.0 (commit 3f2a1b0c9d8e, built 2026-11-30T01:36:41Z, " + goPlat + ")"},
 		{"go install version", "", "", "", withInfo("v0.2.0"), "v0.2.0 (" + goPlat + ")"},
 		{"work tree build is dev", "", "", "", withInfo("(devel)", debug.BuildSetting{Key: "vcs.revision", Value: "abc"}), "dev (commit abc, " + goPlat + ")"},
+		{"goreleaser without git", "v0.1.0", "none", "0001-01-01T00:00:00Z", noInfo, "v0.1.0 (" + goPlat + ")"},
 		{"no build info", "", "", "", noInfo, "dev (" + goPlat + ")"},
 	}
 	for _, tc := range cases {
