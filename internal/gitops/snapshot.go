@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"errors"
 	"fmt"
-	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"os/exec"
@@ -35,7 +34,7 @@ func (r *Repo) Snapshot(rev string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(snapshotParent(), "gitops-snapshot-")
+	dir, err := mkSnapshotDir()
 	if err != nil {
 		return nil, err
 	}
@@ -130,15 +129,15 @@ func writeFile(path string, r io.Reader, perm os.FileMode) error {
 	return f.Close()
 }
 
-// snapshotParent is where revisions are extracted: memory-backed /dev/shm when it is there and
-// writable (a snapshot is small, short-lived and written file by file, which costs several
-// times more on a disk), else the temporary directory. $TMPDIR set explicitly wins.
-func snapshotParent() string {
-	if os.Getenv("TMPDIR") != "" {
-		return os.TempDir()
+// mkSnapshotDir makes the directory a revision is extracted into: under memory-backed
+// /dev/shm where it exists and is writable (a snapshot is small, short-lived and written file
+// by file, which costs several times more on a disk), else in the temporary directory. An
+// explicit $TMPDIR wins.
+func mkSnapshotDir() (string, error) {
+	if os.Getenv("TMPDIR") == "" {
+		if dir, err := os.MkdirTemp("/dev/shm", "gitops-snapshot-"); err == nil {
+			return dir, nil
+		}
 	}
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
-		return "/dev/shm"
-	}
-	return os.TempDir()
+	return os.MkdirTemp("", "gitops-snapshot-")
 }
