@@ -13,8 +13,10 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/version"
 )
 
 const example = `  # In a checkout of the GitOps repo: what would this branch retire on prod, and is it safe?
@@ -86,6 +88,9 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
 	f.BoolVar(&o.Yes, "yes", false, "Without --dry-run: carry out each step without asking.")
 	f.StringSliceVar(&o.PersistentKinds, "persistent-kind", nil, "Another kind that holds persistent state, as Kind or Kind.group (repeatable).")
+	_ = cmd.MarkFlagDirname("repo")
+	version.AddFlag(cmd)
+	completion.RegisterFlags(cmd, o.ConfigFlags)
 	return cmd
 }
 
