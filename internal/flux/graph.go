@@ -6,19 +6,9 @@ import (
 	"sort"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/cli-utils/pkg/object"
-	"sigs.k8s.io/cli-utils/pkg/object/graph"
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
 )
-
-var kustomizationGK = schema.GroupKind{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind}
-
-// vertex is the graph identity of the Kustomization ns/name.
-func vertex(namespace, name string) object.ObjMetadata {
-	return object.ObjMetadata{GroupKind: kustomizationGK, Namespace: namespace, Name: name}
-}
-
-func idOf(v object.ObjMetadata) string { return v.Namespace + "/" + v.Name }
 
 // dependencies returns the ids a Kustomization depends on; a dependsOn entry without a
 // namespace means the dependent's own namespace, as kustomize-controller reads it.
@@ -44,50 +34,85 @@ type topology struct {
 	children map[string][]string // dependency id -> dependent ids
 }
 
-// order builds the dependsOn graph with cli-utils' object graph and sorts it into tiers.
+// order sorts the dependsOn graph into tiers: tier 0 has no dependencies, and every other
+// Kustomization sits one tier below its deepest dependency. gonum's topological sort (Tarjan's
+// strongly connected components) orders the graph in linear time; a Kustomization in a cycle,
+// or behind one, cannot be ordered and is listed as unordered, with the cycle's edges.
 // Dependencies that name no known Kustomization are left out of the graph and reported.
+//
+// cli-utils' object graph did this before; its Sort rescans every edge for each vertex it
+// removes, which took over a second at 5,000 Kustomizations (see BenchmarkBuild).
 func order(nodes map[string]*Node) topology {
-	g := graph.New()
 	t := topology{missing: map[string][]string{}, children: map[string][]string{}}
 	ids := sortedKeys(nodes)
-	for _, id := range ids {
-		n := nodes[id]
-		g.AddVertex(vertex(n.Namespace, n.Name))
+	index := make(map[string]int64, len(ids))
+	g := simple.NewDirectedGraph()
+	for i, id := range ids {
+		index[id] = int64(i)
+		g.AddNode(simple.Node(i))
 	}
+	blocked := map[string]bool{}
+	deps := map[string][]string{}
 	for _, id := range ids {
-		n := nodes[id]
-		for _, dep := range n.DependsOn {
-			d, ok := nodes[dep]
-			if !ok {
+		for _, dep := range nodes[id].DependsOn {
+			if _, ok := nodes[dep]; !ok {
 				t.missing[id] = append(t.missing[id], dep)
 				continue
 			}
-			g.AddEdge(vertex(n.Namespace, n.Name), vertex(d.Namespace, d.Name))
+			deps[id] = append(deps[id], dep)
 			t.children[dep] = append(t.children[dep], id)
+			if dep == id {
+				blocked[id] = true // a self-dependency: gonum's simple graph has no self edges
+				continue
+			}
+			g.SetEdge(g.NewEdge(simple.Node(index[dep]), simple.Node(index[id])))
 		}
 	}
-	sets, err := g.Sort()
-	placed := map[string]bool{}
-	for _, set := range sets {
-		tier := make([]string, 0, len(set))
-		for _, v := range set {
-			tier = append(tier, idOf(v))
-			placed[idOf(v)] = true
+	sorted, err := topo.Sort(g)
+	var cycles topo.Unorderable
+	if errors.As(err, &cycles) {
+		for _, component := range cycles {
+			for _, n := range component {
+				blocked[ids[n.ID()]] = true
+			}
 		}
-		sort.Strings(tier)
-		t.tiers = append(t.tiers, tier)
 	}
-	var cyc graph.CyclicDependencyError
-	if errors.As(err, &cyc) {
-		for _, e := range cyc.Edges {
-			t.cycle = append(t.cycle, fmt.Sprintf("%s -> %s", idOf(e.From), idOf(e.To)))
+	tierOf := map[string]int{}
+	for _, n := range sorted {
+		if n == nil {
+			continue // a cycle, its members already blocked
 		}
-		sort.Strings(t.cycle)
+		id := ids[n.ID()]
+		tier := 0
+		for _, dep := range deps[id] {
+			if blocked[dep] {
+				blocked[id] = true
+			}
+			tier = max(tier, tierOf[dep]+1)
+		}
+		if blocked[id] {
+			continue
+		}
+		tierOf[id] = tier
+		for len(t.tiers) <= tier {
+			t.tiers = append(t.tiers, nil)
+		}
+		t.tiers[tier] = append(t.tiers[tier], id)
 	}
 	for _, id := range ids {
-		if !placed[id] {
-			t.unordered = append(t.unordered, id)
+		if !blocked[id] {
+			continue
 		}
+		t.unordered = append(t.unordered, id)
+		for _, dep := range deps[id] {
+			if blocked[dep] {
+				t.cycle = append(t.cycle, fmt.Sprintf("%s -> %s", id, dep))
+			}
+		}
+	}
+	sort.Strings(t.cycle)
+	for _, tier := range t.tiers {
+		sort.Strings(tier)
 	}
 	for _, c := range t.children {
 		sort.Strings(c)
