@@ -33,9 +33,10 @@ fmt:
 	@out=$$(gofmt -l cmd internal plugins hack); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Integration tests share one control plane per package; -p 1 keeps two of them from
-# competing for the machine's cores.
+# competing for the machine's cores. test/e2e builds a goreleaser snapshot and installs it with
+# krew: tens of minutes with cold caches (the tools are cached in ~/.cache/kubeforensics/tools).
 test: controlplane fmt vet
-	TZ=UTC $(GO) test -p 1 -count=1 -timeout 30m ./...
+	TZ=UTC $(GO) test -p 1 -count=1 -timeout 75m ./...
 
 test-short:
 	TZ=UTC $(GO) test -short -count=1 ./...
