@@ -90,11 +90,13 @@ func addBlockingObject(parent *output.Node, bo flux.BlockingObject, p output.Pal
 		name = bo.Object.String()
 	}
 	line := name
-	if bo.Item.Status != "" {
-		line += fmt.Sprintf(" — controller saw %s", p.Bad(bo.Item.Status))
-	}
-	if bo.KStatus != "" {
-		line += fmt.Sprintf(", now %s", bo.KStatus)
+	switch {
+	case bo.Item.Status != "" && (bo.KStatus == "" || bo.KStatus == bo.Item.Status):
+		line += fmt.Sprintf(" — %s, as the health check saw it", p.Bad(bo.Item.Status))
+	case bo.Item.Status != "":
+		line += fmt.Sprintf(" — the health check saw %s, now %s", p.Bad(bo.Item.Status), bo.KStatus)
+	case bo.KStatus != "":
+		line += " — now " + bo.KStatus
 	}
 	n := parent.Add(line)
 	if bo.Item.Error != "" {
