@@ -3,8 +3,6 @@ package whyterminating_test
 import (
 	"bytes"
 	"context"
-	"flag"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/incident/incidenttest"
 	"github.com/kubeforensics/suite/internal/testenv"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
@@ -26,24 +25,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Setenv("TZ", "UTC")
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	flag.Parse()
-	if !testing.Short() && os.Getenv("KF_SKIP_INTEGRATION") == "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		replay, err := incident.StartReplay(ctx, testenv.Options{})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "replaying the incident:", err)
-			return 1
-		}
-		defer replay.Stop()
-		env, kc, seed = replay.Env, replay.Clients, replay.Incident
-	}
-	return m.Run()
+	os.Exit(incidenttest.Run(m, func(r *incident.Replay) { env, kc, seed = r.Env, r.Clients, r.Incident }))
 }
 
 func needEnv(t *testing.T) {
