@@ -3,9 +3,10 @@ package gitops
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubeforensics/suite/internal/incident"
 )
 
 // testRepo is a real git repository in a test's temp dir, driven with the git CLI.
@@ -29,20 +30,8 @@ func newTestRepo(t *testing.T, files map[string]string) *testRepo {
 // write creates or replaces files; an empty content deletes the file.
 func (r *testRepo) write(files map[string]string) {
 	r.t.Helper()
-	for name, content := range files {
-		p := filepath.Join(r.dir, filepath.FromSlash(name))
-		if content == "" {
-			if err := os.Remove(p); err != nil {
-				r.t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			r.t.Fatal(err)
-		}
+	if err := incident.WriteFiles(r.dir, files); err != nil {
+		r.t.Fatal(err)
 	}
 }
 

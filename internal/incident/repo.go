@@ -115,12 +115,12 @@ func ClaimRemoval() map[string]string {
 	}
 }
 
-// WriteFiles writes files under dir; an empty content removes the file.
+// WriteFiles writes files under dir; an empty content removes the file, which must exist.
 func WriteFiles(dir string, files map[string]string) error {
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if content == "" {
-			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			if err := os.Remove(p); err != nil {
 				return err
 			}
 			continue

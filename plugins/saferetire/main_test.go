@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -100,20 +99,8 @@ func (r *gitRepo) git(args ...string) string {
 // write changes files in the working tree: a file's new content, or "" to delete it.
 func (r *gitRepo) write(files map[string]string) {
 	r.t.Helper()
-	for name, content := range files {
-		p := filepath.Join(r.dir, filepath.FromSlash(name))
-		if content == "" {
-			if err := os.Remove(p); err != nil {
-				r.t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			r.t.Fatal(err)
-		}
+	if err := incident.WriteFiles(r.dir, files); err != nil {
+		r.t.Fatal(err)
 	}
 }
 
