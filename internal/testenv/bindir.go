@@ -23,7 +23,7 @@ func BinDir() (string, error) {
 	if dir := os.Getenv("KF_CONTROLPLANE_BIN"); dir != "" {
 		return dir, nil
 	}
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return "", fmt.Errorf("find repository root for build.sh: %w", err)
 	}
@@ -42,9 +42,9 @@ func BinDir() (string, error) {
 	return dir, nil
 }
 
-// repoRoot finds the directory whose go.mod declares modulePath, walking up from the
+// RepoRoot finds the directory whose go.mod declares this module, walking up from the
 // working directory first and from this source file's directory second.
-func repoRoot() (string, error) {
+func RepoRoot() (string, error) {
 	var starts []string
 	if wd, err := os.Getwd(); err == nil {
 		starts = append(starts, wd)

@@ -9,8 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/testenv"
 )
 
 // The pinned tool versions.
@@ -36,27 +37,5 @@ func Path(spec string) (string, error) {
 	return strings.TrimSpace(out.String()), nil
 }
 
-// RepoRoot is the repository root: the nearest directory holding hack/release/tool.sh above
-// the working directory (a test's package directory), else above this source file.
-func RepoRoot() (string, error) {
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		starts = append(starts, filepath.Dir(file))
-	}
-	for _, dir := range starts {
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "hack", "release", "tool.sh")); err == nil {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", fmt.Errorf("no hack/release/tool.sh above the working directory")
-}
+// RepoRoot is the repository root, the directory whose go.mod declares this module.
+func RepoRoot() (string, error) { return testenv.RepoRoot() }
