@@ -46,6 +46,11 @@ type Kustomization struct {
 // ID is the Kustomization's "namespace/name", the form DependsOn uses.
 func (k Kustomization) ID() string { return k.Namespace + "/" + k.Name }
 
+// Source is spec.sourceRef as "Kind/namespace/name".
+func (k Kustomization) Source() string {
+	return k.SourceKind + "/" + k.SourceNamespace + "/" + k.SourceName
+}
+
 // KustomizationsIn returns the Flux Kustomizations among objs: only top-level objects of
 // apiVersion kustomize.toolkit.fluxcd.io/* and kind Kustomization, never a string that merely
 // looks like one inside another object. File stays empty: BuildResult.Kustomizations knows

@@ -47,7 +47,7 @@ type crdSource struct {
 func checkCRDOrder(r *Repo, rule Rule) []Finding {
 	kinds := map[string][]crdSource{}  // group/kind -> sources
 	groups := map[string][]crdSource{} // group -> HelmReleases that install its CRDs
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		for _, o := range t.Objects {
 			switch {
 			case o.GetKind() == "CustomResourceDefinition":
@@ -62,7 +62,7 @@ func checkCRDOrder(r *Repo, rule Rule) []Finding {
 		}
 	}
 	var out []Finding
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		for i, o := range t.Objects {
 			g := o.GroupVersionKind().Group
 			if !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io") || strings.HasSuffix(g, "toolkit.fluxcd.io") {

@@ -51,7 +51,7 @@ func checkDependsOnParent(r *Repo, rule Rule) []Finding {
 // on this one create (a Kustomization health check names the tier itself).
 func checkHealthCheckDownstream(r *Repo, rule Rule) []Finding {
 	var out []Finding
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		ks := t.Kustomization
 		hcs, _, _ := unstructured.NestedSlice(ks.Object.Object, "spec", "healthChecks")
 		for _, raw := range hcs {
@@ -88,7 +88,7 @@ func checkHealthCheckDownstream(r *Repo, rule Rule) []Finding {
 // that applies it, and is its own tier).
 func (r *Repo) creators(kind, ns, name string) []string {
 	var out []string
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		for _, o := range t.Objects {
 			if o.GetKind() == kind && o.GetName() == name && (o.GetNamespace() == ns || o.GetNamespace() == "") {
 				out = append(out, t.ID())

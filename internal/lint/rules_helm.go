@@ -35,7 +35,7 @@ const gatingDependents = 3
 
 func checkDriftCNI(r *Repo, rule Rule) []Finding {
 	var out []Finding
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		for i, o := range t.Objects {
 			mode, _, _ := unstructured.NestedString(o.Object, "spec", "driftDetection", "mode")
 			if !isHelmRelease(o) || mode != "enabled" || !matchesAny(chartOf(o), cniCharts) {
@@ -51,7 +51,7 @@ func checkDriftCNI(r *Repo, rule Rule) []Finding {
 
 func checkLeafInGate(r *Repo, rule Rule) []Finding {
 	var out []Finding
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		if !t.Kustomization.Wait {
 			continue
 		}

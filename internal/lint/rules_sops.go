@@ -13,7 +13,7 @@ var ruleSOPS = Rule{
 // finding points at the Kustomization, where the fix goes.
 func checkSOPS(r *Repo, rule Rule) []Finding {
 	var out []Finding
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		ks := t.Kustomization
 		if dec, ok, _ := unstructured.NestedMap(ks.Object.Object, "spec", "decryption"); ok && dec != nil {
 			continue

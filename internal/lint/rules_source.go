@@ -22,7 +22,7 @@ func checkSourceDeadlock(r *Repo, rule Rule) []Finding {
 		obj             *unstructured.Unstructured
 	}
 	var sources []source
-	for _, t := range append([]*Tier{r.EntryBuild}, r.built()...) {
+	for _, t := range append([]*Tier{r.EntryBuild}, r.Built()...) {
 		for i, o := range t.Objects {
 			k := o.GetKind()
 			if o.GroupVersionKind().Group != "source.toolkit.fluxcd.io" || (k != "GitRepository" && k != "OCIRepository") {
@@ -37,7 +37,7 @@ func checkSourceDeadlock(r *Repo, rule Rule) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
 	for _, s := range sources {
-		for _, t := range r.built() {
+		for _, t := range r.Built() {
 			ks := t.Kustomization
 			if ks.SourceKind+"/"+ks.SourceNamespace+"/"+ks.SourceName != s.key {
 				continue

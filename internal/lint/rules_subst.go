@@ -13,7 +13,7 @@ var ruleSubstitution = Rule{
 // them.
 func checkSubstitution(r *Repo, rule Rule) []Finding {
 	var out []Finding
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		for _, u := range t.Undefined {
 			kind, name := gvkName(u.Object)
 			file, ref := "", kind+" "+name

@@ -20,7 +20,7 @@ const helmDefaultTimeout = 5 * time.Minute
 // of spec.timeout, spec.install.timeout and spec.upgrade.timeout.
 func checkTimeout(r *Repo, rule Rule) []Finding {
 	var out []Finding
-	for _, t := range r.built() {
+	for _, t := range r.Built() {
 		ks := t.Kustomization
 		hc, _, _ := unstructured.NestedSlice(ks.Object.Object, "spec", "healthChecks")
 		if !ks.Wait && len(hc) == 0 {

@@ -1,0 +1,287 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"runtime"
+	"sort"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Tier is one Flux Kustomization of a repository with what its spec.path built to.
+type Tier struct {
+	// Kustomization is the effective spec, as the build that yields it renders it.
+	Kustomization Kustomization
+	// AppliedBy is the Kustomization (namespace/name) whose build yields this one; "" when
+	// the entry path yields it and no Kustomization in the repository builds that path.
+	AppliedBy string
+	// Objects and Files are the build's objects and the repo-relative file of each.
+	Objects []*unstructured.Unstructured
+	Files   []string
+	// Err is set when the path did not build; RemoteURLs names what an offline build lacked.
+	Err        error
+	RemoteURLs []string
+	// Undefined are post-build variables referenced without a default that no source defines.
+	// The objects were built with each one left as ${NAME}, where a controller without strict
+	// substitution would apply "".
+	Undefined []Undefined
+	// Unresolved are ${VARS} an object's name or namespace still depends on after the build
+	// (their values come from a Secret, which is never read).
+	Unresolved []string
+	// NotCovered says why the tier was not built (its source is another repository).
+	NotCovered string
+}
+
+// Undefined is a variable an object references and nothing defines.
+type Undefined struct {
+	Var    string
+	Object string // Kind namespace/name
+}
+
+// ID is the tier's namespace/name.
+func (t *Tier) ID() string { return t.Kustomization.ID() }
+
+// FileAt is the repo-relative file of the tier's i-th object, "" when unknown.
+func (t *Tier) FileAt(i int) string {
+	if i < len(t.Files) {
+		return t.Files[i]
+	}
+	return ""
+}
+
+// Tree is a repository's Flux chain as built from an entry path: the entry's build and every
+// Kustomization it leads to.
+type Tree struct {
+	// Root is the directory paths are built from; Entry the path built first.
+	Root, Entry string
+	// EntryBuild is what the entry path built to, with the Kustomizations it declares.
+	EntryBuild *Tier
+	// Tiers are keyed by namespace/name.
+	Tiers map[string]*Tier
+	// Source is the Flux source the repository is ("GitRepository/flux-system/flux-system"):
+	// the root Kustomization's, else the one most Kustomizations of the entry use.
+	Source string
+}
+
+// IDs returns the tier ids, sorted.
+func (r *Tree) IDs() []string {
+	out := make([]string, 0, len(r.Tiers))
+	for id := range r.Tiers {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// BuildFailures lists the tiers whose path did not build, sorted.
+func (r *Tree) BuildFailures() []*Tier {
+	var out []*Tier
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; t.Err != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Built returns the tiers that built, in id order.
+func (r *Tree) Built() []*Tier {
+	var out []*Tier
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; t.Err == nil && t.NotCovered == "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// LoadOptions controls Load.
+type LoadOptions struct {
+	// Entry is the path built first, relative to the root (e.g. clusters/prod).
+	Entry string
+	// AllowNetwork lets remote bases be fetched.
+	AllowNetwork bool
+	// Parallel bounds concurrent builds; 0 means GOMAXPROCS.
+	Parallel int
+}
+
+// maxUndefined bounds the rebuilds that look for further undefined variables in one tier.
+const maxUndefined = 20
+
+// strictVar finds the object and variable in the error of a strict substitution.
+var strictVar = regexp.MustCompile(`post build failed for '([^']*)'.*variable not set \(strict mode\): "([^"]+)"`)
+
+// Load builds the entry path, then, level by level, the path of every Kustomization the builds
+// yield, until no new one appears: every Flux object is found in build output, never in a file
+// as written, so a partial Kustomization used as a patch is not one and rendered paths and
+// timeouts are the effective ones. A Kustomization whose source differs from the repository's
+// (a tenant's own repository) is listed as not covered, not built. Tiers that use
+// postBuild.substituteFrom are built again at the end with every ConfigMap and Secret the whole
+// repository declares, since those are often defined in another tier. Only a failure of the
+// entry path itself is returned as an error; a tier that does not build is recorded on it.
+func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
+	entry := CleanPath(opts.Entry)
+	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork}
+	eb := BuildPath(ctx, root, entry, bopts)
+	if eb.Err != nil {
+		return nil, fmt.Errorf("building entry path %s: %w", entry, eb.Err)
+	}
+	kss, err := eb.Kustomizations()
+	if err != nil {
+		return nil, fmt.Errorf("entry path %s: %w", entry, err)
+	}
+	r := &Tree{Root: root, Entry: entry, Tiers: map[string]*Tier{},
+		EntryBuild: &Tier{Kustomization: Kustomization{Path: entry}, Objects: eb.Objects, Files: eb.Files}}
+	parent := ""
+	for _, ks := range kss {
+		if ks.Path == entry {
+			parent = ks.ID() // the root Kustomization is in the repository
+		}
+	}
+	r.Source = PrimarySource(kss, entry)
+	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source}
+	level := make([]*Tier, 0, len(kss))
+	for _, ks := range kss {
+		ap := parent
+		if ks.ID() == parent {
+			ap = ""
+		}
+		level = append(level, &Tier{Kustomization: ks, AppliedBy: ap})
+	}
+	all := append([]*unstructured.Unstructured(nil), eb.Objects...)
+	for len(level) > 0 {
+		var fresh []*Tier
+		for _, t := range level {
+			if _, seen := r.Tiers[t.ID()]; !seen {
+				r.Tiers[t.ID()] = t
+				fresh = append(fresh, t)
+			}
+		}
+		l.sources(all)
+		l.buildAll(ctx, fresh)
+		level = nil
+		for _, t := range fresh {
+			all = append(all, t.Objects...)
+			found, _ := kustomizationsIn(t.Objects, t.Files)
+			for _, ks := range found {
+				level = append(level, &Tier{Kustomization: ks, AppliedBy: t.ID()})
+			}
+		}
+		sort.Slice(level, func(i, j int) bool { return level[i].ID() < level[j].ID() })
+	}
+	l.sources(all)
+	var again []*Tier
+	for _, t := range r.Tiers {
+		if hasSubstituteFrom(t.Kustomization.Object) && t.NotCovered == "" {
+			again = append(again, t)
+		}
+	}
+	l.buildAll(ctx, again)
+	return r, nil
+}
+
+// loader builds tiers with a bounded number of builds at once.
+type loader struct {
+	root     string
+	parallel int
+	bopts    BuildOptions
+	primary  string
+}
+
+func (l *loader) sources(objs []*unstructured.Unstructured) {
+	l.bopts.ConfigMaps, l.bopts.SecretKeys = SubstitutionSources(objs)
+}
+
+func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
+	n := l.parallel
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for _, t := range tiers {
+		if src := t.Kustomization.Source(); l.primary != "" && src != l.primary {
+			t.NotCovered = fmt.Sprintf("its source %s is not the repository's (%s)", src, l.primary)
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			BuildTier(ctx, l.root, t, l.bopts)
+		})
+	}
+	wg.Wait()
+}
+
+// BuildTier builds one tier into t. A variable that strict substitution finds undefined is
+// recorded and the build repeated with it standing for itself (the literal ${NAME}: an empty
+// value may not even be YAML), so every such variable is found and the objects are still seen.
+func BuildTier(ctx context.Context, root string, t *Tier, opts BuildOptions) {
+	ks := t.Kustomization
+	t.Undefined = nil
+	for range maxUndefined {
+		b := Build(ctx, root, ks, opts)
+		if m := strictVar.FindStringSubmatch(errString(b.Err)); m != nil {
+			t.Undefined = append(t.Undefined, Undefined{Var: m[2], Object: m[1]})
+			ks.Object = withLiteralVar(ks, m[2])
+			continue
+		}
+		t.Objects, t.Files, t.Err, t.RemoteURLs, t.Unresolved = b.Objects, b.Files, b.Err, b.RemoteURLs, b.Unresolved
+		return
+	}
+	t.Err = fmt.Errorf("more than %d undefined post-build variables in %s", maxUndefined, ks.Path)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// withLiteralVar returns a copy of the Kustomization object with postBuild.substitute[v] set
+// to "${v}".
+func withLiteralVar(ks Kustomization, v string) *unstructured.Unstructured {
+	obj := ks.Object
+	if obj == nil {
+		obj = minimalObject(ks)
+	}
+	c := obj.DeepCopy()
+	sub, _, _ := unstructured.NestedStringMap(c.Object, "spec", "postBuild", "substitute")
+	if sub == nil {
+		sub = map[string]string{}
+	}
+	sub[v] = "${" + v + "}"
+	_ = unstructured.SetNestedStringMap(c.Object, sub, "spec", "postBuild", "substitute")
+	return c
+}
+
+func hasSubstituteFrom(obj *unstructured.Unstructured) bool {
+	if obj == nil {
+		return false
+	}
+	refs, _, _ := unstructured.NestedSlice(obj.Object, "spec", "postBuild", "substituteFrom")
+	return len(refs) > 0
+}
+
+// PrimarySource is the source a repository is: that of the Kustomization whose path is the
+// entry when the repository has one, else the one most Kustomizations use (ties by name).
+func PrimarySource(kss []Kustomization, entry string) string {
+	count := map[string]int{}
+	for _, ks := range kss {
+		if ks.Path == entry && entry != "" {
+			return ks.Source()
+		}
+		count[ks.Source()]++
+	}
+	best := ""
+	for src, n := range count {
+		if n > count[best] || (n == count[best] && src < best) {
+			best = src
+		}
+	}
+	return best
+}
