@@ -25,11 +25,17 @@ import (
 type NewCmdFunc func(genericiooptions.IOStreams) *cobra.Command
 
 // Main runs the command built by newCmd with os.Args and returns the exit code for os.Exit.
+// The executable's name picks the form (FormOf): started as flux-chain, help says `flux chain`.
 func Main(newCmd NewCmdFunc) int {
+	return MainAs(newCmd, FormOf(os.Args[0]))
+}
+
+// MainAs is Main with the form given rather than taken from the executable's name.
+func MainAs(newCmd NewCmdFunc, f Form) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	return Run(ctx, newCmd(streams), os.Args[1:], streams.ErrOut)
+	return Run(ctx, As(newCmd(streams), f), os.Args[1:], streams.ErrOut)
 }
 
 // Run executes cmd with args, prints any error once to errOut, and returns the exit code.
