@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds a snapshot release of every plugin for every platform, renders the krew manifests
-# for it and reports the archive sizes:
+# and the Flux CLI plugin catalog for it and reports the archive sizes:
 #
 #   hack/release/snapshot.sh [DIST]        (default dist/, as `make release-snapshot`)
 #
 # goreleaser v2.15.1 is go-installed into the tool cache on first use (hack/release/tool.sh).
 # KF_RELEASE_PARALLELISM (default 1) is goreleaser's --parallelism: one build at a time keeps a
-# shared machine usable. KF_KREW_BASE_URL overrides where the manifests say the archives are.
+# shared machine usable. KF_RELEASE_BASE_URL (or its older name KF_KREW_BASE_URL) overrides
+# where the krew manifests and the Flux catalog say the archives are.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dist=${1:-dist}
@@ -27,8 +28,12 @@ start=$(date +%s)
 "$gr" release --config "$config" --snapshot --clean --skip=publish --parallelism "${KF_RELEASE_PARALLELISM:-1}"
 echo "goreleaser built the snapshot in $(( $(date +%s) - start ))s" >&2
 
-go run ./hack/release/krewgen -dist "$dist" ${KF_KREW_BASE_URL:+-base-url "$KF_KREW_BASE_URL"} >/dev/null
+base_url=${KF_RELEASE_BASE_URL:-${KF_KREW_BASE_URL:-}}
+go run ./hack/release/krewgen -dist "$dist" ${base_url:+-base-url "$base_url"} >/dev/null
 echo "krew manifests: $dist/krew/" >&2
+# The Flux catalog reuses the same archives (each manifest's extractPath names the binary).
+go run ./hack/release/fluxgen -dist "$dist" ${base_url:+-base-url "$base_url"} >/dev/null
+echo "Flux plugin catalog: $dist/flux/ (FLUXCD_PLUGIN_CATALOG=<its URL>/)" >&2
 
 echo "archive sizes (MiB):" >&2
 for f in "$dist"/*.tar.gz; do
