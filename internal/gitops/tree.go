@@ -106,6 +106,12 @@ type LoadOptions struct {
 	AllowNetwork bool
 	// Parallel bounds concurrent builds; 0 means GOMAXPROCS.
 	Parallel int
+	// Source is the Flux source the repository is, as "Kind/namespace/name"; BuildAll needs
+	// it, Load finds it from the entry's Kustomizations when it is empty.
+	Source string
+	// ConfigMaps are postBuild.substituteFrom ConfigMaps read elsewhere (from the cluster the
+	// controller reads them from), by "namespace/name"; they win over those the builds declare.
+	ConfigMaps map[string]map[string]string
 }
 
 // maxUndefined bounds the rebuilds that look for further undefined variables in one tier.
@@ -141,8 +147,11 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 			parent = ks.ID() // the root Kustomization is in the repository
 		}
 	}
-	r.Source = PrimarySource(kss, entry)
-	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source}
+	r.Source = opts.Source
+	if r.Source == "" {
+		r.Source = PrimarySource(kss, entry)
+	}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps}
 	level := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
 		ap := parent
@@ -172,15 +181,46 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		}
 		sort.Slice(level, func(i, j int) bool { return level[i].ID() < level[j].ID() })
 	}
-	l.sources(all)
+	l.substituteAgain(ctx, r, all)
+	return r, nil
+}
+
+// BuildAll builds the paths of Kustomizations known from elsewhere (a cluster) under root: no
+// entry, no walk. Those whose source is not opts.Source are not covered; those that use
+// postBuild.substituteFrom are built again with every ConfigMap and Secret the builds declare.
+func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
+	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork}, primary: opts.Source, extra: opts.ConfigMaps}
+	l.sources(nil)
+	tiers := make([]*Tier, 0, len(kss))
+	for _, ks := range kss {
+		t := &Tier{Kustomization: ks}
+		r.Tiers[ks.ID()] = t
+		tiers = append(tiers, t)
+	}
+	l.buildAll(ctx, tiers)
+	var all []*unstructured.Unstructured
+	for _, t := range tiers {
+		all = append(all, t.Objects...)
+	}
+	l.substituteAgain(ctx, r, all)
+	return r
+}
+
+// substituteAgain rebuilds the tiers that use postBuild.substituteFrom with the ConfigMaps and
+// Secrets among all.
+func (l *loader) substituteAgain(ctx context.Context, r *Tree, all []*unstructured.Unstructured) {
 	var again []*Tier
-	for _, t := range r.Tiers {
-		if hasSubstituteFrom(t.Kustomization.Object) && t.NotCovered == "" {
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; hasSubstituteFrom(t.Kustomization.Object) && t.NotCovered == "" {
 			again = append(again, t)
 		}
 	}
+	if len(again) == 0 {
+		return
+	}
+	l.sources(all)
 	l.buildAll(ctx, again)
-	return r, nil
 }
 
 // loader builds tiers with a bounded number of builds at once.
@@ -189,10 +229,14 @@ type loader struct {
 	parallel int
 	bopts    BuildOptions
 	primary  string
+	extra    map[string]map[string]string
 }
 
 func (l *loader) sources(objs []*unstructured.Unstructured) {
 	l.bopts.ConfigMaps, l.bopts.SecretKeys = SubstitutionSources(objs)
+	for k, v := range l.extra {
+		l.bopts.ConfigMaps[k] = v
+	}
 }
 
 func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {

@@ -40,6 +40,8 @@ type SafeRetireOptions struct {
 	Repo            string
 	Base, Candidate string
 	Path            string
+	SourceRoot      string
+	AllowNetwork    bool
 	DryRun          bool
 	Offline         bool
 	Orphans         bool
@@ -82,7 +84,9 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.Repo, "repo", o.Repo, "A directory in the GitOps repository's git working tree.")
 	f.StringVar(&o.Base, "base", "", "Base revision (default: merge-base with the upstream default branch, else HEAD~1).")
 	f.StringVar(&o.Candidate, "candidate", "", "Candidate revision (default: the working tree, uncommitted changes included).")
-	f.StringVar(&o.Path, "path", "", "With --offline: the entry path whose build declares the Flux Kustomizations (default: every Kustomization manifest in the repo).")
+	f.StringVar(&o.Path, "path", "", "The entry path, relative to the source root, whose build declares the Flux Kustomizations when --offline (default: the only directory under clusters/, else the source root); live, the path of the root Kustomization, whose source is the repository's.")
+	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
+	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
@@ -120,8 +124,8 @@ func (o *SafeRetireOptions) Validate() error {
 	switch {
 	case o.Orphans && o.Offline:
 		return exitcode.UsageErrorf("--orphans reads the cluster's inventories; it cannot run --offline")
-	case o.Path != "" && !o.Offline:
-		return exitcode.UsageErrorf("--path names the entry of an --offline run; live, the Kustomizations come from the cluster")
+	case o.Orphans && (o.Path != "" || o.SourceRoot != "" || o.AllowNetwork):
+		return exitcode.UsageErrorf("--orphans reads only the cluster: --path, --source-root and --allow-network do not apply")
 	case !o.DryRun && !o.Orphans && o.Offline:
 		return exitcode.UsageErrorf("--offline only reports: add --dry-run")
 	case !o.DryRun && !o.Orphans && !explicit:
@@ -148,7 +152,7 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		res, err = FindOrphans(ctx, o.clients)
 	} else {
 		req := Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path, Offline: o.Offline,
-			PersistentKinds: o.PersistentKinds, Flag: o.flag}
+			SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Flag: o.flag}
 		if o.clients != nil && o.clients.NamespaceExplicit {
 			req.Namespace = o.clients.Namespace
 		}
@@ -159,6 +163,13 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	}
 	if !o.Orphans {
 		fmt.Fprintf(o.ErrOut, "# base: %s, %s; candidate: %s\n", res.Base, res.BaseHow, res.Candidate)
+		if l := res.Layout; l != nil {
+			fmt.Fprintf(o.ErrOut, "# source root: %s (%s)", l.SourceRoot, l.SourceRootHow)
+			if l.Entry != "" {
+				fmt.Fprintf(o.ErrOut, "; entry: %s (%s)", l.Entry, l.EntryHow)
+			}
+			fmt.Fprintln(o.ErrOut)
+		}
 	}
 	if !o.DryRun && !o.Orphans {
 		o.execute(ctx, res)

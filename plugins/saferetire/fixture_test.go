@@ -39,12 +39,18 @@ var ksGVR = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Ve
 // liveKS creates a Ready Kustomization with the given inventory in namespace ns.
 func liveKS(t *testing.T, ns, name, path string, inventory ...string) {
 	t.Helper()
+	createKS(t, ns, name, map[string]any{"interval": "10m", "path": path, "prune": true,
+		"sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}}, inventory...)
+}
+
+// createKS creates a Ready Kustomization with the given spec and inventory in namespace ns.
+func createKS(t *testing.T, ns, name string, spec map[string]any, inventory ...string) {
+	t.Helper()
 	ctx := context.Background()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
 		"metadata": map[string]any{"name": name, "namespace": ns},
-		"spec": map[string]any{"interval": "10m", "path": path, "prune": true,
-			"sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
+		"spec":     spec,
 	}}
 	ri := kc.Dynamic.Resource(ksGVR).Namespace(ns)
 	created, err := ri.Create(ctx, u, metav1.CreateOptions{})

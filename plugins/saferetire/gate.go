@@ -2,7 +2,6 @@ package saferetire
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/gitops"
@@ -16,8 +15,15 @@ type Request struct {
 	// Base and Candidate are revisions; "" base means the repo's default base, "" candidate
 	// the working tree.
 	Base, Candidate string
-	// Entry is the path whose build declares the Kustomizations (offline); "" scans the repo.
+	// Entry is the path whose build declares the Kustomizations (offline; "" picks the only
+	// clusters/<name>, else the source root). Live, it names the root Kustomization's path,
+	// whose source is the repository's.
 	Entry string
+	// SourceRoot is the artifact's root inside the repository, which spec.paths are relative
+	// to; "" detects it.
+	SourceRoot string
+	// AllowNetwork lets builds fetch remote bases and resources.
+	AllowNetwork bool
 	// Offline reads no cluster: the Kustomizations come from the repo.
 	Offline bool
 	// Namespace limits the live Kustomizations to one namespace; "" reads all.
@@ -45,23 +51,18 @@ func Gate(ctx context.Context, req Request, c *cluster.Clients) (*Result, error)
 	}
 	defer s.Close()
 	var lv *liveView
-	var baseKS, candKS []gitops.Kustomization
 	if c != nil {
 		res.Mode, res.Target = "live", &c.Target
 		if lv, err = readLive(ctx, c, req.Namespace); err != nil {
 			return nil, err
 		}
 		res.Warnings = append(res.Warnings, lv.warnings...)
-		baseKS, candKS = lv.kustomizations, lv.kustomizations
-	} else {
-		if baseKS, err = discover(ctx, s.base.Dir, req.Entry); err != nil {
-			res.Incomplete = append(res.Incomplete, fmt.Sprintf("base: %v", err))
-		}
-		if candKS, err = discover(ctx, s.cand.Dir, req.Entry); err != nil {
-			res.Incomplete = append(res.Incomplete, fmt.Sprintf("candidate: %v", err))
-		}
 	}
-	units, err := buildUnits(ctx, s, baseKS, candKS, res)
+	base, cand, err := trees(ctx, s, req, lv, res)
+	if err != nil {
+		return nil, err
+	}
+	units, err := pairTiers(base, cand, res)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,47 @@ func readLive(ctx context.Context, c *cluster.Clients, namespace string) (*liveV
 	return lv, nil
 }
 
+// substitutionConfigMaps reads the ConfigMaps the Kustomizations' postBuild.substituteFrom
+// names, from the cluster, as kustomize-controller does, by "namespace/name". Secrets are never
+// read. A ConfigMap that is missing is left out (the build reports what depends on it); one
+// that cannot be read makes the result incomplete.
+func (lv *liveView) substitutionConfigMaps(ctx context.Context) (map[string]map[string]string, []string) {
+	out := map[string]map[string]string{}
+	var gaps []string
+	for _, ks := range lv.kustomizations {
+		if ks.Object == nil {
+			continue
+		}
+		refs, _, _ := unstructured.NestedSlice(ks.Object.Object, "spec", "postBuild", "substituteFrom")
+		for _, ref := range refs {
+			m, _ := ref.(map[string]any)
+			kind, _ := m["kind"].(string)
+			name, _ := m["name"].(string)
+			key := ks.Namespace + "/" + name
+			if kind != "ConfigMap" || name == "" {
+				continue
+			}
+			if _, done := out[key]; done {
+				continue
+			}
+			cm, err := lv.c.Kube.CoreV1().ConfigMaps(ks.Namespace).Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				continue
+			case err != nil:
+				gaps = append(gaps, fmt.Sprintf("reading configmaps/%s in namespace %s for Kustomization %s's postBuild.substituteFrom: %s", name, ks.Namespace, ks.ID(), cluster.Reason(err)))
+				continue
+			}
+			data := cm.Data
+			if data == nil {
+				data = map[string]string{}
+			}
+			out[key] = data
+		}
+	}
+	return out, gaps
+}
+
 // downstream lists every Kustomization that depends on id, directly or not, sorted.
 func (lv *liveView) downstream(id string) []string {
 	seen := map[string]bool{}

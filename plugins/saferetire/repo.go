@@ -1,19 +1,15 @@
 package saferetire
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"sort"
 	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
@@ -59,179 +55,166 @@ func snapshots(repo *gitops.Repo, base, cand string, res *Result) (sides, error)
 	return s, nil
 }
 
-// discover finds the Flux Kustomizations a snapshot declares: those the entry path builds to
-// when one is given, else every Kustomization manifest in the repo's YAML files (read as
-// written, without kustomize or substitution).
-func discover(ctx context.Context, root, entry string) ([]gitops.Kustomization, error) {
-	if entry != "" {
-		b := gitops.BuildPath(ctx, root, entry, gitops.BuildOptions{})
-		if b.Err != nil {
-			return nil, fmt.Errorf("building entry path %s: %w", entry, b.Err)
-		}
-		return b.Kustomizations()
-	}
-	var objs []*unstructured.Unstructured
-	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// trees builds the two revisions. Offline, each is walked from the entry path (gitops.Load), so
+// every Kustomization is found in build output with its rendered spec; live, the cluster's
+// Kustomizations are built as they are, except those from another source than the repository,
+// which are listed as not covered. Either way the source root (the artifact's root inside the
+// repository) is the one given or detected, and res says which.
+func trees(ctx context.Context, s sides, req Request, lv *liveView, res *Result) (base, cand *gitops.Tree, err error) {
+	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork}
+	if lv == nil {
+		layout, err := gitops.DetectLayout(s.cand.Dir, req.SourceRoot, req.Entry, nil)
 		if err != nil {
-			return err
+			return nil, nil, exitcode.UsageErrorf("%v", err)
 		}
-		if d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && path != root) {
-			return filepath.SkipDir
+		res.Layout = &layout
+		opts.Entry = layout.Entry
+		var errB, errC error
+		var wg sync.WaitGroup
+		wg.Go(func() { base, errB = gitops.Load(ctx, layout.Dir(s.base.Dir), opts) })
+		wg.Go(func() { cand, errC = gitops.Load(ctx, layout.Dir(s.cand.Dir), opts) })
+		wg.Wait()
+		if errors.Is(errC, gitops.ErrPathNotFound) {
+			return nil, nil, exitcode.UsageErrorf("candidate: %v (is --path right, and --source-root?)", errC)
 		}
-		if d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || !bytes.Contains(data, []byte("kustomize.toolkit.fluxcd.io/")) {
-			return err
-		}
-		found := fluxKustomizations(data)
-		rel, _ := filepath.Rel(root, path)
-		for range found {
-			files = append(files, filepath.ToSlash(rel))
-		}
-		objs = append(objs, found...)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", root, err)
-	}
-	kss, err := gitops.KustomizationsIn(objs)
-	for i := range kss {
-		kss[i].File = files[i]
-	}
-	return kss, err
-}
-
-// fluxKustomizations decodes the Flux Kustomization documents of one YAML file; a document that
-// does not decode is not one (kustomize's own kustomization.yaml, a template).
-func fluxKustomizations(data []byte) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			return out
-		}
-		u := &unstructured.Unstructured{Object: m}
-		if m != nil && gitops.IsFluxKustomization(u) {
-			out = append(out, u)
-		}
-	}
-}
-
-// buildUnits builds every Kustomization at base and candidate, two builds at a time per
-// Kustomization and all in parallel. A Kustomization known on one side only is built on that
-// side: one that the candidate deletes takes its objects with it when it prunes. A build that
-// fails is recorded as incomplete and leaves the unit out.
-func buildUnits(ctx context.Context, s sides, base, cand []gitops.Kustomization, res *Result) ([]retire.Unit, error) {
-	type pair struct{ base, cand *gitops.Kustomization }
-	pairs := map[string]*pair{}
-	for i := range base {
-		pairs[base[i].ID()] = &pair{base: &base[i]}
-	}
-	for i := range cand {
-		p := pairs[cand[i].ID()]
-		if p == nil {
-			p = &pair{}
-			pairs[cand[i].ID()] = p
-		}
-		p.cand = &cand[i]
-	}
-	ids := make([]string, 0, len(pairs))
-	for id := range pairs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	units := make([]*retire.Unit, len(ids))
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs []error
-	)
-	for i, id := range ids {
-		p := pairs[id]
-		wg.Go(func() {
-			u, gaps, err := buildPair(ctx, s, p.base, p.cand)
-			mu.Lock()
-			defer mu.Unlock()
-			res.Incomplete = append(res.Incomplete, gaps...)
-			if err != nil {
-				errs = append(errs, err)
+		// Without either side's Kustomizations nothing can be compared: every tier of the
+		// other side would look deleted.
+		if errB != nil || errC != nil {
+			for side, err := range map[string]error{"base": errB, "candidate": errC} {
+				if err != nil {
+					res.Incomplete = append(res.Incomplete, fmt.Sprintf("%s: %v", side, err))
+				}
 			}
-			units[i] = u
-		})
+			sort.Strings(res.Incomplete)
+			return nil, nil, nil
+		}
+		return base, cand, nil
 	}
+	live := lv.kustomizations
+	entry := ""
+	if req.Entry != "" {
+		entry = gitops.CleanPath(req.Entry)
+	}
+	opts.Source = gitops.PrimarySource(live, entry)
+	if lv != nil {
+		var gaps []string
+		opts.ConfigMaps, gaps = lv.substitutionConfigMaps(ctx)
+		res.Incomplete = append(res.Incomplete, gaps...)
+	}
+	var paths []string
+	for _, ks := range live {
+		if ks.Source() == opts.Source {
+			paths = append(paths, ks.Path)
+		}
+	}
+	layout, err := gitops.DetectLayout(s.cand.Dir, req.SourceRoot, "", paths)
+	if err != nil {
+		if req.SourceRoot != "" {
+			return nil, nil, exitcode.UsageErrorf("%v", err)
+		}
+		// Let the Kustomization whose path is missing be named below.
+		layout = gitops.Layout{SourceRoot: ".", SourceRootHow: "the repository's top level (no directory holds every spec.path)"}
+	}
+	if entry != "" {
+		layout.Entry, layout.EntryHow = entry, "given with --path: its Kustomization's source is the repository's"
+	}
+	res.Layout = &layout
+	var wg sync.WaitGroup
+	wg.Go(func() { base = gitops.BuildAll(ctx, layout.Dir(s.base.Dir), live, opts) })
+	wg.Go(func() { cand = gitops.BuildAll(ctx, layout.Dir(s.cand.Dir), live, opts) })
 	wg.Wait()
-	if len(errs) > 0 {
-		return nil, errs[0]
+	return base, cand, nil
+}
+
+// pairTiers pairs each Kustomization's base and candidate builds. One known on one side only is
+// compared on that side: a Kustomization that the candidate deletes takes its objects with it
+// when it prunes. A tier that did not build on a side it exists on is UNKNOWN, never unsafe:
+// it is listed with the remote URLs it lacked and left out, as is a tier whose object names
+// depend on unresolved variables; a tier built from another source is listed as not covered.
+func pairTiers(base, cand *gitops.Tree, res *Result) ([]retire.Unit, error) {
+	if base == nil || cand == nil {
+		return nil, nil
 	}
-	sort.Strings(res.Incomplete)
+	ids := map[string]bool{}
+	for id := range base.Tiers {
+		ids[id] = true
+	}
+	for id := range cand.Tiers {
+		ids[id] = true
+	}
+	sorted := make([]string, 0, len(ids))
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Strings(sorted)
+	root := "."
+	if res.Layout != nil {
+		root = res.Layout.SourceRoot
+	}
 	var out []retire.Unit
-	for _, u := range units {
-		if u != nil {
-			out = append(out, *u)
+	for _, id := range sorted {
+		bt, ct := base.Tiers[id], cand.Tiers[id]
+		ks := ct
+		if ks == nil {
+			ks = bt
+		}
+		if ks.NotCovered != "" {
+			res.NotCovered = append(res.NotCovered, id+": "+ks.NotCovered)
+			continue
+		}
+		if missing(bt) && missing(ct) {
+			return nil, exitcode.UsageErrorf("Kustomization %s: path %s is not in the repository at base or candidate (is --repo the repository its source builds? is --source-root its artifact's root?)", id, ks.Kustomization.Path)
+		}
+		u := retire.Unit{Kustomization: toRetire(ks.Kustomization)}
+		ok := true
+		for _, side := range []struct {
+			name string
+			t    *gitops.Tier
+			objs *[]*unstructured.Unstructured
+		}{{"base", bt, &u.Base}, {"candidate", ct, &u.Candidate}} {
+			if side.t == nil {
+				continue
+			}
+			if side.t.Err != nil {
+				res.Unbuilt = append(res.Unbuilt, Unbuilt{Kustomization: id, Side: side.name, Path: side.t.Kustomization.Path,
+					Error: side.t.Err.Error(), RemoteURLs: side.t.RemoteURLs})
+				ok = false
+				continue
+			}
+			if len(side.t.Unresolved) > 0 {
+				res.Incomplete = append(res.Incomplete, fmt.Sprintf("Kustomization %s: %s build leaves %s unresolved in object names", id, side.name, strings.Join(side.t.Unresolved, ", ")))
+				ok = false
+				continue
+			}
+			*side.objs = withFiles(side.t, root)
+		}
+		if ok {
+			out = append(out, u)
 		}
 	}
 	return out, nil
 }
 
-// buildPair builds one Kustomization at both revisions.
-func buildPair(ctx context.Context, s sides, base, cand *gitops.Kustomization) (*retire.Unit, []string, error) {
-	ks := cand
-	if ks == nil {
-		ks = base
-	}
-	u := &retire.Unit{Kustomization: toRetire(*ks)}
-	var gaps []string
-	missing := 0
-	if base != nil {
-		objs, gap, miss := build(ctx, s.base, *base, "base")
-		u.Base = objs
-		gaps = append(gaps, gap...)
-		missing += miss
-	}
-	if cand != nil {
-		objs, gap, miss := build(ctx, s.cand, *cand, "candidate")
-		u.Candidate = objs
-		gaps = append(gaps, gap...)
-		missing += miss
-	}
-	if missing == 2 || (missing == 1 && (base == nil || cand == nil)) {
-		return nil, nil, exitcode.UsageErrorf("Kustomization %s: path %s is not in the repository at base or candidate (is --repo the repository its source builds?)", ks.ID(), ks.Path)
-	}
-	if len(gaps) > 0 {
-		return nil, gaps, nil
-	}
-	return u, nil, nil
+// missing reports whether a tier exists only in name: its path is not in the snapshot.
+func missing(t *gitops.Tier) bool {
+	return t == nil || errors.Is(t.Err, gitops.ErrPathNotFound)
 }
 
-// build builds one side and keeps each object's file on it for the report.
-func build(ctx context.Context, snap *gitops.Snapshot, ks gitops.Kustomization, side string) ([]*unstructured.Unstructured, []string, int) {
-	b := gitops.Build(ctx, snap.Dir, ks, gitops.BuildOptions{})
-	if b.Err != nil {
-		miss := 0
-		if errors.Is(b.Err, gitops.ErrPathNotFound) {
-			miss = 1
-		}
-		return nil, []string{fmt.Sprintf("Kustomization %s: %s build of %s failed: %v", ks.ID(), side, ks.Path, b.Err)}, miss
-	}
-	var gaps []string
-	if len(b.Unresolved) > 0 {
-		gaps = append(gaps, fmt.Sprintf("Kustomization %s: %s build leaves %s unresolved in object names", ks.ID(), side, strings.Join(b.Unresolved, ", ")))
-	}
-	for i, o := range b.Objects {
-		if i < len(b.Files) && b.Files[i] != "" {
+// withFiles keeps each object's file, relative to the repository's top level (the build
+// knows it relative to the source root), on it for the report.
+func withFiles(t *gitops.Tier, root string) []*unstructured.Unstructured {
+	for i, o := range t.Objects {
+		if f := t.FileAt(i); f != "" {
+			f = gitops.CleanPath(path.Join(root, f))
 			ann := o.GetAnnotations()
 			if ann == nil {
 				ann = map[string]string{}
 			}
-			ann[fileAnnotation] = b.Files[i]
+			ann[fileAnnotation] = f
 			o.SetAnnotations(ann)
 		}
 	}
-	return b.Objects, gaps, 0
+	return t.Objects
 }
 
 // fileAnnotation carries an object's source file from the build to the report; it never

@@ -3,6 +3,7 @@ package saferetire
 import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
@@ -19,8 +20,17 @@ type Result struct {
 	Base      Revision `json:"base"`
 	Candidate Revision `json:"candidate"`
 	BaseHow   string   `json:"baseHow,omitempty"`
+	// Layout is the source root and entry path the repository was built from, and how each
+	// was chosen.
+	Layout *gitops.Layout `json:"layout,omitempty"`
 	// Kustomizations are the Flux Kustomizations compared, namespace/name.
 	Kustomizations []string `json:"kustomizations"`
+	// NotCovered are Kustomizations built from another source than this repository (a
+	// tenant's own): their removals are not judged here.
+	NotCovered []string `json:"notCovered,omitempty"`
+	// Unbuilt are the tiers that did not build on a side (a remote resource offline, a broken
+	// kustomization): their removals are UNKNOWN, never judged unsafe.
+	Unbuilt []Unbuilt `json:"unbuilt,omitempty"`
 	// Removals are every object a candidate drops, sorted by Kustomization and inventory id.
 	Removals []retire.Removal `json:"removals"`
 	// Orphans are objects Flux applied that no Kustomization's inventory lists (--orphans).
@@ -33,6 +43,18 @@ type Result struct {
 	// Verdict is SAFE, UNSAFE or UNKNOWN (ORPHANS/CLEAN for --orphans); ExitCode maps it.
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
+}
+
+// Unbuilt is one Kustomization's path that did not build at one revision.
+type Unbuilt struct {
+	Kustomization string `json:"kustomization"`
+	// Side is "base" or "candidate".
+	Side  string `json:"side"`
+	Path  string `json:"path"`
+	Error string `json:"error"`
+	// RemoteURLs are the remote resources and bases an offline build could not fetch
+	// (--allow-network fetches them).
+	RemoteURLs []string `json:"remoteURLs,omitempty"`
 }
 
 // Revision is one side of the comparison.
@@ -95,7 +117,7 @@ func (r *Result) Code() exitcode.Code {
 			return exitcode.Finding
 		}
 	}
-	if len(r.Incomplete) > 0 {
+	if len(r.Incomplete) > 0 || len(r.Unbuilt) > 0 {
 		return exitcode.Unknown
 	}
 	if r.Mode == "orphans" && len(r.Orphans) > 0 {

@@ -150,7 +150,9 @@ func TestBadInput(t *testing.T) {
 		base := r.git("rev-parse", "HEAD")
 		r.write(map[string]string{"k8s/apps/kustomization.yaml": "resources:\n- missing.yaml\n"})
 		out, _, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base)
-		if code != 2 || !strings.Contains(out, "INCOMPLETE") || !strings.Contains(out, "candidate build of k8s/apps failed") {
+		if code != 2 || !strings.Contains(out, "UNKNOWN: these tiers did not build") ||
+			!strings.Contains(out, "Kustomization flux-system/apps (path k8s/apps) at the candidate: kustomize build failed") ||
+			!strings.Contains(out, "in the 0 Kustomizations that built") {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
 	})

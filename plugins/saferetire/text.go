@@ -28,6 +28,21 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	for _, wn := range r.Warnings {
 		root.Add(p.Warn("warning: ") + wn)
 	}
+	if len(r.Unbuilt) > 0 {
+		n := root.Add(p.Warn("UNKNOWN: these tiers did not build, so their removals are not judged:"))
+		for _, u := range r.Unbuilt {
+			t := n.Add(fmt.Sprintf("Kustomization %s (path %s) at the %s: %s", u.Kustomization, u.Path, u.Side, u.Error))
+			for _, url := range u.RemoteURLs {
+				t.Add("needs " + url + " (vendor it into the repository, or run with --allow-network)")
+			}
+		}
+	}
+	if len(r.NotCovered) > 0 {
+		n := root.Add("Not covered, built from another source than this repository:")
+		for _, s := range r.NotCovered {
+			n.Add(s)
+		}
+	}
 	if len(r.Incomplete) > 0 {
 		n := root.Add(p.Warn("INCOMPLETE: these builds or reads failed, so what they would show is unknown:"))
 		for _, s := range r.Incomplete {
@@ -60,7 +75,11 @@ func colourVerdict(v string, p output.Palette) string {
 
 func addRemovals(root *output.Node, r *Result, p output.Palette) {
 	if len(r.Removals) == 0 {
-		root.Add(p.Good("Nothing is removed") + fmt.Sprintf(" between %s and %s in %d Kustomizations.", r.Base, r.Candidate, len(r.Kustomizations)))
+		where := fmt.Sprintf("%d Kustomizations", len(r.Kustomizations))
+		if len(r.Unbuilt) > 0 || len(r.Incomplete) > 0 {
+			where = "the " + where + " that built"
+		}
+		root.Add(p.Good("Nothing is removed") + fmt.Sprintf(" between %s and %s in %s.", r.Base, r.Candidate, where))
 		return
 	}
 	var ks *output.Node

@@ -1,0 +1,149 @@
+package gitops
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Layout says where a repository's Flux source starts and which path a run builds first.
+type Layout struct {
+	// SourceRoot is the directory, relative to the repository's top level ("." for the top),
+	// that Kustomization spec.paths are relative to: the artifact root when the repository is
+	// pushed as an OCI artifact from a subdirectory.
+	SourceRoot string `json:"sourceRoot"`
+	// SourceRootHow says how SourceRoot was chosen.
+	SourceRootHow string `json:"sourceRootHow"`
+	// Entry is the path built first, relative to SourceRoot ("" when the caller has its
+	// Kustomizations from elsewhere, e.g. a cluster).
+	Entry string `json:"entry,omitempty"`
+	// EntryHow says how Entry was chosen.
+	EntryHow string `json:"entryHow,omitempty"`
+}
+
+// Dir is the source root inside the checkout or snapshot at top.
+func (l Layout) Dir(top string) string {
+	return filepath.Join(top, filepath.FromSlash(l.SourceRoot))
+}
+
+// maxRootDepth bounds how deep below the top level a source root is looked for.
+const maxRootDepth = 4
+
+// DetectLayout settles the source root and entry path in the tree at top. sourceRoot and entry
+// are the flags as given ("" when not given). When paths are given (the spec.paths of
+// Kustomizations read from a cluster), the source root is the directory under which every one
+// of them exists; otherwise the one under which the entry exists; with no entry either, the
+// directory that holds the repository's only clusters/<name> directory (the entry then). The
+// top level wins when it qualifies; a choice between several other directories is refused.
+func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error) {
+	var l Layout
+	if entry != "" {
+		entry = CleanPath(entry)
+		l.Entry, l.EntryHow = entry, "given with --path"
+	}
+	if sourceRoot != "" {
+		rel := CleanPath(sourceRoot)
+		if !isDir(filepath.Join(top, filepath.FromSlash(rel))) {
+			return l, fmt.Errorf("--source-root %s is not a directory of the repository", rel)
+		}
+		l.SourceRoot, l.SourceRootHow = rel, "given with --source-root"
+		if l.Entry == "" && len(paths) == 0 {
+			return l, l.defaultEntry(top)
+		}
+		return l, nil
+	}
+	want := paths
+	what := "every Kustomization's spec.path"
+	if entry != "" {
+		want, what = []string{entry}, "the entry path "+entry
+	}
+	if len(want) == 0 {
+		return l, l.clustersLayout(top)
+	}
+	roots := candidateRoots(top, func(dir string) bool {
+		for _, p := range want {
+			if !isDir(filepath.Join(dir, filepath.FromSlash(CleanPath(p)))) {
+				return false
+			}
+		}
+		return true
+	})
+	switch {
+	case len(roots) == 0:
+		return l, fmt.Errorf("%s is not a directory of the repository, nor of any directory in it: give the artifact's root with --source-root", what)
+	case roots[0] == ".":
+		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: "+what+" is there"
+	case len(roots) == 1:
+		l.SourceRoot, l.SourceRootHow = roots[0], "detected: "+what+" resolves only under "+roots[0]+"/"
+	default:
+		return l, fmt.Errorf("%s resolves under several directories (%s): choose the artifact's root with --source-root", what, strings.Join(roots, ", "))
+	}
+	return l, nil
+}
+
+// clustersLayout finds the repository's clusters/ directory when neither the source root nor
+// the entry is given.
+func (l *Layout) clustersLayout(top string) error {
+	roots := candidateRoots(top, func(dir string) bool { return isDir(filepath.Join(dir, "clusters")) })
+	switch len(roots) {
+	case 0:
+		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no clusters/ directory anywhere)"
+	case 1:
+		l.SourceRoot = roots[0]
+		l.SourceRootHow = "detected: the only clusters/ directory is under " + roots[0] + "/"
+		if roots[0] == "." {
+			l.SourceRootHow = "the repository's top level, which holds clusters/"
+		}
+	default:
+		return fmt.Errorf("several directories hold a clusters/ directory (%s): choose the artifact's root with --source-root", strings.Join(roots, ", "))
+	}
+	return l.defaultEntry(top)
+}
+
+// defaultEntry is the only directory under clusters/, else the source root itself.
+func (l *Layout) defaultEntry(top string) error {
+	entries, _ := os.ReadDir(filepath.Join(l.Dir(top), "clusters"))
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, "clusters/"+e.Name())
+		}
+	}
+	switch len(dirs) {
+	case 0:
+		l.Entry, l.EntryHow = ".", "the source root (no clusters/ directory)"
+	case 1:
+		l.Entry, l.EntryHow = dirs[0], "the only directory under clusters/"
+	default:
+		return fmt.Errorf("%d cluster directories (%s): choose one with --path", len(dirs), strings.Join(dirs, ", "))
+	}
+	return nil
+}
+
+// candidateRoots lists ".", then every directory below top (not hidden, at most maxRootDepth
+// deep) for which ok holds, as slash paths relative to top in walk order ("." first).
+func candidateRoots(top string, ok func(dir string) bool) []string {
+	var out []string
+	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(top, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && (strings.HasPrefix(d.Name(), ".") || strings.Count(rel, "/") >= maxRootDepth) {
+			return filepath.SkipDir
+		}
+		if ok(p) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

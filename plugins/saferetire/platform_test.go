@@ -1,0 +1,190 @@
+package saferetire_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/incident"
+)
+
+// The platform repository (incident.PlatformRepoFiles) has every shape of a real GitOps
+// repository at once: artifact root k8s/, a root Kustomization only the bootstrap tool
+// creates, tier paths and timeouts rendered by an overlay, protection through a component, a
+// tier with a remote resource, a tenant's own source, SOPS, substituteFrom across tiers and
+// kind-like strings in a HelmRelease.
+func TestPlatformRepository(t *testing.T) {
+	r := newRepo(t, incident.PlatformRepoFiles())
+	first := r.git("rev-parse", "HEAD")
+	gate := func(t *testing.T, extra ...string) (string, string, int) {
+		t.Helper()
+		args := append([]string{"--dry-run", "--offline", "--repo", r.dir, "--path", incident.PlatformEntry}, extra...)
+		return invocation{}.raw(t, args...)
+	}
+
+	t.Run("unprotected claim removed in a buildable tier beside an unbuildable one", func(t *testing.T) {
+		r.write(incident.PlatformClaimRemoval(false))
+		defer r.git("checkout", "-q", "--", ".")
+		out, errOut, code := gate(t, "--base", first, "--context", "prod")
+		if code != 1 {
+			t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
+		}
+		contains(t, out,
+			"Kustomization flux-system/apps",
+			"PersistentVolumeClaim headlamp/headlamp ("+incident.PlatformClaimFile+")",
+			"UNKNOWN: these tiers did not build",
+			"Kustomization flux-system/monitoring (path providers/hetzner/monitoring)",
+			"needs "+incident.PlatformRemoteURL,
+			"flux-system/tenant-a: its source GitRepository/flux-system/tenant-a is not the repository's (OCIRepository/flux-system/flux-system)",
+			"verdict: UNSAFE (exit 1)")
+		contains(t, errOut, "# source root: k8s (detected: the entry path clusters/prod resolves only under k8s/); entry: clusters/prod (given with --path)")
+		// The SOPS ciphertext and the Secret-sourced variable are never printed.
+		for _, leak := range []string{"ENC[", "c2VjcmV0LXZhbHVl", "OIDC_CLIENT_SECRET"} {
+			if strings.Contains(out+errOut, leak) {
+				t.Errorf("output shows %q", leak)
+			}
+		}
+	})
+
+	t.Run("json names the same things", func(t *testing.T) {
+		r.write(incident.PlatformClaimRemoval(false))
+		defer r.git("checkout", "-q", "--", ".")
+		out, _, code := gate(t, "--base", first, "-o", "json")
+		var res struct {
+			Layout         struct{ SourceRoot, Entry string }
+			Kustomizations []string
+			NotCovered     []string
+			Unbuilt        []struct {
+				Kustomization, Side, Path string
+				RemoteURLs                []string
+			}
+			Removals []struct {
+				Object struct{ Kind, Namespace, Name string }
+				Unsafe bool
+			}
+			Verdict string
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if code != 1 || res.Verdict != "UNSAFE" || res.Layout.SourceRoot != "k8s" || res.Layout.Entry != "clusters/prod" {
+			t.Fatalf("exit %d, %+v", code, res)
+		}
+		// Only real top-level objects are removed: the drift-detection data is no StatefulSet.
+		if len(res.Removals) != 1 || res.Removals[0].Object.Kind != "PersistentVolumeClaim" || res.Removals[0].Object.Namespace != "headlamp" || !res.Removals[0].Unsafe {
+			t.Errorf("removals %+v, want only the unsafe claim headlamp/headlamp", res.Removals)
+		}
+		if strings.Join(res.Kustomizations, ",") != "flux-system/apps,flux-system/infra" {
+			t.Errorf("compared %v, want apps and infra", res.Kustomizations)
+		}
+		if len(res.Unbuilt) != 2 || res.Unbuilt[0].Kustomization != "flux-system/monitoring" || len(res.Unbuilt[0].RemoteURLs) != 1 || res.Unbuilt[0].RemoteURLs[0] != incident.PlatformRemoteURL {
+			t.Errorf("unbuilt %+v, want monitoring at both sides with its URL", res.Unbuilt)
+		}
+		if len(res.NotCovered) != 1 || !strings.HasPrefix(res.NotCovered[0], "flux-system/tenant-a:") {
+			t.Errorf("not covered %v, want tenant-a", res.NotCovered)
+		}
+	})
+
+	// Two stages: the component protects the claim (merged), then the manifest goes. The claim
+	// is retained; the run is UNKNOWN only because monitoring did not build, until its remote
+	// resource is vendored.
+	t.Run("two-stage removal", func(t *testing.T) {
+		protected := r.commit("protect the claims of apps", incident.PlatformProtect(), nil)
+		out, errOut, code := gate(t, "--base", first, "--candidate", protected)
+		if code != 2 || !strings.Contains(out, "Nothing is removed") {
+			t.Fatalf("stage 1: exit %d, want 2 (monitoring unknown)\n%s\n%s", code, out, errOut)
+		}
+		r.write(incident.PlatformClaimRemoval(true))
+		out, errOut, code = gate(t, "--base", protected)
+		if code != 2 {
+			t.Fatalf("stage 3: exit %d, want 2\n%s\n%s", code, out, errOut)
+		}
+		contains(t, out,
+			"retained PersistentVolumeClaim headlamp/headlamp ("+incident.PlatformClaimFile+"): kept by kustomize.toolkit.fluxcd.io/prune: disabled",
+			"needs "+incident.PlatformRemoteURL,
+			"verdict: UNKNOWN (exit 2)")
+		if strings.Contains(out, "UNSAFE") {
+			t.Errorf("a tier that did not build was called unsafe\n%s", out)
+		}
+
+		r.git("checkout", "-q", "--", ".")
+		r.commit("vendor the monitoring CRDs", incident.PlatformVendorMonitoring(), nil)
+		vendored := r.git("rev-parse", "HEAD")
+		r.write(incident.PlatformClaimRemoval(true))
+		out, errOut, code = gate(t, "--base", vendored)
+		if code != 0 {
+			t.Fatalf("vendored: exit %d, want 0\n%s\n%s", code, out, errOut)
+		}
+		contains(t, out, "retained PersistentVolumeClaim headlamp/headlamp", "verdict: SAFE (exit 0)")
+	})
+
+	t.Run("source root given or refused", func(t *testing.T) {
+		_, errOut, code := gate(t, "--base", first, "--candidate", first, "--source-root", "k8s")
+		contains(t, errOut, "# source root: k8s (given with --source-root)")
+		if code != 2 {
+			t.Errorf("exit %d, want 2 (monitoring unknown)", code)
+		}
+		_, errOut, code = gate(t, "--base", first, "--source-root", "nope")
+		if code != 3 || !strings.Contains(errOut, "--source-root nope is not a directory of the repository") {
+			t.Errorf("exit %d\n%s", code, errOut)
+		}
+		_, errOut, code = gate(t, "--base", first, "--source-root", ".")
+		if code != 3 || !strings.Contains(errOut, "clusters/prod") {
+			t.Errorf("wrong source root: exit %d\n%s", code, errOut)
+		}
+	})
+}
+
+// The platform repository live: the cluster holds the bootstrap-created root Kustomization and
+// the rendered tiers, with paths relative to the artifact root; the source root is detected
+// from them, the tenant is not covered, monitoring is UNKNOWN, and the claim that the seeded
+// pod mounts is unsafe to remove.
+func TestPlatformRepositoryLive(t *testing.T) {
+	needEnv(t)
+	r := newRepo(t, incident.PlatformRepoFiles())
+	r.commit("second", nil, nil)
+	r.write(incident.PlatformClaimRemoval(false))
+	ns := namespace(t, "platform")
+	oci := map[string]any{"kind": "OCIRepository", "name": "flux-system"}
+	tier := func(path string, extra map[string]any) map[string]any {
+		spec := map[string]any{"interval": "10m", "path": path, "prune": true, "sourceRef": oci}
+		for k, v := range extra {
+			spec[k] = v
+		}
+		return spec
+	}
+	// The controller substitutes from the live ConfigMap, which the gate reads too.
+	vars := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cluster-vars", Namespace: ns}, Data: map[string]string{"APP_NAMESPACE": "headlamp", "CLUSTER_NAME": "prod"}}
+	if _, err := kc.Kube.CoreV1().ConfigMaps(ns).Create(context.Background(), vars, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createKS(t, ns, "flux-system", tier("./clusters/prod", nil))
+	createKS(t, ns, "infra", tier("./clusters/prod/infra", nil))
+	createKS(t, ns, "apps", tier("./apps", map[string]any{
+		"dependsOn": []any{map[string]any{"name": "infra"}},
+		"postBuild": map[string]any{"substituteFrom": []any{
+			map[string]any{"kind": "ConfigMap", "name": "cluster-vars"},
+			map[string]any{"kind": "Secret", "name": "cluster-secrets"}}},
+	}), "headlamp_headlamp__PersistentVolumeClaim", "headlamp_headlamp_apps_Deployment", "_headlamp__Namespace")
+	createKS(t, ns, "monitoring", tier("./providers/hetzner/monitoring", nil))
+	createKS(t, ns, "tenant-a", map[string]any{"interval": "10m", "path": "./deploy", "prune": true,
+		"sourceRef": map[string]any{"kind": "GitRepository", "name": "tenant-a"}})
+
+	out, errOut, code := run(t, "--dry-run", "--repo", r.dir, "-n", ns)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out,
+		"Kustomization "+ns+"/apps",
+		"UNSAFE PersistentVolumeClaim headlamp/headlamp ("+incident.PlatformClaimFile+"): Flux prunes it",
+		"mounted by pods/"+seed.Pod,
+		"Kustomization "+ns+"/monitoring (path providers/hetzner/monitoring)",
+		"needs "+incident.PlatformRemoteURL,
+		ns+"/tenant-a: its source GitRepository/"+ns+"/tenant-a is not the repository's (OCIRepository/"+ns+"/flux-system)",
+		"verdict: UNSAFE (exit 1)")
+	contains(t, errOut, "# source root: k8s (detected: every Kustomization's spec.path resolves only under k8s/)")
+}
