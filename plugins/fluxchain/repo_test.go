@@ -39,6 +39,13 @@ func copyRepo(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return commitFixture(t, dir)
+}
+
+// commitFixture makes the files in dir one commit of a new git repository and returns dir
+// with symlinks resolved, as --repo reports it.
+func commitFixture(t *testing.T, dir string) string {
+	t.Helper()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fixture"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v: %s", args, err, out)
