@@ -42,7 +42,10 @@ const example = `  # The chain in flux-system: tiers, root causes and what they 
   kubectl flux-chain -A -o json | jq '.rootCauses[].kustomization'
 
   # Lint a GitOps repository's chain before it reaches a cluster (no cluster needed)
-  kubectl flux-chain --repo . --path clusters/prod --fail-on warning`
+  kubectl flux-chain --repo . --path clusters/prod --fail-on warning
+
+  # Compare the repository with what the cluster runs (read-only)
+  kubectl flux-chain --repo . --live --context prod --fail-on warning`
 
 // FluxChainOptions holds the flags and inputs of one flux-chain run.
 type FluxChainOptions struct {
@@ -86,7 +89,9 @@ tier or another finding, 2 an incomplete read, 3 bad input (including Flux not i
 With --repo, lint a repository instead: build its entry path and every Kustomization's path
 as kustomize-controller would, draw the same chain and report rule findings with the file and
 line to fix. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a path did not build,
-3 bad input.`,
+3 bad input. --live also compares the repository with the cluster (Kustomizations on one side
+only, spec.path or dependsOn drift, CRDs of kinds the repository uses that only the cluster
+has) as live-* findings; a live read that fails makes the result incomplete (exit 2).`,
 		Example:      example,
 		Args:         cli.ExactArgsRange(0, 1),
 		SilenceUsage: true,
@@ -109,7 +114,10 @@ func (o *FluxChainOptions) Complete(args []string) error {
 		o.Name = args[0]
 	}
 	if o.repo.Dir != "" {
-		return o.repo.complete()
+		if err := o.repo.complete(); err != nil || !o.repo.Live {
+			return err
+		}
+		return o.completeLive()
 	}
 	c, err := cluster.Connect(o.ConfigFlags)
 	if err != nil {

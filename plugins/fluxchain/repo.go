@@ -23,6 +23,8 @@ import (
 type repoOptions struct {
 	Dir, Path, FailOn string
 	AllowNetwork      bool
+	// Live also compares the repository with the cluster the connection flags select.
+	Live bool
 
 	failOn lint.Severity
 	root   string
@@ -34,6 +36,7 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.Path, "path", "", "With --repo: the entry path to build first (default: the only directory under clusters/, else the repository root).")
 	cmd.Flags().StringVar(&r.FailOn, "fail-on", string(lint.Error), "With --repo: exit 1 for findings at or above this severity: error, warning or info.")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
+	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -45,8 +48,11 @@ func (r *repoOptions) validate(name string, allNamespaces bool) error {
 	}
 	r.failOn = sev
 	if r.Dir == "" {
-		if r.Path != "" {
+		switch {
+		case r.Path != "":
 			return exitcode.UsageErrorf("--path needs --repo")
+		case r.Live:
+			return exitcode.UsageErrorf("--live needs --repo: it compares a repository with the cluster")
 		}
 		return nil
 	}
@@ -101,6 +107,8 @@ type RepoResult struct {
 	NotCovered []string `json:"notCovered,omitempty"`
 	// FailOn is the severity at which a finding fails the run.
 	FailOn lint.Severity `json:"failOn"`
+	// Live is the comparison with a cluster, with --live only (repo_live.go).
+	Live *LiveComparison `json:"live,omitempty"`
 }
 
 // BuildFailure is a tier whose path did not build.
@@ -113,12 +121,18 @@ type BuildFailure struct {
 
 // ComputeRepo builds and lints the repository at root from entry.
 func ComputeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*RepoResult, error) {
+	res, _, err := computeRepo(ctx, root, entry, allowNetwork)
+	return res, err
+}
+
+// computeRepo is ComputeRepo that also returns the built repository, which --live compares.
+func computeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*RepoResult, *lint.Repo, error) {
 	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork})
 	switch {
 	case errors.Is(err, gitops.ErrPathNotFound):
-		return nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
+		return nil, nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
 	case err != nil:
-		return nil, exitcode.WithCode(exitcode.Unknown, err)
+		return nil, nil, exitcode.WithCode(exitcode.Unknown, err)
 	}
 	res := &RepoResult{Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: lint.Run(r), BuildFailures: []BuildFailure{}}
 	for _, t := range r.BuildFailures() {
@@ -130,16 +144,23 @@ func ComputeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*R
 		}
 	}
 	sort.Strings(res.NotCovered)
-	return res, nil
+	return res, r, nil
 }
 
-// runRepo lints the repository, prints the result and returns the exit code: 1 for findings at
-// or above --fail-on, else 2 when a path did not build, else 0.
+// runRepo lints the repository (and with --live compares it with the cluster), prints the
+// result and returns the exit code: 1 for findings at or above --fail-on, else 2 when a path
+// did not build or a live read failed, else 0.
 func (o *FluxChainOptions) runRepo(ctx context.Context) error {
+	o.liveBanner()
 	fmt.Fprintf(o.ErrOut, "# repository %s, entry path %s\n", o.repo.root, o.repo.Path)
-	res, err := ComputeRepo(ctx, o.repo.root, o.repo.Path, o.repo.AllowNetwork)
+	res, repo, err := computeRepo(ctx, o.repo.root, o.repo.Path, o.repo.AllowNetwork)
 	if err != nil {
 		return err
+	}
+	if o.repo.Live {
+		if err := o.addLive(ctx, res, repo); err != nil {
+			return err
+		}
 	}
 	res.FailOn = o.repo.failOn
 	if err := o.printRepo(res); err != nil {
@@ -151,7 +172,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	switch {
 	case lint.AtLeast(res.Lint, res.FailOn) > 0:
 		return exitcode.WithCode(exitcode.Finding, nil)
-	case len(res.BuildFailures) > 0:
+	case len(res.BuildFailures) > 0, res.Live.incomplete():
 		return exitcode.WithCode(exitcode.Unknown, nil)
 	}
 	return nil

@@ -43,6 +43,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 			sec.Add(s)
 		}
 	}
+	liveText(root, res.Live, p)
 	return root.Render(w)
 }
 
@@ -81,6 +82,11 @@ func (o *FluxChainOptions) repoGitHub(res *RepoResult) error {
 	for _, b := range res.BuildFailures {
 		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: not built", Message: b.Kustomization + ": " + b.Error})
 	}
+	if res.Live != nil {
+		for _, lw := range res.Live.Warnings {
+			as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed", Message: lw})
+		}
+	}
 	ghactions.WriteAnnotations(w, as)
 	return ghactions.AppendSummary(o.repo.getenv, repoSummary(res))
 }
@@ -93,8 +99,11 @@ func repoSummary(res *RepoResult) string {
 		verdict = fmt.Sprintf("%d finding(s) at or above %s", n, res.FailOn)
 	} else if len(res.BuildFailures) > 0 {
 		verdict = "UNKNOWN: not every path built"
+	} else if res.Live.incomplete() {
+		verdict = "UNKNOWN: a read of the cluster failed"
 	}
 	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from `%s`.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), res.Path)
+	b.WriteString(liveSummary(res.Live))
 	if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")
 		for _, f := range res.Lint {
