@@ -41,6 +41,9 @@ type BuildOptions struct {
 	// with every source known, a variable no source defines fails the build like the
 	// controller's strict substitution, unless it has a default.
 	SecretKeys map[string][]string
+
+	// symlinkFree is SymlinkFree(root) when the caller (Load) already knows it.
+	symlinkFree *bool
 }
 
 // BuildResult is what one path built to.
@@ -99,7 +102,7 @@ func Build(ctx context.Context, root string, ks Kustomization, opts BuildOptions
 		res.Err = fmt.Errorf("%w: %s", ErrPathNotFound, rel)
 		return res
 	}
-	fs, addedOrigins, err := generate(root, dir, obj, opts.AllowNetwork)
+	fs, addedOrigins, err := generate(root, dir, obj, opts)
 	if err != nil {
 		res.Err = fmt.Errorf("generating kustomization for %s: %w", rel, err)
 		return res
@@ -140,7 +143,7 @@ func minimalObject(ks Kustomization) *unstructured.Unstructured {
 // clones allowed only when the network is), under an in-memory layer that holds the written
 // kustomization file. It also turns on origin annotations so each object's file is known;
 // addedOrigins says whether they must be removed again.
-func generate(root, dir string, obj *unstructured.Unstructured, allowNetwork bool) (filesys.FileSystem, bool, error) {
+func generate(root, dir string, obj *unstructured.Unstructured, opts BuildOptions) (filesys.FileSystem, bool, error) {
 	manifest, kfile, _, err := kustomize.NewGenerator(root, *obj).GenerateManifest(dir)
 	if err != nil {
 		return nil, false, err
@@ -149,12 +152,7 @@ func generate(root, dir string, obj *unstructured.Unstructured, allowNetwork boo
 	if err != nil {
 		return nil, false, err
 	}
-	var disk filesys.FileSystem
-	if allowNetwork {
-		disk, err = securefs.MakeFsOnDiskSecureBuild(root)
-	} else {
-		disk, err = securefs.MakeFsOnDiskSecure(root)
-	}
+	disk, err := confinedFS(root, opts.AllowNetwork, opts.symlinkFree)
 	if err != nil {
 		return nil, false, err
 	}
@@ -200,14 +198,12 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 		if err := sub.run(ctx, r, unresolved); err != nil {
 			return fmt.Errorf("post build failed for '%s/%s': %w", r.GetGvk(), r.GetName(), err)
 		}
-		data, err := r.MarshalJSON()
-		if err != nil {
-			return err
+		v, err := fromNode(r.YNode())
+		m, ok := v.(map[string]any)
+		if err != nil || !ok {
+			return fmt.Errorf("decoding %s/%s: %v", r.GetKind(), r.GetName(), orDefault(fmt.Sprint(err), "not a mapping"))
 		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(data); err != nil {
-			return fmt.Errorf("decoding %s/%s: %w", r.GetKind(), r.GetName(), err)
-		}
+		u := &unstructured.Unstructured{Object: m}
 		res.Objects = append(res.Objects, u)
 		res.Files = append(res.Files, fileOf(u, rel, stripOrigins))
 	}
@@ -231,14 +227,11 @@ func fileOf(u *unstructured.Unstructured, rel string, strip bool) string {
 		}
 		u.SetAnnotations(ann)
 	}
-	var origin struct {
-		Path string `json:"path"`
-		Repo string `json:"repo"`
-	}
-	if err := yaml.Unmarshal([]byte(raw), &origin); err != nil || origin.Path == "" || origin.Repo != "" {
+	p, local := originPath(raw)
+	if !local || p == "" {
 		return ""
 	}
-	return CleanPath(path.Join(rel, origin.Path))
+	return CleanPath(path.Join(rel, p))
 }
 
 // setCommonMetadata applies spec.commonMetadata to every object, as kustomize-controller
@@ -275,4 +268,35 @@ func sortedSet(set map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// originPath reads the path of kustomize's origin annotation, a small YAML mapping such as
+// "path: apps/claim.yaml\n" or, for a remote file, with a "repo:" line too; local is false
+// then. Only those two plain fields are read, line by line (a YAML decode per object cost more
+// than the rest of collecting it); anything unusual falls back to the YAML decoder.
+func originPath(raw string) (p string, local bool) {
+	local = true
+	for _, line := range strings.Split(strings.TrimSpace(raw), "\n") {
+		key, val, ok := strings.Cut(line, ": ")
+		switch {
+		case !ok || strings.ContainsAny(val, "'\"{[&*!|>#"):
+			return originPathYAML(raw)
+		case key == "path":
+			p = val
+		case key == "repo":
+			local = false
+		}
+	}
+	return p, local
+}
+
+func originPathYAML(raw string) (string, bool) {
+	var origin struct {
+		Path string `json:"path"`
+		Repo string `json:"repo"`
+	}
+	if err := yaml.Unmarshal([]byte(raw), &origin); err != nil {
+		return "", false
+	}
+	return origin.Path, origin.Repo == ""
 }

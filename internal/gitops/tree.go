@@ -130,7 +130,8 @@ var strictVar = regexp.MustCompile(`post build failed for '([^']*)'.*variable no
 // entry path itself is returned as an error; a tier that does not build is recorded on it.
 func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 	entry := CleanPath(opts.Entry)
-	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork}
+	free := SymlinkFree(root)
+	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork, symlinkFree: &free}
 	eb := BuildPath(ctx, root, entry, bopts)
 	if eb.Err != nil {
 		return nil, fmt.Errorf("building entry path %s: %w", entry, eb.Err)
@@ -190,7 +191,8 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 // postBuild.substituteFrom are built again with every ConfigMap and Secret the builds declare.
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
-	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork}, primary: opts.Source, extra: opts.ConfigMaps}
+	free := SymlinkFree(root)
+	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps}
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {

@@ -1,0 +1,178 @@
+package gitops
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// confinedFS returns the on-disk file system a build of root reads, confined to root as
+// kustomize-controller confines it: nothing outside root can be read, whether named by a
+// relative path or reached through a symlink.
+//
+// The controller's secure file system resolves every symlink on every access, a quarter of a
+// large repository's build time. When no symlink exists under root (checked once per root)
+// that resolution cannot change a path, so a lexical check gives the same answers; a tree
+// with symlinks, or a build allowed to fetch remote bases into temporary clones, gets the
+// controller's own file system. symlinkFree is what SymlinkFree said of root, or nil to ask.
+func confinedFS(root string, allowNetwork bool, symlinkFree *bool) (filesys.FileSystem, error) {
+	if allowNetwork {
+		return securefs.MakeFsOnDiskSecureBuild(root)
+	}
+	if symlinkFree == nil {
+		free := SymlinkFree(root)
+		symlinkFree = &free
+	}
+	if !*symlinkFree {
+		return securefs.MakeFsOnDiskSecure(root)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	return lexicalFS{root: filepath.Clean(abs), disk: filesys.MakeFsOnDisk()}, nil
+}
+
+// SymlinkFree reports whether no symlink lies in the tree at root (.git aside) or on the path
+// to it. Load asks once for all the builds of a tree.
+func SymlinkFree(root string) bool {
+	free := true
+	if real, err := filepath.EvalSymlinks(root); err != nil || filepath.Clean(real) != filepath.Clean(mustAbs(root)) {
+		free = false
+	} else {
+		_ = filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				free = false
+				return filepath.SkipAll
+			case d.Type()&fs.ModeSymlink != 0:
+				free = false
+				return filepath.SkipAll
+			case d.IsDir() && d.Name() == ".git":
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	return free
+}
+
+func mustAbs(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// lexicalFS is the on-disk file system with every path checked to lie in or below root.
+type lexicalFS struct {
+	root string
+	disk filesys.FileSystem
+}
+
+func (l lexicalFS) check(op, p string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return fmt.Errorf("abs path error on '%s': %v", p, err)
+	}
+	if abs != l.root && !strings.HasPrefix(abs, l.root+string(filepath.Separator)) {
+		return &securefs.ConstraintError{Op: op, Path: p, Err: fmt.Errorf("path '%s' is not in or below '%s'", p, l.root)}
+	}
+	return nil
+}
+
+func (l lexicalFS) Create(p string) (filesys.File, error) {
+	if err := l.check("create", p); err != nil {
+		return nil, err
+	}
+	return l.disk.Create(p)
+}
+
+func (l lexicalFS) Mkdir(p string) error {
+	if err := l.check("mkdir", p); err != nil {
+		return err
+	}
+	return l.disk.Mkdir(p)
+}
+
+func (l lexicalFS) MkdirAll(p string) error {
+	if err := l.check("mkdir", p); err != nil {
+		return err
+	}
+	return l.disk.MkdirAll(p)
+}
+
+func (l lexicalFS) RemoveAll(p string) error {
+	if err := l.check("remove", p); err != nil {
+		return err
+	}
+	return l.disk.RemoveAll(p)
+}
+
+func (l lexicalFS) Open(p string) (filesys.File, error) {
+	if err := l.check("open", p); err != nil {
+		return nil, err
+	}
+	return l.disk.Open(p)
+}
+
+func (l lexicalFS) IsDir(p string) bool { return l.check("isdir", p) == nil && l.disk.IsDir(p) }
+
+func (l lexicalFS) ReadDir(p string) ([]string, error) {
+	if err := l.check("open", p); err != nil {
+		return nil, err
+	}
+	return l.disk.ReadDir(p)
+}
+
+func (l lexicalFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
+	d, f, err := l.disk.CleanedAbs(p)
+	if err != nil {
+		return d, f, err
+	}
+	if err := l.check("abs", d.String()); err != nil {
+		return "", "", err
+	}
+	return d, f, nil
+}
+
+func (l lexicalFS) Exists(p string) bool { return l.check("exists", p) == nil && l.disk.Exists(p) }
+
+func (l lexicalFS) Glob(pattern string) ([]string, error) {
+	paths, err := l.disk.Glob(pattern)
+	var out []string
+	for _, p := range paths {
+		if l.check("glob", p) == nil {
+			out = append(out, p)
+		}
+	}
+	return out, err
+}
+
+func (l lexicalFS) ReadFile(p string) ([]byte, error) {
+	if err := l.check("read", p); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}
+
+func (l lexicalFS) WriteFile(p string, data []byte) error {
+	if err := l.check("write", p); err != nil {
+		return err
+	}
+	return l.disk.WriteFile(p, data)
+}
+
+func (l lexicalFS) Walk(p string, walkFn filepath.WalkFunc) error {
+	return l.disk.Walk(p, func(q string, info os.FileInfo, err error) error {
+		if cerr := l.check("walk", q); cerr != nil {
+			return cerr
+		}
+		return walkFn(q, info, err)
+	})
+}
