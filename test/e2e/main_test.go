@@ -2,10 +2,12 @@
 // every platform, krew manifests rendered for it, each plugin installed by a real krew
 // (v0.4.3) into a temporary KREW_ROOT and run through the real kubectl that the project
 // builds, and argument completion through `kubectl __complete` with the completion helpers
-// on PATH against a real kube-apiserver.
+// on PATH against a real kube-apiserver. The same archives, through the snapshot's Flux
+// plugin catalog, are installed with the real Flux CLI's `flux plugin install` and run as
+// `flux chain` and so on (flux_test.go).
 //
 // TestMain builds (or reuses from the cache outside the repository) goreleaser, krew,
-// validate-krew-manifest and the control plane. The first goreleaser build and the snapshot's
+// validate-krew-manifest, the Flux CLI and the control plane. The first goreleaser build and the snapshot's
 // cross-compilation take minutes; later runs reuse Go's build cache.
 //
 // It runs in `make test` (and so in CI). With cold caches the tools and the snapshot take
@@ -53,6 +55,9 @@ type suite struct {
 	pathDir  string
 	validate string
 	env      *testenv.Env
+	// flux is the real Flux CLI (hack/release/flux-cli.sh); catalog is the URL of the
+	// snapshot's Flux plugin catalog (dist/flux/), the FLUXCD_PLUGIN_CATALOG of flux_test.go.
+	flux, catalog string
 }
 
 var s suite
@@ -88,6 +93,7 @@ func setUp(m *testing.M) (int, error) {
 	if err := snapshot(s.dist, srv.URL); err != nil {
 		return 0, err
 	}
+	s.catalog = srv.URL + "/flux/"
 	if s.version, err = manifestVersion(filepath.Join(s.dist, "krew", "why-terminating.yaml")); err != nil {
 		return 0, err
 	}
@@ -121,6 +127,9 @@ func (st *suite) tools(dir string) error {
 	if st.validate, err = tools.Path(tools.ValidateKrewManifest); err != nil {
 		return err
 	}
+	if st.flux, err = tools.FluxCLI(); err != nil {
+		return err
+	}
 	if err := os.Symlink(filepath.Join(bin, "kubectl"), filepath.Join(dir, "kubectl")); err != nil {
 		return err
 	}
@@ -135,7 +144,7 @@ func snapshot(dist, baseURL string) error {
 	}
 	cmd := exec.Command("bash", filepath.Join(root, "hack", "release", "snapshot.sh"), dist)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "KF_KREW_BASE_URL="+baseURL)
+	cmd.Env = append(os.Environ(), "KF_RELEASE_BASE_URL="+baseURL)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("snapshot release: %w", err)
