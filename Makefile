@@ -8,6 +8,9 @@
 GO        ?= go
 BIN       := bin
 PLUGINS   := kubectl-why_terminating kubectl-flux_chain kubectl-safe_retire
+# The Flux CLI plugin names of the same binaries (internal/cli picks the form from argv[0]):
+# FLUXCD_PLUGINS=$PWD/bin makes `flux chain` run bin/flux-chain.
+FLUX_LINKS := flux-why-terminating:kubectl-why_terminating flux-chain:kubectl-flux_chain flux-safe-retire:kubectl-safe_retire
 CP_BUILD  := hack/controlplane/build.sh
 
 .PHONY: all build test test-short vet fmt controlplane demo bench clean
@@ -19,6 +22,7 @@ build:
 	@for p in $(PLUGINS); do \
 		if [ -d cmd/$$p ]; then $(GO) build -trimpath -o $(BIN)/$$p ./cmd/$$p || exit 1; fi; \
 	done
+	@for l in $(FLUX_LINKS); do ln -sf $${l#*:} $(BIN)/$${l%%:*}; done
 	@ls $(BIN)
 
 # The control-plane binaries are built once from the module proxy and cached outside the
