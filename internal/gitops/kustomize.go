@@ -11,10 +11,12 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
-// buildMu serialises kustomize builds in this process: kustomize keeps its OpenAPI schema and
-// some maps in package state that is not safe for concurrent use (kubernetes-sigs/kustomize
-// #3659), which is why fluxcd/pkg/kustomize.Build locks too.
-var buildMu sync.Mutex
+// buildMu guards kustomize's package-level OpenAPI schema (kubernetes-sigs/kustomize #3659,
+// the reason fluxcd/pkg/kustomize.Build serialises every build). kyaml now initialises and
+// reads that schema under its own lock, so builds on the built-in schema run concurrently
+// (read lock); a build that installs a custom schema (the `openapi` field) resets it for
+// everyone, so it runs alone (write lock). The race detector checks this in the tests.
+var buildMu sync.RWMutex
 
 // kustomizeBuild runs kustomize with the options of fluxcd/pkg/kustomize.Build (no load
 // restrictions inside the confined file system, built-in plugins only, panics recovered).
@@ -24,8 +26,13 @@ var buildMu sync.Mutex
 // built-in schema costs about 0.4 s a build, most of a large repository's lint; here the reset
 // happens only around builds whose tree declares a schema, which keeps the same isolation.
 func kustomizeBuild(fs filesys.FileSystem, dir string, customSchema bool) (res resmap.ResMap, err error) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
+	if customSchema {
+		buildMu.Lock()
+		defer buildMu.Unlock()
+	} else {
+		buildMu.RLock()
+		defer buildMu.RUnlock()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("recovered from kustomize build panic: %v", r)
