@@ -78,8 +78,8 @@ func (r *Repo) DefaultBase() (rev string, how string, err error) {
 	return parent, "HEAD~1 (no upstream default branch)", nil
 }
 
-// resolve returns the commit a revision names, or a usage error naming the revision.
-func (r *Repo) resolve(rev string) (string, error) {
+// Resolve returns the commit a revision names, or a usage error naming the revision.
+func (r *Repo) Resolve(rev string) (string, error) {
 	if strings.HasPrefix(rev, "-") {
 		return "", exitcode.UsageErrorf("unknown revision %q", rev)
 	}

@@ -30,7 +30,7 @@ func (r *Repo) Snapshot(rev string) (*Snapshot, error) {
 	if rev == "" {
 		return &Snapshot{Dir: r.Dir}, nil
 	}
-	commit, err := r.resolve(rev)
+	commit, err := r.Resolve(rev)
 	if err != nil {
 		return nil, err
 	}

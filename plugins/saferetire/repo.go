@@ -16,21 +16,51 @@ import (
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
-// sides are the two snapshots a gate compares.
+// sides are the two revisions a gate compares. Each is extracted in the background as soon as
+// it is resolved, so extracting the base overlaps with building the working tree.
 type sides struct {
-	base, cand *gitops.Snapshot
+	base, cand *pending
+}
+
+// pending is a snapshot being extracted.
+type pending struct {
+	rev  string
+	snap *gitops.Snapshot
+	err  error
+	done chan struct{}
+}
+
+func extract(repo *gitops.Repo, rev string) *pending {
+	p := &pending{rev: rev, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.snap, p.err = repo.Snapshot(rev)
+	}()
+	return p
+}
+
+// dir waits for the snapshot and returns its root.
+func (p *pending) dir() (string, error) {
+	<-p.done
+	if p.err != nil {
+		return "", exitcode.WithCode(exitcode.Of(p.err), fmt.Errorf("extracting revision %q: %w", p.rev, p.err))
+	}
+	return p.snap.Dir, nil
 }
 
 func (s sides) Close() {
-	if s.base != nil {
-		_ = s.base.Close()
-	}
-	if s.cand != nil {
-		_ = s.cand.Close()
+	for _, p := range []*pending{s.base, s.cand} {
+		if p != nil {
+			<-p.done
+			if p.snap != nil {
+				_ = p.snap.Close()
+			}
+		}
 	}
 }
 
-// snapshots opens the base and candidate revisions; the base defaults to the repo's.
+// snapshots resolves the base and candidate revisions (the base defaults to the repo's) and
+// starts extracting them; an unknown revision is bad input, reported before any work.
 func snapshots(repo *gitops.Repo, base, cand string, res *Result) (sides, error) {
 	var s sides
 	if base == "" {
@@ -42,17 +72,17 @@ func snapshots(repo *gitops.Repo, base, cand string, res *Result) (sides, error)
 	} else {
 		res.BaseHow = "given with --base"
 	}
+	res.Base, res.Candidate = Revision{Rev: base}, Revision{Rev: cand}
 	var err error
-	if s.base, err = repo.Snapshot(base); err != nil {
+	if res.Base.Commit, err = repo.Resolve(base); err != nil {
 		return s, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("base revision %q: %w", base, err))
 	}
-	if s.cand, err = repo.Snapshot(cand); err != nil {
-		s.Close()
-		return s, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("candidate revision %q: %w", cand, err))
+	if cand != "" {
+		if res.Candidate.Commit, err = repo.Resolve(cand); err != nil {
+			return s, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("candidate revision %q: %w", cand, err))
+		}
 	}
-	res.Base = Revision{Rev: base, Commit: s.base.Commit}
-	res.Candidate = Revision{Rev: cand, Commit: s.cand.Commit}
-	return s, nil
+	return sides{base: extract(repo, base), cand: extract(repo, cand)}, nil
 }
 
 // trees builds the two revisions. Offline, each is walked from the entry path (gitops.Load), so
@@ -62,18 +92,30 @@ func snapshots(repo *gitops.Repo, base, cand string, res *Result) (sides, error)
 // repository) is the one given or detected, and res says which.
 func trees(ctx context.Context, s sides, req Request, lv *liveView, res *Result) (base, cand *gitops.Tree, err error) {
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork}
+	candDir, err := s.cand.dir()
+	if err != nil {
+		return nil, nil, err
+	}
 	if lv == nil {
-		layout, err := gitops.DetectLayout(s.cand.Dir, req.SourceRoot, req.Entry, nil)
+		layout, err := gitops.DetectLayout(candDir, req.SourceRoot, req.Entry, nil)
 		if err != nil {
 			return nil, nil, exitcode.UsageErrorf("%v", err)
 		}
 		res.Layout = &layout
 		opts.Entry = layout.Entry
-		var errB, errC error
+		var errB, errC, errX error
 		var wg sync.WaitGroup
-		wg.Go(func() { base, errB = gitops.Load(ctx, layout.Dir(s.base.Dir), opts) })
-		wg.Go(func() { cand, errC = gitops.Load(ctx, layout.Dir(s.cand.Dir), opts) })
+		wg.Go(func() {
+			var baseDir string
+			if baseDir, errX = s.base.dir(); errX == nil {
+				base, errB = gitops.Load(ctx, layout.Dir(baseDir), opts)
+			}
+		})
+		wg.Go(func() { cand, errC = gitops.Load(ctx, layout.Dir(candDir), opts) })
 		wg.Wait()
+		if errX != nil {
+			return nil, nil, errX
+		}
 		if errors.Is(errC, gitops.ErrPathNotFound) {
 			return nil, nil, exitcode.UsageErrorf("candidate: %v (is --path right, and --source-root?)", errC)
 		}
@@ -107,7 +149,7 @@ func trees(ctx context.Context, s sides, req Request, lv *liveView, res *Result)
 			paths = append(paths, ks.Path)
 		}
 	}
-	layout, err := gitops.DetectLayout(s.cand.Dir, req.SourceRoot, "", paths)
+	layout, err := gitops.DetectLayout(candDir, req.SourceRoot, "", paths)
 	if err != nil {
 		if req.SourceRoot != "" {
 			return nil, nil, exitcode.UsageErrorf("%v", err)
@@ -119,9 +161,13 @@ func trees(ctx context.Context, s sides, req Request, lv *liveView, res *Result)
 		layout.Entry, layout.EntryHow = entry, "given with --path: its Kustomization's source is the repository's"
 	}
 	res.Layout = &layout
+	baseDir, err := s.base.dir()
+	if err != nil {
+		return nil, nil, err
+	}
 	var wg sync.WaitGroup
-	wg.Go(func() { base = gitops.BuildAll(ctx, layout.Dir(s.base.Dir), live, opts) })
-	wg.Go(func() { cand = gitops.BuildAll(ctx, layout.Dir(s.cand.Dir), live, opts) })
+	wg.Go(func() { base = gitops.BuildAll(ctx, layout.Dir(baseDir), live, opts) })
+	wg.Go(func() { cand = gitops.BuildAll(ctx, layout.Dir(candDir), live, opts) })
 	wg.Wait()
 	return base, cand, nil
 }
