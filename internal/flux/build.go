@@ -2,6 +2,8 @@ package flux
 
 import (
 	"fmt"
+	"path"
+	"strings"
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -61,6 +63,7 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects) *Node {
 		KStatus:     objs.KStatus[ks.Namespace+"/"+ks.Name],
 		Wait:        ks.Spec.Wait, Suspend: ks.Spec.Suspend, Prune: ks.Spec.Prune,
 		Timeout:       ks.GetTimeout().String(),
+		Path:          cleanPath(ks.Spec.Path),
 		Interval:      ks.Spec.Interval.Duration.String(),
 		RetryInterval: ks.GetRetryInterval().String(),
 		LastApplied:   ks.Status.LastAppliedRevision,
@@ -162,4 +165,13 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// cleanPath is spec.path as kustomize-controller resolves it against the source root:
+// "./apps/", "/apps" and "apps" are all "apps"; "" is ".".
+func cleanPath(p string) string {
+	if c := strings.TrimPrefix(path.Clean("/"+p), "/"); c != "" {
+		return c
+	}
+	return "."
 }

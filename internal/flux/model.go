@@ -70,7 +70,9 @@ type Node struct {
 	Reconciling *Condition `json:"reconciling,omitempty"`
 	Stalled     *Condition `json:"stalled,omitempty"`
 	// KStatus is the object's kstatus (Current, InProgress, Failed, …).
-	KStatus       string        `json:"kstatus"`
+	KStatus string `json:"kstatus"`
+	// Path is spec.path, cleaned ("apps", "." for the source root).
+	Path          string        `json:"path"`
 	Wait          bool          `json:"wait"`
 	Timeout       string        `json:"timeout"`
 	Interval      string        `json:"interval"`

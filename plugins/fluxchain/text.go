@@ -193,7 +193,7 @@ func addNodeLine(parent *output.Node, n *flux.Node, p output.Palette) {
 	if n.Wait {
 		gate = "wait=true"
 	}
-	line := fmt.Sprintf("%s %s %s timeout=%s", n.ID, stateText(n.State, p), gate, n.Timeout)
+	line := fmt.Sprintf("%s %s path=%s %s timeout=%s", n.ID, stateText(n.State, p), n.Path, gate, n.Timeout)
 	if n.Suspend {
 		line += " " + p.Warn("suspended")
 	}
