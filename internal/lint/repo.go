@@ -74,6 +74,11 @@ func (r *Repo) chain() {
 		}
 	}
 	addSources(r.EntryBuild)
+	// The repository's own source exists by definition (it is being read): a bootstrap tool
+	// creates it, with the root Kustomization, in the cluster only.
+	if r.Source != "" {
+		d.Sources[r.Source] = true
+	}
 	for _, id := range r.IDs() {
 		t := r.Tiers[id]
 		var ks kustomizev1.Kustomization

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,18 +21,22 @@ import (
 // cluster.
 type repoOptions struct {
 	Dir, Path, FailOn string
+	SourceRoot        string
 	AllowNetwork      bool
 	// Live also compares the repository with the cluster the connection flags select.
 	Live bool
 
 	failOn lint.Severity
+	// root is the repository's top level; layout says where its Flux source starts.
 	root   string
+	layout gitops.Layout
 	getenv func(string) string
 }
 
 func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.Dir, "repo", "", "Lint the Flux chain of this GitOps repository (working tree) instead of reading a cluster.")
-	cmd.Flags().StringVar(&r.Path, "path", "", "With --repo: the entry path to build first (default: the only directory under clusters/, else the repository root).")
+	cmd.Flags().StringVar(&r.Path, "path", "", "With --repo: the entry path to build first, relative to the source root, e.g. the path of a root Kustomization the bootstrap tool created in the cluster (default: the only directory under clusters/, else the source root).")
+	cmd.Flags().StringVar(&r.SourceRoot, "source-root", "", "With --repo: the directory spec.paths are relative to, when Flux's source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	cmd.Flags().StringVar(&r.FailOn, "fail-on", string(lint.Error), "With --repo: exit 1 for findings at or above this severity: error, warning or info.")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
@@ -51,6 +54,8 @@ func (r *repoOptions) validate(name string, allNamespaces bool) error {
 		switch {
 		case r.Path != "":
 			return exitcode.UsageErrorf("--path needs --repo")
+		case r.SourceRoot != "":
+			return exitcode.UsageErrorf("--source-root needs --repo")
 		case r.Live:
 			return exitcode.UsageErrorf("--live needs --repo: it compares a repository with the cluster")
 		}
@@ -72,33 +77,22 @@ func (r *repoOptions) complete() error {
 	if r.getenv == nil {
 		r.getenv = os.Getenv
 	}
-	if r.Path != "" {
-		return nil
+	layout, err := gitops.DetectLayout(r.root, r.SourceRoot, r.Path, nil)
+	if err != nil {
+		return exitcode.UsageErrorf("%s: %v", r.Dir, err)
 	}
-	entries, _ := os.ReadDir(filepath.Join(r.root, "clusters"))
-	var dirs []string
-	for _, e := range entries {
-		if e.IsDir() {
-			dirs = append(dirs, "clusters/"+e.Name())
-		}
-	}
-	switch len(dirs) {
-	case 0:
-		r.Path = "."
-	case 1:
-		r.Path = dirs[0]
-	default:
-		return exitcode.UsageErrorf("%s has %d cluster directories (%s): choose one with --path", r.Dir, len(dirs), strings.Join(dirs, ", "))
-	}
+	r.layout, r.Path = layout, layout.Entry
 	return nil
 }
 
 // RepoResult is what --repo found: the chain the repository declares, drawn as live mode draws
 // a cluster's, and the lint findings.
 type RepoResult struct {
-	// Repo is the repository's top level; Path the entry path built first.
-	Repo string `json:"repo"`
-	Path string `json:"path"`
+	// Repo is the repository's top level; Path the entry path built first, relative to the
+	// source root Layout names (files in findings are relative to the top level).
+	Repo   string         `json:"repo"`
+	Path   string         `json:"path"`
+	Layout *gitops.Layout `json:"layout,omitempty"`
 	flux.Chain
 	Lint []lint.Finding `json:"lint"`
 	// BuildFailures are the tiers whose path did not build: their objects were not judged.
@@ -152,16 +146,19 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*R
 // did not build or a live read failed, else 0.
 func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	o.liveBanner()
-	fmt.Fprintf(o.ErrOut, "# repository %s, entry path %s\n", o.repo.root, o.repo.Path)
-	res, repo, err := computeRepo(ctx, o.repo.root, o.repo.Path, o.repo.AllowNetwork)
+	l := o.repo.layout
+	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", o.repo.root, l.SourceRoot, l.SourceRootHow, l.Entry, l.EntryHow)
+	res, repo, err := computeRepo(ctx, l.Dir(o.repo.root), o.repo.Path, o.repo.AllowNetwork)
 	if err != nil {
 		return err
 	}
+	res.Repo, res.Layout = o.repo.root, &l
 	if o.repo.Live {
 		if err := o.addLive(ctx, res, repo); err != nil {
 			return err
 		}
 	}
+	fromTopLevel(res.Lint, l.SourceRoot)
 	res.FailOn = o.repo.failOn
 	if err := o.printRepo(res); err != nil {
 		return err
@@ -176,6 +173,19 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 		return exitcode.WithCode(exitcode.Unknown, nil)
 	}
 	return nil
+}
+
+// fromTopLevel makes the findings' files relative to the repository's top level, where GitHub
+// annotations and editors look for them, from the source root the builds saw.
+func fromTopLevel(fs []lint.Finding, sourceRoot string) {
+	if sourceRoot == "." || sourceRoot == "" {
+		return
+	}
+	for i := range fs {
+		if fs[i].File != "" {
+			fs[i].File = path.Join(sourceRoot, fs[i].File)
+		}
+	}
 }
 
 // printRepo hands the result to the printer -o chose; the graphs are live mode's.
