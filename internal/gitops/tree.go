@@ -64,6 +64,23 @@ type Tree struct {
 	// Source is the Flux source the repository is ("GitRepository/flux-system/flux-system"):
 	// the root Kustomization's, else the one most Kustomizations of the entry use.
 	Source string
+
+	// opts are the build options of the last builds, substitution sources included.
+	opts BuildOptions
+}
+
+// WithFiles builds tier id again exactly as before, this time recording each object's file,
+// for a tree loaded with NoFiles; nil when the tree has no such tier.
+func (r *Tree) WithFiles(ctx context.Context, id string) *Tier {
+	t := r.Tiers[id]
+	if t == nil {
+		return nil
+	}
+	again := &Tier{Kustomization: t.Kustomization, AppliedBy: t.AppliedBy}
+	opts := r.opts
+	opts.NoFiles = false
+	BuildTier(ctx, r.Root, again, opts)
+	return again
 }
 
 // IDs returns the tier ids, sorted.
@@ -109,6 +126,8 @@ type LoadOptions struct {
 	// Source is the Flux source the repository is, as "Kind/namespace/name"; BuildAll needs
 	// it, Load finds it from the entry's Kustomizations when it is empty.
 	Source string
+	// NoFiles skips recording each object's file (see BuildOptions.NoFiles).
+	NoFiles bool
 	// ConfigMaps are postBuild.substituteFrom ConfigMaps read elsewhere (from the cluster the
 	// controller reads them from), by "namespace/name"; they win over those the builds declare.
 	ConfigMaps map[string]map[string]string
@@ -131,7 +150,7 @@ var strictVar = regexp.MustCompile(`post build failed for '([^']*)'.*variable no
 func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 	entry := CleanPath(opts.Entry)
 	free := SymlinkFree(root)
-	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork, symlinkFree: &free}
+	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}
 	eb := BuildPath(ctx, root, entry, bopts)
 	if eb.Err != nil {
 		return nil, fmt.Errorf("building entry path %s: %w", entry, eb.Err)
@@ -183,6 +202,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		sort.Slice(level, func(i, j int) bool { return level[i].ID() < level[j].ID() })
 	}
 	l.substituteAgain(ctx, r, all)
+	r.opts = l.bopts
 	return r, nil
 }
 
@@ -192,7 +212,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
 	free := SymlinkFree(root)
-	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps}
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
@@ -206,6 +226,7 @@ func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOp
 		all = append(all, t.Objects...)
 	}
 	l.substituteAgain(ctx, r, all)
+	r.opts = l.bopts
 	return r
 }
 

@@ -74,10 +74,10 @@ func Gate(ctx context.Context, req Request, c *cluster.Clients) (*Result, error)
 		}
 	}
 	rs := retire.Diff(units)
+	if base != nil {
+		removalFiles(ctx, base, rs, res)
+	}
 	for i := range rs {
-		if b := rs[i].Base(); b != nil {
-			rs[i].File = b.GetAnnotations()[fileAnnotation]
-		}
 		if lv != nil {
 			rs[i].Live = lv.facts(ctx, &rs[i])
 			res.Incomplete = append(res.Incomplete, rs[i].Live.Incomplete...)

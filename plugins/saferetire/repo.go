@@ -91,7 +91,8 @@ func snapshots(repo *gitops.Repo, base, cand string, res *Result) (sides, error)
 // which are listed as not covered. Either way the source root (the artifact's root inside the
 // repository) is the one given or detected, and res says which.
 func trees(ctx context.Context, s sides, req Request, lv *liveView, res *Result) (base, cand *gitops.Tree, err error) {
-	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork}
+	// Files are found afterwards, for the removed objects only (removalFiles).
+	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
 	candDir, err := s.cand.dir()
 	if err != nil {
 		return nil, nil, err
@@ -193,10 +194,6 @@ func pairTiers(base, cand *gitops.Tree, res *Result) ([]retire.Unit, error) {
 		sorted = append(sorted, id)
 	}
 	sort.Strings(sorted)
-	root := "."
-	if res.Layout != nil {
-		root = res.Layout.SourceRoot
-	}
 	var out []retire.Unit
 	for _, id := range sorted {
 		bt, ct := base.Tiers[id], cand.Tiers[id]
@@ -232,7 +229,7 @@ func pairTiers(base, cand *gitops.Tree, res *Result) ([]retire.Unit, error) {
 				ok = false
 				continue
 			}
-			*side.objs = withFiles(side.t, root)
+			*side.objs = side.t.Objects
 		}
 		if ok {
 			out = append(out, u)
@@ -246,26 +243,33 @@ func missing(t *gitops.Tier) bool {
 	return t == nil || errors.Is(t.Err, gitops.ErrPathNotFound)
 }
 
-// withFiles keeps each object's file, relative to the repository's top level (the build
-// knows it relative to the source root), on it for the report.
-func withFiles(t *gitops.Tier, root string) []*unstructured.Unstructured {
-	for i, o := range t.Objects {
-		if f := t.FileAt(i); f != "" {
-			f = gitops.CleanPath(path.Join(root, f))
-			ann := o.GetAnnotations()
-			if ann == nil {
-				ann = map[string]string{}
-			}
-			ann[fileAnnotation] = f
-			o.SetAnnotations(ann)
-		}
+// removalFiles names the file of every removed object that the base built: the base tiers
+// with removals are built once more, recording files (the gate's own builds skip that, a fifth
+// of their time), and each file is made relative to the repository's top level.
+func removalFiles(ctx context.Context, base *gitops.Tree, rs []retire.Removal, res *Result) {
+	root := "."
+	if res.Layout != nil {
+		root = res.Layout.SourceRoot
 	}
-	return t.Objects
+	files := map[string]map[string]string{} // Kustomization -> inventory id -> file
+	for i := range rs {
+		ks := rs[i].Kustomization
+		if rs[i].Base() == nil {
+			continue
+		}
+		if _, done := files[ks]; !done {
+			files[ks] = map[string]string{}
+			if t := base.WithFiles(ctx, ks); t != nil && t.Err == nil {
+				for j, o := range t.Objects {
+					if f := t.FileAt(j); f != "" {
+						files[ks][gitops.ObjectID(o)] = gitops.CleanPath(path.Join(root, f))
+					}
+				}
+			}
+		}
+		rs[i].File = files[ks][gitops.ObjectID(rs[i].Base())]
+	}
 }
-
-// fileAnnotation carries an object's source file from the build to the report; it never
-// reaches a cluster.
-const fileAnnotation = "saferetire.kubeforensics.dev/file"
 
 func toRetire(ks gitops.Kustomization) retire.Kustomization {
 	k := retire.Kustomization{Namespace: ks.Namespace, Name: ks.Name, Path: ks.Path, Prune: ks.Prune, Wait: ks.Wait}
