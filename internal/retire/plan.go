@@ -78,6 +78,7 @@ func (p Planner) drain(r *Removal) Stage {
 				s.Do = append(s.Do, line)
 			}
 		}
+		s.Do = append(s.Do, "a pod whose controller no longer mounts the claim but has not replaced it (a StatefulSet or DaemonSet with updateStrategy OnDelete keeps its old pods) must be deleted: safe-retire without --dry-run re-checks that and asks first")
 		s.Check = p.kubectl(ref.Namespace, "get", "pods", "--no-headers", "-o", "custom-columns=POD:.metadata.name,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName") + " | grep -w " + ref.Name
 		s.Expect = "no output: no pod uses the claim"
 	case "Namespace":
@@ -142,6 +143,11 @@ func lost(r *Removal) string {
 		return "depends on the bound volume's reclaim policy (Delete loses the data, Retain keeps it as Released); read it with the live gate (safe-retire without --offline)"
 	}
 	return detail(r)
+}
+
+// DeletePodCommand is the command of stage 2 for a pod left over from before the drain.
+func (p Planner) DeletePodCommand(namespace, pod string) string {
+	return p.kubectl(namespace, "delete", "pod", pod)
 }
 
 // DeleteCommand is the command of stage 4.

@@ -16,11 +16,12 @@ import (
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
-// execute carries out the live step of the plan that the change leaves to a person: stage 4,
-// deleting a retained object. It acts only on a SAFE gate, shows each step, asks (unless
-// --yes), re-checks the step's preconditions right before acting — the object is still the
-// one examined, no Kustomization's inventory lists it, no pod mounts it — and stops at the
-// first surprise or refusal.
+// execute carries out the live steps of the plan that the change leaves to a person: stage 2,
+// deleting a pod left over from before the drain (deleteDrainedPod), then stage 4, deleting a
+// retained object. It acts only on a SAFE gate, shows each step, asks (unless --yes), re-checks
+// the step's preconditions right before acting — the pod's controller no longer mounts the
+// claim; the object is still the one examined, no Kustomization's inventory lists it, no pod
+// mounts it — and stops at the first surprise or refusal.
 func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 	defer res.finish()
 	if res.Code() != 0 {
@@ -33,6 +34,26 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 			continue
 		}
 		ref := rm.Object
+		if ref.GroupKind() == "PersistentVolumeClaim" {
+			for _, pod := range consumerPods(rm.Live.Consumers) {
+				a := Action{Step: fmt.Sprintf("stage 2 (drain) of %s: delete pod %s, left over from before the drain", ref, pod),
+					Command: retire.Planner{Flag: o.flag}.DeletePodCommand(ref.Namespace, pod)}
+				fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n  lost: the pod's running process; its controller recreates it without the mount\n", a.Step, a.Command)
+				if !o.Yes && !confirm(o, in) {
+					a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
+					res.Actions = append(res.Actions, a)
+					return
+				}
+				detail, err := o.deleteDrainedPod(ctx, &rm, pod)
+				if err != nil {
+					a.Outcome, a.Detail = "stopped", err.Error()
+					res.Actions = append(res.Actions, a)
+					return
+				}
+				a.Outcome, a.Detail = "done", detail
+				res.Actions = append(res.Actions, a)
+			}
+		}
 		a := Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: retire.Planner{Flag: o.flag}.DeleteCommand(&rm)}
 		fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", a.Step, a.Command)
 		if rm.Live.Cost != "" {

@@ -6,9 +6,15 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/kubeforensics/suite/internal/incident"
 )
 
 // retainedRepo declares claim data in ns under ./k8s/<ns>, protected, then removes it in the
@@ -62,7 +68,8 @@ func TestExecuteStage4(t *testing.T) {
 	}
 }
 
-// A precondition that fails right before acting stops the run: a pod still mounts the claim.
+// A precondition that fails right before acting stops the run: a pod that no controller owns
+// still mounts the claim, so nothing drained it.
 func TestExecuteStopsOnConsumer(t *testing.T) {
 	needEnv(t)
 	ns := namespace(t, "retire4busy")
@@ -73,10 +80,135 @@ func TestExecuteStopsOnConsumer(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	contains(t, out, "STOPPED at stage 4", "pod data-user still mounts PersistentVolumeClaim "+ns+"/data: drain it first")
+	contains(t, out, "STOPPED at stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod data-user",
+		"pod "+ns+"/data-user mounts PersistentVolumeClaim "+ns+"/data and no controller owns it: nothing in git drained it")
+	if _, err := kc.Kube.CoreV1().Pods(ns).Get(context.Background(), "data-user", metav1.GetOptions{}); err != nil {
+		t.Fatalf("a pod no controller owns was deleted: %v", err)
+	}
 	if _, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(context.Background(), "data", metav1.GetOptions{}); err != nil {
 		t.Fatalf("claim gone although a pod mounts it: %v", err)
 	}
+}
+
+// Stage 2 on the real control plane: a StatefulSet with updateStrategy OnDelete keeps its old
+// pod, which still mounts the claim after the drained template is applied. While the live
+// template still mounts the claim the pod is left alone; once it does not, the pod is deleted
+// (a stand-in kubelet confirms its termination), the controller recreates it without the
+// mount, and stage 4 deletes the claim.
+func TestExecuteStage2(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	ns := namespace(t, "retire2")
+	liveKS(t, ns, "apps", "./k8s/"+ns)
+	liveClaim(t, ns, "data", map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}, false)
+	sts := statefulSetMounting(ns, "db", "data")
+	if _, err := kc.Kube.AppsV1().StatefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old := waitPod(t, ns, "db-0", "")
+	bind := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "db-0", Namespace: ns}, Target: corev1.ObjectReference{Kind: "Node", Name: incident.NodeName}}
+	if err := kc.Kube.CoreV1().Pods(ns).Bind(ctx, bind, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, base := retainedRepo(t, ns)
+
+	out, _, code := run(t, "--repo", r.dir, "--base", base, "-n", ns, "--yes")
+	if code != 1 {
+		t.Fatalf("template still mounts: exit %d\n%s", code, out)
+	}
+	contains(t, out, "STOPPED at stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod db-0",
+		"its controller StatefulSet.apps db still mounts claim data in its pod template and would recreate the pod with it")
+
+	// Flux applies the drained template; OnDelete leaves db-0 as it was.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := kc.Kube.AppsV1().StatefulSets(ns).Get(ctx, "db", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec.Template.Spec.Volumes = nil
+		cur.Spec.Template.Spec.Containers[0].VolumeMounts = nil
+		_, err = kc.Kube.AppsV1().StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The kubelet's part: confirm the termination of the old pod once it is deleted.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			p, err := kc.Kube.CoreV1().Pods(ns).Get(ctx, "db-0", metav1.GetOptions{})
+			if err == nil && p.UID == old.UID && p.DeletionTimestamp != nil {
+				zero := int64(0)
+				_ = kc.Kube.CoreV1().Pods(ns).Delete(ctx, "db-0", metav1.DeleteOptions{GracePeriodSeconds: &zero})
+			}
+		}
+	}()
+	out, errOut, code := run(t, "--repo", r.dir, "--base", base, "-n", ns, "--yes")
+	if code != 0 {
+		t.Fatalf("drained: exit %d\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out,
+		"done stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod db-0, left over from before the drain: kubectl --context="+env.Context+" -n "+ns+" delete pod db-0",
+		"done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data")
+	contains(t, errOut, "lost: the pod's running process; its controller recreates it without the mount")
+	if p := waitPod(t, ns, "db-0", old.UID); len(p.Spec.Volumes) > 0 && p.Spec.Volumes[0].PersistentVolumeClaim != nil {
+		t.Errorf("the recreated pod mounts %v", p.Spec.Volumes)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("claim not deleted: %v", err)
+	}
+}
+
+// statefulSetMounting is a one-replica StatefulSet with updateStrategy OnDelete whose pods
+// mount claim.
+func statefulSetMounting(ns, name, claim string) *appsv1.StatefulSet {
+	one := int32(1)
+	labels := map[string]string{"app": name}
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: &one, ServiceName: name,
+			Selector:       &metav1.LabelSelector{MatchLabels: labels},
+			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{Name: "db", Image: "postgres:17", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/postgresql"}}}},
+					Volumes:    []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}},
+				},
+			},
+		},
+	}
+}
+
+// waitPod waits for pod ns/name to exist with a UID other than not (kube-controller-manager
+// creates it).
+func waitPod(t *testing.T, ns, name string, not types.UID) *corev1.Pod {
+	t.Helper()
+	var pod *corev1.Pod
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := kc.Kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil || p.UID == not {
+			return false, nil
+		}
+		pod = p
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("pod %s/%s never appeared: %v", ns, name, err)
+	}
+	return pod
 }
 
 // A claim still in an inventory is not deleted: Flux would recreate it.
