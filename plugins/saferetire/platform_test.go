@@ -122,6 +122,28 @@ func TestPlatformRepository(t *testing.T) {
 		contains(t, out, "retained PersistentVolumeClaim headlamp/headlamp", "verdict: SAFE (exit 0)")
 	})
 
+	// An object whose name comes from a Secret (never read) cannot be judged: its tier is
+	// incomplete, named with the variable.
+	t.Run("name from a Secret", func(t *testing.T) {
+		r.git("checkout", "-q", "--", ".")
+		files := incident.PlatformRepoFiles()
+		secret := "k8s/clusters/prod/infra/cluster-secrets.sops.yaml"
+		r.write(map[string]string{
+			secret: strings.Replace(files[secret], "stringData:\n", "stringData:\n  BUCKET_CLAIM: ENC[AES256_GCM,data:YnVja2V0,iv:aXY=,tag:dGFn,type:str]\n", 1),
+			"k8s/apps/headlamp/cache.yaml": incident.ClaimManifest("${APP_NAMESPACE}", "${BUCKET_CLAIM}"),
+			"k8s/apps/kustomization.yaml":  "resources:\n- headlamp/namespace.yaml\n- headlamp/deployment.yaml\n- headlamp/claim.yaml\n- headlamp/cache.yaml\n",
+		})
+		defer func() {
+			r.git("checkout", "-q", "--", ".")
+			r.git("clean", "-qfd")
+		}()
+		out, errOut, code := gate(t, "--base", "HEAD")
+		if code != 2 || strings.Contains(out, "UNKNOWN: these tiers did not build") {
+			t.Fatalf("exit %d, want 2 for the name alone\n%s\n%s", code, out, errOut)
+		}
+		contains(t, out, "Kustomization flux-system/apps: candidate build leaves BUCKET_CLAIM unresolved in object names")
+	})
+
 	t.Run("source root given or refused", func(t *testing.T) {
 		_, errOut, code := gate(t, "--base", first, "--candidate", first, "--source-root", "k8s")
 		contains(t, errOut, "# source root: k8s (given with --source-root)")
