@@ -129,7 +129,7 @@ func TestPlatformRepository(t *testing.T) {
 		files := incident.PlatformRepoFiles()
 		secret := "k8s/clusters/prod/infra/cluster-secrets.sops.yaml"
 		r.write(map[string]string{
-			secret: strings.Replace(files[secret], "stringData:\n", "stringData:\n  BUCKET_CLAIM: ENC[AES256_GCM,data:YnVja2V0,iv:aXY=,tag:dGFn,type:str]\n", 1),
+			secret:                         strings.Replace(files[secret], "stringData:\n", "stringData:\n  BUCKET_CLAIM: ENC[AES256_GCM,data:YnVja2V0,iv:aXY=,tag:dGFn,type:str]\n", 1),
 			"k8s/apps/headlamp/cache.yaml": incident.ClaimManifest("${APP_NAMESPACE}", "${BUCKET_CLAIM}"),
 			"k8s/apps/kustomization.yaml":  "resources:\n- headlamp/namespace.yaml\n- headlamp/deployment.yaml\n- headlamp/claim.yaml\n- headlamp/cache.yaml\n",
 		})
