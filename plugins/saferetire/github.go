@@ -41,10 +41,22 @@ func annotations(res *Result) []ghactions.Annotation {
 		out = append(out, ghactions.Annotation{Level: ghactions.Error, File: rm.File,
 			Title: "safe-retire: unsafe removal of " + rm.Object.String(), Message: msg})
 	}
+	for _, u := range res.Unbuilt {
+		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN tier " + u.Kustomization, Message: unbuiltLine(u)})
+	}
 	for _, s := range res.Incomplete {
 		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN", Message: s})
 	}
 	return out
+}
+
+// unbuiltLine says which tier did not build where, and what it needs.
+func unbuiltLine(u Unbuilt) string {
+	line := fmt.Sprintf("Kustomization %s (path %s) did not build at the %s, so its removals are not judged: %s", u.Kustomization, u.Path, u.Side, u.Error)
+	if len(u.RemoteURLs) > 0 {
+		line += "; vendor " + strings.Join(u.RemoteURLs, ", ") + " into the repository or run with --allow-network"
+	}
+	return line
 }
 
 func writeSummary(w io.Writer, res *Result) error {
@@ -85,6 +97,12 @@ func writeSummary(w io.Writer, res *Result) error {
 			}
 		}
 		b.WriteString("\n")
+	}
+	for _, u := range res.Unbuilt {
+		fmt.Fprintf(&b, "- ⚠️ %s\n", md(unbuiltLine(u)))
+	}
+	for _, s := range res.NotCovered {
+		fmt.Fprintf(&b, "- not covered (another source): %s\n", md(s))
 	}
 	for _, s := range res.Incomplete {
 		fmt.Fprintf(&b, "- ⚠️ %s\n", md(s))

@@ -3,6 +3,8 @@ package saferetire_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,6 +50,25 @@ func TestPlatformRepository(t *testing.T) {
 				t.Errorf("output shows %q", leak)
 			}
 		}
+	})
+
+	t.Run("GitHub Actions", func(t *testing.T) {
+		r.write(incident.PlatformClaimRemoval(false))
+		defer r.git("checkout", "-q", "--", ".")
+		summary := filepath.Join(t.TempDir(), "summary.md")
+		iv := invocation{env: map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}}
+		out, _, code := iv.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--path", incident.PlatformEntry, "--base", first)
+		if code != 1 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		contains(t, out, "::error file="+incident.PlatformClaimFile+",",
+			"::warning title=safe-retire%3A UNKNOWN tier flux-system/monitoring::Kustomization flux-system/monitoring (path providers/hetzner/monitoring) did not build at the base")
+		md, err := os.ReadFile(summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contains(t, string(md), "| ❌ | PersistentVolumeClaim headlamp/headlamp | flux-system/apps | Pruned | "+incident.PlatformClaimFile+" |",
+			"vendor "+incident.PlatformRemoteURL, "not covered (another source): flux-system/tenant-a")
 	})
 
 	t.Run("json names the same things", func(t *testing.T) {
