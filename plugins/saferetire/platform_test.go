@@ -3,6 +3,8 @@ package saferetire_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,6 +165,25 @@ func TestPlatformRepository(t *testing.T) {
 			t.Fatalf("exit %d, want 2 for the name alone\n%s\n%s", code, out, errOut)
 		}
 		contains(t, out, "Kustomization flux-system/apps: candidate build leaves BUCKET_CLAIM unresolved in object names")
+	})
+
+	// --allow-network fetches what an offline build refuses (here from a server on 127.0.0.1).
+	t.Run("allow network", func(t *testing.T) {
+		crd := incident.PlatformVendorMonitoring()["k8s/providers/hetzner/monitoring/servicemonitors.yaml"]
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(crd)) }))
+		defer srv.Close()
+		url := srv.URL + "/servicemonitors.yaml"
+		r.git("checkout", "-q", "--", ".")
+		rev := r.commit("monitoring from a served URL", map[string]string{
+			"k8s/providers/hetzner/monitoring/kustomization.yaml": "resources:\n- " + url + "\n"}, nil)
+		out, _, code := gate(t, "--base", rev, "--candidate", rev)
+		if code != 2 || !strings.Contains(out, "needs "+url) {
+			t.Fatalf("offline: exit %d, want 2 naming %s\n%s", code, url, out)
+		}
+		out, errOut, code := gate(t, "--base", rev, "--candidate", rev, "--allow-network")
+		if code != 0 || strings.Contains(out, "UNKNOWN") {
+			t.Fatalf("--allow-network: exit %d, want 0\n%s\n%s", code, out, errOut)
+		}
 	})
 
 	t.Run("source root given or refused", func(t *testing.T) {
