@@ -45,7 +45,10 @@ const example = `  # The chain in flux-system: tiers, root causes and what they 
   kubectl flux-chain --repo . --path clusters/prod --fail-on warning
 
   # Compare the repository with what the cluster runs (read-only)
-  kubectl flux-chain --repo . --live --context prod --fail-on warning`
+  kubectl flux-chain --repo . --live --context prod --fail-on warning
+
+  # A repository pushed as an OCI artifact from k8s/, whose root Kustomization only the cluster has
+  kubectl flux-chain --repo . --source-root k8s --path clusters/prod`
 
 // FluxChainOptions holds the flags and inputs of one flux-chain run.
 type FluxChainOptions struct {

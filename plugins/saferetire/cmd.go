@@ -25,7 +25,12 @@ const example = `  # In a checkout of the GitOps repo: what would this branch re
   # The same check in CI without a cluster, against an explicit base
   kubectl safe-retire --dry-run --offline --base origin/main --repo ./platform
 
-  # Carry out stage 4 (delete retained objects nobody uses any more), asking before each step
+  # A repository pushed to Flux as an OCI artifact from k8s/, whose root Kustomization the
+  # bootstrap tool created in the cluster only
+  kubectl safe-retire --dry-run --offline --source-root k8s --path clusters/prod
+
+  # Carry out stages 2 and 4 (delete pods left over from the drain, then retained objects
+  # nobody uses any more), asking before each step
   kubectl safe-retire --context=prod --base 3f2a1b0 --candidate main
 
   # Retained leftovers Flux no longer manages, waiting to be deleted by hand
