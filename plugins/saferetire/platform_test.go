@@ -252,3 +252,17 @@ func TestPlatformRepositoryLive(t *testing.T) {
 		"verdict: UNSAFE (exit 1)")
 	contains(t, errOut, "# source root: k8s (detected: every Kustomization's spec.path resolves only under k8s/)")
 }
+
+// Live, a Kustomization whose path is in neither revision is bad input that names it: the
+// repository is not the one its source builds.
+func TestLiveMissingPath(t *testing.T) {
+	needEnv(t)
+	ns := namespace(t, "missingpath")
+	liveKS(t, ns, "apps", "./k8s/"+ns)
+	liveKS(t, ns, "ghost", "./k8s/not-in-this-repo")
+	r, base := retainedRepo(t, ns)
+	out, errOut, code := run(t, "--dry-run", "--repo", r.dir, "--base", base, "-n", ns)
+	if code != 3 || !strings.Contains(errOut, "Kustomization "+ns+"/ghost: path k8s/not-in-this-repo is not in the repository at base or candidate") {
+		t.Fatalf("exit %d, want 3 naming the Kustomization\n%s\n%s", code, out, errOut)
+	}
+}
