@@ -52,6 +52,9 @@ func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error)
 		if l.Entry == "" && len(paths) == 0 {
 			return l, l.defaultEntry(top)
 		}
+		if l.Entry != "" && !isDir(filepath.Join(l.Dir(top), filepath.FromSlash(l.Entry))) {
+			return l, fmt.Errorf("the entry path %s is not a directory under --source-root %s", l.Entry, rel)
+		}
 		return l, nil
 	}
 	want := paths

@@ -77,6 +77,20 @@ func TestRepoPlatform(t *testing.T) {
 		}
 	}
 
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--source-root", "nope"}, "--source-root nope is not a directory of the repository"},
+		{[]string{"--source-root", ".", "--path", incident.PlatformEntry}, "the entry path clusters/prod is not a directory under --source-root ."},
+		{[]string{"--path", "clusters/staging"}, "the entry path clusters/staging is not a directory of the repository, nor of any directory in it: give the artifact's root with --source-root"},
+	} {
+		out, errOut, code := runRepo(t, append([]string{"--repo", dir}, bad.args...)...)
+		if code != 3 || !strings.Contains(errOut, bad.want) || out != "" {
+			t.Errorf("%v: exit %d, want 3 and %q\n%s", bad.args, code, bad.want, errOut)
+		}
+	}
+
 	text, _, _ := runRepo(t, "--repo", dir, "--path", incident.PlatformEntry)
 	for _, w := range []string{"flux-system/infra", "clusters/prod/infra", "20m", incident.PlatformRemoteURL, "tenant-a"} {
 		if !strings.Contains(text, w) {
