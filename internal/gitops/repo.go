@@ -9,6 +9,12 @@
 // substitution and common metadata. A build never writes to the snapshot: the generated
 // kustomization.yaml lives in an in-memory layer over the read-only tree, so builds of the
 // same snapshot may run concurrently and the working tree is never touched.
+//
+// Load walks a repository's Flux chain the way the cluster would meet it: it builds an entry
+// path, finds the Kustomizations in the build output (never in files as written) and builds
+// theirs, level by level, into a Tree of Tiers; BuildAll builds Kustomizations read from a
+// cluster instead. DetectLayout settles where the Flux source starts inside the repository
+// (an OCI artifact pushed from k8s/) and which path is the entry.
 package gitops
 
 import (
