@@ -10,10 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/retire"
 )
@@ -126,15 +126,11 @@ func (o *SafeRetireOptions) ownerDrained(ctx context.Context, ns string, owner *
 		return fmt.Errorf("its controller %s %s was replaced since the pod was created", ref, owner.Name)
 	}
 	raw, _, _ := unstructured.NestedSlice(obj.Object, path...)
-	var vols []corev1.Volume
-	for _, v := range raw {
-		m, _ := v.(map[string]any)
-		name, _, _ := unstructured.NestedString(m, "persistentVolumeClaim", "claimName")
-		if name != "" {
-			vols = append(vols, corev1.Volume{VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
-		}
+	var template corev1.PodSpec
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"volumes": raw}, &template); err != nil {
+		return fmt.Errorf("reading the pod template of its controller %s %s: %w", ref, owner.Name, err)
 	}
-	if mountsClaim(vols, claim) {
+	if mountsClaim(template.Volumes, claim) {
 		what := "its controller"
 		if owner.Kind == "ReplicaSet" && len(obj.GetOwnerReferences()) > 0 {
 			what = "its controller, an old revision of " + obj.GetOwnerReferences()[0].Kind + " " + obj.GetOwnerReferences()[0].Name + ","
@@ -151,13 +147,4 @@ func mountsClaim(vols []corev1.Volume, claim string) bool {
 		}
 	}
 	return false
-}
-
-// consumerPods are the names of the pods the gate found mounting a claim.
-func consumerPods(bs []finalizers.Blocker) []string {
-	out := make([]string, 0, len(bs))
-	for _, b := range bs {
-		out = append(out, b.Object.Name)
-	}
-	return out
 }

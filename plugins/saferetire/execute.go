@@ -34,44 +34,47 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 			continue
 		}
 		ref := rm.Object
+		planner := retire.Planner{Flag: o.flag}
 		if ref.GroupKind() == "PersistentVolumeClaim" {
-			for _, pod := range consumerPods(rm.Live.Consumers) {
+			for _, b := range rm.Live.Consumers {
+				pod := b.Object.Name
 				a := Action{Step: fmt.Sprintf("stage 2 (drain) of %s: delete pod %s, left over from before the drain", ref, pod),
-					Command: retire.Planner{Flag: o.flag}.DeletePodCommand(ref.Namespace, pod)}
-				fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n  lost: the pod's running process; its controller recreates it without the mount\n", a.Step, a.Command)
-				if !o.Yes && !confirm(o, in) {
-					a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
-					res.Actions = append(res.Actions, a)
+					Command: planner.DeletePodCommand(ref.Namespace, pod)}
+				lost := "the pod's running process; its controller recreates it without the mount"
+				if !o.step(res, in, a, lost, func() (string, error) { return o.deleteDrainedPod(ctx, &rm, pod) }) {
 					return
 				}
-				detail, err := o.deleteDrainedPod(ctx, &rm, pod)
-				if err != nil {
-					a.Outcome, a.Detail = "stopped", err.Error()
-					res.Actions = append(res.Actions, a)
-					return
-				}
-				a.Outcome, a.Detail = "done", detail
-				res.Actions = append(res.Actions, a)
 			}
 		}
-		a := Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: retire.Planner{Flag: o.flag}.DeleteCommand(&rm)}
-		fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", a.Step, a.Command)
-		if rm.Live.Cost != "" {
-			fmt.Fprintf(o.ErrOut, "  lost: %s\n", rm.Live.Cost)
-		}
-		if !o.Yes && !confirm(o, in) {
-			a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
-			res.Actions = append(res.Actions, a)
+		a := Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: planner.DeleteCommand(&rm)}
+		if !o.step(res, in, a, rm.Live.Cost, func() (string, error) { return "", o.deleteChecked(ctx, &rm) }) {
 			return
 		}
-		if err := o.deleteChecked(ctx, &rm); err != nil {
-			a.Outcome, a.Detail = "stopped", err.Error()
-			res.Actions = append(res.Actions, a)
-			return
-		}
-		a.Outcome = "done"
-		res.Actions = append(res.Actions, a)
 	}
+}
+
+// step shows one live step and what it loses, asks for confirmation (unless --yes), carries it
+// out with act and records the outcome on res. It reports whether the run may go on: a
+// declined or stopped step ends it.
+func (o *SafeRetireOptions) step(res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
+	fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", a.Step, a.Command)
+	if lost != "" {
+		fmt.Fprintf(o.ErrOut, "  lost: %s\n", lost)
+	}
+	if !o.Yes && !confirm(o, in) {
+		a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
+		res.Actions = append(res.Actions, a)
+		return false
+	}
+	detail, err := act()
+	if err != nil {
+		a.Outcome, a.Detail = "stopped", err.Error()
+		res.Actions = append(res.Actions, a)
+		return false
+	}
+	a.Outcome, a.Detail = "done", detail
+	res.Actions = append(res.Actions, a)
+	return true
 }
 
 func confirm(o *SafeRetireOptions, in *bufio.Reader) bool {
