@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -26,6 +27,15 @@ type Layout struct {
 // Dir is the source root inside the checkout or snapshot at top.
 func (l Layout) Dir(top string) string {
 	return filepath.Join(top, filepath.FromSlash(l.SourceRoot))
+}
+
+// FromTop turns a file a build names (relative to the source root) into the path from the
+// repository's top level, where GitHub annotations and editors look for it; "" stays "".
+func (l Layout) FromTop(file string) string {
+	if file == "" {
+		return ""
+	}
+	return CleanPath(path.Join(l.SourceRoot, file))
 }
 
 // maxRootDepth bounds how deep below the top level a source root is looked for.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -158,7 +157,9 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 			return err
 		}
 	}
-	fromTopLevel(res.Lint, l.SourceRoot)
+	for i := range res.Lint {
+		res.Lint[i].File = l.FromTop(res.Lint[i].File)
+	}
 	res.FailOn = o.repo.failOn
 	if err := o.printRepo(res); err != nil {
 		return err
@@ -173,19 +174,6 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 		return exitcode.WithCode(exitcode.Unknown, nil)
 	}
 	return nil
-}
-
-// fromTopLevel makes the findings' files relative to the repository's top level, where GitHub
-// annotations and editors look for them, from the source root the builds saw.
-func fromTopLevel(fs []lint.Finding, sourceRoot string) {
-	if sourceRoot == "." || sourceRoot == "" {
-		return
-	}
-	for i := range fs {
-		if fs[i].File != "" {
-			fs[i].File = path.Join(sourceRoot, fs[i].File)
-		}
-	}
 }
 
 // printRepo hands the result to the printer -o chose; the graphs are live mode's.

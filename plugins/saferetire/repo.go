@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -247,9 +246,9 @@ func missing(t *gitops.Tier) bool {
 // with removals are built once more, recording files (the gate's own builds skip that, a fifth
 // of their time), and each file is made relative to the repository's top level.
 func removalFiles(ctx context.Context, base *gitops.Tree, rs []retire.Removal, res *Result) {
-	root := "."
+	layout := gitops.Layout{SourceRoot: "."}
 	if res.Layout != nil {
-		root = res.Layout.SourceRoot
+		layout = *res.Layout
 	}
 	files := map[string]map[string]string{} // Kustomization -> inventory id -> file
 	for i := range rs {
@@ -262,7 +261,7 @@ func removalFiles(ctx context.Context, base *gitops.Tree, rs []retire.Removal, r
 			if t := base.WithFiles(ctx, ks); t != nil && t.Err == nil {
 				for j, o := range t.Objects {
 					if f := t.FileAt(j); f != "" {
-						files[ks][gitops.ObjectID(o)] = gitops.CleanPath(path.Join(root, f))
+						files[ks][gitops.ObjectID(o)] = layout.FromTop(f)
 					}
 				}
 			}
