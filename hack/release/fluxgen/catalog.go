@@ -1,116 +1,53 @@
 package main
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/fluxcd/flux2/v2/pkg/plugin"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubeforensics/suite/hack/release/dist"
 	"github.com/kubeforensics/suite/internal/cli"
 )
 
 // License is the SPDX identifier of the project's LICENSE, as the catalog lists it.
 const License = "Apache-2.0"
 
-// archive is one archive of the build: its platform and file.
-type archive struct{ os, arch, path string }
-
-// Build is what one goreleaser run produced: its version, the archives of each krew plugin
-// (by goreleaser archive id, the kubectl plugin name) and the sha256 of every file it
-// listed in checksums.txt.
+// Build is what one goreleaser run produced (package dist), with the sha256 of every file
+// checksums.txt lists.
 type Build struct {
-	Tag, Version string
-	archives     map[string][]archive
-	checksums    map[string]string
+	*dist.Build
+	checksums map[string]string
 }
 
-// ReadBuild reads dist/metadata.json, the archives in dist/artifacts.json and
-// dist/checksums.txt.
-func ReadBuild(dist string) (*Build, error) {
-	var meta struct{ Tag, Version string }
-	if err := readJSON(filepath.Join(dist, "metadata.json"), &meta); err != nil {
+// ReadBuild reads the goreleaser output in dir and its checksums.txt, and refuses a version
+// that is not semver.
+func ReadBuild(dir string) (*Build, error) {
+	b, err := dist.Read(dir)
+	if err != nil {
 		return nil, err
 	}
-	var arts []struct {
-		Path, Type   string
-		GOOS, GOARCH string
-		Extra        map[string]any
-	}
-	if err := readJSON(filepath.Join(dist, "artifacts.json"), &arts); err != nil {
-		return nil, err
-	}
-	b := &Build{Tag: meta.Tag, Version: strings.TrimPrefix(meta.Version, "v"), archives: map[string][]archive{}}
 	if !semver.MatchString(b.Version) {
-		return nil, fmt.Errorf("version %q is not semver", meta.Version)
+		return nil, fmt.Errorf("version %q is not semver", b.Version)
 	}
-	for _, a := range arts {
-		id, _ := a.Extra["ID"].(string)
-		if a.Type == "Archive" && id != "" {
-			// goreleaser writes archives at the top of dist; its path is relative to where it ran.
-			b.archives[id] = append(b.archives[id], archive{a.GOOS, a.GOARCH, filepath.Join(dist, filepath.Base(a.Path))})
-		}
-	}
-	var err error
-	b.checksums, err = readChecksums(filepath.Join(dist, "checksums.txt"))
-	return b, err
+	sums, err := b.Checksums()
+	return &Build{Build: b, checksums: sums}, err
 }
 
 // semver is a semantic version without the v, as Flux plugin manifests spell versions.
 var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
-func readJSON(path string, v any) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("reading goreleaser output: %w", err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("parsing %s: %w", path, err)
-	}
-	return nil
-}
-
-// readChecksums parses goreleaser's checksums.txt ("<sha256>  <file>" lines).
-func readChecksums(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading goreleaser output: %w", err)
-	}
-	defer f.Close()
-	sums := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) != 2 || len(fields[0]) != sha256.Size*2 {
-			return nil, fmt.Errorf("%s: malformed line %q", path, sc.Text())
-		}
-		sums[fields[1]] = fields[0]
-	}
-	return sums, sc.Err()
-}
-
 // checksum is the archive's digest in the manifest's "sha256:<hex>" form, computed from the
 // file and required to match checksums.txt, which a release publishes beside the archives.
 func (b *Build) checksum(path string) (string, error) {
-	f, err := os.Open(path)
+	sum, err := dist.SHA256(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hashing %s: %w", path, err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
 	if listed, ok := b.checksums[filepath.Base(path)]; !ok || listed != sum {
 		return "", fmt.Errorf("%s: sha256 %s, checksums.txt lists %q", filepath.Base(path), sum, listed)
 	}
@@ -122,26 +59,23 @@ func (b *Build) checksum(path string) (string, error) {
 func (b *Build) Manifests(baseURL string, descriptions map[string]string) ([]*plugin.Manifest, error) {
 	var ms []*plugin.Manifest
 	for _, p := range cli.Plugins {
-		archives := b.archives[p.Kubectl]
+		archives := b.Archives(p.Kubectl)
 		if len(archives) == 0 {
 			return nil, fmt.Errorf("no archive with id %q in the goreleaser output", p.Kubectl)
 		}
-		sort.Slice(archives, func(i, j int) bool {
-			return archives[i].os+"/"+archives[i].arch < archives[j].os+"/"+archives[j].arch
-		})
 		v := plugin.Version{Version: b.Version}
 		for _, a := range archives {
-			sum, err := b.checksum(a.path)
+			sum, err := b.checksum(a.Path)
 			if err != nil {
 				return nil, err
 			}
 			extract := p.KubectlBinary()
-			if a.os == "windows" {
+			if a.OS == "windows" {
 				extract += ".exe"
 			}
 			v.Platforms = append(v.Platforms, plugin.Platform{
-				OS: a.os, Arch: a.arch, Checksum: sum, ExtractPath: extract,
-				URL: strings.TrimSuffix(baseURL, "/") + "/" + filepath.Base(a.path),
+				OS: a.OS, Arch: a.Arch, Checksum: sum, ExtractPath: extract,
+				URL: strings.TrimSuffix(baseURL, "/") + "/" + filepath.Base(a.Path),
 			})
 		}
 		ms = append(ms, &plugin.Manifest{

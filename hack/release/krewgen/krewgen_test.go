@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubeforensics/suite/hack/release/dist"
 	"github.com/kubeforensics/suite/hack/release/tools"
 )
 
@@ -66,20 +67,20 @@ func repoRoot(t *testing.T) string {
 // platform and returns its path.
 func fakeDist(t *testing.T, version string, names []string) string {
 	t.Helper()
-	dist := t.TempDir()
-	var arts []artifact
+	dir := t.TempDir()
+	var arts []dist.Artifact
 	for _, n := range names {
 		for _, p := range Platforms {
 			file := n + "_" + p.OS + "_" + p.Arch + ".tar.gz"
-			if err := os.WriteFile(filepath.Join(dist, file), []byte(file), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, file), []byte(file), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			arts = append(arts, artifact{Name: file, Path: "dist/" + file, GOOS: p.OS, GOARCH: p.Arch, Type: "Archive", Extra: map[string]any{"ID": n}})
+			arts = append(arts, dist.Artifact{Name: file, Path: "dist/" + file, GOOS: p.OS, GOARCH: p.Arch, Type: "Archive", Extra: map[string]any{"ID": n}})
 		}
 	}
-	writeJSON(t, filepath.Join(dist, "artifacts.json"), arts)
-	writeJSON(t, filepath.Join(dist, "metadata.json"), map[string]string{"tag": "v" + version, "version": version})
-	return dist
+	writeJSON(t, filepath.Join(dir, "artifacts.json"), arts)
+	writeJSON(t, filepath.Join(dir, "metadata.json"), map[string]string{"tag": "v" + version, "version": version})
+	return dir
 }
 
 func writeJSON(t *testing.T, path string, v any) {
