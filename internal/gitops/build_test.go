@@ -12,13 +12,15 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 )
 
 // fixtureRoot commits the fixture and returns a snapshot of it at HEAD.
-func fixtureRoot(t *testing.T) (*testRepo, *Snapshot) {
+func fixtureRoot(t *testing.T) (*gittest.Repo, *Snapshot) {
 	t.Helper()
-	r := newTestRepo(t, fixture)
-	repo, err := OpenRepo(r.dir)
+	r := gittest.New(t, fixture)
+	repo, err := OpenRepo(r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +259,8 @@ func TestBuild(t *testing.T) {
 // TestBuildLeavesTreeAlone builds different Kustomizations of the same paths at once, in the
 // working tree itself: each must see only its own spec, and git must see no change after.
 func TestBuildLeavesTreeAlone(t *testing.T) {
-	r := newTestRepo(t, fixture)
-	repo, err := OpenRepo(r.dir)
+	r := gittest.New(t, fixture)
+	repo, err := OpenRepo(r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +294,7 @@ func TestBuildLeavesTreeAlone(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if st := r.git("status", "--porcelain", "--ignored"); st != "" {
+	if st := r.Git("status", "--porcelain", "--ignored"); st != "" {
 		t.Fatalf("building changed the working tree:\n%s", st)
 	}
 }

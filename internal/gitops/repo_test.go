@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 )
 
 func TestOpenRepo(t *testing.T) {
-	r := newTestRepo(t, map[string]string{"clusters/prod/a.yaml": "a: 1\n"})
-	top, err := filepath.EvalSymlinks(r.dir)
+	r := gittest.New(t, map[string]string{"clusters/prod/a.yaml": "a: 1\n"})
+	top, err := filepath.EvalSymlinks(r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Run("subdirectory opens the top level", func(t *testing.T) {
-		repo, err := OpenRepo(filepath.Join(r.dir, "clusters", "prod"))
+		repo, err := OpenRepo(filepath.Join(r.Dir, "clusters", "prod"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,15 +38,15 @@ func TestOpenRepo(t *testing.T) {
 }
 
 func TestSnapshot(t *testing.T) {
-	r := newTestRepo(t, map[string]string{
+	r := gittest.New(t, map[string]string{
 		"apps/pvc.yaml":    "kind: PersistentVolumeClaim\n",
 		"apps/deploy.yaml": "kind: Deployment\n",
 	})
-	first := r.git("rev-parse", "HEAD")
-	r.write(map[string]string{"apps/pvc.yaml": ""})
-	second := r.commit("remove the claim")
-	r.write(map[string]string{"apps/new.yaml": "kind: ConfigMap\n"}) // uncommitted
-	repo, err := OpenRepo(r.dir)
+	first := r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"apps/pvc.yaml": ""})
+	second := r.Commit("remove the claim", nil)
+	r.Write(map[string]string{"apps/new.yaml": "kind: ConfigMap\n"}) // uncommitted
+	repo, err := OpenRepo(r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestSnapshot(t *testing.T) {
 }
 
 func TestSnapshotUnknownRevision(t *testing.T) {
-	repo, err := OpenRepo(newTestRepo(t, map[string]string{"a.yaml": "a: 1\n"}).dir)
+	repo, err := OpenRepo(gittest.New(t, map[string]string{"a.yaml": "a: 1\n"}).Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +107,14 @@ func TestSnapshotUnknownRevision(t *testing.T) {
 
 func TestDefaultBase(t *testing.T) {
 	t.Run("no origin falls back to HEAD~1", func(t *testing.T) {
-		r := newTestRepo(t, map[string]string{"a.yaml": "a: 1\n"})
-		parent := r.git("rev-parse", "HEAD")
-		r.write(map[string]string{"a.yaml": "a: 2\n"})
-		r.commit("change")
-		assertBase(t, r.dir, parent, "HEAD~1 (no upstream default branch)")
+		r := gittest.New(t, map[string]string{"a.yaml": "a: 1\n"})
+		parent := r.Git("rev-parse", "HEAD")
+		r.Write(map[string]string{"a.yaml": "a: 2\n"})
+		r.Commit("change", nil)
+		assertBase(t, r.Dir, parent, "HEAD~1 (no upstream default branch)")
 	})
 	t.Run("single commit without origin is bad input", func(t *testing.T) {
-		repo, err := OpenRepo(newTestRepo(t, map[string]string{"a.yaml": "a: 1\n"}).dir)
+		repo, err := OpenRepo(gittest.New(t, map[string]string{"a.yaml": "a: 1\n"}).Dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,35 +124,35 @@ func TestDefaultBase(t *testing.T) {
 	})
 	t.Run("merge-base with origin/HEAD", func(t *testing.T) {
 		r, forkPoint := withOrigin(t)
-		r.git("remote", "set-head", "origin", "main")
-		assertBase(t, r.dir, forkPoint, "merge-base with origin/main")
+		r.Git("remote", "set-head", "origin", "main")
+		assertBase(t, r.Dir, forkPoint, "merge-base with origin/main")
 	})
 	t.Run("merge-base with origin/main without origin/HEAD", func(t *testing.T) {
 		r, forkPoint := withOrigin(t)
-		assertBase(t, r.dir, forkPoint, "merge-base with origin/main")
+		assertBase(t, r.Dir, forkPoint, "merge-base with origin/main")
 	})
 }
 
 // withOrigin returns a repository whose origin is a bare clone, checked out on a feature
 // branch two commits ahead of the fork point, while origin/main moved on by one commit.
-func withOrigin(t *testing.T) (*testRepo, string) {
-	r := newTestRepo(t, map[string]string{"a.yaml": "a: 1\n"})
-	forkPoint := r.git("rev-parse", "HEAD")
+func withOrigin(t *testing.T) (*gittest.Repo, string) {
+	r := gittest.New(t, map[string]string{"a.yaml": "a: 1\n"})
+	forkPoint := r.Git("rev-parse", "HEAD")
 	bare := filepath.Join(t.TempDir(), "origin.git")
-	runGit(t, r.dir, "clone", "--quiet", "--bare", r.dir, bare)
-	r.git("remote", "add", "origin", bare)
+	gittest.Run(t, r.Dir, "clone", "--quiet", "--bare", r.Dir, bare)
+	r.Git("remote", "add", "origin", bare)
 	// origin/main moves on: a commit pushed by someone else.
 	other := filepath.Join(t.TempDir(), "other")
-	runGit(t, r.dir, "clone", "--quiet", bare, other)
-	o := &testRepo{t: t, dir: other}
-	o.write(map[string]string{"b.yaml": "b: 1\n"})
-	o.commit("upstream change")
-	o.git("push", "--quiet", "origin", "main")
-	r.git("fetch", "--quiet", "origin")
-	r.git("checkout", "--quiet", "-b", "feature")
+	gittest.Run(t, r.Dir, "clone", "--quiet", bare, other)
+	o := gittest.Open(t, other)
+	o.Write(map[string]string{"b.yaml": "b: 1\n"})
+	o.Commit("upstream change", nil)
+	o.Git("push", "--quiet", "origin", "main")
+	r.Git("fetch", "--quiet", "origin")
+	r.Git("checkout", "--quiet", "-b", "feature")
 	for _, v := range []string{"2", "3"} {
-		r.write(map[string]string{"a.yaml": "a: " + v + "\n"})
-		r.commit("feature " + v)
+		r.Write(map[string]string{"a.yaml": "a: " + v + "\n"})
+		r.Commit("feature "+v, nil)
 	}
 	return r, forkPoint
 }

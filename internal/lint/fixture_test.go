@@ -2,11 +2,10 @@ package lint_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 )
 
 // platform is a realistic multi-tier repository, clean: thirteen tiers (gating and leaf), Helm
@@ -186,25 +185,5 @@ func (p platform) replace(t testing.TB, file, old, new string) {
 // write commits the repository into a temporary directory and returns it.
 func (p platform) write(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range p {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fixture"}} {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v: %s", args, err, out)
-		}
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return real
+	return gittest.New(t, p).Dir
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 )
 
@@ -18,7 +19,7 @@ func TestRepoPlatform(t *testing.T) {
 	if err := incident.WriteFiles(dir, incident.PlatformRepoFiles()); err != nil {
 		t.Fatal(err)
 	}
-	dir = commitFixture(t, dir)
+	dir = gittest.In(t, dir, nil).Dir
 
 	out, errOut, code := runRepo(t, "--repo", dir, "--path", incident.PlatformEntry, "-o", "json")
 	if code != 2 {

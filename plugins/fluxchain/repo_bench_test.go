@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	kfloor "github.com/kubeforensics/suite/internal/gitops/floor"
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
@@ -27,7 +27,6 @@ const (
 // lintRepo writes a repository whose entry clusters/prod declares lintTiers Kustomizations in
 // a chain of dependencies, each path holding lintPerTier ConfigMaps (5,000 objects in all).
 func lintRepo(b *testing.B) string {
-	dir := b.TempDir()
 	files := map[string]string{}
 	entry := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
 	for t := 0; t < lintTiers; t++ {
@@ -47,15 +46,7 @@ func lintRepo(b *testing.B) string {
 		files["k8s/"+tier+"/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n" + resources
 	}
 	files["clusters/prod/kustomization.yaml"] = entry
-	if err := incident.WriteFiles(dir, files); err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command("git", "init", "-q", "-b", "main")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git init: %v\n%s", err, out)
-	}
-	return dir
+	return gittest.New(b, files).Dir
 }
 
 // BenchmarkRepoLint measures `flux-chain --repo` on 50 Kustomizations and 5,000 objects against

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
@@ -56,7 +57,7 @@ func liveRepo(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return commitFixture(t, dir)
+	return gittest.In(t, dir, nil).Dir
 }
 
 // exampleCRD is a namespaced example.com CRD that accepts any object.

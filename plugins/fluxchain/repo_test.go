@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 
@@ -39,20 +39,7 @@ func copyRepo(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return commitFixture(t, dir)
-}
-
-// commitFixture makes the files in dir one commit of a new git repository and returns dir
-// with symlinks resolved, as --repo reports it.
-func commitFixture(t *testing.T, dir string) string {
-	t.Helper()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fixture"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v: %s", args, err, out)
-		}
-	}
-	real, _ := filepath.EvalSymlinks(dir)
-	return real
+	return gittest.In(t, dir, nil).Dir
 }
 
 // runRepo drives flux-chain --repo through NewCmdFluxChain; no cluster is involved.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	kfloor "github.com/kubeforensics/suite/internal/gitops/floor"
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/plugins/saferetire"
 )
@@ -30,7 +30,6 @@ const (
 // commits it; then one ConfigMap manifest is removed in the working tree. The offline gate builds
 // every path at base and at candidate.
 func benchRepo(b *testing.B) string {
-	dir := b.TempDir()
 	files := map[string]string{}
 	for t := 0; t < benchTiers; t++ {
 		tier := fmt.Sprintf("t%02d", t)
@@ -44,22 +43,10 @@ func benchRepo(b *testing.B) string {
 		}
 		files["k8s/"+tier+"/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n" + resources
 	}
-	if err := incident.WriteFiles(dir, files); err != nil {
-		b.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q", "-m", "base"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	r := gittest.New(b, files)
 	kfile := "k8s/t07/kustomization.yaml"
-	removal := map[string]string{"k8s/t07/cm-042.yaml": "", kfile: strings.Replace(files[kfile], "- cm-042.yaml\n", "", 1)}
-	if err := incident.WriteFiles(dir, removal); err != nil {
-		b.Fatal(err)
-	}
-	return dir
+	r.Write(map[string]string{"k8s/t07/cm-042.yaml": "", kfile: strings.Replace(files[kfile], "- cm-042.yaml\n", "", 1)})
+	return r.Dir
 }
 
 // benchPaths are the paths the gate builds at each revision.

@@ -14,19 +14,20 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 )
 
 // retainedRepo declares claim data in ns under ./k8s/<ns>, protected, then removes it in the
 // working tree: stage 3 of a retirement.
-func retainedRepo(t *testing.T, ns string, more ...string) (*gitRepo, string) {
+func retainedRepo(t *testing.T, ns string, more ...string) (*gittest.Repo, string) {
 	files := map[string]string{"k8s/" + ns + "/claim.yaml": claim(ns, "data", "kustomize.toolkit.fluxcd.io/prune: disabled")}
 	for _, dir := range more {
 		files["k8s/"+dir+"/settings.yaml"] = configMap(ns, dir)
 	}
-	r := newRepo(t, files)
-	base := r.git("rev-parse", "HEAD")
-	r.write(map[string]string{"k8s/" + ns + "/claim.yaml": "", "k8s/" + ns + "/settings.yaml": configMap(ns, "settings")})
+	r := gittest.New(t, files)
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"k8s/" + ns + "/claim.yaml": "", "k8s/" + ns + "/settings.yaml": configMap(ns, "settings")})
 	return r, base
 }
 
@@ -41,19 +42,19 @@ func TestExecuteStage4(t *testing.T) {
 	r, base := retainedRepo(t, ns)
 
 	// No explicit --context: refused, nothing touched.
-	_, errOut, code := invocation{}.raw(t, "--kubeconfig", env.Kubeconfig, "--repo", r.dir, "--base", base, "-n", ns, "--yes")
+	_, errOut, code := invocation{}.raw(t, "--kubeconfig", env.Kubeconfig, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
 	if code != 3 || !strings.Contains(errOut, "give --context explicitly") {
 		t.Fatalf("without --context: exit %d %s", code, errOut)
 	}
 	// Not confirmed: declined, nothing touched.
-	out, _, code := invocation{stdin: "no\n"}.live(t, "--repo", r.dir, "--base", base, "-n", ns)
+	out, _, code := invocation{stdin: "no\n"}.live(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 || !strings.Contains(out, "declined stage 4") {
 		t.Fatalf("declined: exit %d\n%s", code, out)
 	}
 	if _, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(context.Background(), "data", metav1.GetOptions{}); err != nil {
 		t.Fatalf("claim gone after a refusal: %v", err)
 	}
-	out, errOut, code = invocation{stdin: "yes\n"}.live(t, "--repo", r.dir, "--base", base, "-n", ns)
+	out, errOut, code = invocation{stdin: "yes\n"}.live(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -76,7 +77,7 @@ func TestExecuteStopsOnConsumer(t *testing.T) {
 	liveKS(t, ns, "apps", "./k8s/"+ns)
 	liveClaim(t, ns, "data", map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}, true)
 	r, base := retainedRepo(t, ns)
-	out, _, code := run(t, "--repo", r.dir, "--base", base, "-n", ns, "--yes")
+	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
 	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -112,7 +113,7 @@ func TestExecuteStage2(t *testing.T) {
 	}
 	r, base := retainedRepo(t, ns)
 
-	out, _, code := run(t, "--repo", r.dir, "--base", base, "-n", ns, "--yes")
+	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
 	if code != 1 {
 		t.Fatalf("template still mounts: exit %d\n%s", code, out)
 	}
@@ -150,7 +151,7 @@ func TestExecuteStage2(t *testing.T) {
 			}
 		}
 	}()
-	out, errOut, code := run(t, "--repo", r.dir, "--base", base, "-n", ns, "--yes")
+	out, errOut, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
 	if code != 0 {
 		t.Fatalf("drained: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -219,7 +220,7 @@ func TestExecuteStopsOnInventory(t *testing.T) {
 	liveKS(t, ns, "other", "./k8s/"+ns+"-other", ns+"_data__PersistentVolumeClaim")
 	liveClaim(t, ns, "data", map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}, false)
 	r, base := retainedRepo(t, ns, ns+"-other")
-	out, _, code := run(t, "--repo", r.dir, "--base", base, "-n", ns, "--yes")
+	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
 	if code != 1 || !strings.Contains(out, "Kustomization "+ns+"/other still lists "+ns+"_data__PersistentVolumeClaim") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}

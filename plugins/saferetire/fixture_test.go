@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 )
 
@@ -29,10 +30,10 @@ var (
 )
 
 // incidentRepo is the GitOps repo of the incident (incident.RepoFiles).
-func incidentRepo(t *testing.T) *gitRepo { return newRepo(t, incident.RepoFiles()) }
+func incidentRepo(t *testing.T) *gittest.Repo { return gittest.New(t, incident.RepoFiles()) }
 
 // removeClaim deletes the claim's manifest from the working tree, as #2741 did.
-func (r *gitRepo) removeClaim() { r.write(incident.ClaimRemoval()) }
+func removeClaim(r *gittest.Repo) { r.Write(incident.ClaimRemoval()) }
 
 var ksGVR = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
 

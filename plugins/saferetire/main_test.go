@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -67,50 +66,6 @@ func (iv invocation) raw(t *testing.T, args ...string) (string, string, int) {
 	getenv := func(k string) string { return iv.env[k] }
 	code := cli.Run(ctx, saferetire.NewCmdSafeRetire(streams, getenv), args, &errOut)
 	return out.String(), errOut.String(), code
-}
-
-// gitRepo is a real git repository in a temporary directory.
-type gitRepo struct {
-	t   *testing.T
-	dir string
-}
-
-func newRepo(t *testing.T, files map[string]string) *gitRepo {
-	t.Helper()
-	r := &gitRepo{t: t, dir: t.TempDir()}
-	r.git("init", "-q", "-b", "main")
-	r.git("config", "user.email", "test@example.com")
-	r.git("config", "user.name", "test")
-	r.commit("base", files, nil)
-	return r
-}
-
-func (r *gitRepo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// write changes files in the working tree: a file's new content, or "" to delete it.
-func (r *gitRepo) write(files map[string]string) {
-	r.t.Helper()
-	if err := incident.WriteFiles(r.dir, files); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-// commit writes files and commits everything, returning the commit id.
-func (r *gitRepo) commit(msg string, files map[string]string, _ []string) string {
-	r.t.Helper()
-	r.write(files)
-	r.git("add", "-A")
-	r.git("commit", "-q", "--allow-empty", "-m", msg)
-	return r.git("rev-parse", "HEAD")
 }
 
 func contains(t *testing.T, out string, wants ...string) {

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 )
 
@@ -22,17 +23,17 @@ import (
 // tier with a remote resource, a tenant's own source, SOPS, substituteFrom across tiers and
 // kind-like strings in a HelmRelease.
 func TestPlatformRepository(t *testing.T) {
-	r := newRepo(t, incident.PlatformRepoFiles())
-	first := r.git("rev-parse", "HEAD")
+	r := gittest.New(t, incident.PlatformRepoFiles())
+	first := r.Git("rev-parse", "HEAD")
 	gate := func(t *testing.T, extra ...string) (string, string, int) {
 		t.Helper()
-		args := append([]string{"--dry-run", "--offline", "--repo", r.dir, "--path", incident.PlatformEntry}, extra...)
+		args := append([]string{"--dry-run", "--offline", "--repo", r.Dir, "--path", incident.PlatformEntry}, extra...)
 		return invocation{}.raw(t, args...)
 	}
 
 	t.Run("unprotected claim removed in a buildable tier beside an unbuildable one", func(t *testing.T) {
-		r.write(incident.PlatformClaimRemoval(false))
-		defer r.git("checkout", "-q", "--", ".")
+		r.Write(incident.PlatformClaimRemoval(false))
+		defer r.Git("checkout", "-q", "--", ".")
 		out, errOut, code := gate(t, "--base", first, "--context", "prod")
 		if code != 1 {
 			t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
@@ -55,11 +56,11 @@ func TestPlatformRepository(t *testing.T) {
 	})
 
 	t.Run("GitHub Actions", func(t *testing.T) {
-		r.write(incident.PlatformClaimRemoval(false))
-		defer r.git("checkout", "-q", "--", ".")
+		r.Write(incident.PlatformClaimRemoval(false))
+		defer r.Git("checkout", "-q", "--", ".")
 		summary := filepath.Join(t.TempDir(), "summary.md")
 		iv := invocation{env: map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}}
-		out, _, code := iv.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--path", incident.PlatformEntry, "--base", first)
+		out, _, code := iv.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--path", incident.PlatformEntry, "--base", first)
 		if code != 1 {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
@@ -74,8 +75,8 @@ func TestPlatformRepository(t *testing.T) {
 	})
 
 	t.Run("json names the same things", func(t *testing.T) {
-		r.write(incident.PlatformClaimRemoval(false))
-		defer r.git("checkout", "-q", "--", ".")
+		r.Write(incident.PlatformClaimRemoval(false))
+		defer r.Git("checkout", "-q", "--", ".")
 		out, _, code := gate(t, "--base", first, "-o", "json")
 		var res struct {
 			Layout         struct{ SourceRoot, Entry string }
@@ -116,12 +117,12 @@ func TestPlatformRepository(t *testing.T) {
 	// is retained; the run is UNKNOWN only because monitoring did not build, until its remote
 	// resource is vendored.
 	t.Run("two-stage removal", func(t *testing.T) {
-		protected := r.commit("protect the claims of apps", incident.PlatformProtect(), nil)
+		protected := r.Commit("protect the claims of apps", incident.PlatformProtect())
 		out, errOut, code := gate(t, "--base", first, "--candidate", protected)
 		if code != 2 || !strings.Contains(out, "Nothing is removed") {
 			t.Fatalf("stage 1: exit %d, want 2 (monitoring unknown)\n%s\n%s", code, out, errOut)
 		}
-		r.write(incident.PlatformClaimRemoval(true))
+		r.Write(incident.PlatformClaimRemoval(true))
 		out, errOut, code = gate(t, "--base", protected)
 		if code != 2 {
 			t.Fatalf("stage 3: exit %d, want 2\n%s\n%s", code, out, errOut)
@@ -134,10 +135,10 @@ func TestPlatformRepository(t *testing.T) {
 			t.Errorf("a tier that did not build was called unsafe\n%s", out)
 		}
 
-		r.git("checkout", "-q", "--", ".")
-		r.commit("vendor the monitoring CRDs", incident.PlatformVendorMonitoring(), nil)
-		vendored := r.git("rev-parse", "HEAD")
-		r.write(incident.PlatformClaimRemoval(true))
+		r.Git("checkout", "-q", "--", ".")
+		r.Commit("vendor the monitoring CRDs", incident.PlatformVendorMonitoring())
+		vendored := r.Git("rev-parse", "HEAD")
+		r.Write(incident.PlatformClaimRemoval(true))
 		out, errOut, code = gate(t, "--base", vendored)
 		if code != 0 {
 			t.Fatalf("vendored: exit %d, want 0\n%s\n%s", code, out, errOut)
@@ -148,17 +149,17 @@ func TestPlatformRepository(t *testing.T) {
 	// An object whose name comes from a Secret (never read) cannot be judged: its tier is
 	// incomplete, named with the variable.
 	t.Run("name from a Secret", func(t *testing.T) {
-		r.git("checkout", "-q", "--", ".")
+		r.Git("checkout", "-q", "--", ".")
 		files := incident.PlatformRepoFiles()
 		secret := "k8s/clusters/prod/infra/cluster-secrets.sops.yaml"
-		r.write(map[string]string{
+		r.Write(map[string]string{
 			secret:                         strings.Replace(files[secret], "stringData:\n", "stringData:\n  BUCKET_CLAIM: ENC[AES256_GCM,data:YnVja2V0,iv:aXY=,tag:dGFn,type:str]\n", 1),
 			"k8s/apps/headlamp/cache.yaml": incident.ClaimManifest("${APP_NAMESPACE}", "${BUCKET_CLAIM}"),
 			"k8s/apps/kustomization.yaml":  "resources:\n- headlamp/namespace.yaml\n- headlamp/deployment.yaml\n- headlamp/claim.yaml\n- headlamp/cache.yaml\n",
 		})
 		defer func() {
-			r.git("checkout", "-q", "--", ".")
-			r.git("clean", "-qfd")
+			r.Git("checkout", "-q", "--", ".")
+			r.Git("clean", "-qfd")
 		}()
 		out, errOut, code := gate(t, "--base", "HEAD")
 		if code != 2 || strings.Contains(out, "UNKNOWN: these tiers did not build") {
@@ -173,9 +174,9 @@ func TestPlatformRepository(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(crd)) }))
 		defer srv.Close()
 		url := srv.URL + "/servicemonitors.yaml"
-		r.git("checkout", "-q", "--", ".")
-		rev := r.commit("monitoring from a served URL", map[string]string{
-			"k8s/providers/hetzner/monitoring/kustomization.yaml": "resources:\n- " + url + "\n"}, nil)
+		r.Git("checkout", "-q", "--", ".")
+		rev := r.Commit("monitoring from a served URL", map[string]string{
+			"k8s/providers/hetzner/monitoring/kustomization.yaml": "resources:\n- " + url + "\n"})
 		out, _, code := gate(t, "--base", rev, "--candidate", rev)
 		if code != 2 || !strings.Contains(out, "needs "+url) {
 			t.Fatalf("offline: exit %d, want 2 naming %s\n%s", code, url, out)
@@ -209,9 +210,9 @@ func TestPlatformRepository(t *testing.T) {
 // pod mounts is unsafe to remove.
 func TestPlatformRepositoryLive(t *testing.T) {
 	needEnv(t)
-	r := newRepo(t, incident.PlatformRepoFiles())
-	r.commit("second", nil, nil)
-	r.write(incident.PlatformClaimRemoval(false))
+	r := gittest.New(t, incident.PlatformRepoFiles())
+	r.Commit("second", nil)
+	r.Write(incident.PlatformClaimRemoval(false))
 	ns := namespace(t, "platform")
 	oci := map[string]any{"kind": "OCIRepository", "name": "flux-system"}
 	tier := func(path string, extra map[string]any) map[string]any {
@@ -238,7 +239,7 @@ func TestPlatformRepositoryLive(t *testing.T) {
 	createKS(t, ns, "tenant-a", map[string]any{"interval": "10m", "path": "./deploy", "prune": true,
 		"sourceRef": map[string]any{"kind": "GitRepository", "name": "tenant-a"}})
 
-	out, errOut, code := run(t, "--dry-run", "--repo", r.dir, "-n", ns)
+	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "-n", ns)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
@@ -261,7 +262,7 @@ func TestLiveMissingPath(t *testing.T) {
 	liveKS(t, ns, "apps", "./k8s/"+ns)
 	liveKS(t, ns, "ghost", "./k8s/not-in-this-repo")
 	r, base := retainedRepo(t, ns)
-	out, errOut, code := run(t, "--dry-run", "--repo", r.dir, "--base", base, "-n", ns)
+	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 3 || !strings.Contains(errOut, "Kustomization "+ns+"/ghost: path k8s/not-in-this-repo is not in the repository at base or candidate") {
 		t.Fatalf("exit %d, want 3 naming the Kustomization\n%s\n%s", code, out, errOut)
 	}

@@ -16,9 +16,9 @@ import (
 func TestSeedLive(t *testing.T) {
 	needEnv(t)
 	r := incidentRepo(t)
-	r.commit("second", nil, nil)
-	r.removeClaim()
-	out, errOut, code := run(t, "--dry-run", "--repo", r.dir, "-n", incident.FluxNS)
+	r.Commit("second", nil)
+	removeClaim(r)
+	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "-n", incident.FluxNS)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
@@ -35,7 +35,7 @@ func TestSeedLive(t *testing.T) {
 	)
 	contains(t, errOut, "context "+env.Context, "HEAD~1 (no upstream default branch)")
 
-	out, _, code = run(t, "--dry-run", "--repo", r.dir, "-n", incident.FluxNS, "-o", "json")
+	out, _, code = run(t, "--dry-run", "--repo", r.Dir, "-n", incident.FluxNS, "-o", "json")
 	var res saferetire.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 {
 		t.Fatalf("exit %d, json %v\n%s", code, err, out)
@@ -49,9 +49,9 @@ func TestSeedLive(t *testing.T) {
 // Deployment that still mounts the claim is named from the candidate build.
 func TestSeedOffline(t *testing.T) {
 	r := incidentRepo(t)
-	base := r.git("rev-parse", "HEAD")
-	r.removeClaim()
-	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base, "--context", "prod")
+	base := r.Git("rev-parse", "HEAD")
+	removeClaim(r)
+	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base, "--context", "prod")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
@@ -68,11 +68,11 @@ func TestSeedOffline(t *testing.T) {
 // GitHub Actions: an ::error annotation on the removed manifest and a markdown summary.
 func TestGitHubAnnotations(t *testing.T) {
 	r := incidentRepo(t)
-	base := r.git("rev-parse", "HEAD")
-	r.removeClaim()
+	base := r.Git("rev-parse", "HEAD")
+	removeClaim(r)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	iv := invocation{env: map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}}
-	out, _, code := iv.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base)
+	out, _, code := iv.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -83,7 +83,7 @@ func TestGitHubAnnotations(t *testing.T) {
 	}
 	contains(t, string(md), "## safe-retire: UNSAFE", "| ❌ | PersistentVolumeClaim headlamp/headlamp | flux-system/apps | Pruned | "+pvcFile+" |", "1. **protect**")
 	// json keeps stdout parseable: annotations go to stderr.
-	out, errOut, _ := iv.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base, "-o", "json")
+	out, errOut, _ := iv.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base, "-o", "json")
 	if !json.Valid([]byte(out)) {
 		t.Fatalf("stdout is not json:\n%s", out)
 	}

@@ -9,18 +9,18 @@ import (
 // is listed as retained, to delete by hand later, and the gate passes.
 func TestTwoStage(t *testing.T) {
 	r := incidentRepo(t)
-	first := r.git("rev-parse", "HEAD")
-	protected := r.commit("protect", map[string]string{pvcFile: claim("headlamp", "headlamp", "kustomize.toolkit.fluxcd.io/prune: disabled")}, nil)
-	out, _, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", first, "--candidate", protected)
+	first := r.Git("rev-parse", "HEAD")
+	protected := r.Commit("protect", map[string]string{pvcFile: claim("headlamp", "headlamp", "kustomize.toolkit.fluxcd.io/prune: disabled")})
+	out, _, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", first, "--candidate", protected)
 	if code != 0 || !strings.Contains(out, "Nothing is removed") {
 		t.Fatalf("stage 1: exit %d\n%s", code, out)
 	}
 	// main has merged the protection; this branch removes the manifest and the mount.
-	r.git("update-ref", "refs/remotes/origin/main", protected)
-	r.git("checkout", "-q", "-b", "retire-headlamp")
-	r.removeClaim()
-	r.write(map[string]string{deployFile: deployment("headlamp", false)})
-	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--context", "prod")
+	r.Git("update-ref", "refs/remotes/origin/main", protected)
+	r.Git("checkout", "-q", "-b", "retire-headlamp")
+	removeClaim(r)
+	r.Write(map[string]string{deployFile: deployment("headlamp", false)})
+	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--context", "prod")
 	if code != 0 {
 		t.Fatalf("stage 3: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -50,13 +50,13 @@ func TestOptOuts(t *testing.T) {
 			if tc.annotation != "" {
 				ann = append(ann, tc.annotation)
 			}
-			base := r.commit("opt out", map[string]string{
+			base := r.Commit("opt out", map[string]string{
 				pvcFile:                   claim("headlamp", "headlamp", ann...),
 				deployFile:                deployment("headlamp", false),
 				"clusters/prod/apps.yaml": fluxKS("flux-system", "apps", "./k8s/apps", tc.prune),
-			}, nil)
-			r.removeClaim()
-			out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base)
+			})
+			removeClaim(r)
+			out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 			}
@@ -86,16 +86,16 @@ spec:
 		return "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: " + name + "\n  namespace: headlamp\n"
 	}
 	r := incidentRepo(t)
-	base := r.commit("crd", map[string]string{
+	base := r.Commit("crd", map[string]string{
 		"k8s/apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- namespace.yaml\n- headlamp/deployment.yaml\n- headlamp/persistent-volume-claim.yaml\n- crd.yaml\n- widgets.yaml\n",
 		"k8s/apps/crd.yaml":           crd,
 		"k8s/apps/widgets.yaml":       widget("a") + "---\n" + widget("b"),
 		pvcFile:                       claim("headlamp", "headlamp", "kustomize.toolkit.fluxcd.io/prune: disabled"),
-	}, nil)
-	r.write(map[string]string{
+	})
+	r.Write(map[string]string{
 		"k8s/apps/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- headlamp/deployment.yaml\n- headlamp/persistent-volume-claim.yaml\n- widgets.yaml\n",
 	})
-	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base)
+	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -112,10 +112,10 @@ spec:
 // window loses its data.
 func TestMove(t *testing.T) {
 	r := incidentRepo(t)
-	base := r.commit("infra", map[string]string{"clusters/prod/infra.yaml": fluxKS("flux-system", "infra", "./k8s/infra", true)}, nil)
-	r.removeClaim()
-	r.write(map[string]string{"k8s/infra/claim.yaml": claim("headlamp", "headlamp")})
-	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base)
+	base := r.Commit("infra", map[string]string{"clusters/prod/infra.yaml": fluxKS("flux-system", "infra", "./k8s/infra", true)})
+	removeClaim(r)
+	r.Write(map[string]string{"k8s/infra/claim.yaml": claim("headlamp", "headlamp")})
+	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -133,10 +133,10 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"not a repo", []string{"--dry-run", "--offline", "--repo", t.TempDir()}, 3, "not a git working tree"},
-		{"unknown revision", []string{"--dry-run", "--offline", "--repo", r.dir, "--base", "nope"}, 3, `base revision "nope"`},
-		{"offline without dry-run", []string{"--offline", "--repo", r.dir}, 3, "add --dry-run"},
-		{"bad output", []string{"--dry-run", "--offline", "--repo", r.dir, "-o", "yaml"}, 3, "unknown output format"},
-		{"bad persistent kind", []string{"--dry-run", "--offline", "--repo", r.dir, "--persistent-kind", "a/b"}, 3, "--persistent-kind"},
+		{"unknown revision", []string{"--dry-run", "--offline", "--repo", r.Dir, "--base", "nope"}, 3, `base revision "nope"`},
+		{"offline without dry-run", []string{"--offline", "--repo", r.Dir}, 3, "add --dry-run"},
+		{"bad output", []string{"--dry-run", "--offline", "--repo", r.Dir, "-o", "yaml"}, 3, "unknown output format"},
+		{"bad persistent kind", []string{"--dry-run", "--offline", "--repo", r.Dir, "--persistent-kind", "a/b"}, 3, "--persistent-kind"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,9 +147,9 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	t.Run("path that does not build", func(t *testing.T) {
-		base := r.git("rev-parse", "HEAD")
-		r.write(map[string]string{"k8s/apps/kustomization.yaml": "resources:\n- missing.yaml\n"})
-		out, _, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.dir, "--base", base)
+		base := r.Git("rev-parse", "HEAD")
+		r.Write(map[string]string{"k8s/apps/kustomization.yaml": "resources:\n- missing.yaml\n"})
+		out, _, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base)
 		if code != 2 || !strings.Contains(out, "UNKNOWN: these tiers did not build") ||
 			!strings.Contains(out, "Kustomization flux-system/apps (path k8s/apps) at the candidate: kustomize build failed") ||
 			!strings.Contains(out, "in the 0 Kustomizations that built") {
