@@ -51,7 +51,7 @@ func TestPluginBinaries(t *testing.T) {
 // TestAsRewritesNamesOnly checks the rewrite table on the strings a help text holds.
 func TestAsRewritesNamesOnly(t *testing.T) {
 	cases := []struct{ name, in, want string }{
-		{"flux-chain", "kubectl flux-chain -A -o dot", "flux chain -A -o dot"},
+		{"flux-chain", "kubectl flux-chain --context=prod -A -o dot", "flux chain --context=prod -A -o dot"},
 		{"why-terminating", "kubectl why-terminating --context=prod pvc headlamp", "flux why-terminating --context=prod pvc headlamp"},
 		{"safe-retire", "  kubectl safe-retire --dry-run", "  flux safe-retire --dry-run"},
 		{"several in one text", "kubectl flux-chain, then kubectl why-terminating", "flux chain, then flux why-terminating"},

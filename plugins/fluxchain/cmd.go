@@ -27,19 +27,19 @@ import (
 const defaultNamespace = "flux-system"
 
 const example = `  # The chain in flux-system: tiers, root causes and what they block
-  kubectl flux-chain
+  kubectl flux-chain --context=prod
 
   # Every Kustomization in the cluster
-  kubectl flux-chain -A
+  kubectl flux-chain --context=prod -A
 
   # One Kustomization with its upstream and downstream
-  kubectl flux-chain apps -n flux-system
+  kubectl flux-chain --context=prod apps -n flux-system
 
   # The graph as Graphviz, rendered to SVG
-  kubectl flux-chain -A -o dot | dot -Tsvg > chain.svg
+  kubectl flux-chain --context=prod -A -o dot | dot -Tsvg > chain.svg
 
   # The full result for scripts
-  kubectl flux-chain -A -o json | jq '.rootCauses[].kustomization'
+  kubectl flux-chain --context=prod -A -o json | jq '.rootCauses[].kustomization'
 
   # Lint a GitOps repository's chain before it reaches a cluster (no cluster needed)
   kubectl flux-chain --repo . --path clusters/prod --fail-on warning
