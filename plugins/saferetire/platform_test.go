@@ -3,6 +3,7 @@ package saferetire_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -252,6 +253,24 @@ func TestPlatformRepositoryLive(t *testing.T) {
 		ns+"/tenant-a: its source GitRepository/"+ns+"/tenant-a is not the repository's (OCIRepository/"+ns+"/flux-system)",
 		"verdict: UNSAFE (exit 1)")
 	contains(t, errOut, "# source root: k8s (detected: every Kustomization's spec.path resolves only under k8s/)")
+
+	// Most Kustomizations now come from the tenants' repository: the majority would take it for
+	// the repository's source, and its paths are not in this one. --path names the root
+	// Kustomization, whose source is this repository's.
+	for i := range 5 {
+		createKS(t, ns, fmt.Sprintf("tenant-%d", i), map[string]any{"interval": "10m", "path": "./deploy", "prune": true,
+			"sourceRef": map[string]any{"kind": "GitRepository", "name": "tenants"}})
+	}
+	_, errOut, code = run(t, "--dry-run", "--repo", r.Dir, "-n", ns)
+	if code != 3 || !strings.Contains(errOut, "path deploy is not in the repository at base or candidate") {
+		t.Fatalf("majority source: exit %d, want 3 naming a tenant's missing path\n%s", code, errOut)
+	}
+	out, errOut, code = run(t, "--dry-run", "--repo", r.Dir, "-n", ns, "--path", incident.PlatformEntry)
+	if code != 1 {
+		t.Fatalf("--path: exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "UNSAFE PersistentVolumeClaim headlamp/headlamp", ns+"/tenant-3: its source GitRepository/"+ns+"/tenants is not the repository's (OCIRepository/"+ns+"/flux-system)")
+	contains(t, errOut, "entry: clusters/prod (given with --path: its Kustomization's source is the repository's)")
 }
 
 // Live, a Kustomization whose path is in neither revision is bad input that names it: the
