@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -54,27 +55,30 @@ func (k Kustomization) Source() string {
 // KustomizationsIn returns the Flux Kustomizations among objs: only top-level objects of
 // apiVersion kustomize.toolkit.fluxcd.io/* and kind Kustomization, never a string that merely
 // looks like one inside another object. File stays empty: BuildResult.Kustomizations knows
-// the files of a build.
+// the files of a build. A Kustomization that does not decode is left out and named in the
+// error (one per object, joined); the others are returned all the same.
 func KustomizationsIn(objs []*unstructured.Unstructured) ([]Kustomization, error) {
 	return kustomizationsIn(objs, nil)
 }
 
 func kustomizationsIn(objs []*unstructured.Unstructured, files []string) ([]Kustomization, error) {
 	var out []Kustomization
+	var errs []error
 	for i, obj := range objs {
 		if !IsFluxKustomization(obj) {
 			continue
 		}
 		ks, err := kustomizationOf(obj)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if i < len(files) {
 			ks.File = files[i]
 		}
 		out = append(out, ks)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // IsFluxKustomization reports whether obj is a Flux Kustomization of any version.
@@ -130,4 +134,23 @@ func orDefault(s, def string) string {
 // fluxcd/cli-utils object.ObjMetadata.String() writes it (":" in RBAC names becomes "__").
 func ObjectID(obj *unstructured.Unstructured) string {
 	return object.UnstructuredToObjMetadata(obj).String()
+}
+
+// SubstituteFromConfigMaps names the ConfigMaps spec.postBuild.substituteFrom reads, in order
+// (in the Kustomization's namespace, as the controller reads them).
+func (k Kustomization) SubstituteFromConfigMaps() []string {
+	if k.Object == nil {
+		return nil
+	}
+	refs, _, _ := unstructured.NestedSlice(k.Object.Object, "spec", "postBuild", "substituteFrom")
+	var out []string
+	for _, ref := range refs {
+		m, _ := ref.(map[string]any)
+		kind, _ := m["kind"].(string)
+		name, _ := m["name"].(string)
+		if kind == "ConfigMap" && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }

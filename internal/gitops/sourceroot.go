@@ -41,17 +41,24 @@ func (l Layout) FromTop(file string) string {
 // maxRootDepth bounds how deep below the top level a source root is looked for.
 const maxRootDepth = 4
 
-// DetectLayout settles the source root and entry path in the tree at top. sourceRoot and entry
-// are the flags as given ("" when not given). When paths are given (the spec.paths of
-// Kustomizations read from a cluster), the source root is the directory under which every one
-// of them exists; otherwise the one under which the entry exists; with no entry either, the
-// directory that holds the repository's only clusters/<name> directory (the entry then). The
-// top level wins when it qualifies; a choice between several other directories is refused.
+// DetectLayout settles the source root and entry path in the tree at top, offline and live
+// alike. sourceRoot and entry are the flags as given ("" when not given).
+//
+// Live, paths are the spec.paths of the Kustomizations read from a cluster whose source is the
+// repository: the source root is the directory under which every one of them exists, else the
+// top level (the caller names the Kustomization whose path is missing), and entry only names
+// the root Kustomization's path. Offline (no paths), the source root is the one under which the
+// entry exists; with no entry either, the directory that holds the repository's only
+// clusters/<name> directory (the entry then). The top level wins when it qualifies; a choice
+// between several other directories is refused.
 func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error) {
+	live := len(paths) > 0
 	var l Layout
 	if entry != "" {
-		entry = CleanPath(entry)
-		l.Entry, l.EntryHow = entry, "given with --path"
+		l.Entry, l.EntryHow = CleanPath(entry), "given with --path"
+		if live {
+			l.EntryHow += ": its Kustomization's source is the repository's"
+		}
 	}
 	if sourceRoot != "" {
 		rel := CleanPath(sourceRoot)
@@ -59,21 +66,21 @@ func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error)
 			return l, fmt.Errorf("--source-root %s is not a directory of the repository", rel)
 		}
 		l.SourceRoot, l.SourceRootHow = rel, "given with --source-root"
-		if l.Entry == "" && len(paths) == 0 {
+		switch {
+		case live:
+		case l.Entry == "":
 			return l, l.defaultEntry(top)
-		}
-		if l.Entry != "" && !isDir(filepath.Join(l.Dir(top), filepath.FromSlash(l.Entry))) {
+		case !isDir(filepath.Join(l.Dir(top), filepath.FromSlash(l.Entry))):
 			return l, fmt.Errorf("the entry path %s is not a directory under --source-root %s", l.Entry, rel)
 		}
 		return l, nil
 	}
-	want := paths
-	what := "every Kustomization's spec.path"
-	if entry != "" {
-		want, what = []string{entry}, "the entry path "+entry
-	}
-	if len(want) == 0 {
-		return l, l.clustersLayout(top)
+	want, what := paths, "every Kustomization's spec.path"
+	if !live {
+		if l.Entry == "" {
+			return l, l.clustersLayout(top)
+		}
+		want, what = []string{l.Entry}, "the entry path "+l.Entry
 	}
 	roots := candidateRoots(top, func(dir string) bool {
 		for _, p := range want {
@@ -84,6 +91,8 @@ func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error)
 		return true
 	})
 	switch {
+	case len(roots) == 0 && live:
+		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no directory holds every spec.path)"
 	case len(roots) == 0:
 		return l, fmt.Errorf("%s is not a directory of the repository, nor of any directory in it: give the artifact's root with --source-root", what)
 	case roots[0] == ".":

@@ -33,6 +33,9 @@ type Tier struct {
 	Unresolved []string
 	// NotCovered says why the tier was not built (its source is another repository).
 	NotCovered string
+	// Undecoded names the Kustomizations in this tier's build that did not decode: the tiers
+	// they declare are not built, so what they would prune is unknown.
+	Undecoded []string
 }
 
 // Undefined is a variable an object references and nothing defines.
@@ -194,7 +197,8 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		level = nil
 		for _, t := range fresh {
 			all = append(all, t.Objects...)
-			found, _ := kustomizationsIn(t.Objects, t.Files)
+			found, err := kustomizationsIn(t.Objects, t.Files)
+			t.Undecoded = errLines(err)
 			for _, ks := range found {
 				level = append(level, &Tier{Kustomization: ks, AppliedBy: t.ID()})
 			}
@@ -300,6 +304,21 @@ func BuildTier(ctx context.Context, root string, t *Tier, opts BuildOptions) {
 		return
 	}
 	t.Err = fmt.Errorf("more than %d undefined post-build variables in %s", maxUndefined, ks.Path)
+}
+
+// errLines splits a joined error into its messages; nil for nil.
+func errLines(err error) []string {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range j.Unwrap() {
+			out = append(out, e.Error())
+		}
+		return out
+	}
+	return []string{err.Error()}
 }
 
 func errString(err error) string {

@@ -21,8 +21,10 @@ type Unit struct {
 
 // Diff lists, per Kustomization, every object present at base or in the live inventory and
 // absent from its candidate build. An object that another Kustomization's candidate declares is
-// a move. Outcomes are not decided yet: Judge does that once the live facts are in.
-func Diff(units []Unit) []Removal {
+// a move. Outcomes are not decided yet: Judge does that once the live facts are in. An
+// inventory id that does not parse is never skipped: it is returned in unparsed, named with
+// its Kustomization, and the verdict cannot be SAFE.
+func Diff(units []Unit) (rs []Removal, unparsed []string) {
 	declaredBy := map[string]string{}
 	for _, u := range units {
 		for _, o := range u.Candidate {
@@ -53,13 +55,16 @@ func Diff(units []Unit) []Removal {
 			add(RefOf(o), o)
 		}
 		for _, id := range u.Inventory {
-			if ref, err := ParseID(id); err == nil {
-				add(ref, nil)
+			ref, err := ParseID(id)
+			if err != nil {
+				unparsed = append(unparsed, fmt.Sprintf("Kustomization %s: its inventory lists an entry that is not an object id, so what it prunes is unknown: %v", u.Kustomization.ID(), err))
+				continue
 			}
+			add(ref, nil)
 		}
 	}
 	sortRemovals(out)
-	return out
+	return out, unparsed
 }
 
 func ids(objs []*unstructured.Unstructured) map[string]bool {

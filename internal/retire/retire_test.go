@@ -42,7 +42,10 @@ func judge(t *testing.T, units []Unit, extra ...string) []Removal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := Diff(units)
+	rs, unparsed := Diff(units)
+	if len(unparsed) > 0 {
+		t.Fatalf("unparsed inventory ids: %v", unparsed)
+	}
 	Judge(rs, units, k)
 	return rs
 }
@@ -113,7 +116,7 @@ func TestLiveAnnotationsWin(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			units := []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{pvc(tc.base)}, Inventory: []string{"headlamp_headlamp__PersistentVolumeClaim"}, Live: true}}
-			rs := Diff(units)
+			rs, _ := Diff(units)
 			rs[0].Live = &Live{Exists: true, Annotations: tc.liv}
 			k, _ := NewKinds()
 			Judge(rs, units, k)
@@ -188,13 +191,32 @@ func TestParseID(t *testing.T) {
 	for _, tc := range []struct {
 		id string
 		ok bool
-	}{{"headlamp_headlamp__PersistentVolumeClaim", true}, {"_headlamp__Namespace", true}, {"a_b_apps_Deployment", true}, {"bad", false}, {"a_b_c", false}} {
+	}{{"headlamp_headlamp__PersistentVolumeClaim", true}, {"_headlamp__Namespace", true}, {"a_b_apps_Deployment", true}, {"bad", false}, {"a_b_c", false}, {"a__apps_", false},
+		{"_system__controller__foo_rbac.authorization.k8s.io_ClusterRole", true}, {"kube-system_system__leader-locking_rbac.authorization.k8s.io_Role", true}} {
 		t.Run(tc.id, func(t *testing.T) {
 			r, err := ParseID(tc.id)
 			if (err == nil) != tc.ok || (tc.ok && r.ID() != tc.id) {
 				t.Fatalf("ParseID(%q) = %+v, %v", tc.id, r, err)
 			}
 		})
+	}
+}
+
+// Flux writes the ":" of an RBAC name as "__" in its inventory (fluxcd/cli-utils
+// object.ObjMetadata.String(); ids like `_system__controller__foo_rbac.authorization.k8s.io_ClusterRole`
+// are in every flux-system inventory, see fluxcd/flux2#2262). Such an entry used to be skipped
+// and the built object taken for one the live inventory does not hold ("Flux prunes nothing").
+func TestInventoryIDWithColon(t *testing.T) {
+	role := obj("rbac.authorization.k8s.io/v1", "ClusterRole", "", "system:controller:foo", nil)
+	id := "_system__controller__foo_rbac.authorization.k8s.io_ClusterRole"
+	units := []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{role}, Inventory: []string{id}, Live: true}}
+	rs := judge(t, units)
+	if len(rs) != 1 || rs[0].ID != id || !rs[0].InInventory || rs[0].Outcome != Pruned || rs[0].Object.Name != "system:controller:foo" {
+		t.Fatalf("removals = %+v, want one pruned ClusterRole system:controller:foo in the inventory", rs)
+	}
+	_, unparsed := Diff([]Unit{{Kustomization: apps, Inventory: []string{"not-an-id"}, Live: true}})
+	if len(unparsed) != 1 || !strings.Contains(unparsed[0], "flux-system/apps") {
+		t.Fatalf("an unparseable inventory id was skipped: %v", unparsed)
 	}
 }
 

@@ -1,19 +1,21 @@
-// Package retire decides what a GitOps change retires and how to retire it safely. Given, per
-// Flux Kustomization, the objects its path builds to at a base and at a candidate revision (and,
-// in live mode, its status.inventory and what the cluster says about each object), it names
-// every object the candidate drops, whether Flux would prune it, keep it (an opt-out) or hand it
-// to another Kustomization, whether it holds persistent state, and the staged plan — protect,
-// drain, remove, delete by hand — with exact commands.
+// Package retire decides what a GitOps change retires and how to retire it safely. Gate
+// builds a repository at a base and a candidate revision (through internal/gitops) and, per Flux
+// Kustomization, names every object the candidate drops, whether Flux would prune it, keep it
+// (an opt-out) or hand it to another Kustomization, whether it holds persistent state, and the
+// staged plan — protect, drain, remove, delete by hand — with exact commands.
 //
-// The package is pure: it reads no cluster and no repository. Building the revisions and reading
-// the cluster belong to the command (plugins/saferetire); this package only decides.
+// The decisions (Diff, Judge, Persistence, AssessWedge, Planner) are pure. The live gate reads
+// the cluster only through the Cluster interface (LiveCluster over a real API server), so the
+// whole gate runs in tests against a cluster of their own; FindOrphans reads a real one.
 package retire
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/fluxcd/cli-utils/pkg/object"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
 )
@@ -41,17 +43,24 @@ func RefOf(u *unstructured.Unstructured) Ref {
 	return Ref{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 }
 
-// ParseID reads a Flux inventory id, `<namespace>_<name>_<group>_<kind>`.
+// ParseID reads a Flux inventory id with fluxcd/cli-utils' object package, as Flux writes it:
+// `<namespace>_<name>_<group>_<kind>`, a ":" in the name written "__".
 func ParseID(id string) (Ref, error) {
-	parts := strings.Split(id, "_")
-	if len(parts) != 4 || parts[1] == "" || parts[3] == "" {
-		return Ref{}, fmt.Errorf("inventory id %q is not <namespace>_<name>_<group>_<kind>", id)
+	m, err := object.ParseObjMetadata(id)
+	if err != nil {
+		return Ref{}, fmt.Errorf("inventory id %q: %w", id, err)
 	}
-	return Ref{Namespace: parts[0], Name: parts[1], Group: parts[2], Kind: parts[3]}, nil
+	if m.Name == "" || m.GroupKind.Kind == "" {
+		return Ref{}, fmt.Errorf("inventory id %q names no object: want <namespace>_<name>_<group>_<kind>", id)
+	}
+	return Ref{Namespace: m.Namespace, Name: m.Name, Group: m.GroupKind.Group, Kind: m.GroupKind.Kind}, nil
 }
 
-// ID is the Flux inventory id, e.g. `headlamp_headlamp__PersistentVolumeClaim`.
-func (r Ref) ID() string { return r.Namespace + "_" + r.Name + "_" + r.Group + "_" + r.Kind }
+// ID is the Flux inventory id, e.g. `headlamp_headlamp__PersistentVolumeClaim`, written by
+// fluxcd/cli-utils' object package (`system:foo` is `system__foo`).
+func (r Ref) ID() string {
+	return object.ObjMetadata{Namespace: r.Namespace, Name: r.Name, GroupKind: schema.GroupKind{Group: r.Group, Kind: r.Kind}}.String()
+}
 
 // Resource is the type as kubectl accepts it: `persistentvolumeclaim`, `customresourcedefinition.apiextensions.k8s.io`.
 func (r Ref) Resource() string {

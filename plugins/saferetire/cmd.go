@@ -16,6 +16,7 @@ import (
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/version"
 )
 
@@ -137,7 +138,7 @@ func (o *SafeRetireOptions) Validate() error {
 		return exitcode.UsageErrorf("without --dry-run safe-retire deletes objects on the cluster: give --context explicitly (or add --dry-run)")
 	}
 	for _, k := range o.PersistentKinds {
-		if _, err := newKinds(k); err != nil {
+		if _, err := retire.NewKinds(k); err != nil {
 			return exitcode.UsageErrorf("--persistent-kind: %v", err)
 		}
 	}
@@ -151,18 +152,7 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	} else {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
-	var res *Result
-	var err error
-	if o.Orphans {
-		res, err = FindOrphans(ctx, o.clients)
-	} else {
-		req := Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path, Offline: o.Offline,
-			SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Flag: o.flag}
-		if o.clients != nil && o.clients.NamespaceExplicit {
-			req.Namespace = o.clients.Namespace
-		}
-		res, err = Gate(ctx, req, o.clients)
-	}
+	res, err := o.compute(ctx)
 	if err != nil {
 		return err
 	}
@@ -189,6 +179,40 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		return exitcode.WithCode(code, nil)
 	}
 	return nil
+}
+
+// compute runs the gate, or the orphans scan, and returns the result with its verdict.
+func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
+	res := &Result{Mode: "offline"}
+	if o.clients != nil {
+		res.Mode, res.Target = "live", &o.clients.Target
+	}
+	if o.Orphans {
+		found, err := retire.FindOrphans(ctx, o.clients)
+		if err != nil {
+			return nil, err
+		}
+		res.Mode, res.Orphans = "orphans", found.Orphans
+		res.Kustomizations, res.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
+		res.finish()
+		return res, nil
+	}
+	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
+		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Flag: o.flag}
+	var live retire.Cluster
+	if o.clients != nil {
+		live = retire.NewLiveCluster(o.clients)
+		if o.clients.NamespaceExplicit {
+			req.Namespace = o.clients.Namespace
+		}
+	}
+	rep, err := retire.Gate(ctx, req, live)
+	if err != nil {
+		return nil, err
+	}
+	res.Report = *rep
+	res.finish()
+	return res, nil
 }
 
 func (o *SafeRetireOptions) print(res *Result) error {

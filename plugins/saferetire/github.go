@@ -51,7 +51,7 @@ func annotations(res *Result) []ghactions.Annotation {
 }
 
 // unbuiltLine says which tier did not build where, and what it needs.
-func unbuiltLine(u Unbuilt) string {
+func unbuiltLine(u retire.Unbuilt) string {
 	line := fmt.Sprintf("Kustomization %s (path %s) did not build at the %s, so its removals are not judged: %s", u.Kustomization, u.Path, u.Side, u.Error)
 	if len(u.RemoteURLs) > 0 {
 		line += "; vendor " + strings.Join(u.RemoteURLs, ", ") + " into the repository or run with --allow-network"

@@ -1,4 +1,4 @@
-package saferetire
+package retire
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/kinds"
-	"github.com/kubeforensics/suite/internal/retire"
 )
 
 const (
@@ -24,12 +23,31 @@ const (
 	fluxManager         = "kustomize-controller"
 )
 
+// Orphan is an object kustomize-controller applied that no Kustomization lists any more.
+type Orphan struct {
+	Object Ref    `json:"object"`
+	ID     string `json:"id"`
+	// Kustomization is the owner its labels still name.
+	Kustomization string `json:"kustomization"`
+	Age           string `json:"age"`
+	Protected     bool   `json:"protected"`
+}
+
+// Orphans is what FindOrphans found.
+type Orphans struct {
+	// Kustomizations are every Kustomization whose inventory was read, namespace/name.
+	Kustomizations []string
+	Orphans        []Orphan
+	// Incomplete names what could not be read, or why the inventories may still change.
+	Incomplete []string
+	Warnings   []string
+}
+
 // FindOrphans lists the objects that carry kustomize-controller's owner label and a
 // kustomize-controller managedFields entry but are in no Kustomization's inventory: retained
 // leftovers waiting for stage 4. While any Kustomization is not Ready at its source's revision
-// the inventories may be about to change, so the answer is UNKNOWN.
-func FindOrphans(ctx context.Context, c *cluster.Clients) (*Result, error) {
-	res := &Result{Mode: "orphans", Target: &c.Target}
+// the inventories may be about to change, so the answer is incomplete.
+func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 	objs, err := flux.Read(ctx, c.Dynamic, "")
 	if errors.Is(err, flux.ErrNotInstalled) {
 		return nil, exitcode.UsageErrorf("%v on %s: is Flux installed?", err, c.Target)
@@ -37,10 +55,10 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Result, error) {
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
 	}
-	res.Warnings = append(res.Warnings, objs.Warnings...)
+	out := &Orphans{Warnings: objs.Warnings}
 	inv := map[string]bool{}
 	for _, ks := range objs.Kustomizations {
-		res.Kustomizations = append(res.Kustomizations, ks.Namespace+"/"+ks.Name)
+		out.Kustomizations = append(out.Kustomizations, ks.Namespace+"/"+ks.Name)
 		if ks.Status.Inventory != nil {
 			for _, e := range ks.Status.Inventory.Entries {
 				inv[e.ID] = true
@@ -49,16 +67,15 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Result, error) {
 	}
 	for _, n := range flux.Build(objs).Kustomizations {
 		if n.State != flux.Ready || n.RevisionLag {
-			res.Incomplete = append(res.Incomplete, fmt.Sprintf("Kustomization %s is %s, not Ready at its source's revision: its inventory may still change", n.ID, n.State))
+			out.Incomplete = append(out.Incomplete, fmt.Sprintf("Kustomization %s is %s, not Ready at its source's revision: its inventory may still change", n.ID, n.State))
 		}
 	}
 	catalog, err := kinds.Discover(c.Discovery)
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "discovering the API", err)
 	}
-	res.Orphans, res.Incomplete = sweep(ctx, c, catalog, inv, res.Incomplete)
-	res.finish()
-	return res, nil
+	out.Orphans, out.Incomplete = sweep(ctx, c, catalog, inv, out.Incomplete)
+	return out, nil
 }
 
 // sweep lists every listable type for objects with the owner label, in parallel.
@@ -102,7 +119,7 @@ func orphan(m *metav1.PartialObjectMetadata, r kinds.Resource, inv map[string]bo
 	for _, f := range m.ManagedFields {
 		applied = applied || f.Manager == fluxManager
 	}
-	ref := retire.Ref{Group: r.Group, Kind: r.Kind, Namespace: m.Namespace, Name: m.Name}
+	ref := Ref{Group: r.Group, Kind: r.Kind, Namespace: m.Namespace, Name: m.Name}
 	if !applied || inv[ref.ID()] {
 		return Orphan{}, false
 	}
@@ -110,6 +127,6 @@ func orphan(m *metav1.PartialObjectMetadata, r kinds.Resource, inv map[string]bo
 		Object: ref, ID: ref.ID(),
 		Kustomization: m.Labels[ownerNamespaceLabel] + "/" + m.Labels[ownerNameLabel],
 		Age:           finalizers.Age(now.Sub(m.CreationTimestamp.Time)),
-		Protected:     m.Annotations[retire.PruneAnnotation] == retire.Disabled,
+		Protected:     m.Annotations[PruneAnnotation] == Disabled,
 	}, true
 }

@@ -1,0 +1,98 @@
+package retire
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// Facts reads a removed object as it is now: whether it exists, its opt-out annotations (only
+// those: never anything that could carry a Secret's value), finalizers, the pods that mount a
+// claim with what deleting it loses, and what a Namespace or CRD cascades to.
+func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
+	l := &Live{Count: -1}
+	res, ok := lc.catalog.ForGroupKind(schema.GroupKind{Group: r.Object.Group, Kind: r.Object.Kind})
+	if !ok {
+		return l // the type is not served, so no object of it exists
+	}
+	ri := lc.c.Dynamic.Resource(res.GVR())
+	var obj *unstructured.Unstructured
+	var err error
+	if res.Namespaced {
+		obj, err = ri.Namespace(r.Object.Namespace).Get(ctx, r.Object.Name, metav1.GetOptions{})
+	} else {
+		obj, err = ri.Get(ctx, r.Object.Name, metav1.GetOptions{})
+	}
+	if apierrors.IsNotFound(err) {
+		return l
+	}
+	if err != nil {
+		l.Incomplete = append(l.Incomplete, fmt.Sprintf("reading %s: %s", r.Object, cluster.Reason(err)))
+		return l
+	}
+	l.Exists = true
+	l.Terminating = obj.GetDeletionTimestamp() != nil
+	l.Finalizers = obj.GetFinalizers()
+	l.Annotations = optOutAnnotations(obj.GetAnnotations())
+	switch r.Object.GroupKind() {
+	case "PersistentVolumeClaim":
+		var gaps []string
+		l.Consumers, l.Cost, gaps = lc.explainer.ClaimConsumers(ctx, r.Object.Namespace, r.Object.Name)
+		l.Incomplete = append(l.Incomplete, gaps...)
+	case "Namespace":
+		l.Count = lc.namespaceCount(ctx, r.Object.Name, l)
+	case "CustomResourceDefinition.apiextensions.k8s.io":
+		l.Count = lc.crCount(ctx, obj, l)
+	}
+	return l
+}
+
+func optOutAnnotations(ann map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{PruneAnnotation, ReconcileAnnotation, SSAAnnotation} {
+		if v, ok := ann[k]; ok {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// namespaceCount counts every object in the namespace, all types.
+func (lc *LiveCluster) namespaceCount(ctx context.Context, ns string, l *Live) int {
+	scan := finalizers.ScanScope(ctx, lc.c, lc.catalog, ns)
+	n := 0
+	for _, t := range scan.Types {
+		n += len(t.Items)
+	}
+	for _, f := range scan.Failed {
+		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting %s in namespace %s: %s", f.Resource, ns, f.Reason))
+	}
+	return n
+}
+
+// crCount counts the custom resources a CRD serves, in all namespaces.
+func (lc *LiveCluster) crCount(ctx context.Context, crd *unstructured.Unstructured, l *Live) int {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	res, ok := lc.catalog.ForGroupKind(schema.GroupKind{Group: group, Kind: kind})
+	if !ok {
+		return 0
+	}
+	n, err := kinds.CountObjects(ctx, lc.c.Metadata, res, "")
+	if err != nil {
+		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting %s: %s", res.QualifiedName(), cluster.Reason(err)))
+		return -1
+	}
+	return n
+}

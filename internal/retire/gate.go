@@ -1,0 +1,163 @@
+package retire
+
+import (
+	"context"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops"
+)
+
+// Request is what one gate compares.
+type Request struct {
+	// RepoDir is a directory inside the GitOps repository's working tree.
+	RepoDir string
+	// Base and Candidate are revisions; "" base means the repo's default base, "" candidate
+	// the working tree.
+	Base, Candidate string
+	// Entry is the path whose build declares the Kustomizations (offline; "" picks the only
+	// clusters/<name>, else the source root). Live, it names the root Kustomization's path,
+	// whose source is the repository's.
+	Entry string
+	// SourceRoot is the artifact's root inside the repository, which spec.paths are relative
+	// to; "" detects it.
+	SourceRoot string
+	// AllowNetwork lets builds fetch remote bases and resources.
+	AllowNetwork bool
+	// Namespace limits the live Kustomizations to one namespace; "" reads all.
+	Namespace string
+	// PersistentKinds extends DefaultPersistentKinds.
+	PersistentKinds []string
+	// Flag pins printed commands to a cluster: `--context=prod`.
+	Flag string
+}
+
+// Report is what one gate found: the revisions and layout compared, every removal judged and
+// planned, and everything that could not be judged.
+type Report struct {
+	Repo string `json:"repo,omitempty"`
+	// Base and Candidate name the revisions compared; BaseHow says how the base was chosen.
+	Base      gitops.Revision `json:"base"`
+	Candidate gitops.Revision `json:"candidate"`
+	BaseHow   string          `json:"baseHow,omitempty"`
+	// Layout is the source root and entry path the repository was built from, and how each
+	// was chosen.
+	Layout *gitops.Layout `json:"layout,omitempty"`
+	// Kustomizations are the Flux Kustomizations compared, namespace/name.
+	Kustomizations []string `json:"kustomizations"`
+	// NotCovered are Kustomizations built from another source than this repository (a
+	// tenant's own): their removals are not judged here.
+	NotCovered []string `json:"notCovered,omitempty"`
+	// Unbuilt are the tiers that did not build on a side (a remote resource offline, a broken
+	// kustomization): their removals are UNKNOWN, never judged unsafe.
+	Unbuilt []Unbuilt `json:"unbuilt,omitempty"`
+	// Removals are every object a candidate drops, sorted by Kustomization and inventory id.
+	Removals []Removal `json:"removals"`
+	// Incomplete lists builds and reads that failed: the verdict cannot be SAFE with any.
+	Incomplete []string `json:"incomplete,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// Unbuilt is one Kustomization's path that did not build at one revision.
+type Unbuilt struct {
+	Kustomization string `json:"kustomization"`
+	// Side is "base" or "candidate".
+	Side  string `json:"side"`
+	Path  string `json:"path"`
+	Error string `json:"error"`
+	// RemoteURLs are the remote resources and bases an offline build could not fetch
+	// (--allow-network fetches them).
+	RemoteURLs []string `json:"remoteURLs,omitempty"`
+}
+
+// Code is the gate's exit code: UNSAFE (1) as soon as one removal is unsafe — that holds
+// whatever the failed reads would have shown — then UNKNOWN (2) when a build or read failed,
+// else OK.
+func (r *Report) Code() exitcode.Code {
+	for _, rm := range r.Removals {
+		if rm.Unsafe {
+			return exitcode.Finding
+		}
+	}
+	if len(r.Incomplete) > 0 || len(r.Unbuilt) > 0 {
+		return exitcode.Unknown
+	}
+	return exitcode.OK
+}
+
+// Gate builds both revisions, decides every removal and plans the unsafe ones. live is nil
+// offline: the Kustomizations then come from the repository's entry path.
+func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
+	k, err := NewKinds(req.PersistentKinds...)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := gitops.OpenRepo(req.RepoDir)
+	if err != nil {
+		return nil, err
+	}
+	revs, err := gitops.OpenRevisions(repo, req.Base, req.Candidate)
+	if err != nil {
+		return nil, err
+	}
+	defer revs.Close()
+	rep := &Report{Repo: repo.Dir, Base: revs.Base, Candidate: revs.Candidate, BaseHow: revs.BaseHow}
+	var b *built
+	var lk *LiveKustomizations
+	if live == nil {
+		b, err = offlineTrees(ctx, revs, req)
+	} else {
+		if lk, err = live.Kustomizations(ctx, req.Namespace); err != nil {
+			return nil, err
+		}
+		rep.Warnings = append(rep.Warnings, lk.Warnings...)
+		b, err = liveTrees(ctx, revs, req, live, lk)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep.Layout, rep.Incomplete = b.layout, append(rep.Incomplete, b.incomplete...)
+	p, err := pairTiers(b.base, b.cand)
+	if err != nil {
+		return nil, err
+	}
+	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
+	units := p.units
+	for i := range units {
+		rep.Kustomizations = append(rep.Kustomizations, units[i].Kustomization.ID())
+		if lk != nil {
+			units[i].Live = true
+			units[i].Inventory = lk.Inventory[units[i].Kustomization.ID()]
+		}
+	}
+	rs, unparsed := Diff(units)
+	rep.Incomplete = append(rep.Incomplete, unparsed...)
+	if b.base != nil {
+		removalFiles(ctx, b.base, *b.layout, rs)
+	}
+	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, k, req.Flag, live, rep.Incomplete)
+	return rep, nil
+}
+
+// judgeAll reads the live facts of every removal (live only), decides each one and plans the
+// unsafe ones; it returns the removals and incomplete with the reads that failed added.
+func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, flag string, live Cluster, incomplete []string) ([]Removal, []string) {
+	if live != nil {
+		for i := range rs {
+			rs[i].Live = live.Facts(ctx, &rs[i])
+			incomplete = append(incomplete, rs[i].Live.Incomplete...)
+		}
+	}
+	Judge(rs, units, k)
+	planner := Planner{Flag: flag}
+	byID := map[string]Kustomization{}
+	for _, u := range units {
+		byID[u.Kustomization.ID()] = u.Kustomization
+	}
+	for i := range rs {
+		if live != nil {
+			AssessWedge(&rs[i], byID[rs[i].Kustomization], live.Downstream(rs[i].Kustomization))
+		}
+		planner.Plan(&rs[i])
+	}
+	return rs, incomplete
+}

@@ -1,0 +1,138 @@
+package retire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops"
+)
+
+// pairing is every Kustomization's base and candidate builds paired into units, and the tiers
+// that could not be: built from another source, unbuilt, or incomplete.
+type pairing struct {
+	units      []Unit
+	notCovered []string
+	unbuilt    []Unbuilt
+	incomplete []string
+}
+
+// pairTiers pairs each Kustomization's base and candidate builds. One known on one side only is
+// compared on that side: a Kustomization that the candidate deletes takes its objects with it
+// when it prunes. A tier that did not build on a side it exists on is UNKNOWN, never unsafe:
+// it is listed with the remote URLs it lacked and left out, as is a tier whose object names
+// depend on unresolved variables; a tier built from another source is listed as not covered.
+func pairTiers(base, cand *gitops.Tree) (pairing, error) {
+	var p pairing
+	if base == nil || cand == nil {
+		return p, nil
+	}
+	ids := map[string]bool{}
+	for id := range base.Tiers {
+		ids[id] = true
+	}
+	for id := range cand.Tiers {
+		ids[id] = true
+	}
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		bt, ct := base.Tiers[id], cand.Tiers[id]
+		ks := ct
+		if ks == nil {
+			ks = bt
+		}
+		if ks.NotCovered != "" {
+			p.notCovered = append(p.notCovered, id+": "+ks.NotCovered)
+			continue
+		}
+		if missing(bt) && missing(ct) {
+			return p, exitcode.UsageErrorf("Kustomization %s: path %s is not in the repository at base or candidate (is --repo the repository its source builds? is --source-root its artifact's root?)", id, ks.Kustomization.Path)
+		}
+		if u, ok := p.pair(id, bt, ct); ok {
+			p.units = append(p.units, u)
+		}
+	}
+	return p, nil
+}
+
+// pair makes the unit of tier id, or records why it cannot be judged.
+func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
+	ks := ct
+	if ks == nil {
+		ks = bt
+	}
+	u := Unit{Kustomization: toRetire(ks.Kustomization)}
+	ok := true
+	for _, side := range []struct {
+		name string
+		t    *gitops.Tier
+		objs *[]*unstructured.Unstructured
+	}{{"base", bt, &u.Base}, {"candidate", ct, &u.Candidate}} {
+		if side.t == nil {
+			continue
+		}
+		for _, e := range side.t.Undecoded {
+			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: %s build declares a Kustomization that does not decode, so the tiers it leads to are not compared: %s", id, side.name, e))
+		}
+		if side.t.Err != nil {
+			p.unbuilt = append(p.unbuilt, Unbuilt{Kustomization: id, Side: side.name, Path: side.t.Kustomization.Path,
+				Error: side.t.Err.Error(), RemoteURLs: side.t.RemoteURLs})
+			ok = false
+			continue
+		}
+		if len(side.t.Unresolved) > 0 {
+			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: %s build leaves %s unresolved in object names", id, side.name, strings.Join(side.t.Unresolved, ", ")))
+			ok = false
+			continue
+		}
+		*side.objs = side.t.Objects
+	}
+	return u, ok
+}
+
+// missing reports whether a tier exists only in name: its path is not in the snapshot.
+func missing(t *gitops.Tier) bool {
+	return t == nil || errors.Is(t.Err, gitops.ErrPathNotFound)
+}
+
+// removalFiles names the file of every removed object that the base built: the base tiers
+// with removals are built once more, recording files (the gate's own builds skip that, a fifth
+// of their time), and each file is made relative to the repository's top level.
+func removalFiles(ctx context.Context, base *gitops.Tree, layout gitops.Layout, rs []Removal) {
+	files := map[string]map[string]string{} // Kustomization -> inventory id -> file
+	for i := range rs {
+		ks := rs[i].Kustomization
+		if rs[i].Base() == nil {
+			continue
+		}
+		if _, done := files[ks]; !done {
+			files[ks] = map[string]string{}
+			if t := base.WithFiles(ctx, ks); t != nil && t.Err == nil {
+				for j, o := range t.Objects {
+					if f := t.FileAt(j); f != "" {
+						files[ks][gitops.ObjectID(o)] = layout.FromTop(f)
+					}
+				}
+			}
+		}
+		rs[i].File = files[ks][gitops.ObjectID(rs[i].Base())]
+	}
+}
+
+// toRetire is the part of a Kustomization a retirement depends on.
+func toRetire(ks gitops.Kustomization) Kustomization {
+	k := Kustomization{Namespace: ks.Namespace, Name: ks.Name, Path: ks.Path, Prune: ks.Prune, Wait: ks.Wait}
+	if ks.Timeout > 0 {
+		k.Timeout = ks.Timeout.String()
+	}
+	if ks.Object != nil {
+		hc, _, _ := unstructured.NestedSlice(ks.Object.Object, "spec", "healthChecks")
+		k.HealthChecks = len(hc) > 0
+	}
+	return k
+}

@@ -1,0 +1,131 @@
+package retire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops"
+)
+
+// built is both revisions built, the layout they were built with and what could not be.
+// base and cand are nil when either side's Kustomizations could not be read: every tier of
+// the other side would look deleted.
+type built struct {
+	base, cand *gitops.Tree
+	layout     *gitops.Layout
+	incomplete []string
+}
+
+// offlineTrees walks each revision from the entry path (gitops.Load), so every Kustomization is
+// found in build output with its rendered spec.
+func offlineTrees(ctx context.Context, revs *gitops.Revisions, req Request) (*built, error) {
+	// Files are found afterwards, for the removed objects only (removalFiles).
+	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
+	candDir, err := revs.CandidateDir()
+	if err != nil {
+		return nil, err
+	}
+	layout, err := gitops.DetectLayout(candDir, req.SourceRoot, req.Entry, nil)
+	if err != nil {
+		return nil, exitcode.UsageErrorf("%v", err)
+	}
+	b := &built{layout: &layout}
+	opts.Entry = layout.Entry
+	var errB, errC, errX error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var baseDir string
+		if baseDir, errX = revs.BaseDir(); errX == nil {
+			b.base, errB = gitops.Load(ctx, layout.Dir(baseDir), opts)
+		}
+	})
+	wg.Go(func() { b.cand, errC = gitops.Load(ctx, layout.Dir(candDir), opts) })
+	wg.Wait()
+	if errX != nil {
+		return nil, errX
+	}
+	if errors.Is(errC, gitops.ErrPathNotFound) {
+		return nil, exitcode.UsageErrorf("candidate: %v (is --path right, and --source-root?)", errC)
+	}
+	if errB != nil || errC != nil {
+		for side, err := range map[string]error{"base": errB, "candidate": errC} {
+			if err != nil {
+				b.incomplete = append(b.incomplete, fmt.Sprintf("%s: %v", side, err))
+			}
+		}
+		sort.Strings(b.incomplete)
+		b.base, b.cand = nil, nil
+	}
+	return b, nil
+}
+
+// liveTrees builds the cluster's Kustomizations as they are, at both revisions, except those
+// from another source than the repository, which are listed as not covered. The
+// postBuild.substituteFrom ConfigMaps are read from the cluster, as the controller reads them.
+func liveTrees(ctx context.Context, revs *gitops.Revisions, req Request, live Cluster, lk *LiveKustomizations) (*built, error) {
+	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
+	candDir, err := revs.CandidateDir()
+	if err != nil {
+		return nil, err
+	}
+	entry := ""
+	if req.Entry != "" {
+		entry = gitops.CleanPath(req.Entry)
+	}
+	opts.Source = gitops.PrimarySource(lk.Items, entry)
+	b := &built{}
+	opts.ConfigMaps, b.incomplete = substitutionConfigMaps(ctx, live, lk.Items)
+	var paths []string
+	for _, ks := range lk.Items {
+		if ks.Source() == opts.Source {
+			paths = append(paths, ks.Path)
+		}
+	}
+	layout, err := gitops.DetectLayout(candDir, req.SourceRoot, entry, paths)
+	if err != nil {
+		return nil, exitcode.UsageErrorf("%v", err)
+	}
+	b.layout = &layout
+	baseDir, err := revs.BaseDir()
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { b.base = gitops.BuildAll(ctx, layout.Dir(baseDir), lk.Items, opts) })
+	wg.Go(func() { b.cand = gitops.BuildAll(ctx, layout.Dir(candDir), lk.Items, opts) })
+	wg.Wait()
+	return b, nil
+}
+
+// substitutionConfigMaps reads the ConfigMaps the Kustomizations' postBuild.substituteFrom
+// names, by "namespace/name". Secrets are never read. A ConfigMap that is missing is left out
+// (the build reports what depends on it); one that cannot be read makes the result incomplete.
+func substitutionConfigMaps(ctx context.Context, live Cluster, kss []gitops.Kustomization) (map[string]map[string]string, []string) {
+	out := map[string]map[string]string{}
+	var gaps []string
+	for _, ks := range kss {
+		for _, name := range ks.SubstituteFromConfigMaps() {
+			key := ks.Namespace + "/" + name
+			if _, done := out[key]; done {
+				continue
+			}
+			data, found, err := live.ConfigMap(ctx, ks.Namespace, name)
+			switch {
+			case err != nil:
+				gaps = append(gaps, fmt.Sprintf("reading configmaps/%s in namespace %s for Kustomization %s's postBuild.substituteFrom: %v", name, ks.Namespace, ks.ID(), err))
+				continue
+			case !found:
+				continue
+			}
+			if data == nil {
+				data = map[string]string{}
+			}
+			out[key] = data
+		}
+	}
+	return out, gaps
+}
