@@ -1,0 +1,99 @@
+package retire_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
+	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/retire"
+)
+
+// fixture is a repository at base with a change in its working tree (the candidate).
+type fixture struct {
+	files, change map[string]string
+	// commit the change and compare HEAD~1 with HEAD instead of the working tree.
+	commit bool
+}
+
+// gate runs the offline gate on the fixture (or live, when live is set) with req's flags.
+func (f fixture) gate(t *testing.T, req retire.Request, live retire.Cluster) (*retire.Report, error) {
+	t.Helper()
+	r := gittest.New(t, f.files)
+	req.RepoDir = r.Dir
+	if req.Base == "" {
+		req.Base = r.Git("rev-parse", "HEAD")
+	}
+	if f.commit {
+		req.Candidate = r.Commit("change", f.change)
+	} else if f.change != nil {
+		r.Write(f.change)
+	}
+	return retire.Gate(context.Background(), req, live)
+}
+
+// mustGate is gate that fails the test on an error.
+func (f fixture) mustGate(t *testing.T, req retire.Request, live retire.Cluster) *retire.Report {
+	t.Helper()
+	rep, err := f.gate(t, req, live)
+	if err != nil {
+		t.Fatalf("gate: %v", err)
+	}
+	return rep
+}
+
+func wantCode(t *testing.T, rep *retire.Report, want exitcode.Code, mentions ...string) {
+	t.Helper()
+	all := strings.Join(append(append([]string{}, rep.Incomplete...), rep.NotCovered...), "\n")
+	for _, u := range rep.Unbuilt {
+		all += "\n" + u.Kustomization + " " + u.Error
+	}
+	for _, rm := range rep.Removals {
+		all += "\n" + rm.ID + " " + string(rm.Outcome) + " " + rm.OptOut + " " + strings.Join(rm.Reasons, "; ")
+	}
+	if got := rep.Code(); got != want {
+		t.Errorf("exit %d, want %d\n%s", got, want, all)
+	}
+	for _, m := range mentions {
+		if !strings.Contains(all, m) {
+			t.Errorf("the report does not mention %q:\n%s", m, all)
+		}
+	}
+}
+
+// files merges file sets, later ones winning.
+func files(sets ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, s := range sets {
+		for k, v := range s {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// A Kustomization in a tier's build that does not decode (here a timeout that is no duration)
+// used to drop every Kustomization of that build without a word: the apps tier beside it was
+// never built, its claim removal never seen, and the gate said SAFE.
+func TestUndecodedKustomization(t *testing.T) {
+	broken := strings.Replace(incident.KustomizationManifest("flux-system", "broken", "./k8s/broken", true), "timeout: 20m", "timeout: soon", 1)
+	f := fixture{
+		files: files(incident.RepoFiles(), map[string]string{
+			"clusters/prod/apps.yaml":       "",
+			"clusters/prod/infra.yaml":      incident.KustomizationManifest("flux-system", "infra", "./k8s/infra", true),
+			"k8s/infra/kustomization.yaml":  "resources:\n- apps.yaml\n- broken.yaml\n",
+			"k8s/infra/apps.yaml":           incident.KustomizationManifest("flux-system", "apps", "./k8s/apps", true),
+			"k8s/infra/broken.yaml":         broken,
+			"k8s/broken/kustomization.yaml": "resources: []\n",
+		}),
+		change: incident.ClaimRemoval(),
+	}
+	delete(f.files, "clusters/prod/apps.yaml")
+	rep := f.mustGate(t, retire.Request{}, nil)
+	wantCode(t, rep, exitcode.Finding, "flux-system/broken", "headlamp_headlamp__PersistentVolumeClaim Pruned")
+	if len(rep.Incomplete) == 0 {
+		t.Errorf("the undecodable Kustomization is not recorded")
+	}
+}
