@@ -89,6 +89,9 @@ func OpenRevisions(repo *Repo, base, cand string) (*Revisions, error) {
 			return nil, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("candidate revision %q: %w", cand, err))
 		}
 	}
+	if r.Candidate.Commit == r.Base.Commit {
+		return nil, exitcode.UsageErrorf("--base %s and --candidate %s are the same commit %s: there is no change to judge", base, cand, shortCommit(r.Base.Commit))
+	}
 	r.base, r.cand = extract(repo, base), extract(repo, cand)
 	return r, nil
 }

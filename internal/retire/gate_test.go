@@ -97,3 +97,51 @@ func TestUndecodedKustomization(t *testing.T) {
 		t.Errorf("the undecodable Kustomization is not recorded")
 	}
 }
+
+// eaKS is a tier built from an ExternalArtifact that an ArtifactGenerator makes from this
+// repository (Flux 2.7 source-watcher, as in fluxcd/flux2-kustomize-helm-example).
+func eaKS(name, path string) string {
+	return strings.Replace(incident.KustomizationManifest("flux-system", name, path, true),
+		"kind: GitRepository\n    name: flux-system", "kind: ExternalArtifact\n    name: "+name, 1)
+}
+
+// Nothing unevaluated is SAFE (issue 14, item 1): a tier built from another source whose files
+// or whose Kustomization the candidate changes, and a sourceRef switch, are UNKNOWN, named.
+func TestNothingUnevaluatedIsSafe(t *testing.T) {
+	// The root Kustomization makes the repository's own GitRepository its source.
+	apps := files(incident.RepoFiles(), map[string]string{"clusters/prod/flux-system.yaml": incident.KustomizationManifest("flux-system", "flux-system", "./clusters/prod", true)})
+	cases := []struct {
+		name    string
+		files   map[string]string
+		change  map[string]string
+		mention string
+	}{
+		{"files of an ExternalArtifact tier change",
+			files(apps, map[string]string{"clusters/prod/apps.yaml": eaKS("apps", "./k8s/apps")}),
+			incident.ClaimRemoval(),
+			"Kustomization flux-system/apps is built from another source (ExternalArtifact/flux-system/apps) and the candidate changes files under its path k8s/apps"},
+		{"an ExternalArtifact tier is removed",
+			files(apps, map[string]string{"clusters/prod/apps.yaml": eaKS("apps", "./k8s/apps"), "clusters/prod/kustomization.yaml": "resources:\n- apps.yaml\n- flux-system.yaml\n"}),
+			map[string]string{"clusters/prod/kustomization.yaml": "resources:\n- flux-system.yaml\n"},
+			"the candidate removes it"},
+		{"the spec of an ExternalArtifact tier changes",
+			files(apps, map[string]string{"clusters/prod/apps.yaml": eaKS("apps", "./k8s/apps")}),
+			map[string]string{"clusters/prod/apps.yaml": strings.Replace(eaKS("apps", "./k8s/apps"), "interval: 10m", "interval: 5m", 1)},
+			"the candidate changes its spec"},
+		{"a sourceRef switch",
+			apps,
+			map[string]string{"clusters/prod/apps.yaml": eaKS("apps", "./k8s/apps")},
+			"switches its sourceRef from GitRepository/flux-system/flux-system to ExternalArtifact/flux-system/apps"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := fixture{files: tc.files, change: tc.change}.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil)
+			wantCode(t, rep, exitcode.Unknown, tc.mention)
+		})
+	}
+	t.Run("a tenant's own repository at path . is not this one", func(t *testing.T) {
+		tenant := strings.Replace(incident.KustomizationManifest("flux-system", "tenant", "./", true), "name: flux-system\n", "name: tenant\n", 1)
+		f := fixture{files: files(apps, map[string]string{"clusters/prod/tenant.yaml": tenant}), change: map[string]string{"k8s/apps/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n  labels: {a: b}\n"}}
+		wantCode(t, f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil), exitcode.OK)
+	})
+}

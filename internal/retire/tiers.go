@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -46,8 +47,15 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 		if ks == nil {
 			ks = bt
 		}
+		if bt != nil && ct != nil && bt.Kustomization.Source() != ct.Kustomization.Source() {
+			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: the candidate switches its sourceRef from %s to %s, so what it prunes is not judged", id, bt.Kustomization.Source(), ct.Kustomization.Source()))
+			continue
+		}
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, id+": "+ks.NotCovered)
+			if why := changedElsewhere(base.Root, cand.Root, bt, ct); why != "" {
+				p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s is built from another source (%s) and %s: what it prunes is not judged", id, ks.Kustomization.Source(), why))
+			}
 			continue
 		}
 		if missing(bt) && missing(ct) {
@@ -93,6 +101,36 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 		*side.objs = side.t.Objects
 	}
 	return u, ok
+}
+
+// changedElsewhere says how the candidate changes a tier built from another source, "" when
+// it does not: the Kustomization removed or its spec changed, or the files under its path
+// changed in this repository (an artifact generated from it). A path "." of another
+// repository's source names that repository's top level, not this one's, and is not compared.
+func changedElsewhere(baseRoot, candRoot string, bt, ct *gitops.Tier) string {
+	switch {
+	case bt == nil:
+		return ""
+	case ct == nil:
+		return "the candidate removes it, and with it what it applied"
+	case !reflect.DeepEqual(spec(bt.Kustomization), spec(ct.Kustomization)):
+		return "the candidate changes its spec"
+	}
+	ks := ct.Kustomization
+	if ks.Path == "." && ks.SourceKind != "ExternalArtifact" {
+		return ""
+	}
+	if !gitops.SameFiles(baseRoot, candRoot, ks.Path) {
+		return "the candidate changes files under its path " + ks.Path + " in this repository"
+	}
+	return ""
+}
+
+func spec(ks gitops.Kustomization) any {
+	if ks.Object == nil {
+		return nil
+	}
+	return ks.Object.Object["spec"]
 }
 
 // missing reports whether a tier exists only in name: its path is not in the snapshot.

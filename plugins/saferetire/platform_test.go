@@ -178,18 +178,21 @@ func TestPlatformRepository(t *testing.T) {
 		r.Git("checkout", "-q", "--", ".")
 		rev := r.Commit("monitoring from a served URL", map[string]string{
 			"k8s/providers/hetzner/monitoring/kustomization.yaml": "resources:\n- " + url + "\n"})
-		out, _, code := gate(t, "--base", rev, "--candidate", rev)
+		same := r.Commit("the same tree again", nil)
+		out, _, code := gate(t, "--base", rev, "--candidate", same)
 		if code != 2 || !strings.Contains(out, "needs "+url) {
 			t.Fatalf("offline: exit %d, want 2 naming %s\n%s", code, url, out)
 		}
-		out, errOut, code := gate(t, "--base", rev, "--candidate", rev, "--allow-network")
+		out, errOut, code := gate(t, "--base", rev, "--candidate", same, "--allow-network")
 		if code != 0 || strings.Contains(out, "UNKNOWN") {
 			t.Fatalf("--allow-network: exit %d, want 0\n%s\n%s", code, out, errOut)
 		}
 	})
 
 	t.Run("source root given or refused", func(t *testing.T) {
-		_, errOut, code := gate(t, "--base", first, "--candidate", first, "--source-root", "k8s")
+		same := r.Commit("the first tree again", incident.PlatformRepoFiles())
+		r.Git("checkout", "-q", "--", ".")
+		_, errOut, code := gate(t, "--base", first, "--candidate", same, "--source-root", "k8s")
 		contains(t, errOut, "# source root: k8s (given with --source-root)")
 		if code != 2 {
 			t.Errorf("exit %d, want 2 (monitoring unknown)", code)

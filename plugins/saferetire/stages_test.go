@@ -136,6 +136,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown revision", []string{"--dry-run", "--offline", "--repo", r.Dir, "--base", "nope"}, 3, `base revision "nope"`},
 		{"offline without dry-run", []string{"--offline", "--repo", r.Dir}, 3, "add --dry-run"},
 		{"bad output", []string{"--dry-run", "--offline", "--repo", r.Dir, "-o", "yaml"}, 3, "unknown output format"},
+		{"base is the candidate", []string{"--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD", "--candidate", "main"}, 3, "are the same commit"},
 		{"bad persistent kind", []string{"--dry-run", "--offline", "--repo", r.Dir, "--persistent-kind", "a/b"}, 3, "--persistent-kind"},
 	}
 	for _, tc := range cases {
