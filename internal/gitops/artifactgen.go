@@ -319,3 +319,19 @@ func (a *artifacts) fresh() *artifacts {
 	}
 	return b
 }
+
+// GeneratedSources lists the ExternalArtifacts ("ExternalArtifact/namespace/name") that the
+// repository's ArtifactGenerators make, sorted: sources that exist in the cluster although no
+// build declares them as objects.
+func (r *Tree) GeneratedSources() []string {
+	if r.ext == nil {
+		return nil
+	}
+	r.ext.mu.Lock()
+	defer r.ext.mu.Unlock()
+	set := map[string]bool{}
+	for id := range r.ext.byID {
+		set[externalArtifactKind+"/"+id] = true
+	}
+	return sortedSet(set)
+}

@@ -138,6 +138,9 @@ func TestLoadExternalArtifacts(t *testing.T) {
 	if vendor == nil || !strings.Contains(vendor.NotCovered, "GitRepository/flux-system/vendor-configs") {
 		t.Errorf("vendor tier: %+v, want not covered naming the other source", vendor)
 	}
+	if got := strings.Join(tree.GeneratedSources(), " "); got != "ExternalArtifact/flux-system/apps ExternalArtifact/flux-system/infrastructure ExternalArtifact/flux-system/vendor" {
+		t.Errorf("GeneratedSources = %s", got)
+	}
 	withFiles := tree.WithFiles(context.Background(), "flux-system/apps")
 	for i, o := range withFiles.Objects {
 		if o.GetKind() == "PersistentVolumeClaim" && withFiles.FileAt(i) != "apps/base/podinfo/data.yaml" {
