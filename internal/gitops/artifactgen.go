@@ -295,11 +295,13 @@ func (l *loader) build(ctx context.Context, t *Tier) {
 }
 
 // rebuild builds again as t was built, for WithFiles: from its artifact, materialised anew and
-// removed afterwards, when it was; a ResourceSet's tier keeps what it rendered.
+// removed afterwards, when it was; a ResourceSet's tier keeps what it rendered, each object's
+// file being the ResourceSet's.
 func (r *Tree) rebuild(ctx context.Context, again, t *Tier, opts BuildOptions) {
 	switch {
 	case t.Owner != "":
-		again.Objects, again.Files, again.Err = t.Objects, t.Files, t.Err
+		again.Objects, again.Err = t.Objects, t.Err
+		again.Files = r.resourceSetFiles(ctx, t)
 	case r.ext != nil:
 		ext := r.ext.fresh()
 		defer ext.close()

@@ -119,6 +119,9 @@ func TestLoadResourceSets(t *testing.T) {
 			t.Errorf("ResourceSet rendered %s, want %s", got, want)
 		}
 	}
+	if wf := tree.WithFiles(context.Background(), rs.ID()); wf == nil || wf.FileAt(0) != "apps/apps.yaml" {
+		t.Errorf("WithFiles names %v, want the ResourceSet's apps/apps.yaml", wf)
+	}
 	for _, app := range []string{"grafana", "loki"} {
 		tier := tree.Tiers["flux-system/"+app]
 		if tier == nil || tier.Err != nil || tier.AppliedBy != "ResourceSet/flux-system/apps" || len(tier.Objects) != 1 {

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -67,4 +68,27 @@ func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unst
 	}
 	t.Objects, t.Unresolved = objs, unresolved
 	return t
+}
+
+// resourceSetFiles names, for each object of ResourceSet tier t, the file that declares the
+// ResourceSet (found in a build of the tier that applies it, with files); "" when unknown.
+func (r *Tree) resourceSetFiles(ctx context.Context, t *Tier) []string {
+	if t.AppliedBy == "" {
+		return nil
+	}
+	parent := r.WithFiles(ctx, t.AppliedBy)
+	if parent == nil {
+		return nil
+	}
+	file := ""
+	for i, o := range parent.Objects {
+		if IsResourceSet(o) && o.GetNamespace() == t.Kustomization.Namespace && o.GetName() == t.Kustomization.Name {
+			file = parent.FileAt(i)
+		}
+	}
+	files := make([]string, len(t.Objects))
+	for i := range files {
+		files[i] = file
+	}
+	return files
 }
