@@ -52,10 +52,11 @@ func (l *loader) resourceSetTiers(r *Tree, all []*unstructured.Unstructured) []*
 }
 
 // resourceSetTier renders one ResourceSet into a tier. Its Kustomization stands for the
-// ResourceSet: namespace, name, wait and timeout; prune is always on (the operator deletes
-// what it no longer renders, unless the object opts out with ResourceSetPruneAnnotation).
+// ResourceSet: namespace, name, wait and timeout, and Object is the ResourceSet itself; prune
+// is always on (the operator deletes what it no longer renders, unless the object opts out
+// with ResourceSetPruneAnnotation).
 func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured) *Tier {
-	ks := Kustomization{Namespace: rset.GetNamespace(), Name: rset.GetName(), Prune: true, Timeout: resourceSetTimeout}
+	ks := Kustomization{Namespace: rset.GetNamespace(), Name: rset.GetName(), Prune: true, Timeout: resourceSetTimeout, Object: rset}
 	if d, err := time.ParseDuration(rset.GetAnnotations()[operatorGroup+"/reconcileTimeout"]); err == nil && d > 0 {
 		ks.Timeout = d
 	}

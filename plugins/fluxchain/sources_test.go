@@ -110,3 +110,62 @@ func TestRepoExternalArtifacts(t *testing.T) {
 		t.Errorf("tiers did not build:\n%s", out.String())
 	}
 }
+
+// resourceSetRepo drives two apps through a Flux Operator ResourceSet that renders their
+// Flux Kustomizations, as the operator's ResourceSet API documents
+// (https://github.com/controlplaneio-fluxcd/flux-operator/blob/main/docs/api/v1/resourceset.md).
+var resourceSetRepo = map[string]string{
+	"clusters/main/apps.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  path: ./apps
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`,
+	"apps/apps.yaml": `apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata:
+  name: apps-rset
+  namespace: flux-system
+spec:
+  inputs:
+    - app: grafana
+    - app: loki
+  resources:
+    - apiVersion: kustomize.toolkit.fluxcd.io/v1
+      kind: Kustomization
+      metadata:
+        name: << inputs.app >>
+        namespace: flux-system
+      spec:
+        path: ./apps/<< inputs.app >>
+        prune: true
+        sourceRef:
+          kind: GitRepository
+          name: flux-system
+`,
+	"apps/grafana/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: grafana\n  namespace: monitoring\n",
+	"apps/loki/cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loki\n  namespace: monitoring\n",
+}
+
+// TestRepoResourceSetKustomizations: the Kustomizations a ResourceSet renders join the chain
+// and are built.
+func TestRepoResourceSetKustomizations(t *testing.T) {
+	dir := gittest.New(t, resourceSetRepo).Dir
+	var out, errOut bytes.Buffer
+	cmd := fluxchain.NewCmdFluxChain(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	code := cli.Run(context.Background(), cmd, []string{"--repo", dir, "--path", "clusters/main"}, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"flux-system/grafana Declared path=apps/grafana", "flux-system/loki Declared path=apps/loki"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q\n%s", want, out.String())
+		}
+	}
+}
