@@ -36,6 +36,12 @@ type Tier struct {
 	// Undecoded names the Kustomizations in this tier's build that did not decode: the tiers
 	// they declare are not built, so what they would prune is unknown.
 	Undecoded []string
+	// Generated says which ArtifactGenerator made the ExternalArtifact the tier was built
+	// from (the generator's copy rules applied to the repository), "" for a direct build.
+	Generated string
+	// Owner is "ResourceSet" for the objects a Flux Operator ResourceSet renders (see
+	// resourceset.go): Kustomization then stands for the ResourceSet, whose prune is always on.
+	Owner string
 }
 
 // Undefined is a variable an object references and nothing defines.
@@ -44,8 +50,13 @@ type Undefined struct {
 	Object string // Kind namespace/name
 }
 
-// ID is the tier's namespace/name.
-func (t *Tier) ID() string { return t.Kustomization.ID() }
+// ID is the tier's namespace/name, "ResourceSet/namespace/name" for a ResourceSet's.
+func (t *Tier) ID() string {
+	if t.Owner != "" {
+		return t.Owner + "/" + t.Kustomization.ID()
+	}
+	return t.Kustomization.ID()
+}
 
 // FileAt is the repo-relative file of the tier's i-th object, "" when unknown.
 func (t *Tier) FileAt(i int) string {
@@ -70,6 +81,8 @@ type Tree struct {
 
 	// opts are the build options of the last builds, substitution sources included.
 	opts BuildOptions
+	// ext are the ArtifactGenerators the builds declare.
+	ext *artifacts
 }
 
 // WithFiles builds tier id again exactly as before, this time recording each object's file,
@@ -79,10 +92,10 @@ func (r *Tree) WithFiles(ctx context.Context, id string) *Tier {
 	if t == nil {
 		return nil
 	}
-	again := &Tier{Kustomization: t.Kustomization, AppliedBy: t.AppliedBy}
+	again := &Tier{Kustomization: t.Kustomization, AppliedBy: t.AppliedBy, Owner: t.Owner}
 	opts := r.opts
 	opts.NoFiles = false
-	BuildTier(ctx, r.Root, again, opts)
+	r.rebuild(ctx, again, t, opts)
 	return again
 }
 
@@ -170,11 +183,14 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 			parent = ks.ID() // the root Kustomization is in the repository
 		}
 	}
+	ext := newArtifacts()
+	ext.add(eb.Objects)
 	r.Source = opts.Source
 	if r.Source == "" {
-		r.Source = PrimarySource(kss, entry)
+		r.Source = PrimarySource(ext.sourcesThrough(kss), entry)
 	}
-	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext}
+	defer ext.close()
 	level := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
 		ap := parent
@@ -204,9 +220,12 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 			}
 		}
 		sort.Slice(level, func(i, j int) bool { return level[i].ID() < level[j].ID() })
+		if len(level) == 0 {
+			level = l.resourceSetTiers(r, all) // their Kustomizations join the walk
+		}
 	}
 	l.substituteAgain(ctx, r, all)
-	r.opts = l.bopts
+	r.opts, r.ext = l.bopts, ext
 	return r, nil
 }
 
@@ -216,7 +235,8 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
 	free := SymlinkFree(root)
-	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts()}
+	defer l.ext.close()
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
@@ -230,7 +250,7 @@ func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOp
 		all = append(all, t.Objects...)
 	}
 	l.substituteAgain(ctx, r, all)
-	r.opts = l.bopts
+	r.opts, r.ext = l.bopts, l.ext
 	return r
 }
 
@@ -239,7 +259,7 @@ func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOp
 func (l *loader) substituteAgain(ctx context.Context, r *Tree, all []*unstructured.Unstructured) {
 	var again []*Tier
 	for _, id := range r.IDs() {
-		if t := r.Tiers[id]; hasSubstituteFrom(t.Kustomization.Object) && t.NotCovered == "" {
+		if t := r.Tiers[id]; hasSubstituteFrom(t.Kustomization.Object) && t.NotCovered == "" && t.Owner == "" {
 			again = append(again, t)
 		}
 	}
@@ -257,10 +277,13 @@ type loader struct {
 	bopts    BuildOptions
 	primary  string
 	extra    map[string]map[string]string
+	ext      *artifacts
+	rendered map[string]bool // ResourceSets already rendered, by tier id
 }
 
 func (l *loader) sources(objs []*unstructured.Unstructured) {
 	l.bopts.ConfigMaps, l.bopts.SecretKeys = SubstitutionSources(objs)
+	l.ext.add(objs)
 	for k, v := range l.extra {
 		l.bopts.ConfigMaps[k] = v
 	}
@@ -274,14 +297,13 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	for _, t := range tiers {
-		if src := t.Kustomization.Source(); l.primary != "" && src != l.primary {
-			t.NotCovered = fmt.Sprintf("its source %s is not the repository's (%s)", src, l.primary)
+		if t.NotCovered = l.notCovered(t); t.NotCovered != "" {
 			continue
 		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			BuildTier(ctx, l.root, t, l.bopts)
+			l.build(ctx, t)
 		})
 	}
 	wg.Wait()

@@ -1,0 +1,339 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// generatorGroup is the API group of source-watcher's ArtifactGenerator (Flux 2.7+).
+const generatorGroup = "source.extensions.fluxcd.io"
+
+// externalArtifactKind is the source kind an ArtifactGenerator makes.
+const externalArtifactKind = "ExternalArtifact"
+
+// maxArtifactBytes bounds what one Load copies into materialised artifacts: a generator is
+// untrusted input and could ask for the whole repository a thousand times over.
+const maxArtifactBytes = 512 << 20
+
+// generatorSpec is the part of an ArtifactGenerator's spec (source.extensions.fluxcd.io/v1beta1)
+// that says what each ExternalArtifact holds.
+type generatorSpec struct {
+	Sources []struct {
+		Alias     string `json:"alias"`
+		Kind      string `json:"kind"`
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"sources"`
+	PathPattern string `json:"pathPattern"`
+	Artifacts   []struct {
+		Name string   `json:"name"`
+		Copy []copyOp `json:"copy"`
+	} `json:"artifacts"`
+}
+
+// copyOp is one copy operation of an output artifact: `from` "@alias/glob", `to` "@artifact/path".
+type copyOp struct {
+	From     string   `json:"from"`
+	To       string   `json:"to"`
+	Exclude  []string `json:"exclude"`
+	Strategy string   `json:"strategy"`
+}
+
+// generated is one ExternalArtifact an ArtifactGenerator of the repository makes.
+type generated struct {
+	// Artifact is "namespace/name" of the ExternalArtifact; Generator that of its generator.
+	Artifact, Generator string
+	// Copy are the copy operations; Sources the distinct sources ("Kind/namespace/name") they
+	// read, sorted.
+	Copy    []copyOp
+	Sources []string
+	// Why is set when the copy operations cannot be followed at all.
+	Why string
+}
+
+// from reports why the artifact cannot be made from the repository whose source is primary,
+// "" when it can: every copy operation must read that source.
+func (g *generated) from(primary string) string {
+	switch {
+	case g.Why != "":
+		return g.Why
+	case len(g.Sources) != 1 || g.Sources[0] != primary:
+		return fmt.Sprintf("its ArtifactGenerator %s copies from %s, not only from the repository's source %s", g.Generator, strings.Join(g.Sources, ", "), primary)
+	}
+	return ""
+}
+
+// artifacts are the ExternalArtifacts the repository's ArtifactGenerators make, and the
+// temporary directories they were materialised into (removed by close).
+type artifacts struct {
+	mu     sync.Mutex
+	byID   map[string]*generated // by namespace/name of the ExternalArtifact
+	made   map[string]*madeArtifact
+	budget int64
+}
+
+// madeArtifact is an artifact materialised once for every tier that builds from it.
+type madeArtifact struct {
+	once  sync.Once
+	dir   string
+	files map[string]string // artifact-relative file -> source-relative file
+	err   error
+}
+
+func newArtifacts() *artifacts {
+	return &artifacts{byID: map[string]*generated{}, made: map[string]*madeArtifact{}, budget: maxArtifactBytes}
+}
+
+// add records the ArtifactGenerators among objs (artifacts already recorded are kept).
+func (a *artifacts) add(objs []*unstructured.Unstructured) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		if gvk.Group != generatorGroup || gvk.Kind != "ArtifactGenerator" {
+			continue
+		}
+		for _, g := range generatorArtifacts(o) {
+			if _, seen := a.byID[g.Artifact]; !seen {
+				a.byID[g.Artifact] = g
+			}
+		}
+	}
+}
+
+// generatorArtifacts reads one ArtifactGenerator. A generator that does not decode yields
+// nothing: the tiers that read its artifacts stay not covered.
+func generatorArtifacts(o *unstructured.Unstructured) []*generated {
+	var spec generatorSpec
+	raw, _, _ := unstructured.NestedMap(o.Object, "spec")
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec); err != nil {
+		return nil
+	}
+	ns := o.GetNamespace()
+	aliases := map[string]string{}
+	for _, s := range spec.Sources {
+		aliases[s.Alias] = s.Kind + "/" + orDefault(s.Namespace, ns) + "/" + s.Name
+	}
+	gen := ns + "/" + o.GetName()
+	out := make([]*generated, 0, len(spec.Artifacts))
+	for _, art := range spec.Artifacts {
+		g := &generated{Artifact: ns + "/" + art.Name, Generator: gen, Copy: art.Copy}
+		switch {
+		case spec.PathPattern != "":
+			g.Why = "its ArtifactGenerator " + gen + " discovers artifacts with spec.pathPattern, which is not followed"
+		case len(art.Copy) == 0:
+			g.Why = "its ArtifactGenerator " + gen + " copies nothing into it"
+		}
+		srcs := map[string]bool{}
+		for _, op := range art.Copy {
+			alias, _, ok := strings.Cut(strings.TrimPrefix(op.From, "@"), "/")
+			src := aliases[alias]
+			switch {
+			case g.Why != "":
+			case !strings.HasPrefix(op.From, "@") || !ok:
+				g.Why = fmt.Sprintf("its ArtifactGenerator %s copies from %q, which is not @alias/path", gen, op.From)
+			case src == "":
+				g.Why = fmt.Sprintf("its ArtifactGenerator %s copies from alias @%s, which it does not declare", gen, alias)
+			case op.Strategy != "" && op.Strategy != strategyOverwrite && op.Strategy != strategyMerge:
+				g.Why = fmt.Sprintf("its ArtifactGenerator %s copies %q with strategy %s, which is not followed", gen, op.From, op.Strategy)
+			}
+			if src != "" {
+				srcs[src] = true
+			}
+		}
+		g.Sources = sortedSet(srcs)
+		out = append(out, g)
+	}
+	return out
+}
+
+// sourcesThrough returns kss with each Kustomization whose source is an ExternalArtifact that
+// a generator makes from one source alone shown with that source, so that PrimarySource sees
+// a repository whose tiers all read artifacts generated from it as that repository.
+func (a *artifacts) sourcesThrough(kss []Kustomization) []Kustomization {
+	out := make([]Kustomization, len(kss))
+	for i, ks := range kss {
+		out[i] = ks
+		if g := a.lookup(ks); g != nil && g.Why == "" && len(g.Sources) == 1 {
+			out[i].SourceKind, out[i].SourceNamespace, out[i].SourceName = splitSource(g.Sources[0])
+		}
+	}
+	return out
+}
+
+// lookup returns the generated artifact a Kustomization reads, or nil.
+func (a *artifacts) lookup(ks Kustomization) *generated {
+	if ks.SourceKind != externalArtifactKind {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.byID[ks.SourceNamespace+"/"+ks.SourceName]
+}
+
+// notCovered says why tier t cannot be built from the repository, "" when it can.
+func (a *artifacts) notCovered(t *Tier, primary string) string {
+	src := t.Kustomization.Source()
+	if primary == "" || src == primary {
+		return ""
+	}
+	g := a.lookup(t.Kustomization)
+	switch {
+	case t.Kustomization.SourceKind != externalArtifactKind:
+		return fmt.Sprintf("its source %s is not the repository's (%s)", src, primary)
+	case g == nil:
+		return fmt.Sprintf("its source %s is made by no ArtifactGenerator the repository declares", src)
+	case g.from(primary) != "":
+		return fmt.Sprintf("its source %s: %s", src, g.from(primary))
+	}
+	return ""
+}
+
+// build builds tier t: from root, or, when its source is an ExternalArtifact that a generator
+// makes from root, from that artifact materialised first. Files name the source's files.
+func (a *artifacts) build(ctx context.Context, root string, t *Tier, opts BuildOptions, primary string) {
+	g := a.lookup(t.Kustomization)
+	if g == nil || t.Kustomization.Source() == primary || g.from(primary) != "" {
+		BuildTier(ctx, root, t, opts)
+		return
+	}
+	t.Generated = fmt.Sprintf("%s/%s, made by ArtifactGenerator %s", externalArtifactKind, g.Artifact, g.Generator)
+	m := a.materialise(root, g)
+	if m.err != nil {
+		t.Objects, t.Files, t.Err = nil, nil, fmt.Errorf("materialising %s/%s from ArtifactGenerator %s: %w", externalArtifactKind, g.Artifact, g.Generator, m.err)
+		return
+	}
+	free := SymlinkFree(m.dir)
+	opts.symlinkFree = &free
+	BuildTier(ctx, m.dir, t, opts)
+	for i, f := range t.Files {
+		t.Files[i] = m.files[f]
+	}
+}
+
+// materialise copies g's files out of root into a temporary directory, once.
+func (a *artifacts) materialise(root string, g *generated) *madeArtifact {
+	a.mu.Lock()
+	m := a.made[g.Artifact]
+	if m == nil {
+		m = &madeArtifact{}
+		a.made[g.Artifact] = m
+	}
+	a.mu.Unlock()
+	m.once.Do(func() {
+		dir, err := os.MkdirTemp(tempBase(), "gitops-artifact-")
+		if err == nil {
+			dir, err = filepath.EvalSymlinks(dir)
+		}
+		if err != nil {
+			m.err = err
+			return
+		}
+		m.dir = dir
+		c := &copier{budget: &a.budget, mu: &a.mu, files: map[string]string{}}
+		m.err = c.run(root, dir, g.Copy)
+		m.files = c.files
+	})
+	return m
+}
+
+// close removes every materialised artifact.
+func (a *artifacts) close() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, m := range a.made {
+		if m.dir != "" {
+			_ = os.RemoveAll(m.dir)
+		}
+		delete(a.made, id)
+	}
+}
+
+// tempBase prefers memory-backed /dev/shm, as snapshots do, unless $TMPDIR is set.
+func tempBase() string {
+	if os.Getenv("TMPDIR") == "" {
+		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+			return "/dev/shm"
+		}
+	}
+	return ""
+}
+
+func splitSource(s string) (kind, ns, name string) {
+	parts := strings.SplitN(s, "/", 3)
+	for len(parts) < 3 {
+		parts = append(parts, "")
+	}
+	return parts[0], parts[1], parts[2]
+}
+
+// notCovered is the loader's hook: why tier t is not built from the repository, "" when it is.
+// A ResourceSet's tier is rendered, never built, so it is always covered.
+func (l *loader) notCovered(t *Tier) string {
+	if t.Owner != "" {
+		return ""
+	}
+	return l.ext.notCovered(t, l.primary)
+}
+
+// build is the loader's hook that builds one covered tier.
+func (l *loader) build(ctx context.Context, t *Tier) {
+	if t.Owner != "" {
+		return
+	}
+	l.ext.build(ctx, l.root, t, l.bopts, l.primary)
+}
+
+// rebuild builds again as t was built, for WithFiles: from its artifact, materialised anew and
+// removed afterwards, when it was; a ResourceSet's tier keeps what it rendered, each object's
+// file being the ResourceSet's.
+func (r *Tree) rebuild(ctx context.Context, again, t *Tier, opts BuildOptions) {
+	switch {
+	case t.Owner != "":
+		again.Objects, again.Err = t.Objects, t.Err
+		again.Files = r.resourceSetFiles(ctx, t)
+	case r.ext != nil:
+		ext := r.ext.fresh()
+		defer ext.close()
+		ext.build(ctx, r.Root, again, opts, r.Source)
+	default:
+		BuildTier(ctx, r.Root, again, opts)
+	}
+}
+
+// fresh returns the same generators with no artifact materialised yet.
+func (a *artifacts) fresh() *artifacts {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := newArtifacts()
+	for id, g := range a.byID {
+		b.byID[id] = g
+	}
+	return b
+}
+
+// GeneratedSources lists the ExternalArtifacts ("ExternalArtifact/namespace/name") that the
+// repository's ArtifactGenerators make, sorted: sources that exist in the cluster although no
+// build declares them as objects.
+func (r *Tree) GeneratedSources() []string {
+	if r.ext == nil {
+		return nil
+	}
+	r.ext.mu.Lock()
+	defer r.ext.mu.Unlock()
+	set := map[string]bool{}
+	for id := range r.ext.byID {
+		set[externalArtifactKind+"/"+id] = true
+	}
+	return sortedSet(set)
+}

@@ -1,0 +1,95 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// resourceSetTimeout is the operator's default reconcile timeout, which its
+// fluxcd.controlplane.io/reconcileTimeout annotation overrides.
+const resourceSetTimeout = 5 * time.Minute
+
+// resourceSetTiers is the loader's hook when a level of the walk runs dry: every ResourceSet
+// the builds so far yield, not rendered yet, becomes a tier of its own (Owner "ResourceSet",
+// id "ResourceSet/namespace/name") holding what it renders with the ResourceSetInputProviders
+// among all. Those tiers are the next level, so the Kustomizations they render join the walk.
+// A ResourceSet whose inputs need the network, or that does not render, is a tier with Err set
+// (UNKNOWN for the gates), never an empty one.
+func (l *loader) resourceSetTiers(r *Tree, all []*unstructured.Unstructured) []*Tier {
+	if l.rendered == nil {
+		l.rendered = map[string]bool{}
+	}
+	var rsips []*unstructured.Unstructured
+	for _, o := range all {
+		if gvk := o.GroupVersionKind(); gvk.Group == operatorGroup && gvk.Kind == rsipKind {
+			rsips = append(rsips, o)
+		}
+	}
+	var out []*Tier
+	visit := func(appliedBy string, from *Tier) {
+		for i, o := range from.Objects {
+			if !IsResourceSet(o) {
+				continue
+			}
+			t := resourceSetTier(o, rsips)
+			t.AppliedBy = appliedBy
+			t.Kustomization.File = from.FileAt(i)
+			if l.rendered[t.ID()] || r.Tiers[t.ID()] != nil {
+				continue
+			}
+			l.rendered[t.ID()] = true
+			out = append(out, t)
+		}
+	}
+	visit("", r.EntryBuild)
+	for _, id := range r.IDs() {
+		visit(id, r.Tiers[id])
+	}
+	return out
+}
+
+// resourceSetTier renders one ResourceSet into a tier. Its Kustomization stands for the
+// ResourceSet: namespace, name, wait and timeout, and Object is the ResourceSet itself; prune
+// is always on (the operator deletes what it no longer renders, unless the object opts out
+// with ResourceSetPruneAnnotation).
+func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured) *Tier {
+	ks := Kustomization{Namespace: rset.GetNamespace(), Name: rset.GetName(), Prune: true, Timeout: resourceSetTimeout, Object: rset}
+	if d, err := time.ParseDuration(rset.GetAnnotations()[operatorGroup+"/reconcileTimeout"]); err == nil && d > 0 {
+		ks.Timeout = d
+	}
+	ks.Wait, _, _ = unstructured.NestedBool(rset.Object, "spec", "wait")
+	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet}
+	objs, unresolved, err := RenderResourceSet(rset, rsips)
+	if err != nil {
+		t.Err = fmt.Errorf("rendering ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+		return t
+	}
+	t.Objects, t.Unresolved = objs, unresolved
+	return t
+}
+
+// resourceSetFiles names, for each object of ResourceSet tier t, the file that declares the
+// ResourceSet (found in a build of the tier that applies it, with files); "" when unknown.
+func (r *Tree) resourceSetFiles(ctx context.Context, t *Tier) []string {
+	if t.AppliedBy == "" {
+		return nil
+	}
+	parent := r.WithFiles(ctx, t.AppliedBy)
+	if parent == nil {
+		return nil
+	}
+	file := ""
+	for i, o := range parent.Objects {
+		if IsResourceSet(o) && o.GetNamespace() == t.Kustomization.Namespace && o.GetName() == t.Kustomization.Name {
+			file = parent.FileAt(i)
+		}
+	}
+	files := make([]string, len(t.Objects))
+	for i := range files {
+		files[i] = file
+	}
+	return files
+}
