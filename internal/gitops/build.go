@@ -149,6 +149,13 @@ func minimalObject(ks Kustomization) *unstructured.Unstructured {
 // kustomization file. It also turns on origin annotations so each object's file is known;
 // addedOrigins says whether they must be removed again.
 func generate(root, dir string, obj *unstructured.Unstructured, opts BuildOptions) (filesys.FileSystem, bool, error) {
+	disk, err := confinedFS(root, opts.AllowNetwork, opts.symlinkFree)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := checkGeneratedDir(disk, dir); err != nil {
+		return nil, false, err
+	}
 	manifest, kfile, _, err := kustomize.NewGenerator(root, *obj).GenerateManifest(dir)
 	if err != nil {
 		return nil, false, err
@@ -158,10 +165,6 @@ func generate(root, dir string, obj *unstructured.Unstructured, opts BuildOption
 		if manifest, added, err = withOriginAnnotations(manifest); err != nil {
 			return nil, false, err
 		}
-	}
-	disk, err := confinedFS(root, opts.AllowNetwork, opts.symlinkFree)
-	if err != nil {
-		return nil, false, err
 	}
 	fs := securefs.MakeFsInMemory(disk)
 	if err := fs.WriteFile(kfile, manifest); err != nil {

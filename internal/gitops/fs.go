@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
@@ -20,7 +21,18 @@ import (
 // that resolution cannot change a path, so a lexical check gives the same answers; a tree
 // with symlinks, or a build allowed to fetch remote bases into temporary clones, gets the
 // controller's own file system. symlinkFree is what SymlinkFree said of root, or nil to ask.
+//
+// Every file is read through boundedFS: no file above maxFileSize, no YAML whose aliases
+// expand past maxAliasNodes.
 func confinedFS(root string, allowNetwork bool, symlinkFree *bool) (filesys.FileSystem, error) {
+	disk, err := confinedDisk(root, allowNetwork, symlinkFree)
+	if err != nil {
+		return nil, err
+	}
+	return boundedFS{disk}, nil
+}
+
+func confinedDisk(root string, allowNetwork bool, symlinkFree *bool) (filesys.FileSystem, error) {
 	if allowNetwork {
 		return securefs.MakeFsOnDiskSecureBuild(root)
 	}
@@ -175,4 +187,38 @@ func (l lexicalFS) Walk(p string, walkFn filepath.WalkFunc) error {
 		}
 		return walkFn(q, info, err)
 	})
+}
+
+// checkGeneratedDir reads through fs (a boundedFS) the files kustomize-controller's generator
+// reads for a directory without a kustomization file: every .yaml and .yml file, not below a
+// directory with a kustomization. The generator parses them on a file system of its own,
+// expanding every alias, so the limits have to be applied before it runs.
+func checkGeneratedDir(fs filesys.FileSystem, dir string) error {
+	if hasKustomization(fs, dir) {
+		return nil
+	}
+	return fs.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case info.IsDir():
+			if p != dir && hasKustomization(fs, p) {
+				return filepath.SkipDir
+			}
+			return nil
+		case filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml":
+			return nil
+		}
+		_, err = fs.ReadFile(p)
+		return err
+	})
+}
+
+func hasKustomization(fs filesys.FileSystem, dir string) bool {
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if p := filepath.Join(dir, name); fs.Exists(p) && !fs.IsDir(p) {
+			return true
+		}
+	}
+	return false
 }

@@ -101,7 +101,7 @@ func TestConfinedFS(t *testing.T) {
 	}
 	if fs, err := confinedFS(root, false, nil); err != nil {
 		t.Fatal(err)
-	} else if _, ok := fs.(lexicalFS); !ok {
+	} else if _, ok := fs.(boundedFS).FileSystem.(lexicalFS); !ok {
 		t.Fatalf("symlink-free tree got %T, want the lexical file system", fs)
 	}
 	ok := Build(context.Background(), root, Kustomization{Path: "apps"}, BuildOptions{})
@@ -122,7 +122,7 @@ func TestConfinedFS(t *testing.T) {
 	}
 	if fs, err := confinedFS(root, false, nil); err != nil {
 		t.Fatal(err)
-	} else if _, ok := fs.(lexicalFS); ok {
+	} else if _, ok := fs.(boundedFS).FileSystem.(lexicalFS); ok {
 		t.Fatal("a tree with a symlink got the lexical file system")
 	}
 	link := Build(context.Background(), root, Kustomization{Path: "apps"}, BuildOptions{})

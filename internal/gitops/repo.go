@@ -19,6 +19,7 @@ package gitops
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -101,7 +102,7 @@ func (r *Repo) git(args ...string) (string, error) { return git(r.Dir, args...) 
 // git runs the git CLI in dir and returns its trimmed standard output. The error carries
 // git's own message.
 func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd := gitCommand(context.Background(), dir, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -111,4 +112,54 @@ func git(dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s: %w", args[0], err)
 	}
 	return strings.TrimSpace(stdout.String()), nil
+}
+
+// safeConfig overrides, on git's command line (which wins over every config file, and is the
+// only place safe.bareRepository is read from besides the user's own files), everything
+// through which a repository could make git run a program or reach the network: a bare
+// repository committed as plain files is not opened unless named explicitly, no fsmonitor
+// daemon or hook is started, no transport is allowed, and no pager or editor runs. Filters
+// and textconv drivers are named in a repository's own config and .gitattributes: the
+// commands used here (rev-parse, merge-base, symbolic-ref, ls-tree, cat-file --batch) never
+// apply them, and the environment below keeps the user's and system's config out too.
+var safeConfig = []string{
+	"-c", "safe.bareRepository=explicit",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "protocol.allow=never",
+	"-c", "core.pager=cat",
+	"-c", "core.editor=false",
+	"-c", "core.askPass=false",
+}
+
+// gitCommand is the git CLI run in dir with a clean environment: no system or global config
+// (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null), none of the caller's GIT_* variables
+// (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG_PARAMETERS… would redirect or reconfigure it), no
+// terminal prompts, no optional lock taken in the working tree, and the overrides of
+// safeConfig. Only PATH, HOME, TMPDIR and the locale pass through.
+func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	full := append(append([]string{"-C", dir}, safeConfig...), args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = gitEnv(os.Environ())
+	return cmd
+}
+
+// gitEnv keeps from environ only what git needs to run and to speak the operator's language.
+func gitEnv(environ []string) []string {
+	env := []string{
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_OPTIONAL_LOCKS=0",
+		"GIT_ATTR_NOSYSTEM=1",
+		"GIT_NO_REPLACE_OBJECTS=1",
+	}
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_MESSAGES", "LANGUAGE", "SYSTEMROOT":
+			env = append(env, kv)
+		}
+	}
+	return env
 }

@@ -71,14 +71,42 @@ func (r *Repo) Commit(msg string, files map[string]string) string {
 // Run runs git in dir, as Repo.Git does, for a directory that is not a Repo (a clone).
 func Run(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
+	return RunInput(tb, dir, "", args...)
+}
+
+// RunInput is Run with input on git's standard input (`git mktree`, `git hash-object --stdin`).
+func RunInput(tb testing.TB, dir, input string, args ...string) string {
+	tb.Helper()
 	base := []string{"-C", dir, "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}
 	cmd := exec.Command("git", append(base, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Stdin = strings.NewReader(input)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Blob stores content as a blob and returns its id.
+func (r *Repo) Blob(content string) string {
+	r.tb.Helper()
+	return RunInput(r.tb, r.Dir, content, "hash-object", "-w", "--stdin")
+}
+
+// Tree stores a tree of the given entries, lines of `git mktree` ("100644 blob ID\tname"),
+// exactly as given: git mktree does not check them as git fsck would, which is the point of
+// crafting one.
+func (r *Repo) Tree(entries ...string) string {
+	r.tb.Helper()
+	return RunInput(r.tb, r.Dir, strings.Join(entries, "\n")+"\n", "mktree")
+}
+
+// CommitTree stores a commit of tree on top of HEAD and returns its id, without touching
+// the working tree or any branch.
+func (r *Repo) CommitTree(tree, msg string) string {
+	r.tb.Helper()
+	return r.Git("commit-tree", "-m", msg, tree)
 }
 
 // Open drives an existing repository at dir (a clone the test made).
