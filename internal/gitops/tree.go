@@ -33,6 +33,11 @@ type Tier struct {
 	Unresolved []string
 	// NotCovered says why the tier was not built (its source is another repository).
 	NotCovered string
+	// Unchanged says LoadIncremental copied the tier from the base tree: none of its inputs
+	// changed, so it builds to what it built there and removes nothing.
+	Unchanged bool
+	// Inputs is what the build read (LoadOptions.RecordInputs); nil when not recorded.
+	Inputs *Inputs
 }
 
 // Undefined is a variable an object references and nothing defines.
@@ -64,6 +69,9 @@ type Tree struct {
 	// Source is the Flux source the repository is ("GitRepository/flux-system/flux-system"):
 	// the root Kustomization's, else the one most Kustomizations of the entry use.
 	Source string
+
+	// FullBuild says why LoadIncremental built every tier; "" when it could reuse them.
+	FullBuild string
 
 	// opts are the build options of the last builds, substitution sources included.
 	opts BuildOptions
@@ -131,6 +139,11 @@ type LoadOptions struct {
 	// ConfigMaps are postBuild.substituteFrom ConfigMaps read elsewhere (from the cluster the
 	// controller reads them from), by "namespace/name"; they win over those the builds declare.
 	ConfigMaps map[string]map[string]string
+	// RecordInputs records each tier's inputs (Tier.Inputs), which LoadIncremental needs of
+	// a base tree.
+	RecordInputs bool
+
+	incr *incremental // LoadIncremental's
 }
 
 // maxUndefined bounds the rebuilds that look for further undefined variables in one tier.
@@ -171,7 +184,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 	if r.Source == "" {
 		r.Source = PrimarySource(kss, entry)
 	}
-	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, incr: opts.incremental(root)}
 	level := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
 		ap := parent
@@ -253,6 +266,7 @@ type loader struct {
 	bopts    BuildOptions
 	primary  string
 	extra    map[string]map[string]string
+	incr     *incremental
 }
 
 func (l *loader) sources(objs []*unstructured.Unstructured) {
@@ -274,10 +288,15 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 			t.NotCovered = fmt.Sprintf("its source %s is not the repository's (%s)", src, l.primary)
 			continue
 		}
+		if l.incr.reuse(t, l.bopts) {
+			continue
+		}
+		opts := l.incr.record(t, l.bopts)
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			BuildTier(ctx, l.root, t, l.bopts)
+			BuildTier(ctx, l.root, t, opts)
+			l.incr.built(t, opts)
 		})
 	}
 	wg.Wait()
