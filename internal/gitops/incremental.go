@@ -96,10 +96,23 @@ func (o LoadOptions) incremental(root string) *incremental {
 	return nil
 }
 
-// reuse copies t from the base when its build would repeat the base's, and reports whether
-// it did. A tier with Inputs already set is at its final build.
+// reuse copies t from the base when its build would repeat the base's, or skips t's final
+// build when it would repeat the walk's, and reports whether it did. A tier with Inputs
+// already set is at its final build.
 func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
-	if i == nil || i.base == nil || i.off != "" {
+	if i == nil {
+		return false
+	}
+	if t.Inputs != nil && !t.Unchanged && t.Inputs.walk == nil {
+		// Built by this walk: the final build reads the same files and object, so it
+		// repeats the walk's when it reads the same substitution sources too.
+		if fp := substFingerprint(t.Kustomization.Object, opts); fp != "" && fp == t.Inputs.subst[0] {
+			t.Inputs.subst[1] = fp
+			return true
+		}
+		return false
+	}
+	if i.base == nil || i.off != "" {
 		return false
 	}
 	if opts.symlinkFree == nil || !*opts.symlinkFree {

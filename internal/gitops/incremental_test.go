@@ -188,7 +188,7 @@ func objectMaps(objs []*unstructured.Unstructured) []map[string]any {
 	return out
 }
 
-func snapshot(t *testing.T, repo *Repo, rev string) *Snapshot {
+func snapshot(t testing.TB, repo *Repo, rev string) *Snapshot {
 	t.Helper()
 	s, err := repo.Snapshot(rev)
 	if err != nil {

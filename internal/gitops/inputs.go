@@ -77,6 +77,16 @@ func (l *readLog) rel(p string) (string, bool) {
 	return "", false
 }
 
+// content records a read of p's content: of a directory, kustomize's attempt to read a
+// resource as a file before it tries it as a kustomization, which only learns it is one.
+func (l *readLog) content(p string) {
+	if pathKind(p) == "dir" {
+		l.probe(p)
+	} else {
+		l.add(p)
+	}
+}
+
 // add records a read or listing of p.
 func (l *readLog) add(p string) {
 	if r, ok := l.rel(p); ok {
@@ -130,9 +140,11 @@ func (l *readLog) generatorReads(dir string, obj *unstructured.Unstructured) {
 	found := false
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		p := filepath.Join(dir, name)
-		l.add(p)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		if pathKind(p) == "file" {
+			l.add(p) // the generator reads it
 			found = true
+		} else {
+			l.probe(p)
 		}
 	}
 	if !found {
@@ -192,12 +204,12 @@ func (r recordingFS) WriteFile(p string, data []byte) error {
 }
 
 func (r recordingFS) Open(p string) (filesys.File, error) {
-	r.log.add(p)
+	r.log.content(p)
 	return r.FileSystem.Open(p)
 }
 
 func (r recordingFS) ReadFile(p string) ([]byte, error) {
-	r.log.add(p)
+	r.log.content(p)
 	return r.FileSystem.ReadFile(p)
 }
 
