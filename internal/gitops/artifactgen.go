@@ -287,11 +287,19 @@ func (l *loader) notCovered(t *Tier) string {
 }
 
 // build is the loader's hook that builds one covered tier.
-func (l *loader) build(ctx context.Context, t *Tier) {
+func (l *loader) build(ctx context.Context, t *Tier, opts BuildOptions) {
 	if t.Owner != "" {
 		return
 	}
-	l.ext.build(ctx, l.root, t, l.bopts, l.primary)
+	l.ext.build(ctx, l.root, t, opts, l.primary)
+}
+
+// reusable says whether the incremental hook may record and reuse t: a tier built from the
+// repository's own files. A ResourceSet's objects and an ExternalArtifact's build come from
+// inputs the recorded reads do not cover (the generator's copy, the providers' inputs), so
+// those tiers are always built.
+func (l *loader) reusable(t *Tier) bool {
+	return t.Owner == "" && t.Kustomization.SourceKind != "ExternalArtifact"
 }
 
 // rebuild builds again as t was built, for WithFiles: from its artifact, materialised anew and

@@ -49,6 +49,8 @@ type BuildOptions struct {
 
 	// symlinkFree is SymlinkFree(root) when the caller (Load) already knows it.
 	symlinkFree *bool
+	// reads logs every path the build reads (LoadOptions.RecordInputs).
+	reads *readLog
 }
 
 // BuildResult is what one path built to.
@@ -103,6 +105,7 @@ func Build(ctx context.Context, root string, ks Kustomization, opts BuildOptions
 	}
 	rel := CleanPath(ks.Path)
 	dir := filepath.Join(root, filepath.FromSlash(rel))
+	opts.reads.generatorReads(dir, obj)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		res.Err = fmt.Errorf("%w: %s", ErrPathNotFound, rel)
 		return res
@@ -165,6 +168,9 @@ func generate(root, dir string, obj *unstructured.Unstructured, opts BuildOption
 		if manifest, added, err = withOriginAnnotations(manifest); err != nil {
 			return nil, false, err
 		}
+	}
+	if opts.reads != nil {
+		disk = recordingFS{FileSystem: disk, log: opts.reads}
 	}
 	fs := securefs.MakeFsInMemory(disk)
 	if err := fs.WriteFile(kfile, manifest); err != nil {

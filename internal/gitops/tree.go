@@ -42,6 +42,11 @@ type Tier struct {
 	// Owner is "ResourceSet" for the objects a Flux Operator ResourceSet renders (see
 	// resourceset.go): Kustomization then stands for the ResourceSet, whose prune is always on.
 	Owner string
+	// Unchanged says LoadIncremental copied the tier from the base tree: none of its inputs
+	// changed, so it builds to what it built there and removes nothing.
+	Unchanged bool
+	// Inputs is what the build read (LoadOptions.RecordInputs); nil when not recorded.
+	Inputs *Inputs
 }
 
 // Undefined is a variable an object references and nothing defines.
@@ -78,6 +83,9 @@ type Tree struct {
 	// Source is the Flux source the repository is ("GitRepository/flux-system/flux-system"):
 	// the root Kustomization's, else the one most Kustomizations of the entry use.
 	Source string
+
+	// FullBuild says why LoadIncremental built every tier; "" when it could reuse them.
+	FullBuild string
 
 	// opts are the build options of the last builds, substitution sources included.
 	opts BuildOptions
@@ -147,6 +155,11 @@ type LoadOptions struct {
 	// ConfigMaps are postBuild.substituteFrom ConfigMaps read elsewhere (from the cluster the
 	// controller reads them from), by "namespace/name"; they win over those the builds declare.
 	ConfigMaps map[string]map[string]string
+	// RecordInputs records each tier's inputs (Tier.Inputs), which LoadIncremental needs of
+	// a base tree.
+	RecordInputs bool
+
+	incr *incremental // LoadIncremental's
 }
 
 // maxUndefined bounds the rebuilds that look for further undefined variables in one tier.
@@ -189,7 +202,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 	if r.Source == "" {
 		r.Source = PrimarySource(ext.sourcesThrough(kss), entry)
 	}
-	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, incr: opts.incremental(root)}
 	defer ext.close()
 	level := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
@@ -279,6 +292,7 @@ type loader struct {
 	extra    map[string]map[string]string
 	ext      *artifacts
 	rendered map[string]bool // ResourceSets already rendered, by tier id
+	incr     *incremental
 }
 
 func (l *loader) sources(objs []*unstructured.Unstructured) {
@@ -300,10 +314,20 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 		if t.NotCovered = l.notCovered(t); t.NotCovered != "" {
 			continue
 		}
+		opts := l.bopts
+		if l.reusable(t) {
+			if l.incr.reuse(t, l.bopts) {
+				continue
+			}
+			opts = l.incr.record(t, l.bopts)
+		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			l.build(ctx, t)
+			l.build(ctx, t, opts)
+			if l.reusable(t) {
+				l.incr.built(t, opts)
+			}
 		})
 	}
 	wg.Wait()

@@ -1,0 +1,210 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+)
+
+// Against is what LoadIncremental reuses.
+type Against struct {
+	// Base is the base revision's tree, loaded with LoadOptions.RecordInputs from the same
+	// entry path.
+	Base *Tree
+	// Changes are the paths that differ between the base's root and the candidate's, relative
+	// to the source root (Repo.Changes, then Changes.Under).
+	Changes *Changes
+	// Full forces every tier to be built, as Load does.
+	Full bool
+}
+
+// LoadIncremental loads root exactly as Load does with opts, except that a tier none of
+// whose inputs changed since a.Base is copied from it instead of built: its objects, files,
+// error and variables are the base's (shared, not copied: treat them as read-only) and
+// Tier.Unchanged is set. A tier's inputs are the files and directories its build read, the
+// Kustomization object it is built from (its parent's build, which is itself a tier or the
+// entry path, always built), and what its post-build substitution read of the ConfigMaps and
+// Secrets the builds declare, wherever they are declared.
+//
+// A tier is built whenever its reuse is uncertain: a new tier, one whose base build read
+// outside the root or wrote to disk, failed for another reason than remote bases or a
+// missing path, or was not recorded. Every tier is built, and Tree.FullBuild says why, when
+// a.Full is set, there is no base or no trustworthy list of changes, either root holds a
+// symlink, or the options differ from the base's. The returned tree records its own inputs.
+func LoadIncremental(ctx context.Context, root string, opts LoadOptions, a Against) (*Tree, error) {
+	opts.RecordInputs = true
+	inc := &incremental{base: a.Base, changes: a.Changes, root: root}
+	inc.off = a.fullReason(opts)
+	opts.incr = inc
+	t, err := Load(ctx, root, opts)
+	if t != nil {
+		t.FullBuild = inc.off
+	}
+	return t, err
+}
+
+// fullReason says why nothing can be reused, "" when tiers may be.
+func (a Against) fullReason(opts LoadOptions) string {
+	switch {
+	case a.Full:
+		return "a full build was asked for"
+	case a.Base == nil:
+		return "there is no base tree"
+	case a.Changes == nil:
+		return "the changes between the revisions are not known"
+	case a.Changes.Uncertain != "":
+		return a.Changes.Uncertain
+	case opts.AllowNetwork:
+		return "remote bases may change between builds"
+	case a.Base.Entry != CleanPath(opts.Entry):
+		return "the base was loaded from another entry path"
+	case a.Base.opts.NoFiles != opts.NoFiles:
+		return "the base was loaded with other options"
+	case a.Base.opts.symlinkFree == nil || !*a.Base.opts.symlinkFree:
+		return "the base holds symlinks, which a list of changed paths does not follow"
+	}
+	return ""
+}
+
+// incremental is the loader's hook that records each tier's inputs and, given a base,
+// copies the tiers whose inputs did not change. A nil *incremental does nothing.
+//
+// Load builds a tier once in its walk, with the substitution sources of the levels above, and
+// a tier that uses postBuild.substituteFrom once more at the end with every source: the
+// second build's objects are the tier's, but its children and the sources it declares were
+// taken from the first. So each build is decided on its own: the walk's build is reused when
+// the reads, the object and the walk's substitution sources are unchanged, and the final one
+// when, in addition, the final sources are.
+type incremental struct {
+	base    *Tree
+	changes *Changes
+	root    string
+	// off says why no tier is reused (set before Load, or by the first build that finds a
+	// symlink in the candidate).
+	off string
+}
+
+// incremental returns the hook Load uses on root: the one LoadIncremental set, one that only
+// records inputs, or nil.
+func (o LoadOptions) incremental(root string) *incremental {
+	switch {
+	case o.incr != nil:
+		return o.incr
+	case o.RecordInputs:
+		return &incremental{root: root}
+	}
+	return nil
+}
+
+// reuse copies t from the base when its build would repeat the base's, or skips t's final
+// build when it would repeat the walk's, and reports whether it did. A tier with Inputs
+// already set is at its final build.
+func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
+	if i == nil {
+		return false
+	}
+	if t.Inputs != nil && !t.Unchanged && t.Inputs.walk == nil {
+		// Built by this walk: the final build reads the same files and object, so it
+		// repeats the walk's when it reads the same substitution sources too.
+		if fp := substFingerprint(t.Kustomization.Object, opts); fp != "" && fp == t.Inputs.subst[0] {
+			t.Inputs.subst[1] = fp
+			return true
+		}
+		return false
+	}
+	if i.base == nil || i.off != "" {
+		return false
+	}
+	if opts.symlinkFree == nil || !*opts.symlinkFree {
+		i.off = "the candidate holds symlinks, which a list of changed paths does not follow"
+		return false
+	}
+	bt := i.base.Tiers[t.ID()]
+	if t.Inputs != nil { // the final build, with every substitution source
+		if !t.Unchanged {
+			return false
+		}
+		if fp := substFingerprint(t.Kustomization.Object, opts); fp == "" || fp != bt.Inputs.subst[1] {
+			t.Unchanged = false
+			return false
+		}
+		copyOutput(t, bt, nil)
+		return true
+	}
+	if !i.unchanged(t, bt, opts) {
+		return false
+	}
+	in := *bt.Inputs
+	t.Inputs, t.Unchanged = &in, true
+	copyOutput(t, bt, in.walk)
+	return true
+}
+
+// unchanged reports whether t's walk build would read exactly what bt's did.
+func (i *incremental) unchanged(t, bt *Tier, opts BuildOptions) bool {
+	if bt == nil || bt.Inputs == nil || bt.Inputs.Incomplete != "" || bt.NotCovered != "" {
+		return false
+	}
+	if bt.Err != nil && !errors.Is(bt.Err, ErrNeedsNetwork) && !errors.Is(bt.Err, ErrPathNotFound) {
+		return false
+	}
+	in := bt.Inputs
+	if fp := specFingerprint(t.Kustomization); fp == "" || fp != in.spec {
+		return false
+	}
+	if fp := substFingerprint(t.Kustomization.Object, opts); fp == "" || fp != in.subst[0] {
+		return false
+	}
+	for _, p := range in.Paths {
+		if i.changes.Touches(p) {
+			return false
+		}
+	}
+	for p, kind := range in.Probed {
+		// A change there: the answer holds while the path is still what it was.
+		if i.changes.Touches(p) && pathKind(filepath.Join(i.root, filepath.FromSlash(p))) != kind {
+			return false
+		}
+	}
+	return true
+}
+
+// copyOutput gives t the base tier's build output, or the walk's when given.
+func copyOutput(t, bt *Tier, walk *walkOutput) {
+	t.Objects, t.Files = bt.Objects, bt.Files
+	if walk != nil {
+		t.Objects, t.Files = walk.objects, walk.files
+	}
+	t.Err, t.RemoteURLs, t.Undefined, t.Unresolved = bt.Err, bt.RemoteURLs, bt.Undefined, bt.Unresolved
+}
+
+// record returns the options t's build runs with: with a log of its reads when inputs are
+// recorded. It fingerprints the object and the substitution sources this build reads, and at
+// the final build keeps the walk's output when the sources differ from the walk's.
+func (i *incremental) record(t *Tier, opts BuildOptions) BuildOptions {
+	if i == nil {
+		return opts
+	}
+	fp := substFingerprint(t.Kustomization.Object, opts)
+	if t.Inputs == nil {
+		t.Inputs = &Inputs{spec: specFingerprint(t.Kustomization)}
+		t.Inputs.subst[0] = fp
+	} else {
+		in := *t.Inputs // it may be the base's
+		in.subst[1] = fp
+		in.walk = nil
+		if fp != in.subst[0] || fp == "" {
+			in.walk = &walkOutput{objects: t.Objects, files: t.Files}
+		}
+		t.Inputs = &in
+	}
+	opts.reads = newReadLog(i.root)
+	return opts
+}
+
+// built stores the reads of t's build.
+func (i *incremental) built(t *Tier, opts BuildOptions) {
+	if i != nil && opts.reads != nil {
+		opts.reads.inputs(t.Inputs)
+	}
+}

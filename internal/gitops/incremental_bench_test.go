@@ -1,0 +1,195 @@
+package gitops
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubeforensics/suite/internal/gitops/floor"
+	"github.com/kubeforensics/suite/internal/gitops/gittest"
+)
+
+// BenchmarkIncrementalLoad measures what a pull-request gate builds offline on generated
+// home-ops repositories of 100 and 1,000 Kustomizations, against kustomize building every
+// path once, one after another: today's two full loads (base and candidate at once), and the
+// incremental load (the base loaded recording inputs, the changes listed, the candidate
+// loaded against it) of a one-file image bump (target <= 0.25x) and of a change to the
+// component every tier uses (target: no slower than today). Peak RSS is the process's high
+// water mark over each run (reset through /proc/self/clear_refs).
+func BenchmarkIncrementalLoad(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) { benchIncremental(b, n) })
+	}
+}
+
+// incrBench is one generated repository with its three revisions extracted.
+type incrBench struct {
+	repo               *Repo
+	base, one, every   string // commits
+	baseDir, oneDir    string
+	everyDir           string
+	opts               LoadOptions
+	n                  int
+	floorPaths         []string
+	extractPerRevision time.Duration
+}
+
+func newIncrBench(b *testing.B, n int) *incrBench {
+	dir := b.TempDir()
+	paths, release, component, err := floor.HomeOps(dir, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := gittest.In(b, dir, nil)
+	ib := &incrBench{n: n, floorPaths: paths, opts: LoadOptions{Entry: "clusters/main", NoFiles: true}}
+	ib.base = g.Git("rev-parse", "HEAD")
+	ib.one = g.Commit("one image bump", map[string]string{release: floor.HomeOpsRelease("app-0000", "1.1.0")})
+	g.Git("checkout", "--quiet", "-B", "every", ib.base)
+	ib.every = g.Commit("the shared component", map[string]string{component: floor.HomeOpsAlerts("page")})
+	if ib.repo, err = OpenRepo(dir); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	ib.baseDir = snapshot(b, ib.repo, ib.base).Dir
+	ib.extractPerRevision = time.Since(start)
+	ib.oneDir = snapshot(b, ib.repo, ib.one).Dir
+	ib.everyDir = snapshot(b, ib.repo, ib.every).Dir
+	return ib
+}
+
+// today loads both revisions in full, at once, as the gate does without a base tree.
+func (ib *incrBench) today(b *testing.B, candDir string) {
+	var wg sync.WaitGroup
+	for _, dir := range []string{ib.baseDir, candDir} {
+		wg.Go(func() {
+			if _, err := Load(context.Background(), dir, ib.opts); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// incremental loads the base recording inputs, lists the changes and loads the candidate
+// against it; it returns how many tiers were built at the candidate.
+func (ib *incrBench) incremental(b *testing.B, cand, candDir string) int {
+	ctx := context.Background()
+	opts := ib.opts
+	opts.RecordInputs = true
+	base, err := Load(ctx, ib.baseDir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	changes, err := ib.repo.Changes(ib.base, cand)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tree, err := LoadIncremental(ctx, candDir, ib.opts, Against{Base: base, Changes: changes})
+	if err != nil {
+		b.Fatal(err)
+	}
+	built := 0
+	for _, t := range tree.Tiers {
+		if !t.Unchanged {
+			built++
+		}
+	}
+	return built
+}
+
+func benchIncremental(b *testing.B, n int) {
+	if testing.Short() {
+		b.Skip("builds generated repositories")
+	}
+	ib := newIncrBench(b, n)
+	rounds := 3
+	if n >= 1000 {
+		rounds = 1
+	}
+	var floorR, todayR, oneR, everyR run
+	var oneBuilt, everyBuilt int
+	b.ResetTimer()
+	for range rounds {
+		floorR.add(measure(func() { floor.Build(ib.floorPaths, 1) }))
+		todayR.add(measure(func() { ib.today(b, ib.oneDir) }))
+		oneR.add(measure(func() { oneBuilt = ib.incremental(b, ib.one, ib.oneDir) }))
+		everyR.add(measure(func() { everyBuilt = ib.incremental(b, ib.every, ib.everyDir) }))
+	}
+	b.StopTimer()
+	if oneBuilt != 1 || everyBuilt != n {
+		b.Fatalf("built %d tiers for one image bump (want 1) and %d for the shared component (want %d)", oneBuilt, everyBuilt, n)
+	}
+	b.ReportMetric(oneR.ratio(floorR), "one-file-x")
+	b.ReportMetric(everyR.ratio(floorR), "every-tier-x")
+	fmt.Printf("incremental load, %d Kustomizations (%d paths), GOMAXPROCS %d, mean of %d runs; wall time, and CPU time (user+system,\n", n, len(ib.floorPaths), runtime.GOMAXPROCS(0), rounds)
+	fmt.Printf("which a machine shared with other work cannot inflate) with its ratio:\n")
+	fmt.Printf("  %-54s %s\n", "kustomize build of every path once, one after another", floorR.line(floorR, rounds))
+	fmt.Printf("  %-54s %s\n", "today: base and candidate loaded in full, at once", todayR.line(floorR, rounds))
+	fmt.Printf("  %-54s %s (target <= 0.25x)\n", "incremental, one-file change (1 tier built)", oneR.line(floorR, rounds))
+	fmt.Printf("  %-54s %s (%.2fx of today's wall, %.2fx of its CPU; target <= 1)\n", fmt.Sprintf("incremental, shared component (%d tiers built)", n),
+		everyR.line(floorR, rounds), everyR.ratio(todayR), float64(everyR.cpu)/float64(todayR.cpu))
+	fmt.Printf("  (not included: extracting a revision with git archive, %d ms each)\n", ib.extractPerRevision.Milliseconds())
+}
+
+// run sums the measurements of one scenario over the rounds.
+type run struct {
+	wall, cpu time.Duration
+	rss       int64
+}
+
+func (r *run) add(wall, cpu time.Duration, rss int64) {
+	r.wall, r.cpu, r.rss = r.wall+wall, r.cpu+cpu, max(r.rss, rss)
+}
+
+func (r run) ratio(floor run) float64 { return float64(r.wall) / float64(floor.wall) }
+
+func (r run) line(floor run, rounds int) string {
+	return fmt.Sprintf("wall %6d ms %5.2fx  cpu %6d ms %5.2fx  peak RSS %4d MB",
+		r.wall.Milliseconds()/int64(rounds), r.ratio(floor), r.cpu.Milliseconds()/int64(rounds),
+		float64(r.cpu)/float64(floor.cpu), r.rss>>10)
+}
+
+// measure runs f after a GC with the peak RSS reset, and returns its wall time, the
+// process's CPU time and its peak RSS in KiB during it (0 where /proc cannot tell).
+func measure(f func()) (wall, cpu time.Duration, rss int64) {
+	runtime.GC()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	cpu0 := cpuTime()
+	start := time.Now()
+	f()
+	return time.Since(start), cpuTime() - cpu0, peakRSS()
+}
+
+// cpuTime is the process's user and system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peakRSS reads VmHWM from /proc/self/status, in KiB.
+func peakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
