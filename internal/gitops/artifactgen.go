@@ -32,10 +32,13 @@ type generatorSpec struct {
 		Namespace string `json:"namespace"`
 	} `json:"sources"`
 	PathPattern string `json:"pathPattern"`
-	Artifacts   []struct {
-		Name string   `json:"name"`
-		Copy []copyOp `json:"copy"`
-	} `json:"artifacts"`
+	Artifacts   []outputArtifact `json:"artifacts"`
+}
+
+// outputArtifact is one artifact a generator makes: its name and copy operations.
+type outputArtifact struct {
+	Name string   `json:"name"`
+	Copy []copyOp `json:"copy"`
 }
 
 // copyOp is one copy operation of an output artifact: `from` "@alias/glob", `to` "@artifact/path".
@@ -73,6 +76,8 @@ func (g *generated) from(primary string) string {
 // artifacts are the ExternalArtifacts the repository's ArtifactGenerators make, and the
 // temporary directories they were materialised into (removed by close).
 type artifacts struct {
+	// root is the source root, where spec.pathPattern discovers directories.
+	root   string
 	mu     sync.Mutex
 	byID   map[string]*generated // by namespace/name of the ExternalArtifact
 	made   map[string]*madeArtifact
@@ -87,8 +92,8 @@ type madeArtifact struct {
 	err   error
 }
 
-func newArtifacts() *artifacts {
-	return &artifacts{byID: map[string]*generated{}, made: map[string]*madeArtifact{}, budget: maxArtifactBytes}
+func newArtifacts(root string) *artifacts {
+	return &artifacts{root: root, byID: map[string]*generated{}, made: map[string]*madeArtifact{}, budget: maxArtifactBytes}
 }
 
 // add records the ArtifactGenerators among objs (artifacts already recorded are kept).
@@ -100,7 +105,7 @@ func (a *artifacts) add(objs []*unstructured.Unstructured) {
 		if gvk.Group != generatorGroup || gvk.Kind != "ArtifactGenerator" {
 			continue
 		}
-		for _, g := range generatorArtifacts(o) {
+		for _, g := range generatorArtifacts(o, a.root) {
 			if _, seen := a.byID[g.Artifact]; !seen {
 				a.byID[g.Artifact] = g
 			}
@@ -108,9 +113,10 @@ func (a *artifacts) add(objs []*unstructured.Unstructured) {
 	}
 }
 
-// generatorArtifacts reads one ArtifactGenerator. A generator that does not decode yields
-// nothing: the tiers that read its artifacts stay not covered.
-func generatorArtifacts(o *unstructured.Unstructured) []*generated {
+// generatorArtifacts reads one ArtifactGenerator; with spec.pathPattern, its artifacts are
+// those the directories of root that match the pattern make (expandPattern). A generator that
+// does not decode yields nothing: the tiers that read its artifacts stay not covered.
+func generatorArtifacts(o *unstructured.Unstructured, root string) []*generated {
 	var spec generatorSpec
 	raw, _, _ := unstructured.NestedMap(o.Object, "spec")
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec); err != nil {
@@ -122,12 +128,14 @@ func generatorArtifacts(o *unstructured.Unstructured) []*generated {
 		aliases[s.Alias] = s.Kind + "/" + orDefault(s.Namespace, ns) + "/" + s.Name
 	}
 	gen := ns + "/" + o.GetName()
-	out := make([]*generated, 0, len(spec.Artifacts))
-	for _, art := range spec.Artifacts {
+	arts := spec.Artifacts
+	if spec.PathPattern != "" {
+		arts = expandPattern(spec.PathPattern, aliases, root, arts)
+	}
+	out := make([]*generated, 0, len(arts))
+	for _, art := range arts {
 		g := &generated{Artifact: ns + "/" + art.Name, Generator: gen, Copy: art.Copy}
 		switch {
-		case spec.PathPattern != "":
-			g.Why = "its ArtifactGenerator " + gen + " discovers artifacts with spec.pathPattern, which is not followed"
 		case len(art.Copy) == 0:
 			g.Why = "its ArtifactGenerator " + gen + " copies nothing into it"
 		}
@@ -315,7 +323,7 @@ func (r *Tree) rebuild(ctx context.Context, again, t *Tier, opts BuildOptions) {
 func (a *artifacts) fresh() *artifacts {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	b := newArtifacts()
+	b := newArtifacts(a.root)
 	for id, g := range a.byID {
 		b.byID[id] = g
 	}

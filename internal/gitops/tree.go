@@ -180,7 +180,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 			parent = ks.ID() // the root Kustomization is in the repository
 		}
 	}
-	ext := newArtifacts()
+	ext := newArtifacts(root)
 	ext.add(eb.Objects)
 	r.Source = opts.Source
 	if r.Source == "" {
@@ -231,7 +231,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
 	free := SymlinkFree(root)
-	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts()}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
 	defer l.ext.close()
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
