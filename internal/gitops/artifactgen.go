@@ -31,7 +31,7 @@ type generatorSpec struct {
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"sources"`
-	PathPattern string `json:"pathPattern"`
+	PathPattern string           `json:"pathPattern"`
 	Artifacts   []outputArtifact `json:"artifacts"`
 }
 
