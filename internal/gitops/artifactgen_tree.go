@@ -11,12 +11,12 @@ func (l *loader) notCovered(t *Tier) string {
 	return l.ext.notCovered(t, l.primary)
 }
 
-// build is the loader's hook that builds one covered tier.
-func (l *loader) build(ctx context.Context, t *Tier) {
+// build is the loader's hook that builds one covered tier with opts.
+func (l *loader) build(ctx context.Context, t *Tier, opts BuildOptions) {
 	if t.Owner != "" {
 		return
 	}
-	l.ext.build(ctx, l.root, t, l.bopts, l.primary)
+	l.ext.build(ctx, l.root, t, opts, l.primary)
 }
 
 // rebuild builds again as t was built, for WithFiles: from its artifact, materialised anew and

@@ -18,6 +18,12 @@ type Tier struct {
 	// AppliedBy is the Kustomization (namespace/name) whose build yields this one; "" when
 	// the entry path yields it and no Kustomization in the repository builds that path.
 	AppliedBy string
+	// Generated says which ArtifactGenerator made the ExternalArtifact the tier was built
+	// from (the generator's copy rules applied to the repository), "" for a direct build.
+	Generated string
+	// Owner is "ResourceSet" for the objects a Flux Operator ResourceSet renders (see
+	// resourceset.go): Kustomization then stands for the ResourceSet, whose prune is always on.
+	Owner string
 	// Objects and Files are the build's objects and the repo-relative file of each.
 	Objects []*unstructured.Unstructured
 	Files   []string
@@ -33,12 +39,6 @@ type Tier struct {
 	Unresolved []string
 	// NotCovered says why the tier was not built (its source is another repository).
 	NotCovered string
-	// Generated says which ArtifactGenerator made the ExternalArtifact the tier was built
-	// from (the generator's copy rules applied to the repository), "" for a direct build.
-	Generated string
-	// Owner is "ResourceSet" for the objects a Flux Operator ResourceSet renders (see
-	// resourceset.go): Kustomization then stands for the ResourceSet, whose prune is always on.
-	Owner string
 }
 
 // Undefined is a variable an object references and nothing defines.
@@ -299,7 +299,7 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			l.build(ctx, t)
+			l.build(ctx, t, l.bopts)
 		})
 	}
 	wg.Wait()
