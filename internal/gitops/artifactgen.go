@@ -31,11 +31,14 @@ type generatorSpec struct {
 		Name      string `json:"name"`
 		Namespace string `json:"namespace"`
 	} `json:"sources"`
-	PathPattern string `json:"pathPattern"`
-	Artifacts   []struct {
-		Name string   `json:"name"`
-		Copy []copyOp `json:"copy"`
-	} `json:"artifacts"`
+	PathPattern string           `json:"pathPattern"`
+	Artifacts   []outputArtifact `json:"artifacts"`
+}
+
+// outputArtifact is one artifact a generator makes: its name and copy operations.
+type outputArtifact struct {
+	Name string   `json:"name"`
+	Copy []copyOp `json:"copy"`
 }
 
 // copyOp is one copy operation of an output artifact: `from` "@alias/glob", `to` "@artifact/path".
@@ -73,6 +76,8 @@ func (g *generated) from(primary string) string {
 // artifacts are the ExternalArtifacts the repository's ArtifactGenerators make, and the
 // temporary directories they were materialised into (removed by close).
 type artifacts struct {
+	// root is the source root, where spec.pathPattern discovers directories.
+	root   string
 	mu     sync.Mutex
 	byID   map[string]*generated // by namespace/name of the ExternalArtifact
 	made   map[string]*madeArtifact
@@ -87,8 +92,8 @@ type madeArtifact struct {
 	err   error
 }
 
-func newArtifacts() *artifacts {
-	return &artifacts{byID: map[string]*generated{}, made: map[string]*madeArtifact{}, budget: maxArtifactBytes}
+func newArtifacts(root string) *artifacts {
+	return &artifacts{root: root, byID: map[string]*generated{}, made: map[string]*madeArtifact{}, budget: maxArtifactBytes}
 }
 
 // add records the ArtifactGenerators among objs (artifacts already recorded are kept).
@@ -100,7 +105,7 @@ func (a *artifacts) add(objs []*unstructured.Unstructured) {
 		if gvk.Group != generatorGroup || gvk.Kind != "ArtifactGenerator" {
 			continue
 		}
-		for _, g := range generatorArtifacts(o) {
+		for _, g := range generatorArtifacts(o, a.root) {
 			if _, seen := a.byID[g.Artifact]; !seen {
 				a.byID[g.Artifact] = g
 			}
@@ -108,9 +113,10 @@ func (a *artifacts) add(objs []*unstructured.Unstructured) {
 	}
 }
 
-// generatorArtifacts reads one ArtifactGenerator. A generator that does not decode yields
-// nothing: the tiers that read its artifacts stay not covered.
-func generatorArtifacts(o *unstructured.Unstructured) []*generated {
+// generatorArtifacts reads one ArtifactGenerator; with spec.pathPattern, its artifacts are
+// those the directories of root that match the pattern make (expandPattern). A generator that
+// does not decode yields nothing: the tiers that read its artifacts stay not covered.
+func generatorArtifacts(o *unstructured.Unstructured, root string) []*generated {
 	var spec generatorSpec
 	raw, _, _ := unstructured.NestedMap(o.Object, "spec")
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec); err != nil {
@@ -122,12 +128,14 @@ func generatorArtifacts(o *unstructured.Unstructured) []*generated {
 		aliases[s.Alias] = s.Kind + "/" + orDefault(s.Namespace, ns) + "/" + s.Name
 	}
 	gen := ns + "/" + o.GetName()
-	out := make([]*generated, 0, len(spec.Artifacts))
-	for _, art := range spec.Artifacts {
+	arts := spec.Artifacts
+	if spec.PathPattern != "" {
+		arts = expandPattern(spec.PathPattern, aliases, root, arts)
+	}
+	out := make([]*generated, 0, len(arts))
+	for _, art := range arts {
 		g := &generated{Artifact: ns + "/" + art.Name, Generator: gen, Copy: art.Copy}
 		switch {
-		case spec.PathPattern != "":
-			g.Why = "its ArtifactGenerator " + gen + " discovers artifacts with spec.pathPattern, which is not followed"
 		case len(art.Copy) == 0:
 			g.Why = "its ArtifactGenerator " + gen + " copies nothing into it"
 		}
@@ -275,73 +283,4 @@ func splitSource(s string) (kind, ns, name string) {
 		parts = append(parts, "")
 	}
 	return parts[0], parts[1], parts[2]
-}
-
-// notCovered is the loader's hook: why tier t is not built from the repository, "" when it is.
-// A ResourceSet's tier is rendered, never built, so it is always covered.
-func (l *loader) notCovered(t *Tier) string {
-	if t.Owner != "" {
-		return ""
-	}
-	return l.ext.notCovered(t, l.primary)
-}
-
-// build is the loader's hook that builds one covered tier.
-func (l *loader) build(ctx context.Context, t *Tier, opts BuildOptions) {
-	if t.Owner != "" {
-		return
-	}
-	l.ext.build(ctx, l.root, t, opts, l.primary)
-}
-
-// reusable says whether the incremental hook may record and reuse t: a tier built from the
-// repository's own files. A ResourceSet's objects and an ExternalArtifact's build come from
-// inputs the recorded reads do not cover (the generator's copy, the providers' inputs), so
-// those tiers are always built.
-func (l *loader) reusable(t *Tier) bool {
-	return t.Owner == "" && t.Kustomization.SourceKind != "ExternalArtifact"
-}
-
-// rebuild builds again as t was built, for WithFiles: from its artifact, materialised anew and
-// removed afterwards, when it was; a ResourceSet's tier keeps what it rendered, each object's
-// file being the ResourceSet's.
-func (r *Tree) rebuild(ctx context.Context, again, t *Tier, opts BuildOptions) {
-	switch {
-	case t.Owner != "":
-		again.Objects, again.Err = t.Objects, t.Err
-		again.Files = r.resourceSetFiles(ctx, t)
-	case r.ext != nil:
-		ext := r.ext.fresh()
-		defer ext.close()
-		ext.build(ctx, r.Root, again, opts, r.Source)
-	default:
-		BuildTier(ctx, r.Root, again, opts)
-	}
-}
-
-// fresh returns the same generators with no artifact materialised yet.
-func (a *artifacts) fresh() *artifacts {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	b := newArtifacts()
-	for id, g := range a.byID {
-		b.byID[id] = g
-	}
-	return b
-}
-
-// GeneratedSources lists the ExternalArtifacts ("ExternalArtifact/namespace/name") that the
-// repository's ArtifactGenerators make, sorted: sources that exist in the cluster although no
-// build declares them as objects.
-func (r *Tree) GeneratedSources() []string {
-	if r.ext == nil {
-		return nil
-	}
-	r.ext.mu.Lock()
-	defer r.ext.mu.Unlock()
-	set := map[string]bool{}
-	for id := range r.ext.byID {
-		set[externalArtifactKind+"/"+id] = true
-	}
-	return sortedSet(set)
 }

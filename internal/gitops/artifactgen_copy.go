@@ -1,8 +1,6 @@
 package gitops
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +13,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fluxcd/pkg/sourceignore"
 	"github.com/fluxcd/pkg/sourceignore/gitignore"
-	"sigs.k8s.io/yaml"
-
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // The copy strategies of source-watcher that are followed; Extract (tarballs) is not.
@@ -266,55 +261,4 @@ func excluded(p, base string, patterns []string) bool {
 	}
 	rel, ok := strings.CutPrefix(p, base+"/")
 	return ok && match(rel)
-}
-
-// mergeYAMLDocs merges every YAML document of overlay, then of base, into one mapping the way
-// Helm merges values files (maps deeply, everything else replaced), overlay winning.
-func mergeYAMLDocs(base, overlay []byte) ([]byte, error) {
-	b, err := yamlDocsMap(base)
-	if err != nil {
-		return nil, err
-	}
-	o, err := yamlDocsMap(overlay)
-	if err != nil {
-		return nil, err
-	}
-	return yaml.Marshal(mergeValues(b, o))
-}
-
-func yamlDocsMap(data []byte) (map[string]any, error) {
-	out := map[string]any{}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		m := map[string]any{}
-		if err := yaml.Unmarshal(doc, &m); err != nil {
-			return nil, err
-		}
-		out = mergeValues(out, m)
-	}
-}
-
-// mergeValues deep-merges overlay into a copy of base.
-func mergeValues(base, overlay map[string]any) map[string]any {
-	out := make(map[string]any, len(base)+len(overlay))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range overlay {
-		if om, ok := v.(map[string]any); ok {
-			if bm, ok := out[k].(map[string]any); ok {
-				out[k] = mergeValues(bm, om)
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
 }

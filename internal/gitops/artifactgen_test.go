@@ -206,3 +206,45 @@ func TestCopyConfinement(t *testing.T) {
 		}
 	})
 }
+
+// TestPathPattern follows the pathPattern example of source-watcher's ArtifactGenerator
+// documentation: one artifact per matching directory, named from the lower-cased captures.
+func TestPathPattern(t *testing.T) {
+	root := t.TempDir()
+	if err := incident.WriteFiles(root, map[string]string{
+		"apps/Auth/envs/dev/cm.yaml":      "kind: ConfigMap\n",
+		"apps/payments/envs/prod/cm.yaml": "kind: ConfigMap\n",
+		"apps/payments/base/cm.yaml":      "kind: ConfigMap\n",
+		".github/apps/x/envs/y/cm.yaml":   "kind: ConfigMap\n",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	gen := decodeObject(t, `apiVersion: source.extensions.fluxcd.io/v1beta1
+kind: ArtifactGenerator
+metadata:
+  name: apps
+  namespace: apps
+spec:
+  sources:
+    - alias: monorepo
+      kind: GitRepository
+      name: monorepo
+  pathPattern: "@monorepo/apps/{app}/envs/{env}"
+  artifacts:
+    - name: "{app}-{env}"
+      copy:
+        - from: "@monorepo/apps/{app}/envs/{env}/**"
+          to: "@artifact/"
+`)
+	var got []string
+	for _, g := range generatorArtifacts(gen, root) {
+		got = append(got, g.Artifact+" "+g.Copy[0].From+" "+strings.Join(g.Sources, ","))
+	}
+	want := []string{
+		"apps/auth-dev @monorepo/apps/Auth/envs/dev/** GitRepository/apps/monorepo",
+		"apps/payments-prod @monorepo/apps/payments/envs/prod/** GitRepository/apps/monorepo",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("artifacts = %q, want %q", got, want)
+	}
+}

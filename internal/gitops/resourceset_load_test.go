@@ -64,6 +64,13 @@ metadata:
   name: apps
   namespace: flux-system
 spec:
+  dependsOn:
+    - apiVersion: kustomize.toolkit.fluxcd.io/v1
+      kind: Kustomization
+      name: infra
+    - apiVersion: apiextensions.k8s.io/v1
+      kind: CustomResourceDefinition
+      name: helmreleases.helm.toolkit.fluxcd.io
   inputStrategy:
     name: Permute
   inputsFrom:
@@ -112,6 +119,9 @@ func TestLoadResourceSets(t *testing.T) {
 	rs := tree.Tiers["ResourceSet/flux-system/apps"]
 	if rs == nil || rs.Err != nil || rs.Owner != OwnerResourceSet || rs.AppliedBy != "flux-system/apps" {
 		t.Fatalf("ResourceSet tier: %+v", rs)
+	}
+	if got := strings.Join(rs.Kustomization.DependsOn, " "); got != "flux-system/infra" {
+		t.Errorf("DependsOn = %q, want the Kustomization it waits for", got)
 	}
 	got := strings.Join(ids(rs.Objects), " ")
 	for _, want := range []string{"monitoring_grafana-data__PersistentVolumeClaim", "flux-system_loki_kustomize.toolkit.fluxcd.io_Kustomization"} {

@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,7 +53,8 @@ func (l *loader) resourceSetTiers(r *Tree, all []*unstructured.Unstructured) []*
 }
 
 // resourceSetTier renders one ResourceSet into a tier. Its Kustomization stands for the
-// ResourceSet: namespace, name, wait and timeout, and Object is the ResourceSet itself; prune
+// ResourceSet: namespace, name, wait, timeout and the Flux Kustomizations it waits for
+// (spec.dependsOn), and Object is the ResourceSet itself; prune
 // is always on (the operator deletes what it no longer renders, unless the object opts out
 // with ResourceSetPruneAnnotation).
 func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured) *Tier {
@@ -61,6 +63,14 @@ func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unst
 		ks.Timeout = d
 	}
 	ks.Wait, _, _ = unstructured.NestedBool(rset.Object, "spec", "wait")
+	deps, _, _ := unstructured.NestedSlice(rset.Object, "spec", "dependsOn")
+	for _, d := range deps {
+		m, _ := d.(map[string]any)
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		if str("kind") == "Kustomization" && strings.HasPrefix(str("apiVersion"), kustomizeGroup+"/") {
+			ks.DependsOn = append(ks.DependsOn, orDefault(str("namespace"), rset.GetNamespace())+"/"+str("name"))
+		}
+	}
 	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet}
 	objs, unresolved, err := RenderResourceSet(rset, rsips)
 	if err != nil {

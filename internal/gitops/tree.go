@@ -18,6 +18,12 @@ type Tier struct {
 	// AppliedBy is the Kustomization (namespace/name) whose build yields this one; "" when
 	// the entry path yields it and no Kustomization in the repository builds that path.
 	AppliedBy string
+	// Generated says which ArtifactGenerator made the ExternalArtifact the tier was built
+	// from (the generator's copy rules applied to the repository), "" for a direct build.
+	Generated string
+	// Owner is "ResourceSet" for the objects a Flux Operator ResourceSet renders (see
+	// resourceset.go): Kustomization then stands for the ResourceSet, whose prune is always on.
+	Owner string
 	// Objects and Files are the build's objects and the repo-relative file of each.
 	Objects []*unstructured.Unstructured
 	Files   []string
@@ -36,12 +42,6 @@ type Tier struct {
 	// Undecoded names the Kustomizations in this tier's build that did not decode: the tiers
 	// they declare are not built, so what they would prune is unknown.
 	Undecoded []string
-	// Generated says which ArtifactGenerator made the ExternalArtifact the tier was built
-	// from (the generator's copy rules applied to the repository), "" for a direct build.
-	Generated string
-	// Owner is "ResourceSet" for the objects a Flux Operator ResourceSet renders (see
-	// resourceset.go): Kustomization then stands for the ResourceSet, whose prune is always on.
-	Owner string
 	// Unchanged says LoadIncremental copied the tier from the base tree: none of its inputs
 	// changed, so it builds to what it built there and removes nothing.
 	Unchanged bool
@@ -196,7 +196,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 			parent = ks.ID() // the root Kustomization is in the repository
 		}
 	}
-	ext := newArtifacts()
+	ext := newArtifacts(root)
 	ext.add(eb.Objects)
 	r.Source = opts.Source
 	if r.Source == "" {
@@ -248,7 +248,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
 	free := SymlinkFree(root)
-	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts()}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
 	defer l.ext.close()
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
