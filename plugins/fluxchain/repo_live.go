@@ -6,11 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/dynamic"
-
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
@@ -38,9 +33,6 @@ type LiveComparison struct {
 // incomplete reports whether the comparison missed a read; false without --live.
 func (l *LiveComparison) incomplete() bool { return l != nil && l.Incomplete }
 
-// crdGVR is the resource --live lists CRDs from.
-var crdGVR = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
-
 // completeLive connects to the cluster for --live: all namespaces unless -n names one.
 func (o *FluxChainOptions) completeLive() error {
 	c, err := cluster.Connect(o.ConfigFlags)
@@ -67,33 +59,11 @@ func (o *FluxChainOptions) readLive(ctx context.Context) (*LiveComparison, error
 	}
 	lc := &LiveComparison{Target: c.Target, Namespace: o.namespace, Warnings: append([]string{}, objs.Warnings...), Incomplete: objs.Incomplete,
 		objects: &lint.Live{Namespace: o.namespace, Kustomizations: objs.Kustomizations}}
-	if lc.objects.CRDs, err = listCRDs(ctx, c.Dynamic); err != nil {
-		lc.Warnings = append(lc.Warnings, fmt.Sprintf("listing %s: %s", crdGVR.GroupResource(), cluster.Reason(err)))
+	if lc.objects.CRDs, err = flux.ListCRDs(ctx, c.Dynamic); err != nil {
+		lc.Warnings = append(lc.Warnings, fmt.Sprintf("listing %s: %s", flux.CRDGVR.GroupResource(), cluster.Reason(err)))
 		lc.Incomplete = true
 	}
 	return lc, nil
-}
-
-// listCRDs reads every CRD, a page at a time; a nil slice only with an error.
-func listCRDs(ctx context.Context, dyn dynamic.Interface) ([]apiextensionsv1.CustomResourceDefinition, error) {
-	out := []apiextensionsv1.CustomResourceDefinition{}
-	opts := metav1.ListOptions{Limit: 500}
-	for {
-		list, err := dyn.Resource(crdGVR).List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		for i := range list.Items {
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, &crd); err != nil {
-				return nil, fmt.Errorf("decoding %s: %w", list.Items[i].GetName(), err)
-			}
-			out = append(out, crd)
-		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return out, nil
-		}
-	}
 }
 
 // liveBanner names the cluster --live compares with, on stderr like every run's banner.
