@@ -2,7 +2,9 @@ package flux
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,7 +42,7 @@ func Build(objs *Objects) *Chain {
 	for _, id := range topo.unordered {
 		nodes[id].Tier = -1
 	}
-	for _, id := range sortedKeys(nodes) {
+	for _, id := range slices.Sorted(maps.Keys(nodes)) {
 		nodes[id].Dependents = topo.children[id]
 		c.Kustomizations = append(c.Kustomizations, nodes[id])
 	}

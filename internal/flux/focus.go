@@ -4,38 +4,9 @@ package flux
 // downstream of it. Tiers keep their numbers so a focused view lines up with the full one.
 func (c *Chain) Focus(id string) *Chain {
 	keep := map[string]bool{id: true}
-	byID := map[string]*Node{}
-	for _, n := range c.Kustomizations {
-		byID[n.ID] = n
+	for _, other := range append(c.Upstream(id), c.Downstream(id)...) {
+		keep[other] = true
 	}
-	var up func(string)
-	up = func(cur string) {
-		n := byID[cur]
-		if n == nil {
-			return
-		}
-		for _, d := range n.DependsOn {
-			if !keep[d] {
-				keep[d] = true
-				up(d)
-			}
-		}
-	}
-	var down func(string)
-	down = func(cur string) {
-		n := byID[cur]
-		if n == nil {
-			return
-		}
-		for _, d := range n.Dependents {
-			if !keep[d] {
-				keep[d] = true
-				down(d)
-			}
-		}
-	}
-	up(id)
-	down(id)
 	out := &Chain{Tiers: [][]string{}, Findings: []Finding{}, RootCauses: []RootCause{}, Unaffected: []string{}}
 	for _, tier := range c.Tiers {
 		out.Tiers = append(out.Tiers, filter(tier, keep))

@@ -2,6 +2,8 @@ package flux
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,7 +33,7 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 		causes[n.ID] = rc
 		return rc
 	}
-	for _, id := range sortedKeys(nodes) {
+	for _, id := range slices.Sorted(maps.Keys(nodes)) {
 		n := nodes[id]
 		switch n.State {
 		case Failing:
@@ -46,7 +48,7 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 		}
 	}
 	out := make([]RootCause, 0, len(causes))
-	for _, id := range sortedKeys(causes) {
+	for _, id := range slices.Sorted(maps.Keys(causes)) {
 		rc := causes[id]
 		n := nodes[id]
 		rc.Failure = ParseFailure(rc.Message)

@@ -1,8 +1,9 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -52,10 +53,15 @@ type Rule struct {
 type Finding struct {
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
-	// Kustomization is the tier (namespace/name) the finding is about.
+	// Kustomization is the tier (namespace/name) the finding is about; "" for the entry path.
 	Kustomization string `json:"kustomization,omitempty"`
-	// Object is the object at fault as "Kind namespace/name".
-	Object string `json:"object,omitempty"`
+	// Kustomizations lists every tier with the same finding when one cause (a component or
+	// file several tiers include) yields it in more than one; Kustomization is the first.
+	Kustomizations []string `json:"kustomizations,omitempty"`
+	// Object is the object at fault as "Kind namespace/name"; Objects lists every object
+	// when one cause yields the finding for several (Object is then the first reported).
+	Object  string   `json:"object,omitempty"`
+	Objects []string `json:"objects,omitempty"`
 	// File and Line are where the finding is fixed (repo-relative, 1-based); Line is 0 when
 	// the object could not be located in the file.
 	File    string `json:"file,omitempty"`
@@ -63,6 +69,8 @@ type Finding struct {
 	Message string `json:"message"`
 	Why     string `json:"why"`
 	Fix     string `json:"fix"`
+	// Suppressed is set on the findings a suppression silenced.
+	Suppressed *Suppressed `json:"suppressed,omitempty"`
 }
 
 // Location is "file:line", "file" or "".
@@ -76,38 +84,51 @@ func (f Finding) Location() string {
 	return f.File
 }
 
+// Tiers are the tiers the finding is about: Kustomizations, else Kustomization ("" for the
+// entry path).
+func (f Finding) Tiers() []string {
+	if len(f.Kustomizations) > 0 {
+		return f.Kustomizations
+	}
+	return []string{f.Kustomization}
+}
+
 // Rules returns every rule in documentation order.
 func Rules() []Rule {
 	return []Rule{
 		ruleCRDOrder, ruleTimeout, ruleSubstitution, ruleSOPS, ruleSuspend, ruleSourceDeadlock,
 		ruleRemoteBase, ruleDependsOnParent, ruleHealthCheckDownstream, ruleDriftCNI, ruleLeafInGate,
 		ruleDependencies,
+		ruleLiveNotInCluster, ruleLiveNotInRepo, ruleLiveSpecDrift, ruleLiveCRDOutsideGit,
 	}
 }
 
-// Run applies every rule and returns the findings sorted by severity, file, line and rule.
+// Run applies every rule, without settings or suppressions, and returns the findings sorted
+// by severity, file, line and rule (see Check).
 func Run(r *Repo) []Finding {
+	out := runRules(r)
+	sortFindings(out)
+	return out
+}
+
+func runRules(r *Repo) []Finding {
 	out := []Finding{}
 	for _, rule := range Rules() {
 		out = append(out, rule.check(r, rule)...)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity.Rank() != b.Severity.Rank() {
-			return a.Severity.Rank() > b.Severity.Rank()
-		}
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Rule != b.Rule {
-			return a.Rule < b.Rule
-		}
-		return a.Message < b.Message
-	})
 	return out
+}
+
+// sortFindings orders findings by severity (most severe first), file, line, rule and message.
+func sortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(
+			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
+			cmp.Compare(a.File, b.File),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Message, b.Message))
+	})
 }
 
 // AtLeast counts the findings at or above severity min.
@@ -129,7 +150,5 @@ func (rule Rule) finding(ks, object, file string, line int, format string, args 
 
 // joinSorted is a sorted, comma-separated list.
 func joinSorted(items []string) string {
-	s := append([]string(nil), items...)
-	sort.Strings(s)
-	return strings.Join(s, ", ")
+	return strings.Join(slices.Sorted(slices.Values(items)), ", ")
 }

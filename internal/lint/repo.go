@@ -1,6 +1,10 @@
 package lint
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,41 +21,35 @@ type Repo struct {
 	// Chain is the dependsOn graph of the tiers, the same analysis live mode draws.
 	Chain *flux.Chain
 
+	// Undecoded names the Flux objects whose spec did not decode (a Kustomization, a
+	// HelmRelease): the chain holds what could be read of them, and the result is incomplete.
+	Undecoded []string
+
 	lines lineCache
+	// upstream caches Chain.Upstream per tier for dependsOn.
+	upstream map[string][]string
+	// settings are Check's, for the rules that need them.
+	settings Settings
+	// live is the comparison with a cluster, set by Compare.
+	live *liveState
 }
 
 // dependsOn reports whether tier a depends on tier b, directly or through others.
 func (r *Repo) dependsOn(a, b string) bool {
-	seen := map[string]bool{}
-	stack := []string{a}
-	for len(stack) > 0 {
-		cur := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		t := r.Tiers[cur]
-		if t == nil || seen[cur] {
-			continue
-		}
-		seen[cur] = true
-		for _, d := range t.Kustomization.DependsOn {
-			if d == b {
-				return true
-			}
-			stack = append(stack, d)
-		}
+	if r.upstream == nil {
+		r.upstream = map[string][]string{}
 	}
-	return false
+	up, ok := r.upstream[a]
+	if !ok {
+		up = r.Chain.Upstream(a)
+		r.upstream[a] = up
+	}
+	_, found := slices.BinarySearch(up, b)
+	return found
 }
 
-// dependents counts the tiers that depend on id, directly or through others.
-func (r *Repo) dependents(id string) []string {
-	var out []string
-	for _, other := range r.IDs() {
-		if other != id && r.dependsOn(other, id) {
-			out = append(out, other)
-		}
-	}
-	return out
-}
+// dependents lists the tiers that depend on id, directly or through others.
+func (r *Repo) dependents(id string) []string { return r.Chain.Downstream(id) }
 
 // objectRef is "Kind namespace/name" (or "Kind name" for cluster-scoped objects).
 func objectRef(o *unstructured.Unstructured) string {
@@ -81,22 +79,48 @@ func (r *Repo) chain() {
 	}
 	for _, id := range r.IDs() {
 		t := r.Tiers[id]
-		var ks kustomizev1.Kustomization
-		if t.Kustomization.Object != nil {
-			_ = runtime.DefaultUnstructuredConverter.FromUnstructured(t.Kustomization.Object.Object, &ks)
-		}
-		d.Kustomizations = append(d.Kustomizations, ks)
+		d.Kustomizations = append(d.Kustomizations, r.decodeKustomization(t))
 		addSources(t)
 		for _, o := range t.Objects {
-			if isHelmRelease(o) {
-				var hr helmv2.HelmRelease
-				if runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &hr) == nil {
-					d.HelmReleases[id] = append(d.HelmReleases[id], hr)
-				}
+			if !isHelmRelease(o) {
+				continue
 			}
+			var hr helmv2.HelmRelease
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &hr); err != nil {
+				r.Undecoded = append(r.Undecoded, fmt.Sprintf("%s (in %s): %v", objectRef(o), id, err))
+				continue
+			}
+			d.HelmReleases[id] = append(d.HelmReleases[id], hr)
 		}
 	}
 	r.Chain = flux.BuildDeclared(d)
+}
+
+// decodeKustomization is the tier's Kustomization with the controller's types. One that does
+// not decode is recorded on Undecoded and drawn from what gitops read of it (name, path,
+// dependsOn, source), so the chain keeps its place and its edges.
+func (r *Repo) decodeKustomization(t *Tier) kustomizev1.Kustomization {
+	var ks kustomizev1.Kustomization
+	var err error
+	if t.Kustomization.Object == nil {
+		err = fmt.Errorf("no object")
+	} else {
+		err = runtime.DefaultUnstructuredConverter.FromUnstructured(t.Kustomization.Object.Object, &ks)
+	}
+	if err == nil {
+		return ks
+	}
+	r.Undecoded = append(r.Undecoded, fmt.Sprintf("Kustomization %s: %v", t.ID(), err))
+	k := t.Kustomization
+	ks = kustomizev1.Kustomization{}
+	ks.Namespace, ks.Name = k.Namespace, k.Name
+	ks.Spec.Path, ks.Spec.Prune, ks.Spec.Wait = k.Path, k.Prune, k.Wait
+	ks.Spec.SourceRef.Kind, ks.Spec.SourceRef.Namespace, ks.Spec.SourceRef.Name = k.SourceKind, k.SourceNamespace, k.SourceName
+	for _, dep := range k.DependsOn {
+		ns, name, _ := strings.Cut(dep, "/")
+		ks.Spec.DependsOn = append(ks.Spec.DependsOn, kustomizev1.DependencyReference{Namespace: ns, Name: name})
+	}
+	return ks
 }
 
 func isHelmRelease(o *unstructured.Unstructured) bool {

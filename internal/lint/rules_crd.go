@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -8,8 +9,8 @@ import (
 
 var ruleCRDOrder = Rule{
 	ID: "crd-order", Severity: Error,
-	Why:   "a custom resource applied with the HelmRelease that installs its CRD, or in a tier that does not depend on the tier that does, fails the whole server-side apply with `no matches for kind`, so the tier never converges",
-	Fix:   "move the custom resource into a later tier whose dependsOn names the tier that installs the CRD (which needs wait: true)",
+	Why:   "a custom resource applied with the HelmRelease that installs its CRD fails the whole server-side apply with `no matches for kind` before the chart is installed, so the tier never converges (error); one whose CRD another tier installs, without a dependsOn on that tier, fails the same way until that tier has applied and converges only on a retry (warning)",
+	Fix:   "move the custom resource into a later tier whose dependsOn names the tier that installs the CRD (which needs wait: true), or add that dependsOn; CRDs installed before Flux (a bootstrap step) are declared in .flux-chain.yaml (crds) or with --crds/--crds-from",
 	check: checkCRDOrder,
 }
 
@@ -65,38 +66,49 @@ func checkCRDOrder(r *Repo, rule Rule) []Finding {
 	for _, t := range r.Built() {
 		for i, o := range t.Objects {
 			g := o.GroupVersionKind().Group
-			if !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io") || strings.HasSuffix(g, "toolkit.fluxcd.io") {
+			if !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io") || strings.HasSuffix(g, "toolkit.fluxcd.io") || r.settings.CRDs.Has(g, o.GetKind()) {
 				continue
 			}
 			srcs := append(append([]crdSource(nil), kinds[g+"/"+o.GetKind()]...), groups[g]...)
-			if msg := crdProblem(r, t, srcs); msg != "" {
+			if msg, sev := crdProblem(r, t, srcs); msg != "" {
 				file := fileAt(t, i)
-				out = append(out, rule.finding(t.ID(), objectRef(o), file, r.Locate(file, o.GetKind(), o.GetName(), ""),
-					"%s (%s) %s", objectRef(o), o.GetAPIVersion(), msg))
+				f := rule.finding(t.ID(), objectRef(o), file, r.Locate(file, o.GetKind(), o.GetName(), ""),
+					"%s (%s) %s", objectRef(o), o.GetAPIVersion(), msg)
+				f.Severity = sev
+				out = append(out, f)
 			}
 		}
 	}
 	return out
 }
 
-// crdProblem says what is wrong with where a custom resource's CRD comes from, or "".
-func crdProblem(r *Repo, t *Tier, srcs []crdSource) string {
+// crdProblem says what is wrong with where a custom resource's CRD comes from, and how bad it
+// is: the same tier's HelmRelease never lets the tier converge (error); another tier without a
+// dependsOn on it delays it to a retry (warning, naming the dependsOn to add). "" when fine.
+func crdProblem(r *Repo, t *Tier, srcs []crdSource) (string, Severity) {
 	if len(srcs) == 0 {
-		return "" // a CRD from outside the repository (or bootstrap): nothing to judge offline
+		return "", "" // a CRD from outside the repository (or bootstrap): nothing to judge offline
 	}
-	var elsewhere []string
+	var elsewhere, missing []string
+	sameTier := ""
 	for _, s := range srcs {
 		switch {
 		case s.tier == t.ID() && !s.chart:
-			return ""
+			return "", ""
 		case s.tier == t.ID():
-			return "is applied in the same tier as " + s.via + ", which installs its CRD"
+			sameTier = s.via
+			continue
 		case r.dependsOn(t.ID(), s.tier):
-			return ""
+			return "", ""
 		}
 		elsewhere = append(elsewhere, s.via+" in "+s.tier)
+		missing = append(missing, s.tier)
 	}
-	return "needs a CRD installed by " + joinSorted(elsewhere) + ", which this tier does not depend on"
+	if sameTier != "" {
+		return "is applied in the same tier as " + sameTier + ", which installs its CRD", Error
+	}
+	return "needs a CRD installed by " + joinSorted(elsewhere) + ", and its Kustomization has no dependsOn on " +
+		joinSorted(slices.Compact(slices.Sorted(slices.Values(missing)))) + ": it fails until that tier has applied, then converges on a retry", Warning
 }
 
 // chartOf is a HelmRelease's chart name: spec.chart.spec.chart, else the name of spec.chartRef.

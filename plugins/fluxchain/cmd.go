@@ -165,13 +165,7 @@ func (o *FluxChainOptions) Run(ctx context.Context) error {
 	if err := o.print(res); err != nil {
 		return err
 	}
-	switch {
-	case res.Incomplete:
-		return exitcode.WithCode(exitcode.Unknown, nil)
-	case !res.Healthy():
-		return exitcode.WithCode(exitcode.Finding, nil)
-	}
-	return nil
+	return exitError(res.ExitCode)
 }
 
 // Compute builds the Result for namespace ("" for all) and, if name is set, focuses it.
@@ -195,6 +189,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 	}
 	res.Warnings = append(res.Warnings, drill(ctx, c, chain, objs)...)
 	res.Chain = *chain
+	res.finish()
 	return res, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/lint"
 )
 
 // dotColor is the fill colour of each state in the Graphviz output.
@@ -23,20 +24,39 @@ var dotColor = map[flux.State]string{
 // PrintDot writes the chain as a Graphviz digraph: one node per Kustomization, an edge from
 // each dependency to its dependent, root causes outlined in bold, tiers as ranks.
 func PrintDot(w io.Writer, res *Result) error {
+	return writeDot(w, &res.Chain, lintNotes{})
+}
+
+// PrintRepoDot writes the repository's chain as PrintDot does, each Kustomization labelled
+// with its lint findings (rule and count) and outlined by the most severe; findings that name
+// no Kustomization go on a note of their own.
+func PrintRepoDot(w io.Writer, res *RepoResult) error {
+	return writeDot(w, &res.Chain, notesOf(res.Lint))
+}
+
+func writeDot(w io.Writer, c *flux.Chain, notes lintNotes) error {
 	var b strings.Builder
 	b.WriteString("digraph \"flux-chain\" {\n  rankdir=LR;\n  node [shape=box, style=filled, fontname=\"Helvetica\"];\n")
 	roots := map[string]bool{}
-	for _, rc := range res.RootCauses {
+	for _, rc := range c.RootCauses {
 		roots[rc.Kustomization] = true
 	}
-	for _, n := range res.Kustomizations {
-		attrs := fmt.Sprintf("label=%s, fillcolor=%q", strconv.Quote(n.ID+"\n"+string(n.State)), dotColor[n.State])
-		if roots[n.ID] {
+	for _, n := range c.Kustomizations {
+		label := strings.Join(append([]string{n.ID, string(n.State)}, notes.lines[n.ID]...), "\n")
+		attrs := fmt.Sprintf("label=%s, fillcolor=%q", strconv.Quote(label), dotColor[n.State])
+		switch {
+		case roots[n.ID], notes.worst[n.ID] == lint.Error:
 			attrs += ", penwidth=3, color=red"
+		case notes.worst[n.ID] == lint.Warning:
+			attrs += ", penwidth=2, color=orange"
 		}
 		fmt.Fprintf(&b, "  %s [%s];\n", strconv.Quote(n.ID), attrs)
 	}
-	for i, tier := range res.Tiers {
+	if lines := notes.lines[entryNote]; len(lines) > 0 {
+		label := strings.Join(append([]string{"entry path"}, lines...), "\n")
+		fmt.Fprintf(&b, "  \"(entry path)\" [shape=note, label=%s, fillcolor=white];\n", strconv.Quote(label))
+	}
+	for i, tier := range c.Tiers {
 		if len(tier) == 0 {
 			continue
 		}
@@ -46,10 +66,10 @@ func PrintDot(w io.Writer, res *Result) error {
 		}
 		fmt.Fprintf(&b, "  subgraph tier%d { rank=same; %s; }\n", i, strings.Join(quoted, "; "))
 	}
-	for _, n := range res.Kustomizations {
+	for _, n := range c.Kustomizations {
 		for _, dep := range n.DependsOn {
 			style := ""
-			if res.Node(dep) == nil {
+			if c.Node(dep) == nil {
 				fmt.Fprintf(&b, "  %s [label=%s, style=dashed, fillcolor=white];\n", strconv.Quote(dep), strconv.Quote(dep+"\nmissing"))
 				style = " [style=dashed, color=red]"
 			}

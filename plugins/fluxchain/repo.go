@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
@@ -24,6 +22,7 @@ type repoOptions struct {
 	AllowNetwork      bool
 	// Live also compares the repository with the cluster the connection flags select.
 	Live bool
+	configFlags
 
 	failOn lint.Severity
 	// root is the repository's top level; layout says where its Flux source starts.
@@ -39,6 +38,7 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.FailOn, "fail-on", string(lint.Error), "With --repo: exit 1 for findings at or above this severity: error, warning or info.")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
+	r.configFlags.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -57,6 +57,8 @@ func (r *repoOptions) validate(name string, allNamespaces bool) error {
 			return exitcode.UsageErrorf("--source-root needs --repo")
 		case r.Live:
 			return exitcode.UsageErrorf("--live needs --repo: it compares a repository with the cluster")
+		case r.configFlags.used():
+			return exitcode.UsageErrorf("--config, --crds, --crds-from and --severity need --repo")
 		}
 		return nil
 	}
@@ -81,53 +83,31 @@ func (r *repoOptions) complete() error {
 		return exitcode.UsageErrorf("%s: %v", r.Dir, err)
 	}
 	r.layout, r.Path = layout, layout.Entry
-	return nil
+	return r.configFlags.complete(r.root)
 }
 
-// RepoResult is what --repo found: the chain the repository declares, drawn as live mode draws
-// a cluster's, and the lint findings.
-type RepoResult struct {
-	// Repo is the repository's top level; Path the entry path built first, relative to the
-	// source root Layout names (files in findings are relative to the top level).
-	Repo   string         `json:"repo"`
-	Path   string         `json:"path"`
-	Layout *gitops.Layout `json:"layout,omitempty"`
-	flux.Chain
-	Lint []lint.Finding `json:"lint"`
-	// BuildFailures are the tiers whose path did not build: their objects were not judged.
-	BuildFailures []BuildFailure `json:"buildFailures"`
-	// NotCovered are the tiers built from another source than this repository.
-	NotCovered []string `json:"notCovered,omitempty"`
-	// FailOn is the severity at which a finding fails the run.
-	FailOn lint.Severity `json:"failOn"`
-	// Live is the comparison with a cluster, with --live only (repo_live.go).
-	Live *LiveComparison `json:"live,omitempty"`
-}
-
-// BuildFailure is a tier whose path did not build.
-type BuildFailure struct {
-	Kustomization string   `json:"kustomization"`
-	Path          string   `json:"path"`
-	Error         string   `json:"error"`
-	RemoteURLs    []string `json:"remoteURLs,omitempty"`
-}
-
-// ComputeRepo builds and lints the repository at root from entry.
-func ComputeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*RepoResult, error) {
-	res, _, err := computeRepo(ctx, root, entry, allowNetwork)
-	return res, err
-}
-
-// computeRepo is ComputeRepo that also returns the built repository, which --live compares.
-func computeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*RepoResult, *lint.Repo, error) {
+// computeRepo builds the repository at root from entry, compares it with live when that is
+// set (--live), and checks it with the settings. A build without any Flux Kustomization is bad
+// input: there is no chain to judge, and "no findings" would be a silent zero.
+func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings) (*RepoResult, error) {
 	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork})
 	switch {
 	case errors.Is(err, gitops.ErrPathNotFound):
-		return nil, nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
+		return nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
 	case err != nil:
-		return nil, nil, exitcode.WithCode(exitcode.Unknown, err)
+		return nil, exitcode.WithCode(exitcode.Unknown, err)
+	case len(r.Tiers) == 0:
+		return nil, exitcode.UsageErrorf("%s: the build of entry path %s holds no Flux Kustomization (kustomize.toolkit.fluxcd.io); give --path the directory with the root Kustomization or the Kustomizations it applies", root, r.Entry)
 	}
-	res := &RepoResult{Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: lint.Run(r), BuildFailures: []BuildFailure{}}
+	if live != nil {
+		live.LiveDiff = *r.Compare(live.objects)
+	}
+	out, err := lint.Check(r, s)
+	if err != nil {
+		return nil, exitcode.UsageErrorf("%v", err)
+	}
+	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed,
+		BuildFailures: []BuildFailure{}, Undecoded: r.Undecoded}
 	for _, t := range r.BuildFailures() {
 		res.BuildFailures = append(res.BuildFailures, BuildFailure{Kustomization: t.ID(), Path: t.Kustomization.Path, Error: t.Err.Error(), RemoteURLs: t.RemoteURLs})
 	}
@@ -136,58 +116,56 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool) (*R
 			res.NotCovered = append(res.NotCovered, id+": "+t.NotCovered)
 		}
 	}
-	sort.Strings(res.NotCovered)
-	return res, r, nil
+	return res, nil
 }
 
 // runRepo lints the repository (and with --live compares it with the cluster), prints the
-// result and returns the exit code: 1 for findings at or above --fail-on, else 2 when a path
-// did not build or a live read failed, else 0.
+// result and returns its exit code (RepoResult.Code).
 func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	o.liveBanner()
 	l := o.repo.layout
 	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", o.repo.root, l.SourceRoot, l.SourceRootHow, l.Entry, l.EntryHow)
-	res, repo, err := computeRepo(ctx, l.Dir(o.repo.root), o.repo.Path, o.repo.AllowNetwork)
-	if err != nil {
-		return err
-	}
-	res.Repo, res.Layout = o.repo.root, &l
+	var live *LiveComparison
 	if o.repo.Live {
-		if err := o.addLive(ctx, res, repo); err != nil {
+		var err error
+		if live, err = o.readLive(ctx); err != nil {
 			return err
 		}
 	}
-	for i := range res.Lint {
-		res.Lint[i].File = l.FromTop(res.Lint[i].File)
+	s := o.repo.settings
+	s.TopPath = l.FromTop
+	res, err := computeRepo(ctx, l.Dir(o.repo.root), o.repo.Path, o.repo.AllowNetwork, live, s)
+	if err != nil {
+		return err
+	}
+	res.Repo, res.Layout, res.Config, res.DeclaredCRDs = o.repo.root, &l, o.repo.path, s.CRDs.Len()
+	for _, fs := range [][]lint.Finding{res.Lint, res.Suppressed} {
+		for i := range fs {
+			fs[i].File = l.FromTop(fs[i].File)
+		}
 	}
 	res.FailOn = o.repo.failOn
+	res.finish()
 	if err := o.printRepo(res); err != nil {
 		return err
 	}
 	if err := o.repoGitHub(res); err != nil {
 		return err
 	}
-	switch {
-	case lint.AtLeast(res.Lint, res.FailOn) > 0:
-		return exitcode.WithCode(exitcode.Finding, nil)
-	case len(res.BuildFailures) > 0, res.Live.incomplete():
-		return exitcode.WithCode(exitcode.Unknown, nil)
-	}
-	return nil
+	return exitError(res.ExitCode)
 }
 
 // printRepo hands the result to the printer -o chose; the graphs are live mode's.
 func (o *FluxChainOptions) printRepo(res *RepoResult) error {
-	chain := &Result{Chain: res.Chain, Warnings: []string{}}
 	switch output.Format(o.PrintFlags.Format) {
 	case output.JSON:
 		return output.PrintJSON(o.Out, res)
 	case output.YAML:
 		return output.PrintYAML(o.Out, res)
 	case output.Dot:
-		return PrintDot(o.Out, chain)
+		return PrintRepoDot(o.Out, res)
 	case output.Mermaid:
-		return PrintMermaid(o.Out, chain)
+		return PrintRepoMermaid(o.Out, res)
 	}
 	return PrintRepoText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
 }

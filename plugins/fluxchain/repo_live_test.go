@@ -275,7 +275,7 @@ current-context: dead
 	}
 }
 
-func driftFields(ds []fluxchain.SpecDrift) []string {
+func driftFields(ds []lint.SpecDrift) []string {
 	var out []string
 	for _, d := range ds {
 		name := strings.TrimPrefix(strings.Fields(d.Kustomization)[0], "kustomizations.kustomize.toolkit.fluxcd.io/")
@@ -284,7 +284,7 @@ func driftFields(ds []fluxchain.SpecDrift) []string {
 	return out
 }
 
-func crdNames(cs []fluxchain.LiveCRD) []string {
+func crdNames(cs []lint.LiveCRD) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, fmt.Sprintf("%s %s %v", c.Name, c.Kind, c.UsedBy))

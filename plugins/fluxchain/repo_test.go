@@ -15,13 +15,30 @@ import (
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 
-// copyRepo copies testdata/repo/<name> into a temporary git repository, so the fixture is
-// committed as plain files and every test builds a fresh working tree.
+// copyRepo writes the fixture repository name into a temporary git repository, so the
+// fixture is committed as plain files and every test builds a fresh working tree: "clean" is
+// testdata/repo/base; any other name is base with testdata/repo/overlays/<name> copied over it.
 func copyRepo(t *testing.T, name string) string {
 	t.Helper()
 	dir := t.TempDir()
-	src := filepath.Join("testdata", "repo", name)
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+	srcs := []string{filepath.Join("testdata", "repo", "base")}
+	if name != "clean" {
+		srcs = append(srcs, filepath.Join("testdata", "repo", "overlays", name))
+	}
+	for _, src := range srcs {
+		if err := copyTree(src, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return gittest.In(t, dir, nil).Dir
+}
+
+// copyTree copies the files under src into dst, overwriting those that exist.
+func copyTree(src, dst string) error {
+	if _, err := os.Stat(src); err != nil {
+		return err
+	}
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -30,16 +47,12 @@ func copyRepo(t *testing.T, name string) string {
 		if err != nil {
 			return err
 		}
-		dst := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 			return err
 		}
-		return os.WriteFile(dst, data, 0o644)
+		return os.WriteFile(to, data, 0o644)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gittest.In(t, dir, nil).Dir
 }
 
 // runRepo drives flux-chain --repo through NewCmdFluxChain; no cluster is involved.

@@ -23,12 +23,16 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	} else {
 		sec := root.Add(p.Bold(fmt.Sprintf("LINT (%d, failing at %s)", len(res.Lint), res.FailOn)))
 		for _, f := range res.Lint {
-			n := sec.Add(fmt.Sprintf("%s %s %s", severityText(f.Severity, p), p.Bold(f.Rule), f.Message))
-			if loc := f.Location(); loc != "" {
-				n.Add("at " + loc)
-			}
+			n := addFinding(sec, f, p)
 			n.Add("why: " + f.Why)
 			n.Add("fix: " + f.Fix)
+		}
+	}
+	if len(res.Suppressed) > 0 {
+		sec := root.Add(fmt.Sprintf("SUPPRESSED (%d): not counted, each with its reason", len(res.Suppressed)))
+		for _, f := range res.Suppressed {
+			n := addFinding(sec, f, p)
+			n.Add(fmt.Sprintf("suppressed by %s: %s", f.Suppressed.By, f.Suppressed.Reason))
 		}
 	}
 	if len(res.BuildFailures) > 0 {
@@ -38,13 +42,44 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 		}
 	}
 	if len(res.NotCovered) > 0 {
-		sec := root.Add("NOT COVERED (built from another source)")
+		sec := root.Add(p.Warn(fmt.Sprintf("NOT COVERED (%d): built from another source, not judged", len(res.NotCovered))))
 		for _, s := range res.NotCovered {
 			sec.Add(s)
 		}
 	}
+	if len(res.Undecoded) > 0 {
+		sec := root.Add(p.Warn(fmt.Sprintf("NOT DECODED (%d): drawn from what could be read", len(res.Undecoded))))
+		for _, u := range res.Undecoded {
+			sec.Add(u)
+		}
+	}
 	liveText(root, res.Live, p)
+	root.Add(fmt.Sprintf("verdict: %s (exit %d)%s", res.Verdict, res.ExitCode, unknownSuffix(res)))
 	return root.Render(w)
+}
+
+// addFinding adds one finding's headline, where it is fixed and the tiers it is about when
+// one cause yields it in several.
+func addFinding(sec *output.Node, f lint.Finding, p output.Palette) *output.Node {
+	n := sec.Add(fmt.Sprintf("%s %s %s", severityText(f.Severity, p), p.Bold(f.Rule), f.Message))
+	if loc := f.Location(); loc != "" {
+		n.Add("at " + loc)
+	}
+	if len(f.Kustomizations) > 1 {
+		n.Add(fmt.Sprintf("in %d Kustomizations: %s", len(f.Kustomizations), strings.Join(f.Kustomizations, ", ")))
+	}
+	if len(f.Objects) > 1 {
+		n.Add(fmt.Sprintf("for %d objects: %s", len(f.Objects), strings.Join(f.Objects, ", ")))
+	}
+	return n
+}
+
+// unknownSuffix explains an UNKNOWN verdict: what was not judged, with counts.
+func unknownSuffix(res *RepoResult) string {
+	if res.Verdict != "UNKNOWN" {
+		return ""
+	}
+	return ": " + unknownWhy(res)
 }
 
 func severityText(s lint.Severity, p output.Palette) string {
@@ -95,24 +130,63 @@ func (o *FluxChainOptions) repoGitHub(res *RepoResult) error {
 func repoSummary(res *RepoResult) string {
 	var b strings.Builder
 	verdict := "clean"
-	if n := lint.AtLeast(res.Lint, res.FailOn); n > 0 {
-		verdict = fmt.Sprintf("%d finding(s) at or above %s", n, res.FailOn)
-	} else if len(res.BuildFailures) > 0 {
-		verdict = "UNKNOWN: not every path built"
-	} else if res.Live.incomplete() {
-		verdict = "UNKNOWN: a read of the cluster failed"
+	switch res.Verdict {
+	case "FINDINGS":
+		verdict = fmt.Sprintf("%d finding(s) at or above %s", lint.AtLeast(res.Lint, res.FailOn), res.FailOn)
+	case "UNKNOWN":
+		verdict = "UNKNOWN: " + unknownWhy(res)
 	}
 	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from `%s`.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), res.Path)
 	b.WriteString(liveSummary(res.Live))
 	if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")
 		for _, f := range res.Lint {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(f.Message), ghactions.Cell(f.Fix))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(findingText(f)), ghactions.Cell(f.Fix))
 		}
 		b.WriteString("\n")
+	}
+	if len(res.Suppressed) > 0 {
+		fmt.Fprintf(&b, "<details><summary>%d suppressed finding(s)</summary>\n\n| Rule | Where | Finding | Reason | By |\n|---|---|---|---|---|\n", len(res.Suppressed))
+		for _, f := range res.Suppressed {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(f.Message), ghactions.Cell(f.Suppressed.Reason), ghactions.Cell(f.Suppressed.By))
+		}
+		b.WriteString("\n</details>\n\n")
 	}
 	for _, bf := range res.BuildFailures {
 		fmt.Fprintf(&b, "- ⚠️ not built: %s: %s\n", ghactions.Cell(bf.Kustomization), ghactions.Cell(bf.Error))
 	}
+	for _, nc := range res.NotCovered {
+		fmt.Fprintf(&b, "- ⚠️ not covered: %s\n", ghactions.Cell(nc))
+	}
 	return b.String()
+}
+
+// unknownWhy says what kept the result from being judged, with counts.
+func unknownWhy(res *RepoResult) string {
+	var parts []string
+	if n := len(res.BuildFailures); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d tier(s) not built", n))
+	}
+	if n := len(res.NotCovered); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d tier(s) not covered (built from another source)", n, len(res.Kustomizations)))
+	}
+	if n := len(res.Undecoded); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d Flux object(s) not decoded", n))
+	}
+	if res.Live.incomplete() {
+		parts = append(parts, "a read of the cluster failed")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// findingText is the finding's message with the tiers one cause yields it in.
+func findingText(f lint.Finding) string {
+	s := f.Message
+	if len(f.Kustomizations) > 1 {
+		s += fmt.Sprintf(" (in %d Kustomizations: %s)", len(f.Kustomizations), strings.Join(f.Kustomizations, ", "))
+	}
+	if len(f.Objects) > 1 {
+		s += fmt.Sprintf(" (for %d objects: %s)", len(f.Objects), strings.Join(f.Objects, ", "))
+	}
+	return s
 }

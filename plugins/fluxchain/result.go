@@ -2,13 +2,21 @@ package fluxchain
 
 import (
 	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/lint"
 )
+
+// resultAPIVersion versions the Result and RepoResult schemas (docs/flux-chain.md).
+const resultAPIVersion = "fluxchain.kubeforensics.dev/v1alpha1"
 
 // Result is everything flux-chain found, in the one shape every output format prints: the
 // analysed chain plus the cluster it is about and the reads that failed.
 type Result struct {
-	Target cluster.Target `json:"target"`
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Target     cluster.Target `json:"target"`
 	// Namespace is the namespace whose Kustomizations were listed; "" means all namespaces.
 	Namespace string `json:"namespace"`
 	// Focus is the Kustomization (namespace/name) the view was narrowed to, if any.
@@ -17,4 +25,107 @@ type Result struct {
 	// Warnings name reads that failed; when a LIST failed the result is incomplete (exit 2).
 	Warnings   []string `json:"warnings"`
 	Incomplete bool     `json:"incomplete"`
+	// Verdict is HEALTHY, FAILING or UNKNOWN; ExitCode is the process exit code it maps to.
+	Verdict  string `json:"verdict"`
+	ExitCode int    `json:"exitCode"`
+}
+
+// Code is the exit code of the result: UNKNOWN when a list failed, FINDING when a tier is not
+// Ready or anything was found, OK otherwise.
+func (r *Result) Code() exitcode.Code {
+	switch {
+	case r.Incomplete:
+		return exitcode.Unknown
+	case !r.Healthy():
+		return exitcode.Finding
+	}
+	return exitcode.OK
+}
+
+// finish sets the schema and verdict fields from the content.
+func (r *Result) finish() {
+	r.APIVersion, r.Kind = resultAPIVersion, "FluxChainResult"
+	code := r.Code()
+	r.ExitCode, r.Verdict = int(code), verdict(code, "FAILING", "HEALTHY")
+}
+
+// RepoResult is what --repo found: the chain the repository declares, drawn as live mode draws
+// a cluster's, and the lint findings.
+type RepoResult struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Repo is the repository's top level; Path the entry path built first, relative to the
+	// source root Layout names (files in findings are relative to the top level).
+	Repo   string         `json:"repo"`
+	Path   string         `json:"path"`
+	Layout *gitops.Layout `json:"layout,omitempty"`
+	flux.Chain
+	// Lint are the findings that stand, one per cause; Suppressed those a suppression
+	// silenced, each with its reason.
+	Lint       []lint.Finding `json:"lint"`
+	Suppressed []lint.Finding `json:"suppressed"`
+	// Config is the configuration file read, if any; DeclaredCRDs counts the CRD groups and
+	// kinds it and the flags declare installed outside Flux.
+	Config       string `json:"config,omitempty"`
+	DeclaredCRDs int    `json:"declaredCRDs,omitempty"`
+	// BuildFailures are the tiers whose path did not build: their objects were not judged.
+	BuildFailures []BuildFailure `json:"buildFailures"`
+	// NotCovered are the tiers built from another source than this repository.
+	NotCovered []string `json:"notCovered,omitempty"`
+	// Undecoded are Flux objects whose spec did not decode: the chain holds what could be read
+	// of them, and the verdict cannot be CLEAN.
+	Undecoded []string `json:"undecoded,omitempty"`
+	// FailOn is the severity at which a finding fails the run.
+	FailOn lint.Severity `json:"failOn"`
+	// Live is the comparison with a cluster, with --live only (repo_live.go).
+	Live *LiveComparison `json:"live,omitempty"`
+	// Verdict is FINDINGS, UNKNOWN or CLEAN; ExitCode is the process exit code it maps to.
+	Verdict  string `json:"verdict"`
+	ExitCode int    `json:"exitCode"`
+}
+
+// BuildFailure is a tier whose path did not build.
+type BuildFailure struct {
+	Kustomization string   `json:"kustomization"`
+	Path          string   `json:"path"`
+	Error         string   `json:"error"`
+	RemoteURLs    []string `json:"remoteURLs,omitempty"`
+}
+
+// Code is the exit code of the result: FINDING for findings at or above FailOn, else UNKNOWN
+// when a tier was not judged (not built, or not covered: built from another source), a Flux
+// object did not decode or a live read failed, else OK.
+func (r *RepoResult) Code() exitcode.Code {
+	switch {
+	case lint.AtLeast(r.Lint, r.FailOn) > 0:
+		return exitcode.Finding
+	case len(r.BuildFailures) > 0, len(r.NotCovered) > 0, len(r.Undecoded) > 0, r.Live.incomplete():
+		return exitcode.Unknown
+	}
+	return exitcode.OK
+}
+
+// finish sets the schema and verdict fields from the content.
+func (r *RepoResult) finish() {
+	r.APIVersion, r.Kind = resultAPIVersion, "FluxChainRepoResult"
+	code := r.Code()
+	r.ExitCode, r.Verdict = int(code), verdict(code, "FINDINGS", "CLEAN")
+}
+
+func verdict(code exitcode.Code, finding, ok string) string {
+	switch code {
+	case exitcode.Unknown:
+		return "UNKNOWN"
+	case exitcode.Finding:
+		return finding
+	}
+	return ok
+}
+
+// exitError is the error that carries a result's exit code to main; nil for OK.
+func exitError(code int) error {
+	if code == int(exitcode.OK) {
+		return nil
+	}
+	return exitcode.WithCode(exitcode.Code(code), nil)
 }

@@ -1,0 +1,61 @@
+package fluxchain
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/lint"
+)
+
+// configFlags are what --repo is told about what the repository cannot show: the
+// configuration file, CRDs installed outside Flux and rule severities.
+type configFlags struct {
+	Config string
+	lint.Declared
+
+	// path is the configuration file read ("" for none); settings what it and the flags say.
+	path     string
+	settings lint.Settings
+}
+
+func (c *configFlags) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&c.Config, "config", "", "With --repo: the configuration file (default: "+lint.ConfigFile+" at the repository's top level, when present).")
+	f.StringSliceVar(&c.CRDs, "crds", nil, "With --repo: CRDs installed outside Flux, before it starts (an API group such as monitoring.coreos.com, or GROUP/Kind); repeatable.")
+	f.StringSliceVar(&c.CRDsFrom, "crds-from", nil, "With --repo: a file or directory of CRD manifests installed outside Flux (e.g. a bootstrap directory); read as YAML, never executed; repeatable.")
+	f.StringSliceVar(&c.Severity, "severity", nil, "With --repo: set a rule's severity, RULE=error|warning|info; repeatable, wins over the configuration file.")
+}
+
+// used reports whether any of the flags was given.
+func (c *configFlags) used() bool {
+	return c.Config != "" || len(c.CRDs) > 0 || len(c.CRDsFrom) > 0 || len(c.Severity) > 0
+}
+
+// complete reads --config, else the repository's configuration file when it has one, and
+// combines it with the flags; every error is bad input.
+func (c *configFlags) complete(root string) error {
+	var cfg *lint.Config
+	c.path = c.Config
+	if c.path == "" {
+		c.path = filepath.Join(root, lint.ConfigFile)
+		if _, err := os.Stat(c.path); errors.Is(err, os.ErrNotExist) {
+			c.path = ""
+		}
+	}
+	if c.path != "" {
+		var err error
+		if cfg, err = lint.ReadConfig(c.path); err != nil {
+			return exitcode.UsageErrorf("%v", err)
+		}
+	}
+	s, err := lint.NewSettings(root, cfg, c.path, c.Declared)
+	if err != nil {
+		return exitcode.UsageErrorf("%v", err)
+	}
+	c.settings = s
+	return nil
+}
