@@ -215,7 +215,15 @@ type gatedTransport struct {
 }
 
 // RoundTrip refuses the request offline; online it bounds it, its body included.
+//
+// client-go also sends through http.DefaultTransport when a connection needs no TLS
+// settings of its own; its requests always carry a User-Agent header, kustomize's never do
+// (a bare http.Client.Get), so requests with one pass untouched: a cluster is reached by
+// flag, never by a repository's content.
 func (t *gatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("User-Agent") != "" {
+		return t.next.RoundTrip(req)
+	}
 	epoch, timeout, ok := t.n.session()
 	if !ok {
 		if req.Body != nil {
