@@ -31,15 +31,27 @@ func Main(newCmd NewCmdFunc) int {
 }
 
 // MainAs is Main with the form given rather than taken from the executable's name.
+//
+// SIGINT and SIGTERM cancel the run's context: reads and builds stop, temporary snapshots
+// are removed as the command returns, and the run ends UNKNOWN (exit 2) saying which signal
+// stopped it. A second signal ends the process at once.
 func MainAs(newCmd NewCmdFunc, f Form) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	go func() {
+		<-ctx.Done()
+		if ctx.Err() != nil && context.Cause(ctx) != context.Canceled {
+			fmt.Fprintf(streams.ErrOut, "# %v: stopping (a second signal ends the process at once)\n", context.Cause(ctx))
+		}
+		stop() // the default action again for the next signal
+	}()
 	return Run(ctx, As(newCmd(streams), f), os.Args[1:], streams.ErrOut)
 }
 
 // Run executes cmd with args, prints any error once to errOut, and returns the exit code.
-// Tests call it directly with their own streams.
+// A run whose context ended before it finished is UNKNOWN, whatever it returned: what it
+// printed may be partial. Tests call it directly with their own streams.
 func Run(ctx context.Context, cmd *cobra.Command, args []string, errOut io.Writer) int {
 	// client-go logs some failures through klog before returning them; the command reports
 	// every error itself, once, so the duplicate log lines are dropped.
@@ -51,6 +63,10 @@ func Run(ctx context.Context, cmd *cobra.Command, args []string, errOut io.Write
 		return exitcode.WithCode(exitcode.Usage, err)
 	})
 	err := cmd.ExecuteContext(ctx)
+	if ctx.Err() != nil {
+		fmt.Fprintf(errOut, "error: stopped before the run finished (%v): the result is UNKNOWN\n", context.Cause(ctx))
+		return int(exitcode.Unknown)
+	}
 	if err == nil {
 		return int(exitcode.OK)
 	}

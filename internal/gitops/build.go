@@ -99,6 +99,7 @@ func Build(ctx context.Context, root string, ks Kustomization, opts BuildOptions
 		res.Err = err
 		return res
 	}
+	defer netGate.enter(ctx, opts.AllowNetwork)()
 	obj := ks.Object
 	if obj == nil {
 		obj = minimalObject(ks)
@@ -124,6 +125,11 @@ func Build(ctx context.Context, root string, ks Kustomization, opts BuildOptions
 		}
 	}
 	m, err := kustomizeBuild(fs, dir, customSchema)
+	if urls := refusedURLs(err); len(urls) > 0 && !opts.AllowNetwork {
+		res.RemoteURLs = urls
+		res.Err = fmt.Errorf("building %s: %w: %s", rel, ErrNeedsNetwork, strings.Join(urls, ", "))
+		return res
+	}
 	if err != nil {
 		res.Err = fmt.Errorf("kustomize build failed for %s: %w", rel, err)
 		return res

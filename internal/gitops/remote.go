@@ -1,8 +1,19 @@
 package gitops
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
+	"sync"
+	"time"
 
 	"github.com/fluxcd/pkg/kustomize"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -71,4 +82,189 @@ func readKustomization(fs filesys.FileSystem, dir string) (kustypes.Kustomizatio
 		return k, yaml.Unmarshal(data, &k) == nil
 	}
 	return k, false
+}
+
+// DefaultNetworkTimeout bounds every network read of a build allowed to fetch, when the
+// context sets no other (WithNetworkTimeout).
+const DefaultNetworkTimeout = 30 * time.Second
+
+type timeoutKey struct{}
+
+// WithNetworkTimeout returns ctx carrying d as the bound on each network read (one HTTP
+// request with its body, or a git fetch that stops receiving) of the builds run with it.
+func WithNetworkTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, timeoutKey{}, d)
+}
+
+func networkTimeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(timeoutKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return DefaultNetworkTimeout
+}
+
+// network is the process's one gate to the network. kustomize fetches a URL named by any
+// field (resources, patches, generators' files, openapi, crds, transformers, the
+// kustomizations those point at…) with a plain http.Client on http.DefaultTransport, and
+// clones remote bases with the git found on PATH and the process environment: both belong to
+// the process, so the gate does too. Builds that may not fetch and builds that may never run
+// at the same time: while any offline build runs, every request is refused before a
+// connection is made and git allows no transport (GIT_ALLOW_PROTOCOL); while network builds
+// run, each request and its body is bounded by their timeout and cancelled with their
+// context, git gives up on a fetch that stalls that long, and nothing prompts for
+// credentials.
+type network struct {
+	mu              sync.Mutex
+	turn            *sync.Cond
+	online, offline int
+	timeout         time.Duration
+	// epoch is cancelled when any online build's context is, or the last one ends.
+	epoch  context.Context
+	cancel context.CancelFunc
+	saved  map[string]*string
+}
+
+// netGate is the gate; installing it replaces http.DefaultTransport once.
+var (
+	netGate     = newNetwork()
+	installGate sync.Once
+)
+
+func newNetwork() *network {
+	n := &network{saved: map[string]*string{}}
+	n.turn = sync.NewCond(&n.mu)
+	return n
+}
+
+// enter waits for the gate to be in the mode a build needs (allow: may fetch) and returns the
+// function that leaves it.
+func (n *network) enter(ctx context.Context, allow bool) (leave func()) {
+	installGate.Do(func() { http.DefaultTransport = &gatedTransport{next: http.DefaultTransport, n: n} })
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for (allow && n.offline > 0) || (!allow && n.online > 0) {
+		n.turn.Wait()
+	}
+	if !allow {
+		if n.offline++; n.offline == 1 {
+			n.setenv(map[string]string{"GIT_ALLOW_PROTOCOL": "none"})
+		}
+		return func() { n.leave(false) }
+	}
+	if n.online++; n.online == 1 {
+		n.epoch, n.cancel = context.WithCancel(context.Background())
+		n.timeout = networkTimeout(ctx)
+		secs := strconv.Itoa(int(max(n.timeout.Seconds(), 1)))
+		n.setenv(map[string]string{"GIT_TERMINAL_PROMPT": "0", "GIT_HTTP_LOW_SPEED_LIMIT": "1", "GIT_HTTP_LOW_SPEED_TIME": secs})
+	}
+	stop := context.AfterFunc(ctx, n.cancel)
+	return func() { stop(); n.leave(true) }
+}
+
+func (n *network) leave(allow bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	count := &n.offline
+	if allow {
+		count = &n.online
+	}
+	if *count--; *count == 0 {
+		if allow {
+			n.cancel()
+		}
+		n.restoreEnv()
+		n.turn.Broadcast()
+	}
+}
+
+// setenv sets the process environment kustomize's git runs with, remembering what it was.
+func (n *network) setenv(vars map[string]string) {
+	for k, v := range vars {
+		if old, ok := os.LookupEnv(k); ok {
+			n.saved[k] = &old
+		} else {
+			n.saved[k] = nil
+		}
+		_ = os.Setenv(k, v)
+	}
+}
+
+func (n *network) restoreEnv() {
+	for k, old := range n.saved {
+		if old == nil {
+			_ = os.Unsetenv(k)
+		} else {
+			_ = os.Setenv(k, *old)
+		}
+		delete(n.saved, k)
+	}
+}
+
+// session is the context and timeout of a request, and false when no build may fetch.
+func (n *network) session() (context.Context, time.Duration, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.epoch, n.timeout, n.online > 0
+}
+
+// gatedTransport is http.DefaultTransport behind the gate. It reads each answer whole, within
+// the timeout, and applies the limits of a repository file to it.
+type gatedTransport struct {
+	next http.RoundTripper
+	n    *network
+}
+
+// RoundTrip refuses the request offline; online it bounds it, its body included.
+//
+// client-go also sends through http.DefaultTransport when a connection needs no TLS
+// settings of its own; its requests always carry a User-Agent header, kustomize's never do
+// (a bare http.Client.Get), so requests with one pass untouched: a cluster is reached by
+// flag, never by a repository's content.
+func (t *gatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("User-Agent") != "" {
+		return t.next.RoundTrip(req)
+	}
+	epoch, timeout, ok := t.n.session()
+	if !ok {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, fmt.Errorf("%w: refused %s <%s>", ErrNeedsNetwork, req.Method, req.URL)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), timeout)
+	defer cancel()
+	defer context.AfterFunc(epoch, cancel)()
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	var data []byte
+	if err == nil {
+		data, err = io.ReadAll(io.LimitReader(resp.Body, maxFileSize+1))
+		_ = resp.Body.Close()
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("%s %s: no complete answer within %s (--network-timeout)", req.Method, req.URL, timeout)
+	case err != nil:
+		return nil, err
+	}
+	if err := checkLoad(req.URL.String(), data); err != nil {
+		return nil, err
+	}
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+	return resp, nil
+}
+
+// refusedURL finds, in the text of a build error (kustomize formats the errors it wraps
+// into strings), what the gate refused: an HTTP request, or a git fetch git allowed no
+// transport for.
+var refusedURL = regexp.MustCompile(`refused [A-Z]+ <([^>]+)>|fetch --depth=1 (\S+) \S+'?: fatal: transport '[^']*' not allowed`)
+
+func refusedURLs(err error) []string {
+	if err == nil {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, m := range refusedURL.FindAllStringSubmatch(err.Error(), -1) {
+		set[m[1]+m[2]] = true
+	}
+	return sortedSet(set)
 }

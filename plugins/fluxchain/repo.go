@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ type repoOptions struct {
 	Dir, Path, FailOn string
 	SourceRoot        string
 	AllowNetwork      bool
+	NetworkTimeout    time.Duration
 	// Live also compares the repository with the cluster the connection flags select.
 	Live bool
 	configFlags
@@ -37,6 +39,7 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.SourceRoot, "source-root", "", "With --repo: the directory spec.paths are relative to, when Flux's source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	cmd.Flags().StringVar(&r.FailOn, "fail-on", string(lint.Error), "With --repo: exit 1 for findings at or above this severity: error, warning or info.")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
+	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
 	r.configFlags.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
@@ -49,6 +52,9 @@ func (r *repoOptions) validate(name string, allNamespaces bool) error {
 		return exitcode.UsageErrorf("--fail-on: %w", err)
 	}
 	r.failOn = sev
+	if r.NetworkTimeout <= 0 {
+		return exitcode.UsageErrorf("--network-timeout must be positive")
+	}
 	if r.Dir == "" {
 		switch {
 		case r.Path != "":
@@ -125,6 +131,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	o.liveBanner()
 	l := o.repo.layout
 	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", o.repo.root, l.SourceRoot, l.SourceRootHow, l.Entry, l.EntryHow)
+	ctx = gitops.WithNetworkTimeout(ctx, o.repo.NetworkTimeout)
 	var live *LiveComparison
 	if o.repo.Live {
 		var err error

@@ -6,6 +6,7 @@ package saferetire
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -15,6 +16,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/version"
@@ -48,6 +50,7 @@ type SafeRetireOptions struct {
 	Path            string
 	SourceRoot      string
 	AllowNetwork    bool
+	NetworkTimeout  time.Duration
 	DryRun          bool
 	Offline         bool
 	Orphans         bool
@@ -93,6 +96,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.Path, "path", "", "The entry path, relative to the source root, whose build declares the Flux Kustomizations when --offline (default: the only directory under clusters/, else the source root); live, the path of the root Kustomization, whose source is the repository's.")
 	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
+	f.DurationVar(&o.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
@@ -130,6 +134,8 @@ func (o *SafeRetireOptions) Validate() error {
 	switch {
 	case o.Orphans && o.Offline:
 		return exitcode.UsageErrorf("--orphans reads the cluster's inventories; it cannot run --offline")
+	case o.NetworkTimeout <= 0:
+		return exitcode.UsageErrorf("--network-timeout must be positive")
 	case o.Orphans && (o.Path != "" || o.SourceRoot != "" || o.AllowNetwork):
 		return exitcode.UsageErrorf("--orphans reads only the cluster: --path, --source-root and --allow-network do not apply")
 	case !o.DryRun && !o.Orphans && o.Offline:
@@ -152,12 +158,12 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	} else {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
-	res, err := o.compute(ctx)
+	res, err := o.compute(gitops.WithNetworkTimeout(ctx, o.NetworkTimeout))
 	if err != nil {
 		return err
 	}
 	if !o.Orphans {
-		fmt.Fprintf(o.ErrOut, "# base: %s, %s; candidate: %s\n", res.Base, res.BaseHow, res.Candidate)
+		fmt.Fprintf(o.ErrOut, "# repository %s\n# base: %s, %s; candidate: %s\n", res.Repo, res.Base, res.BaseHow, res.Candidate)
 		if l := res.Layout; l != nil {
 			fmt.Fprintf(o.ErrOut, "# source root: %s (%s)", l.SourceRoot, l.SourceRootHow)
 			if l.Entry != "" {
