@@ -62,13 +62,16 @@ func applyCRD(t *testing.T, s crdSpec) schema.GroupVersionResource {
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// createStuck creates a custom resource carrying finalizer, deletes it, and strips the
-// finalizer when the test ends so that nothing stays Terminating.
-func createStuck(t *testing.T, gvr schema.GroupVersionResource, kind, ns, name, finalizer string, labels map[string]string) {
+// createStuck creates a custom resource carrying finalizer (with spec, if given), deletes it,
+// and strips the finalizer when the test ends so that nothing stays Terminating.
+func createStuck(t *testing.T, gvr schema.GroupVersionResource, kind, ns, name, finalizer string, labels map[string]string, spec ...map[string]any) {
 	t.Helper()
 	ctx := context.Background()
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": gvr.GroupVersion().String(), "kind": kind,
 		"metadata": map[string]any{"name": name, "finalizers": []any{finalizer}}}}
+	if len(spec) > 0 {
+		obj.Object["spec"] = spec[0]
+	}
 	obj.SetLabels(labels)
 	if _, err := resourceIn(gvr, ns).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -17,8 +17,12 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	if len(r.Objects) == 0 {
 		root.Add(p.Good("Nothing is Terminating") + " in " + r.Scope + ".")
 	}
+	unreadable := map[string]bool{}
+	for _, u := range r.Unreadable {
+		unreadable[u.Resource] = true
+	}
 	for _, e := range r.Objects {
-		addExplanation(root, e, p)
+		addExplanation(root, collapseGaps(e, unreadable), p)
 	}
 	for _, s := range r.Shadowed {
 		root.Add(p.Faint("note: the core group was chosen; " + s + " has the same name"))
