@@ -165,6 +165,10 @@ type workloadSpec struct {
 func createWorkload(t *testing.T, w workloadSpec) {
 	t.Helper()
 	ctx := context.Background()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: w.sa, Namespace: w.ns}}
+	if _, err := kc.Kube.CoreV1().ServiceAccounts(w.ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 	labels := map[string]string{"app.kubernetes.io/name": w.name}
 	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 		Spec: corev1.PodSpec{ServiceAccountName: w.sa, Containers: []corev1.Container{{Name: "c", Image: "registry.example/" + w.name + ":v1"}}}}

@@ -37,7 +37,7 @@ func TestForbiddenAPIServicesNotInvented(t *testing.T) {
 	wantAll(t, out, []string{
 		"blocked by pods/",
 		"not checked: reading admission webhooks that could reject UPDATE of persistentvolumeclaims: ",
-	}, []string{"Repair", "APIService", "INCOMPLETE"})
+	}, []string{"Repair", "unavailable APIService", "INCOMPLETE"})
 }
 
 // -A under a narrow role: a Terminating namespace's content sweep fails for the same types as

@@ -27,11 +27,17 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	for _, s := range r.Shadowed {
 		root.Add(p.Faint("note: the core group was chosen; " + s + " has the same name"))
 	}
-	if len(r.Unreadable) > 0 || len(r.DiscoveryFailures) > 0 {
+	if len(r.Unreadable) > 0 || (r.swept && len(r.DiscoveryFailures) > 0) {
 		n := root.Add(p.Warn("INCOMPLETE: these reads failed, so objects of these types are unknown (not absent):"))
 		for _, u := range r.Unreadable {
 			n.Add(u.Resource + ": " + u.Reason)
 		}
+		for _, d := range r.DiscoveryFailures {
+			n.Add("discovery of " + d.GroupVersion + ": " + d.Error)
+		}
+	} else if len(r.DiscoveryFailures) > 0 {
+		// One object's explanation does not depend on groups it does not touch.
+		n := root.Add(p.Faint("note: discovery failed for these group versions; the explanation above does not depend on them:"))
 		for _, d := range r.DiscoveryFailures {
 			n.Add("discovery of " + d.GroupVersion + ": " + d.Error)
 		}
