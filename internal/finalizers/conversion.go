@@ -98,7 +98,7 @@ func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string
 func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 	return Remediation{
 		Summary: fmt.Sprintf("Restore the conversion webhook's service of %s (its pods); if its operator was uninstalled, delete the CRD's remaining objects' owner or set the conversion strategy to None.", b.Object.String()),
-		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `'{"spec":{"conversion":{"strategy":"None"}}}'`),
+		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None"}}}`),
 		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",
 	}
 }

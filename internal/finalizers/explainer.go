@@ -174,12 +174,27 @@ func (x *Explainer) resource(group, kind string) (kinds.Resource, bool) {
 }
 
 // kubectl renders a kubectl command pinned to this cluster: `kubectl --context=X -n ns verb ...`.
+// Every printed command is built here, so each argument (cluster text included) is quoted
+// once, for a POSIX shell.
 func (x *Explainer) kubectl(namespace string, args ...string) string {
 	parts := []string{"kubectl", x.c.Target.Flag()}
 	if namespace != "" {
 		parts = append(parts, "-n", namespace)
 	}
-	return strings.Join(append(parts, args...), " ")
+	parts = append(parts, args...)
+	for i, p := range parts {
+		parts[i] = shellQuote(p)
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote leaves a word made of safe characters as it is and wraps anything else in single
+// quotes, so that names and JSON written by others reach kubectl as one literal argument.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // cached returns the value stored under key, computing it once with fill.

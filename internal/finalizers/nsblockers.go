@@ -110,7 +110,7 @@ func (x *Explainer) finalizeBypass(ns, finalizer, summary string) Remediation {
 	put := x.kubectl("", "replace", "--raw", "/api/v1/namespaces/"+ns+"/finalize", "-f", "-")
 	return Remediation{
 		Summary:    summary,
-		Command:    fmt.Sprintf("%s | jq '.spec.finalizers -= [%q]' | %s", get, finalizer, put),
+		Command:    get + " | jq " + shellQuote(fmt.Sprintf(".spec.finalizers -= [%q]", finalizer)) + " | " + put,
 		Cost:       "every object still in the namespace stays in etcd without a namespace, and reappears if a namespace of that name is created again",
 		LastResort: true,
 	}

@@ -126,3 +126,19 @@ func TestWebhookIntercepts(t *testing.T) {
 		t.Errorf("a wildcard rule does not intercept")
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"--context=prod":      "--context=prod",
+		"persistentvolumes/a": "persistentvolumes/a",
+		`[{"op":"remove"}]`:   `'[{"op":"remove"}]'`,
+		"it's":                `'it'\''s'`,
+		"a b":                 `'a b'`,
+		"":                    "''",
+		"x;rm -rf /":          `'x;rm -rf /'`,
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
