@@ -23,8 +23,12 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 		switch {
 		case c.Found && c.Healthy:
 			if len(logs) < maxLogRemedies {
+				why := fmt.Sprintf("%s is running (%s ready) and may update %s", c.Object.String(), c.Ready, ref.QualifiedResource())
+				if a.guessed {
+					why = fmt.Sprintf("%s is running (%s ready) and named like the controller, unconfirmed by RBAC", c.Object.String(), c.Ready)
+				}
 				logs = append(logs, Remediation{
-					Summary: fmt.Sprintf("%s is running (%s ready) and may update %s: read its logs for why it does not finish.", c.Object.String(), c.Ready, ref.QualifiedResource()),
+					Summary: why + ": read its logs for why it does not finish.",
 					Command: x.kubectl(c.Object.Namespace, "logs", c.Object.QualifiedResource()+"/"+c.Object.Name, "--tail=100"),
 				})
 			}
