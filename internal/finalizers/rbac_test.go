@@ -142,3 +142,28 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// A condition the namespace controller wrote is marked stale when a fresh sweep disagrees.
+func TestVerifyConditionsMarksStale(t *testing.T) {
+	x := &Explainer{catalog: kinds.NewCatalog(nil, nil)}
+	conds := []Condition{
+		{Type: "NamespaceContentRemaining", Status: "True"},
+		{Type: "NamespaceFinalizersRemaining", Status: "True"},
+		{Type: "NamespaceDeletionDiscoveryFailure", Status: "True"},
+		{Type: "NamespaceDeletionContentFailure", Status: "False"},
+	}
+	x.verifyConditions(conds, 0, 0, false)
+	for _, c := range conds[:3] {
+		if c.Stale == "" {
+			t.Errorf("%s not marked stale", c.Type)
+		}
+	}
+	if conds[3].Stale != "" {
+		t.Errorf("a False condition was marked stale")
+	}
+	fresh := []Condition{{Type: "NamespaceContentRemaining", Status: "True"}, {Type: "NamespaceFinalizersRemaining", Status: "True"}}
+	x.verifyConditions(fresh, 2, 1, true)
+	if fresh[0].Stale != "" || fresh[1].Stale != "" {
+		t.Errorf("conditions a sweep confirms were marked stale: %+v", fresh)
+	}
+}
