@@ -3,6 +3,7 @@ package whyterminating_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -118,7 +119,8 @@ func TestCrossplaneProviderGone(t *testing.T) {
 	if err := kc.Dynamic.Resource(revGVR).Delete(ctx, created.GetName(), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the garbage collector to delete the provider's CRD and the CRD to delete the bucket", func(ctx context.Context) (bool, error) {
+	// The garbage collector learns new types on its discovery resync (30s), so allow for two.
+	eventuallyFor(t, 150*time.Second, "the garbage collector to delete the provider's CRD and the CRD to delete the bucket", func(ctx context.Context) (bool, error) {
 		cur, err := kc.Dynamic.Resource(gvr).Get(ctx, "tenant-logs", metav1.GetOptions{})
 		return err == nil && cur.GetDeletionTimestamp() != nil, nil
 	})

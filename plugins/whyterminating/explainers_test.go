@@ -44,7 +44,13 @@ func createNamespace(t *testing.T, name string) {
 
 func eventually(t *testing.T, what string, cond func(context.Context) (bool, error)) {
 	t.Helper()
-	if err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 60*time.Second, true, cond); err != nil {
+	eventuallyFor(t, 60*time.Second, what, cond)
+}
+
+// eventuallyFor polls cond until it holds or timeout passes.
+func eventuallyFor(t *testing.T, timeout time.Duration, what string, cond func(context.Context) (bool, error)) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, cond); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
