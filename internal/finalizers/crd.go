@@ -80,3 +80,14 @@ func (x *Explainer) crdResource(ctx context.Context, name string) (kinds.Resourc
 	}
 	return r, nil
 }
+
+// DefinitionResource resolves a fully qualified type (`buckets.s3.aws.upbound.io`) from its
+// CustomResourceDefinition when discovery no longer lists it: a definition being deleted leaves
+// discovery while its custom resources, each waiting on a finalizer, are still there to explain.
+func (x *Explainer) DefinitionResource(ctx context.Context, qualified string) (kinds.Resource, bool) {
+	if !strings.Contains(qualified, ".") {
+		return kinds.Resource{}, false
+	}
+	r, err := x.crdResource(ctx, qualified)
+	return r, err == nil && r.Version != ""
+}

@@ -8,20 +8,28 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
-	workloadhealth "github.com/kubeforensics/suite/internal/workload"
 )
 
-// knownOrCustom explains a finalizer removed by a controller outside the core: a known one gets
-// specific text, any other `domain/name` is attributed by searching for a workload whose name or
-// labels match the domain. An absent or unready controller is the blocker.
+// knownOrCustom explains a finalizer removed by a controller outside the core. Who may remove
+// it comes from evidence (see attribute): an operator's own custom resources where they name the
+// component, else RBAC and the workloads running as the service accounts it allows; known
+// finalizers add what the controller waits for and what stripping the finalizer loses.
 func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) Finalizer {
 	k, isKnown := lookupKnown(name, o.res.Kind)
 	domain, stem := domainOf(name)
-	if !isKnown {
+	hints := []string{stem}
+	switch {
+	case isKnown:
+	case noDomain(name):
 		k = known{
-			removedBy: fmt.Sprintf("the controller of %s (a custom finalizer)", domain),
+			removedBy: "whichever controller added it: a finalizer without a domain does not name its owner, so only RBAC can say who may remove it",
+			waitsFor:  "that controller finishes its cleanup for this object",
+			lost:      "whatever that controller would have cleaned up",
+		}
+		hints = nil
+	default:
+		k = known{
+			removedBy: fmt.Sprintf("a controller that may update %s (the finalizer's domain %s names no workload)", o.ref().QualifiedResource(), domain),
 			waitsFor:  "that controller finishes its cleanup for this object",
 			lost:      "whatever the controller would have cleaned up outside the cluster",
 		}
@@ -30,11 +38,16 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	if len(k.controllers) == 0 && isKnown {
 		return x.coreControllerFinalizer(o, f)
 	}
-	hints := append(append([]string(nil), k.controllers...), stem)
-	ctrl, gaps := x.findController(ctx, hints)
+	hints = append(append([]string(nil), k.controllers...), hints...)
+	a, gaps, ok := x.operatorEvidence(ctx, o, name)
+	if !ok {
+		a, gaps = x.attribute(ctx, o, hints)
+	}
 	f.Incomplete = append(f.Incomplete, gaps...)
-	f.Controller = ctrl
-	f.Remedies = x.controllerRemedies(o, f, k)
+	f.Controllers, f.Attribution = a.controllers, a.summary
+	typeEv, owner := x.typeEvidence(ctx, o.res)
+	f.TypeEvidence = typeEv
+	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
 	return f
 }
 
@@ -44,11 +57,13 @@ func (x *Explainer) coreControllerFinalizer(o subject, f Finalizer) Finalizer {
 	return f
 }
 
-// workload is a controller candidate with its health.
+// workload is a controller candidate with its readiness and the service account its pods run as.
 type workload struct {
-	ref    ObjectRef
-	labels map[string]string
-	health workloadhealth.Health
+	ref            ObjectRef
+	labels         map[string]string
+	annotations    map[string]string
+	serviceAccount string
+	ready, wanted  int32
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -60,70 +75,42 @@ func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i := range deps.Items {
-			if out, err = appendWorkload(out, "deployments", "Deployment", deps.Items[i].ObjectMeta, &deps.Items[i]); err != nil {
-				return nil, err
-			}
+		for _, d := range deps.Items {
+			out = append(out, newWorkload("deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d.Status.ReadyReplicas, replicas(d.Spec.Replicas)))
 		}
 		sts, err := apps.StatefulSets("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		for i := range sts.Items {
-			if out, err = appendWorkload(out, "statefulsets", "StatefulSet", sts.Items[i].ObjectMeta, &sts.Items[i]); err != nil {
-				return nil, err
-			}
+		for _, s := range sts.Items {
+			out = append(out, newWorkload("statefulsets", "StatefulSet", s.ObjectMeta, s.Spec.Template.Spec.ServiceAccountName, s.Status.ReadyReplicas, replicas(s.Spec.Replicas)))
 		}
 		dss, err := apps.DaemonSets("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		for i := range dss.Items {
-			if out, err = appendWorkload(out, "daemonsets", "DaemonSet", dss.Items[i].ObjectMeta, &dss.Items[i]); err != nil {
-				return nil, err
-			}
+		for _, d := range dss.Items {
+			out = append(out, newWorkload("daemonsets", "DaemonSet", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d.Status.NumberReady, d.Status.DesiredNumberScheduled))
 		}
 		return out, nil
 	})
 }
 
-// appendWorkload appends obj, a typed Deployment, StatefulSet or DaemonSet, with its kstatus health.
-func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, obj runtime.Object) ([]workload, error) {
-	h, err := workloadhealth.Of(obj)
-	if err != nil {
-		return out, err
+func newWorkload(resource, kind string, m metav1.ObjectMeta, sa string, ready, wanted int32) workload {
+	if sa == "" {
+		sa = "default"
 	}
-	return append(out, workload{
+	return workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
-		labels: m.Labels, health: h,
-	}), nil
+		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, ready: ready, wanted: wanted,
+	}
 }
 
-// findController returns the best-matching workload for the name hints: an exact name first,
-// then a name, namespace or app label containing a hint. Absent means Found false.
-func (x *Explainer) findController(ctx context.Context, hints []string) (*Controller, []string) {
-	ws, err := x.workloads(ctx)
-	if err != nil {
-		return nil, []string{x.readFailure("listing workloads to find the controller", err)}
+func replicas(r *int32) int32 {
+	if r == nil {
+		return 1
 	}
-	best, score := workload{}, 0
-	for _, w := range ws {
-		if s := matchScore(w, hints); s > score || (s == score && s > 0 && w.ref.String() < best.ref.String()) {
-			best, score = w, s
-		}
-	}
-	if score == 0 {
-		return &Controller{Found: false, Note: "no Deployment, StatefulSet or DaemonSet named like " + quote(hints) + " exists in any namespace"}, nil
-	}
-	h := best.health
-	c := &Controller{Object: best.ref, Found: true, Ready: fmt.Sprintf("%d/%d", h.Ready, h.Wanted), Healthy: h.Running()}
-	switch {
-	case !c.Healthy && h.Ready == 0:
-		c.Note = h.Why() + ", so nothing removes the finalizer"
-	case !c.Healthy:
-		c.Note = h.Why() + ", so it may not be removing the finalizer"
-	}
-	return c, nil
+	return *r
 }
 
 func matchScore(w workload, hints []string) int {
@@ -137,43 +124,16 @@ func matchScore(w workload, hints []string) int {
 			score = max(score, 3)
 		case strings.Contains(w.ref.Name, h), w.labels["app.kubernetes.io/name"] == h, w.labels["app"] == h:
 			score = max(score, 2)
-		case w.ref.Namespace == h, w.labels["app.kubernetes.io/part-of"] == h:
+		case strings.Contains(w.ref.Namespace, h), w.labels["app.kubernetes.io/part-of"] == h:
 			score = max(score, 1)
 		}
 	}
 	return score
 }
 
-// controllerRemedies: get the controller running; strip the finalizer only when it is gone for good.
-func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known) []Remediation {
-	ref := o.ref()
-	strip := Remediation{
-		Summary:    fmt.Sprintf("Only if the controller is gone for good: remove finalizer %s by hand.", f.Name),
-		Command:    x.kubectl(ref.Namespace, "patch", ref.QualifiedResource(), ref.Name, "--type=json", "-p", stripPatch(o.obj.GetFinalizers(), f.Name)),
-		Cost:       "left behind: " + k.lost,
-		LastResort: true,
-	}
-	c := f.Controller
-	switch {
-	case c == nil:
-		return []Remediation{strip}
-	case !c.Found:
-		return []Remediation{{Summary: "Reinstall the controller (" + k.removedBy + "); it then removes the finalizer itself."}, strip}
-	case !c.Healthy:
-		return []Remediation{{
-			Summary: fmt.Sprintf("Bring %s back to ready replicas (it has %s); it then removes the finalizer itself.", c.Object.String(), c.Ready),
-			Command: x.kubectl(c.Object.Namespace, "describe", c.Object.QualifiedResource(), c.Object.Name),
-		}, strip}
-	}
-	return []Remediation{{
-		Summary: fmt.Sprintf("The controller %s is running (%s ready): read its logs for why it does not finish.", c.Object.String(), c.Ready),
-		Command: x.kubectl(c.Object.Namespace, "logs", c.Object.QualifiedResource()+"/"+c.Object.Name, "--tail=100"),
-	}}
-}
-
 // stripPatch is a JSON patch that removes exactly one finalizer: the test operation makes the
 // API server refuse it if the list changed since it was read, so no other finalizer goes.
 func stripPatch(finalizers []string, name string) string {
 	i := slices.Index(finalizers, name)
-	return fmt.Sprintf(`'[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]'`, i, name, i)
+	return fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, name, i)
 }

@@ -43,6 +43,13 @@ func (x *Explainer) dependents(ctx context.Context, o subject, name string) Fina
 		}
 	}
 	sortBlockers(f.Blockers)
+	for _, g := range x.catalog.Failed {
+		if g.Unchecked {
+			// The collector stops syncing while any group is undiscoverable; not knowing the
+			// APIServices' state, whether it syncs is unknown: a gap, never an invented fix.
+			f.Incomplete = append(f.Incomplete, "whether the garbage collector can sync is unknown: "+g.Error)
+		}
+	}
 	f.Remedies = x.gcRemedies(o, f)
 	return f
 }
@@ -69,11 +76,13 @@ func (x *Explainer) gcRemedies(o subject, f Finalizer) []Remediation {
 	if stuck > 0 {
 		out = append(out, Remediation{Summary: fmt.Sprintf("%d dependent(s) are themselves Terminating: clear their blockers first (see below); the collector then finishes.", stuck)})
 	}
-	if len(x.catalog.Failed) > 0 {
-		var gvs []string
-		for _, g := range x.catalog.Failed {
+	var gvs []string
+	for _, g := range x.catalog.Failed {
+		if !g.Unchecked {
 			gvs = append(gvs, g.GroupVersion)
 		}
+	}
+	if len(gvs) > 0 {
 		out = append(out, Remediation{
 			Summary: "Discovery fails for " + strings.Join(gvs, ", ") + ": the garbage collector cannot sync while any group is undiscoverable. Repair or remove the unavailable APIService.",
 			Command: x.kubectl("", "get", "apiservices.apiregistration.k8s.io"),

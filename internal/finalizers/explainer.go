@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -66,7 +67,15 @@ func (x *Explainer) explain(ctx context.Context, res kinds.Resource, obj metav1.
 	}
 	t := ts.UTC()
 	e.Terminating, e.DeletionTimestamp = true, &t
-	e.TerminatingFor = Age(x.now.Sub(t))
+	// A graceful deletion (a pod's) sets deletionTimestamp to request + grace period: the
+	// request is what an operator waits on.
+	requested := t
+	if g := obj.GetDeletionGracePeriodSeconds(); g != nil && *g > 0 {
+		grace := *g
+		e.GracePeriodSeconds = &grace
+		requested = t.Add(-time.Duration(grace) * time.Second)
+	}
+	e.TerminatingFor = Age(x.now.Sub(requested))
 	o := subject{res: res, obj: obj, depth: depth}
 	if res.Group == "" && res.Resource == "namespaces" {
 		e.Finalizers = append(e.Finalizers, x.namespaceFinalizers(ctx, o, e)...)
@@ -89,8 +98,41 @@ type subject struct {
 
 func (s subject) ref() ObjectRef { return refFor(s.res, s.obj.GetNamespace(), s.obj.GetName()) }
 
-// explainFinalizer dispatches one finalizer to the explainer that knows it.
+// explainFinalizer dispatches one finalizer to the explainer that knows it, then adds every
+// fail-closed admission webhook that would reject the UPDATE that removes it.
 func (x *Explainer) explainFinalizer(ctx context.Context, o subject, name string) Finalizer {
+	f := x.dispatchFinalizer(ctx, o, name)
+	hooks, gaps := x.webhookBlockers(ctx, admissionv1.Update, o.res, o.obj.GetNamespace(), o.obj.GetLabels())
+	var fixes []Remediation
+	for _, b := range hooks {
+		fixes = append(fixes, x.webhookRemedy(b))
+	}
+	f.Blockers = append(f.Blockers, hooks...)
+	f.Remedies = append(fixes, f.Remedies...)
+	if len(f.Blockers) > 0 || blockedByController(f) {
+		// A blocker is already proven: what the webhooks would add cannot change the verdict.
+		f.Unchecked = append(f.Unchecked, gaps...)
+	} else {
+		f.Incomplete = append(f.Incomplete, gaps...)
+	}
+	return f
+}
+
+// blockedByController reports a finalizer whose controller candidates are all absent or unready.
+func blockedByController(f Finalizer) bool {
+	if len(f.Controllers) == 0 {
+		return false
+	}
+	for _, c := range f.Controllers {
+		if c.Healthy {
+			return false
+		}
+	}
+	return true
+}
+
+// dispatchFinalizer picks the explainer of one finalizer.
+func (x *Explainer) dispatchFinalizer(ctx context.Context, o subject, name string) Finalizer {
 	switch {
 	case name == "kubernetes.io/pvc-protection":
 		return x.pvcProtection(ctx, o)
@@ -114,12 +156,14 @@ func refFor(res kinds.Resource, namespace, name string) ObjectRef {
 }
 
 // gitOpsOwner reads the labels Flux controllers put on what they apply.
+// An object that carries both (a chart's object whose HelmRelease a Kustomization applies, with
+// labels propagated) was installed by helm-controller: the HelmRelease is its real owner.
 func gitOpsOwner(labels map[string]string) *GitOpsOwner {
-	if n := labels["kustomize.toolkit.fluxcd.io/name"]; n != "" {
-		return &GitOpsOwner{Kind: "Kustomization", Namespace: labels["kustomize.toolkit.fluxcd.io/namespace"], Name: n}
-	}
 	if n := labels["helm.toolkit.fluxcd.io/name"]; n != "" {
 		return &GitOpsOwner{Kind: "HelmRelease", Namespace: labels["helm.toolkit.fluxcd.io/namespace"], Name: n}
+	}
+	if n := labels["kustomize.toolkit.fluxcd.io/name"]; n != "" {
+		return &GitOpsOwner{Kind: "Kustomization", Namespace: labels["kustomize.toolkit.fluxcd.io/namespace"], Name: n}
 	}
 	return nil
 }
@@ -130,12 +174,27 @@ func (x *Explainer) resource(group, kind string) (kinds.Resource, bool) {
 }
 
 // kubectl renders a kubectl command pinned to this cluster: `kubectl --context=X -n ns verb ...`.
+// Every printed command is built here, so each argument (cluster text included) is quoted
+// once, for a POSIX shell.
 func (x *Explainer) kubectl(namespace string, args ...string) string {
 	parts := []string{"kubectl", x.c.Target.Flag()}
 	if namespace != "" {
 		parts = append(parts, "-n", namespace)
 	}
-	return strings.Join(append(parts, args...), " ")
+	parts = append(parts, args...)
+	for i, p := range parts {
+		parts[i] = shellQuote(p)
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote leaves a word made of safe characters as it is and wraps anything else in single
+// quotes, so that names and JSON written by others reach kubectl as one literal argument.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // cached returns the value stored under key, computing it once with fill.

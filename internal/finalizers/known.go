@@ -17,13 +17,7 @@ type known struct {
 func lookupKnown(name, kind string) (known, bool) {
 	switch {
 	case name == "finalizers.fluxcd.io":
-		ctrl := fluxControllerFor(kind)
-		return known{
-			removedBy:   "Flux " + ctrl,
-			waitsFor:    ctrl + " finishes its cleanup (garbage-collecting what this object applied, when prune is on)",
-			controllers: []string{ctrl},
-			lost:        "objects this Flux object applied are left in the cluster unmanaged",
-		}, true
+		return fluxKnown(kind), true
 	case name == "batch.kubernetes.io/job-tracking":
 		return known{
 			removedBy: "kube-controller-manager (job controller)",
@@ -82,6 +76,27 @@ func lookupKnown(name, kind string) (known, bool) {
 		}, true
 	}
 	return known{}, false
+}
+
+// fluxKnown describes finalizers.fluxcd.io for one Flux kind: a source's controller removes
+// its stored artifact, a Kustomization's or HelmRelease's garbage-collects what it applied.
+func fluxKnown(kind string) known {
+	ctrl := fluxControllerFor(kind)
+	k := known{
+		removedBy:   "Flux " + ctrl,
+		waitsFor:    ctrl + " finishes its cleanup (garbage-collecting what this object applied, when prune is on)",
+		controllers: []string{ctrl},
+		lost:        "objects this Flux object applied are left in the cluster unmanaged",
+	}
+	switch kind {
+	case "GitRepository", "OCIRepository", "HelmRepository", "HelmChart", "Bucket":
+		k.waitsFor = ctrl + " deletes the artifact it stored for this " + kind
+		k.lost = "the " + kind + "'s stored artifact stays in " + ctrl + "'s storage until the controller's own garbage collection removes it; nothing in the cluster is pruned (sources apply nothing)"
+	case "HelmRelease":
+		k.waitsFor = ctrl + " uninstalls the Helm release (unless spec.uninstall says otherwise)"
+		k.lost = "the Helm release and the objects it installed stay in the cluster unmanaged"
+	}
+	return k
 }
 
 // fluxControllerFor maps a Flux kind to the controller that owns its finalizer.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -15,37 +17,76 @@ const maxNamesShown = 5
 
 var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
-// namespaceFinalizers explains the namespace's spec finalizer `kubernetes`, which the namespace
-// controller removes after it has deleted every object in the namespace. The status conditions
-// are reported as the controller wrote them and then verified with a live sweep of the content.
+// namespaceFinalizers explains the namespace's spec finalizers. `kubernetes` is removed by the
+// namespace controller after it has deleted every object in the namespace; the status
+// conditions are reported as the controller wrote them, verified against a live sweep of the
+// content, and the blockers named: held objects, fail-closed admission webhooks that reject the
+// deletions, CRD conversion webhooks that make a type unlistable, unavailable APIServices. Any
+// other spec finalizer is attributed to whoever may update namespaces/finalize.
 func (x *Explainer) namespaceFinalizers(ctx context.Context, o subject, e *Explanation) []Finalizer {
 	ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, o.obj.GetName(), metav1.GetOptions{})
-	f := Finalizer{
-		Name:      "kubernetes",
-		RemovedBy: "kube-controller-manager (namespace controller)",
-		WaitsFor:  "every object in the namespace is deleted, and every API group can be discovered",
-	}
 	if err != nil {
+		f := Finalizer{Name: "kubernetes", RemovedBy: "kube-controller-manager (namespace controller)", WaitsFor: "every object in the namespace is deleted"}
 		f.Incomplete = append(f.Incomplete, x.readFailure("reading namespace "+o.obj.GetName(), err))
 		return []Finalizer{f}
 	}
 	for _, c := range ns.Status.Conditions {
 		e.Conditions = append(e.Conditions, Condition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 	}
-	if len(ns.Spec.Finalizers) == 0 {
-		return nil
+	var out []Finalizer
+	for _, name := range ns.Spec.Finalizers {
+		if name == corev1.FinalizerKubernetes {
+			out = append(out, x.namespaceContent(ctx, o, ns, e))
+			continue
+		}
+		out = append(out, x.namespaceSpecFinalizer(ctx, o, ns, string(name)))
+	}
+	if len(ns.Spec.Finalizers) > 0 && !hasKubernetes(ns.Spec.Finalizers) {
+		markStale(e.Conditions, "the namespace controller has finished: only other spec finalizers remain")
+	}
+	return out
+}
+
+func hasKubernetes(fs []corev1.FinalizerName) bool {
+	for _, f := range fs {
+		if f == corev1.FinalizerKubernetes {
+			return true
+		}
+	}
+	return false
+}
+
+// namespaceContent explains spec finalizer `kubernetes`.
+func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.Namespace, e *Explanation) Finalizer {
+	f := Finalizer{
+		Name:      "kubernetes",
+		RemovedBy: "kube-controller-manager (namespace controller)",
+		WaitsFor:  "every object in the namespace is deleted, and every API group can be discovered",
 	}
 	scan := x.scan(ctx, ns.Name)
+	var failed []string
 	for _, fail := range scan.Failed {
-		f.Incomplete = append(f.Incomplete, fmt.Sprintf("listing %s in the namespace: %s", fail.Resource, fail.Reason))
+		failed = append(failed, fail.Resource)
 	}
-	f.Blockers = append(f.Blockers, x.unavailableAPIServices(ctx, &f)...)
-	stuck := 0
+	conv, explained, gaps := x.conversionBlockers(ctx, failed, e.Conditions)
+	f.Blockers = append(f.Blockers, conv...)
+	f.Incomplete = append(f.Incomplete, gaps...)
+	for _, fail := range scan.Failed {
+		if !explained[fail.Resource] {
+			f.Incomplete = append(f.Incomplete, fmt.Sprintf("listing %s in the namespace: %s", fail.Resource, fail.Reason))
+		}
+	}
+	f.Blockers = append(f.Blockers, x.unavailableAPIServices(ctx, &f, e.Conditions)...)
+	stuck, explainedBelow, remaining := 0, 0, 0
 	for _, t := range scan.Types {
 		if len(t.Items) == 0 {
 			continue
 		}
+		remaining += len(t.Items)
 		f.Blockers = append(f.Blockers, contentBlocker(t))
+		hooks, gaps := x.webhookBlockers(ctx, admissionv1.Delete, t.Resource, ns.Name, t.Items[0].Labels)
+		f.Blockers = append(f.Blockers, hooks...)
+		f.Incomplete = append(f.Incomplete, gaps...)
 		for i := range t.Items {
 			item := &t.Items[i]
 			if len(item.Finalizers) == 0 || o.depth >= maxDepth {
@@ -55,13 +96,48 @@ func (x *Explainer) namespaceFinalizers(ctx context.Context, o subject, e *Expla
 			b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", "), GitOps: gitOpsOwner(item.Labels)}
 			if item.DeletionTimestamp != nil {
 				b.Terminating = x.explain(ctx, t.Resource, item, o.depth+1)
+				explainedBelow++
 			}
 			f.Blockers = append(f.Blockers, b)
 		}
 	}
-	f.Remedies = x.namespaceRemedies(ns.Name, f, stuck)
-	return []Finalizer{f}
+	if len(scan.Failed) == 0 {
+		x.verifyConditions(e.Conditions, remaining, stuck, len(f.Blockers) > 0)
+	}
+	f.Remedies = x.namespaceRemedies(ns.Name, f, stuck, explainedBelow)
+	return f
 }
+
+// verifyConditions marks the namespace controller's conditions that a fresh sweep disagrees with.
+func (x *Explainer) verifyConditions(conds []Condition, remaining, withFinalizers int, blocked bool) {
+	for i := range conds {
+		c := &conds[i]
+		if c.Status != "True" {
+			continue
+		}
+		switch {
+		case c.Type == string(corev1.NamespaceContentRemaining) && remaining == 0:
+			c.Stale = "a fresh sweep finds no object left in the namespace"
+		case c.Type == string(corev1.NamespaceFinalizersRemaining) && withFinalizers == 0:
+			c.Stale = "a fresh sweep finds no remaining object with finalizers"
+		case c.Type == string(corev1.NamespaceDeletionDiscoveryFailure) && !blocked && x.catalogHealthy():
+			c.Stale = "discovery and every APIService answer now"
+		}
+	}
+}
+
+// markStale marks every True deletion condition stale with why; used when the namespace
+// controller is done and other finalizers remain.
+func markStale(conds []Condition, why string) {
+	for i := range conds {
+		if conds[i].Status == "True" && strings.HasPrefix(conds[i].Type, "Namespace") {
+			conds[i].Stale = why
+		}
+	}
+}
+
+// catalogHealthy reports whether discovery found every group version this run.
+func (x *Explainer) catalogHealthy() bool { return len(x.catalog.Failed) == 0 }
 
 // contentBlocker summarises the remaining objects of one type.
 func contentBlocker(t TypeObjects) Blocker {
@@ -80,55 +156,4 @@ func contentBlocker(t TypeObjects) Blocker {
 	}
 	ref := ObjectRef{Group: t.Resource.Group, Version: t.Resource.Version, Resource: t.Resource.Resource, Kind: t.Resource.Kind, Namespace: t.Items[0].Namespace}
 	return Blocker{Object: ref, Count: len(t.Items), Reason: fmt.Sprintf("%d remaining", len(t.Items)), Details: []string{detail}}
-}
-
-// unavailableAPIServices returns a blocker for every APIService that is not Available: the
-// namespace controller cannot delete content of a group it cannot discover.
-func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer) []Blocker {
-	list, err := x.c.Dynamic.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("listing apiservices.apiregistration.k8s.io", err))
-		return nil
-	}
-	var out []Blocker
-	for _, item := range list.Items {
-		conds, _, _ := unstructuredConditions(item.Object)
-		for _, c := range conds {
-			if c.Type != "Available" || c.Status == "True" {
-				continue
-			}
-			out = append(out, Blocker{
-				Object:  ObjectRef{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Name: item.GetName()},
-				Reason:  "is unavailable, so the namespace controller cannot discover and delete that group's objects",
-				Details: []string{c.Reason + ": " + c.Message},
-			})
-		}
-	}
-	return out
-}
-
-func (x *Explainer) namespaceRemedies(ns string, f Finalizer, stuck int) []Remediation {
-	var out []Remediation
-	for _, b := range f.Blockers {
-		if b.Object.Resource == "apiservices" {
-			out = append(out, Remediation{
-				Summary: fmt.Sprintf("Restore the backend of APIService %s (its Service and pods), or delete the APIService if that API was removed for good.", b.Object.Name),
-				Command: x.kubectl("", "delete", "apiservices.apiregistration.k8s.io", b.Object.Name),
-				Cost:    "deleting it makes that API's objects unreachable until it is registered again",
-			})
-		}
-	}
-	if stuck > 0 {
-		out = append(out, Remediation{Summary: fmt.Sprintf("%d remaining object(s) carry finalizers: clear each one's blocker (explained below); the namespace controller then finishes.", stuck)})
-	}
-	if len(out) == 0 && len(f.Blockers) > 0 {
-		out = append(out, Remediation{Summary: "The namespace controller is still deleting the remaining objects; it needs no help unless the count stops falling."})
-	}
-	out = append(out, Remediation{
-		Summary:    "Only if the blockers above can never be cleared: remove the namespace finalizer through the finalize subresource.",
-		Command:    fmt.Sprintf("kubectl %s get namespace %s -o json | jq '.spec.finalizers=[]' | kubectl %s replace --raw /api/v1/namespaces/%s/finalize -f -", x.c.Target.Flag(), ns, x.c.Target.Flag(), ns),
-		Cost:       "every object still in the namespace stays in etcd without a namespace, and reappears if a namespace of that name is created again",
-		LastResort: true,
-	})
-	return out
 }

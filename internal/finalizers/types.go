@@ -82,23 +82,44 @@ type Remediation struct {
 
 // Finalizer explains one finalizer on the object.
 type Finalizer struct {
-	Name       string        `json:"name"`
-	RemovedBy  string        `json:"removedBy"`
-	WaitsFor   string        `json:"waitsFor"`
-	Blockers   []Blocker     `json:"blockers,omitempty"`
-	Controller *Controller   `json:"controller,omitempty"`
-	Remedies   []Remediation `json:"remediation,omitempty"`
-	// Incomplete lists reads that failed while explaining this finalizer.
+	Name      string    `json:"name"`
+	RemovedBy string    `json:"removedBy"`
+	WaitsFor  string    `json:"waitsFor"`
+	Blockers  []Blocker `json:"blockers,omitempty"`
+	// Controllers are the workloads (or service accounts without one) that may remove the
+	// finalizer, most likely first; Attribution says what evidence chose them.
+	Controllers []Controller `json:"controllers,omitempty"`
+	Attribution string       `json:"attribution,omitempty"`
+	// TypeEvidence is what the object's CustomResourceDefinition says about who installed it:
+	// Helm release, ownership labels, owners and whether they still exist.
+	TypeEvidence []string      `json:"typeEvidence,omitempty"`
+	Remedies     []Remediation `json:"remediation,omitempty"`
+	// Incomplete lists reads that failed while explaining this finalizer and that could change
+	// its verdict; they make the result UNKNOWN.
 	Incomplete []string `json:"incomplete,omitempty"`
+	// Unchecked lists reads that failed but cannot change this finalizer's verdict (a blocker
+	// is already proven, or the failure's subject is ruled out by the controller's own status).
+	Unchecked []string `json:"unchecked,omitempty"`
 }
 
-// Controller is the workload (or API service) expected to remove a custom finalizer.
+// Controller is a workload expected to remove a custom finalizer, with the evidence for it.
+// Found false with an Object is a service account that may act but that no workload runs as;
+// Found false without one means no candidate exists.
 type Controller struct {
 	Object  ObjectRef `json:"object"`
 	Found   bool      `json:"found"`
 	Ready   string    `json:"ready,omitempty"` // "1/1"
 	Healthy bool      `json:"healthy"`
-	Note    string    `json:"note,omitempty"`
+	// ScaledToZero is set when the workload asks for no replica at all.
+	ScaledToZero bool   `json:"scaledToZero,omitempty"`
+	Note         string `json:"note,omitempty"`
+	// Evidence lists what ties the workload to the object: its service account and the RBAC
+	// role and binding that let it update the object, a Helm release it shares with the CRD,
+	// an operator's custom resource that names it.
+	Evidence []string `json:"evidence,omitempty"`
+	// BroadOnly is set when its rights come only from rules that allow everything
+	// (cluster-admin): weak evidence, used only when nothing narrower qualifies.
+	BroadOnly bool `json:"broadRightsOnly,omitempty"`
 }
 
 // Condition is a status condition of the object, kept for namespaces.
@@ -107,6 +128,8 @@ type Condition struct {
 	Status  string `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Stale is set when a fresh check disagrees with the condition as the controller wrote it.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Explanation says why one object is (or is not) Terminating.
@@ -114,10 +137,13 @@ type Explanation struct {
 	Object            ObjectRef  `json:"object"`
 	Terminating       bool       `json:"terminating"`
 	DeletionTimestamp *time.Time `json:"deletionTimestamp,omitempty"`
-	// TerminatingFor is the age of the deletion request, e.g. "3h12m".
-	TerminatingFor string       `json:"terminatingFor,omitempty"`
-	GitOps         *GitOpsOwner `json:"gitOpsOwner,omitempty"`
-	Finalizers     []Finalizer  `json:"finalizers,omitempty"`
+	// TerminatingFor is the age of the deletion request, e.g. "3h12m": for a pod, counted from
+	// the request (deletionTimestamp minus the grace period it was given).
+	TerminatingFor string `json:"terminatingFor,omitempty"`
+	// GracePeriodSeconds is the grace period the deletion was requested with, when set.
+	GracePeriodSeconds *int64       `json:"gracePeriodSeconds,omitempty"`
+	GitOps             *GitOpsOwner `json:"gitOpsOwner,omitempty"`
+	Finalizers         []Finalizer  `json:"finalizers,omitempty"`
 	// Pending explains an object with a deletionTimestamp and no finalizers left.
 	Pending    string      `json:"pending,omitempty"`
 	Conditions []Condition `json:"conditions,omitempty"`

@@ -24,7 +24,8 @@ func DiscoverCluster(ctx context.Context, d discovery.DiscoveryInterface, dyn dy
 	}
 	list, err := dyn.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		c.addFailure("apiregistration.k8s.io/v1", "could not check APIService availability: "+err.Error())
+		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + err.Error(), Unchecked: true})
+		sort.Slice(c.Failed, func(i, j int) bool { return c.Failed[i].GroupVersion < c.Failed[j].GroupVersion })
 		return c, nil
 	}
 	for _, item := range list.Items {

@@ -75,6 +75,9 @@ func (r Resource) names() []string {
 type GroupFailure struct {
 	GroupVersion string `json:"groupVersion"`
 	Error        string `json:"error"`
+	// Unchecked marks a check that could not be made (APIServices could not be listed, e.g.
+	// forbidden): no group is known to fail, but none is known to work either.
+	Unchecked bool `json:"unchecked,omitempty"`
 }
 
 // Catalog is the set of resources a server serves, with the groups it could not discover.
@@ -166,11 +169,12 @@ func (c *Catalog) ForGroupKind(gk schema.GroupKind) (Resource, bool) {
 	return Resource{}, false
 }
 
-// GroupFailed reports whether discovery of any version of group failed.
+// GroupFailed reports whether discovery of any version of group failed (an unchecked
+// APIService list is not a failure of the group it is served from).
 func (c *Catalog) GroupFailed(group string) bool {
 	for _, f := range c.Failed {
 		gv, err := schema.ParseGroupVersion(f.GroupVersion)
-		if err == nil && gv.Group == group {
+		if err == nil && gv.Group == group && !f.Unchecked {
 			return true
 		}
 	}

@@ -40,6 +40,12 @@ func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, err
 	default:
 		var r kinds.Resource
 		r, err = resolveType(ctx, c, catalog, req, res, ns)
+		var amb *kinds.AmbiguousError
+		if err != nil && !errors.As(err, &amb) && !req.Arg.FromInventory {
+			if def, ok := x.DefinitionResource(ctx, req.Arg.Type); ok {
+				r, err = def, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

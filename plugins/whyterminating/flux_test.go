@@ -50,3 +50,22 @@ func TestFluxFinalizerWithoutController(t *testing.T) {
 		}
 	}
 }
+
+// finalizers.fluxcd.io on a source: stripping it loses the source's stored artifact, not
+// "objects this Flux object applied" (a source applies nothing).
+func TestFluxSourceFinalizerCost(t *testing.T) {
+	needEnv(t)
+	gvr := schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "gitrepositories"}
+	createNamespace(t, "flux-src-gone")
+	createStuck(t, gvr, "GitRepository", "flux-src-gone", "podinfo", "finalizers.fluxcd.io", nil,
+		map[string]any{"interval": "5m", "url": "https://github.com/stefanprodan/podinfo", "ref": map[string]any{"branch": "master"}})
+	out, _, code := run(t, "gitrepositories.source.toolkit.fluxcd.io", "podinfo", "-n", "flux-src-gone")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	wantAll(t, out, []string{
+		"removed by: Flux source-controller",
+		"waits for: source-controller deletes the artifact it stored for this GitRepository",
+		"left behind: the GitRepository's stored artifact stays in source-controller's storage",
+	}, []string{"objects this Flux object applied"})
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/output"
@@ -16,17 +17,27 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	if len(r.Objects) == 0 {
 		root.Add(p.Good("Nothing is Terminating") + " in " + r.Scope + ".")
 	}
+	unreadable := map[string]bool{}
+	for _, u := range r.Unreadable {
+		unreadable[u.Resource] = true
+	}
 	for _, e := range r.Objects {
-		addExplanation(root, e, p)
+		addExplanation(root, collapseGaps(e, unreadable), p)
 	}
 	for _, s := range r.Shadowed {
 		root.Add(p.Faint("note: the core group was chosen; " + s + " has the same name"))
 	}
-	if len(r.Unreadable) > 0 || len(r.DiscoveryFailures) > 0 {
+	if len(r.Unreadable) > 0 || (r.swept && len(r.DiscoveryFailures) > 0) {
 		n := root.Add(p.Warn("INCOMPLETE: these reads failed, so objects of these types are unknown (not absent):"))
 		for _, u := range r.Unreadable {
 			n.Add(u.Resource + ": " + u.Reason)
 		}
+		for _, d := range r.DiscoveryFailures {
+			n.Add("discovery of " + d.GroupVersion + ": " + d.Error)
+		}
+	} else if len(r.DiscoveryFailures) > 0 {
+		// One object's explanation does not depend on groups it does not touch.
+		n := root.Add(p.Faint("note: discovery failed for these group versions; the explanation above does not depend on them:"))
 		for _, d := range r.DiscoveryFailures {
 			n.Add("discovery of " + d.GroupVersion + ": " + d.Error)
 		}
@@ -52,13 +63,21 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 		return
 	}
 	head += " " + p.Bad("Terminating for "+e.TerminatingFor)
-	head += fmt.Sprintf(" (deletion requested %s)", e.DeletionTimestamp.Format("2006-01-02 15:04:05Z"))
+	if g := e.GracePeriodSeconds; g != nil {
+		requested := e.DeletionTimestamp.Add(-time.Duration(*g) * time.Second)
+		head += fmt.Sprintf(" (deletion requested %s with a grace period of %ds)", requested.Format("2006-01-02 15:04:05Z"), *g)
+	} else {
+		head += fmt.Sprintf(" (deletion requested %s)", e.DeletionTimestamp.Format("2006-01-02 15:04:05Z"))
+	}
 	if e.GitOps != nil {
 		head += ", managed by " + e.GitOps.String()
 	}
 	n := parent.Add(head)
 	for _, c := range e.Conditions {
-		if c.Status == "True" {
+		switch {
+		case c.Status == "True" && c.Stale != "":
+			n.Add(p.Faint(fmt.Sprintf("condition %s (stale: %s): %s", c.Type, c.Stale, c.Message)))
+		case c.Status == "True":
 			n.Add(p.Faint(fmt.Sprintf("condition %s: %s", c.Type, c.Message)))
 		}
 	}
@@ -75,17 +94,11 @@ func addFinalizer(parent *output.Node, f finalizers.Finalizer, p output.Palette)
 	n := parent.Add("finalizer " + p.Bold(f.Name))
 	n.Add("removed by: " + f.RemovedBy)
 	n.Add("waits for: " + f.WaitsFor)
-	if c := f.Controller; c != nil {
-		switch {
-		case !c.Found:
-			n.Add(p.Bad("controller: none found") + " — " + c.Note)
-		case !c.Healthy:
-			n.Add(p.Bad("controller: "+c.Object.String()+" ready "+c.Ready) + " — " + c.Note)
-		default:
-			n.Add("controller: " + c.Object.String() + " ready " + c.Ready)
-		}
+	addControllers(n, f, p)
+	for _, ev := range f.TypeEvidence {
+		n.Add("type: " + ev)
 	}
-	if len(f.Blockers) == 0 && len(f.Incomplete) == 0 {
+	if len(f.Blockers) == 0 && len(f.Incomplete) == 0 && !controllerBlocks(f) {
 		n.Add(p.Good("no blocker found"))
 	}
 	for _, b := range f.Blockers {
@@ -93,6 +106,9 @@ func addFinalizer(parent *output.Node, f finalizers.Finalizer, p output.Palette)
 	}
 	for _, gap := range f.Incomplete {
 		n.Add(p.Warn("INCOMPLETE: " + gap))
+	}
+	for _, u := range f.Unchecked {
+		n.Add(p.Faint("not checked: " + u))
 	}
 	addRemedies(n, f.Remedies, p)
 }
@@ -135,4 +151,44 @@ func addRemedies(parent *output.Node, rs []finalizers.Remediation, p output.Pale
 			n.Add("cost: " + r.Cost)
 		}
 	}
+}
+
+// addControllers draws who may remove the finalizer, each with the evidence it rests on.
+func addControllers(n *output.Node, f finalizers.Finalizer, p output.Palette) {
+	for _, c := range f.Controllers {
+		var line string
+		switch {
+		case !c.Found && c.Object.Name == "":
+			line = p.Bad("controller: none found") + " — " + c.Note
+		case !c.Found:
+			line = p.Bad("controller: "+c.Object.String()) + " — " + c.Note
+		default:
+			state := "ready " + c.Ready
+			if c.ScaledToZero {
+				state += ", scaled to 0"
+			}
+			line = "controller: " + c.Object.String() + " " + state
+			if !c.Healthy {
+				line = p.Bad(line)
+			}
+			if c.Note != "" {
+				line += " — " + c.Note
+			}
+		}
+		cn := n.Add(line)
+		for _, ev := range c.Evidence {
+			cn.Add("evidence: " + ev)
+		}
+	}
+}
+
+// controllerBlocks reports whether the controllers themselves are the blocker (absent or not
+// ready), so "no blocker found" would be false.
+func controllerBlocks(f finalizers.Finalizer) bool {
+	for _, c := range f.Controllers {
+		if !c.Healthy {
+			return true
+		}
+	}
+	return false
 }

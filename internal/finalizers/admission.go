@@ -1,0 +1,165 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// webhook is one admission webhook that fails closed, with the configuration it belongs to.
+type webhook struct {
+	config  ObjectRef
+	name    string
+	rules   []admissionv1.RuleWithOperations
+	service *admissionv1.ServiceReference
+	nsSel   *metav1.LabelSelector
+	objSel  *metav1.LabelSelector
+}
+
+// failClosedWebhooks lists the Validating and Mutating webhooks with failurePolicy Fail, once.
+func (x *Explainer) failClosedWebhooks(ctx context.Context) ([]webhook, error) {
+	return cached(x, "webhooks", func() ([]webhook, error) {
+		api := x.c.Kube.AdmissionregistrationV1()
+		var out []webhook
+		vs, err := api.ValidatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("listing validatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
+		}
+		for _, c := range vs.Items {
+			ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations", Kind: "ValidatingWebhookConfiguration", Name: c.Name}
+			for _, w := range c.Webhooks {
+				if w.FailurePolicy == nil || *w.FailurePolicy == admissionv1.Fail {
+					out = append(out, webhook{config: ref, name: w.Name, rules: w.Rules, service: w.ClientConfig.Service, nsSel: w.NamespaceSelector, objSel: w.ObjectSelector})
+				}
+			}
+		}
+		ms, err := api.MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("listing mutatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
+		}
+		for _, c := range ms.Items {
+			ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations", Kind: "MutatingWebhookConfiguration", Name: c.Name}
+			for _, w := range c.Webhooks {
+				if w.FailurePolicy == nil || *w.FailurePolicy == admissionv1.Fail {
+					out = append(out, webhook{config: ref, name: w.Name, rules: w.Rules, service: w.ClientConfig.Service, nsSel: w.NamespaceSelector, objSel: w.ObjectSelector})
+				}
+			}
+		}
+		return out, nil
+	})
+}
+
+// webhookBlockers returns a blocker for every fail-closed webhook that intercepts op on res in
+// namespace (objects labelled objLabels) and whose service is gone or has no ready endpoint:
+// the API server rejects that request, so the controller that must make it never can.
+func (x *Explainer) webhookBlockers(ctx context.Context, op admissionv1.OperationType, res kinds.Resource, namespace string, objLabels map[string]string) ([]Blocker, []string) {
+	hooks, err := x.failClosedWebhooks(ctx)
+	if err != nil {
+		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+res.QualifiedName(), err)}
+	}
+	var nsLabels map[string]string
+	var out []Blocker
+	var gaps []string
+	for _, w := range hooks {
+		if w.service == nil || !w.intercepts(op, res) || !selects(w.objSel, objLabels) {
+			continue
+		}
+		if namespace != "" && w.nsSel != nil {
+			if nsLabels == nil {
+				ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+				if err != nil {
+					gaps = append(gaps, x.readFailure("reading namespace "+namespace+" to match webhook "+w.name, err))
+					continue
+				}
+				nsLabels = ns.Labels
+			}
+			if !selects(w.nsSel, nsLabels) {
+				continue
+			}
+		}
+		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
+		if gap != "" {
+			gaps = append(gaps, gap)
+		}
+		if down == "" {
+			continue
+		}
+		out = append(out, Blocker{
+			Object:  w.config,
+			Reason:  fmt.Sprintf("rejects %s of %s (webhook %s, failurePolicy Fail): %s", op, res.QualifiedName(), w.name, down),
+			Details: []string{"the API server refuses every matching request until the webhook answers"},
+		})
+	}
+	return out, gaps
+}
+
+// intercepts reports whether one of the webhook's rules matches op on res.
+func (w webhook) intercepts(op admissionv1.OperationType, res kinds.Resource) bool {
+	for _, r := range w.rules {
+		if !slices.Contains(r.Operations, op) && !slices.Contains(r.Operations, admissionv1.OperationAll) {
+			continue
+		}
+		if !anyOf(r.APIGroups, res.Group, "*") || !anyOf(r.Resources, res.Resource, "*", "*/*") {
+			continue
+		}
+		if r.Scope != nil && *r.Scope != admissionv1.AllScopes && (*r.Scope == admissionv1.NamespacedScope) != res.Namespaced {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// selects evaluates a label selector; an absent selector selects everything.
+func selects(sel *metav1.LabelSelector, l map[string]string) bool {
+	if sel == nil {
+		return true
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	return err != nil || s.Matches(labels.Set(l))
+}
+
+// serviceDown says why a webhook's service cannot answer ("" when it has a ready endpoint).
+func (x *Explainer) serviceDown(ctx context.Context, namespace, name string) (string, string) {
+	type state struct{ down, gap string }
+	s, _ := cached(x, "service/"+namespace+"/"+name, func() (state, error) {
+		ref := "services/" + name + " -n " + namespace
+		_, err := x.c.Kube.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return state{down: ref + " does not exist"}, nil
+		}
+		if err != nil {
+			return state{gap: x.readFailure("reading "+ref, err)}, nil
+		}
+		eps, err := x.c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + name})
+		if err != nil {
+			return state{gap: x.readFailure("listing the endpoints of "+ref, err)}, nil
+		}
+		for _, sl := range eps.Items {
+			for _, ep := range sl.Endpoints {
+				if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
+					return state{}, nil
+				}
+			}
+		}
+		return state{down: ref + " has no ready endpoint"}, nil
+	})
+	return s.down, s.gap
+}
+
+// webhookRemedy restores the webhook's backend or removes a configuration left behind.
+func (x *Explainer) webhookRemedy(b Blocker) Remediation {
+	return Remediation{
+		Summary: fmt.Sprintf("Restore the service behind %s (its pods), or, if that admission controller was uninstalled, delete the configuration it left behind.", b.Object.String()),
+		Command: x.kubectl("", "delete", b.Object.QualifiedResource(), b.Object.Name),
+		Cost:    "until the configuration is re-created, the policy it enforces is not applied to any request",
+	}
+}

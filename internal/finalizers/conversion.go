@@ -1,0 +1,104 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// brokenConversion is a CRD whose conversion webhook cannot answer.
+type brokenConversion struct {
+	crd    ObjectRef
+	group  string
+	plural string
+	down   string
+}
+
+// brokenConversions lists every CRD, cluster-wide, whose conversion webhook's service is gone
+// or has no ready endpoint: objects stored at another version than the one asked for cannot
+// be read, listed or deleted, in any namespace.
+func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, []string) {
+	list, err := cached(x, "crds", func() ([]apiextensionsv1.CustomResourceDefinition, error) {
+		l, err := x.c.Dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]apiextensionsv1.CustomResourceDefinition, 0, len(l.Items))
+		for _, u := range l.Items {
+			var crd apiextensionsv1.CustomResourceDefinition
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
+				return nil, fmt.Errorf("decoding %s: %w", u.GetName(), err)
+			}
+			out = append(out, crd)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, []string{x.readFailure("listing customresourcedefinitions.apiextensions.k8s.io to check conversion webhooks", err)}
+	}
+	var out []brokenConversion
+	var gaps []string
+	for _, crd := range list {
+		conv := crd.Spec.Conversion
+		if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil || conv.Webhook.ClientConfig.Service == nil {
+			continue
+		}
+		svc := conv.Webhook.ClientConfig.Service
+		down, gap := x.serviceDown(ctx, svc.Namespace, svc.Name)
+		if gap != "" {
+			gaps = append(gaps, gap)
+		}
+		if down != "" {
+			out = append(out, brokenConversion{
+				crd:   ObjectRef{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition", Name: crd.Name},
+				group: crd.Spec.Group, plural: crd.Spec.Names.Plural, down: down,
+			})
+		}
+	}
+	return out, gaps
+}
+
+// conversionBlockers links the namespace's failed reads and conditions to the CRDs whose
+// conversion webhook is down. A CRD counts when the sweep could not list its type here, or a
+// deletion-failure condition names its group.
+func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string, conds []Condition) ([]Blocker, map[string]bool, []string) {
+	broken, gaps := x.brokenConversions(ctx)
+	explained := map[string]bool{}
+	var out []Blocker
+	for _, b := range broken {
+		qualified := b.plural + "." + b.group
+		why := ""
+		for _, t := range failedTypes {
+			if t == qualified {
+				why, explained[t] = "this namespace's "+qualified+" cannot be listed", true
+			}
+		}
+		for _, c := range conds {
+			if c.Status == "True" && strings.HasPrefix(c.Type, "NamespaceDeletion") && strings.Contains(c.Message, b.group+"/") && why == "" {
+				why = "condition " + c.Type + " names " + b.group
+			}
+		}
+		if why == "" {
+			continue
+		}
+		out = append(out, Blocker{
+			Object:  b.crd,
+			Reason:  fmt.Sprintf("its conversion webhook cannot answer (%s), so the namespace controller cannot list or delete %s: %s", b.down, qualified, why),
+			Details: []string{"a CRD's conversion webhook serves every namespace: this holds any namespace with such objects"},
+		})
+	}
+	return out, explained, gaps
+}
+
+// conversionRemedy restores the webhook's backend or stops converting.
+func (x *Explainer) conversionRemedy(b Blocker) Remediation {
+	return Remediation{
+		Summary: fmt.Sprintf("Restore the conversion webhook's service of %s (its pods); if its operator was uninstalled, delete the CRD's remaining objects' owner or set the conversion strategy to None.", b.Object.String()),
+		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None"}}}`),
+		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",
+	}
+}

@@ -1,0 +1,64 @@
+package finalizers
+
+import (
+	"fmt"
+)
+
+// maxLogRemedies bounds the "read its logs" steps when several running workloads qualify.
+const maxLogRemedies = 3
+
+// controllerRemedies: bring back a candidate that cannot run, reinstall what is proven gone,
+// read the logs of running candidates; strip the finalizer only as a last resort, and only
+// when no candidate is running.
+func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attribution, owner string) []Remediation {
+	ref := o.ref()
+	strip := Remediation{
+		Summary:    fmt.Sprintf("Only if the controller is gone for good: remove finalizer %s by hand.", f.Name),
+		Command:    x.kubectl(ref.Namespace, "patch", ref.QualifiedResource(), ref.Name, "--type=json", "-p", stripPatch(o.obj.GetFinalizers(), f.Name)),
+		Cost:       "left behind: " + k.lost,
+		LastResort: true,
+	}
+	var out, logs []Remediation
+	for _, c := range a.controllers {
+		switch {
+		case c.Found && c.Healthy:
+			if len(logs) < maxLogRemedies {
+				why := fmt.Sprintf("%s is running (%s ready) and may update %s", c.Object.String(), c.Ready, ref.QualifiedResource())
+				if a.guessed {
+					why = fmt.Sprintf("%s is running (%s ready) and named like the controller, unconfirmed by RBAC", c.Object.String(), c.Ready)
+				}
+				logs = append(logs, Remediation{
+					Summary: why + ": read its logs for why it does not finish.",
+					Command: x.kubectl(c.Object.Namespace, "logs", c.Object.QualifiedResource()+"/"+c.Object.Name, "--tail=100"),
+				})
+			}
+		case c.Found:
+			out = append(out, Remediation{
+				Summary: fmt.Sprintf("Bring %s back to ready replicas (it has %s); it then removes the finalizer itself.", c.Object.String(), c.Ready),
+				Command: x.kubectl(c.Object.Namespace, "describe", c.Object.QualifiedResource(), c.Object.Name),
+			})
+		case c.Object.Resource == "serviceaccounts":
+			out = append(out, Remediation{Summary: fmt.Sprintf("Reinstall the workload that ran as %s; it then removes the finalizer itself.", c.Object.String())})
+		case c.Object.Name != "":
+			out = append(out, Remediation{Summary: fmt.Sprintf("Restore %s; it then removes the finalizer itself.", c.Object.String())})
+		default:
+			out = append(out, Remediation{Summary: reinstallSummary(k, owner)})
+		}
+	}
+	if len(a.controllers) == 0 {
+		out = append(out, Remediation{Summary: reinstallSummary(k, owner)})
+	}
+	if !a.dead {
+		// Something that may act is running: its logs come first, and stripping the finalizer
+		// behind its back is not offered.
+		return append(out, logs...)
+	}
+	return append(out, strip)
+}
+
+func reinstallSummary(k known, owner string) string {
+	if owner != "" {
+		return fmt.Sprintf("Reinstall %s (it installed this type); its controller then removes the finalizer itself.", owner)
+	}
+	return "Reinstall the controller (" + k.removedBy + "); it then removes the finalizer itself."
+}

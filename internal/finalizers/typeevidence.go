@@ -1,0 +1,88 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// ownershipLabels are the CRD labels that name who installed a type.
+var ownershipLabels = []string{"app.kubernetes.io/part-of", "app.kubernetes.io/instance", "app.kubernetes.io/managed-by", "helm.sh/chart"}
+
+// typeEvidence reads the CustomResourceDefinition behind res, if there is one, and says who
+// installed it: a Helm release (meta.helm.sh annotations), ownership labels, and its owners with
+// whether they still exist. owner names what to reinstall when that is known: a gone owner
+// first, else the Helm release.
+func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines []string, owner string) {
+	if res.Group == "" || !strings.Contains(res.Group, ".") {
+		return nil, ""
+	}
+	name := res.Resource + "." + res.Group
+	crd, err := cached(x, "crd/"+name, func() (*unstructured.Unstructured, error) {
+		return x.c.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+	})
+	if apierrors.IsNotFound(err) {
+		return nil, ""
+	}
+	if err != nil {
+		return []string{x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+name, err)}, ""
+	}
+	self := "customresourcedefinitions.apiextensions.k8s.io/" + name
+	if rel := crd.GetAnnotations()["meta.helm.sh/release-name"]; rel != "" {
+		relNS := crd.GetAnnotations()["meta.helm.sh/release-namespace"]
+		owner = fmt.Sprintf("Helm release %s -n %s", rel, relNS)
+		lines = append(lines, fmt.Sprintf("%s was installed by %s", self, owner))
+	}
+	var labels []string
+	for _, k := range ownershipLabels {
+		if v := crd.GetLabels()[k]; v != "" {
+			labels = append(labels, k+"="+v)
+		}
+	}
+	for k, v := range crd.GetLabels() {
+		if strings.HasPrefix(k, "pkg.crossplane.io/") {
+			labels = append(labels, k+"="+v)
+		}
+	}
+	if len(labels) > 0 {
+		sort.Strings(labels)
+		lines = append(lines, self+" is labelled "+strings.Join(labels, ", "))
+	}
+	for _, ref := range crd.GetOwnerReferences() {
+		line, gone := x.ownerState(ctx, ref)
+		lines = append(lines, self+" is owned by "+line)
+		if gone {
+			owner = strings.TrimSuffix(line, ", which no longer exists")
+		}
+	}
+	if crd.GetDeletionTimestamp() != nil {
+		lines = append(lines, self+" is itself being deleted: it waits for this object to go")
+	}
+	return lines, owner
+}
+
+// ownerState names a cluster-scoped owner and says whether it still exists.
+func (x *Explainer) ownerState(ctx context.Context, ref metav1.OwnerReference) (string, bool) {
+	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+	res, ok := x.resource(gv.Group, ref.Kind)
+	if !ok {
+		return fmt.Sprintf("%s %s (%s, a kind the server no longer serves)", ref.Kind, ref.Name, ref.APIVersion), true
+	}
+	r := refFor(res, "", ref.Name).String()
+	cur, err := x.c.Metadata.Resource(res.GVR()).Get(ctx, ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err), err == nil && cur.UID != ref.UID:
+		return r + ", which no longer exists", true
+	case err != nil:
+		return r + " (" + x.readFailure("reading it", err) + ")", false
+	}
+	return r, false
+}
