@@ -2,6 +2,7 @@ package retire_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -144,4 +145,45 @@ func TestNothingUnevaluatedIsSafe(t *testing.T) {
 		f := fixture{files: files(apps, map[string]string{"clusters/prod/tenant.yaml": tenant}), change: map[string]string{"k8s/apps/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n  labels: {a: b}\n"}}
 		wantCode(t, f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil), exitcode.OK)
 	})
+}
+
+// A Kustomization the candidate deletes takes what it applied with it as its
+// spec.deletionPolicy says (kustomize-controller's finalizerShouldDeleteResources,
+// fluxcd/kustomize-controller internal/controller/kustomization_controller.go): MirrorPrune
+// follows prune, Delete and WaitForTermination delete even with prune: false, Orphan keeps
+// everything, and a suspended one deletes nothing.
+func TestDeletionPolicy(t *testing.T) {
+	cases := []struct {
+		policy  string
+		prune   bool
+		suspend bool
+		code    exitcode.Code
+		mention string
+	}{
+		{"", true, false, exitcode.Finding, "deletionPolicy MirrorPrune (prune: true) deletes PersistentVolumeClaim headlamp/headlamp"},
+		{"", false, false, exitcode.OK, "spec.prune is false"},
+		{"MirrorPrune", false, false, exitcode.OK, "spec.prune is false"},
+		{"Delete", false, false, exitcode.Finding, "deletionPolicy Delete deletes"},
+		{"WaitForTermination", false, false, exitcode.Finding, "deletionPolicy WaitForTermination deletes"},
+		{"Orphan", true, false, exitcode.OK, "spec.deletionPolicy Orphan on Kustomization flux-system/apps"},
+		{"Delete", true, true, exitcode.OK, "is suspended"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s prune %t suspend %t", tc.policy, tc.prune, tc.suspend), func(t *testing.T) {
+			ks := incident.KustomizationManifest("flux-system", "apps", "./k8s/apps", tc.prune)
+			if tc.policy != "" {
+				ks += "  deletionPolicy: " + tc.policy + "\n"
+			}
+			if tc.suspend {
+				ks += "  suspend: true\n"
+			}
+			f := fixture{
+				files: files(incident.RepoFiles(), map[string]string{"clusters/prod/apps.yaml": ks, "clusters/prod/kustomization.yaml": "resources:\n- apps.yaml\n- flux-system.yaml\n",
+					"clusters/prod/flux-system.yaml": incident.KustomizationManifest("flux-system", "flux-system", "./clusters/prod", true)}),
+				change: map[string]string{"clusters/prod/kustomization.yaml": "resources:\n- flux-system.yaml\n"},
+			}
+			rep := f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil)
+			wantCode(t, rep, tc.code, tc.mention)
+		})
+	}
 }

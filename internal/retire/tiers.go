@@ -74,7 +74,7 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 	if ks == nil {
 		ks = bt
 	}
-	u := Unit{Kustomization: toRetire(ks.Kustomization)}
+	u := Unit{Kustomization: toRetire(ks.Kustomization), Removed: bt != nil && ct == nil}
 	ok := true
 	for _, side := range []struct {
 		name string
@@ -171,6 +171,8 @@ func toRetire(ks gitops.Kustomization) Kustomization {
 	if ks.Object != nil {
 		hc, _, _ := unstructured.NestedSlice(ks.Object.Object, "spec", "healthChecks")
 		k.HealthChecks = len(hc) > 0
+		k.DeletionPolicy, _, _ = unstructured.NestedString(ks.Object.Object, "spec", "deletionPolicy")
+		k.Suspend, _, _ = unstructured.NestedBool(ks.Object.Object, "spec", "suspend")
 	}
 	return k
 }

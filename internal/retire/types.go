@@ -97,6 +97,11 @@ type Kustomization struct {
 	// HealthChecks is set when spec.healthChecks names objects (they are waited on like wait).
 	HealthChecks bool   `json:"healthChecks,omitempty"`
 	Timeout      string `json:"timeout,omitempty"`
+	// DeletionPolicy is spec.deletionPolicy ("" is MirrorPrune): what deleting the
+	// Kustomization does to what it applied.
+	DeletionPolicy string `json:"deletionPolicy,omitempty"`
+	// Suspend is spec.suspend: a suspended Kustomization deletes nothing when deleted.
+	Suspend bool `json:"suspend,omitempty"`
 }
 
 // ID is `namespace/name`.
