@@ -157,7 +157,7 @@ func judgeSafety(r *Removal, u Unit) {
 			break
 		}
 		r.Unsafe = true
-		if baseProtected(r) {
+		if r.base != nil && objectOptOut(r.base) != "" {
 			r.Reasons = append(r.Reasons, fmt.Sprintf("the protection is merged but the live object does not carry it yet: Kustomization %s prunes %s unless it applies that revision first", r.Kustomization, r.Object))
 			break
 		}
@@ -200,36 +200,8 @@ func optOut(u Unit, r *Removal) string {
 	case !ks.Prune:
 		return "spec.prune is false on Kustomization " + ks.ID()
 	}
-	ann := annotationsFor(r)
-	switch {
-	case ann[PruneAnnotation] == Disabled:
-		return PruneAnnotation + ": " + Disabled
-	case ann[ReconcileAnnotation] == Disabled:
-		return ReconcileAnnotation + ": " + Disabled
-	case strings.EqualFold(ann[SSAAnnotation], "Ignore"):
-		return SSAAnnotation + ": Ignore"
-	}
-	return ""
+	return objectOptOut(metadataFor(r))
 }
-
-// annotationsFor returns the annotations Flux reads: the live object's when it exists.
-func annotationsFor(r *Removal) map[string]string {
-	if r.Live != nil && r.Live.Exists {
-		return r.Live.Annotations
-	}
-	if r.base != nil {
-		return r.base.GetAnnotations()
-	}
-	return nil
-}
-
-func protects(ann map[string]string) bool {
-	return ann[PruneAnnotation] == Disabled || ann[ReconcileAnnotation] == Disabled || strings.EqualFold(ann[SSAAnnotation], "Ignore")
-}
-
-func baseProtected(r *Removal) bool { return r.base != nil && protects(r.base.GetAnnotations()) }
-
-func liveProtected(r *Removal) bool { return r.Live != nil && protects(r.Live.Annotations) }
 
 // policy names a Kustomization's deletion policy, with what the default follows.
 func policy(ks Kustomization) string {

@@ -187,3 +187,30 @@ func TestDeletionPolicy(t *testing.T) {
 		})
 	}
 }
+
+// Prune opt-outs are decided as kustomize-controller decides them, through fluxcd/pkg/ssa's
+// utils.AnyInMetadata: the label counts as well as the annotation, values case-insensitively.
+func TestPruneOptOuts(t *testing.T) {
+	ns := func(meta string) string {
+		return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n" + meta
+	}
+	cases := []struct {
+		name, meta string
+		code       exitcode.Code
+		mention    string
+	}{
+		{"label", "  labels:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", exitcode.OK, "label kustomize.toolkit.fluxcd.io/prune: disabled"},
+		{"annotation in capitals", "  annotations:\n    kustomize.toolkit.fluxcd.io/prune: Disabled\n", exitcode.OK, "kustomize.toolkit.fluxcd.io/prune: Disabled"},
+		{"ssa ignore label", "  labels:\n    kustomize.toolkit.fluxcd.io/ssa: ignore\n", exitcode.OK, "label kustomize.toolkit.fluxcd.io/ssa: ignore"},
+		{"another value", "  labels:\n    kustomize.toolkit.fluxcd.io/prune: enabled\n", exitcode.Finding, "_headlamp__Namespace Pruned"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fixture{
+				files:  files(incident.RepoFiles(), map[string]string{"k8s/apps/namespace.yaml": ns(tc.meta)}),
+				change: map[string]string{"k8s/apps/namespace.yaml": "", "k8s/apps/kustomization.yaml": "resources:\n- headlamp/deployment.yaml\n- headlamp/persistent-volume-claim.yaml\n"},
+			}
+			wantCode(t, f.mustGate(t, retire.Request{}, nil), tc.code, tc.mention)
+		})
+	}
+}

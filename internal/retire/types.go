@@ -136,8 +136,10 @@ type Live struct {
 	Exists      bool     `json:"exists"`
 	Terminating bool     `json:"terminating,omitempty"`
 	Finalizers  []string `json:"finalizers,omitempty"`
-	// Annotations are the live object's opt-out annotations: the ones Flux actually reads.
+	// Annotations and Labels are the live object's opt-outs: the ones Flux actually reads,
+	// and only those.
 	Annotations map[string]string `json:"annotations,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
 	// Consumers are the pods that mount a claim (they hold kubernetes.io/pvc-protection).
 	Consumers []finalizers.Blocker `json:"consumers,omitempty"`
 	// Cost is what deleting the object loses (the bound volume's reclaim policy).
