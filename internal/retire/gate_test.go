@@ -6,7 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/internal/retire"
@@ -212,5 +216,58 @@ func TestPruneOptOuts(t *testing.T) {
 			}
 			wantCode(t, f.mustGate(t, retire.Request{}, nil), tc.code, tc.mention)
 		})
+	}
+}
+
+// cluster is a Cluster of fixed Kustomizations: every removed object is gone from it.
+type cluster struct{ live *retire.LiveKustomizations }
+
+func (c cluster) Kustomizations(context.Context, string) (*retire.LiveKustomizations, error) {
+	return c.live, nil
+}
+func (cluster) ConfigMap(context.Context, string, string) (map[string]string, bool, error) {
+	return nil, false, nil
+}
+func (cluster) Facts(context.Context, *retire.Removal) *retire.Live { return &retire.Live{Count: -1} }
+func (cluster) Downstream(string) []string                          { return nil }
+
+// liveCluster decodes Kustomization manifests into the cluster's list, with inventories.
+func liveCluster(t *testing.T, inventory map[string][]string, manifests ...string) cluster {
+	t.Helper()
+	var objs []*unstructured.Unstructured
+	for _, m := range manifests {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(m), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, u)
+	}
+	kss, err := gitops.KustomizationsIn(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cluster{&retire.LiveKustomizations{Items: kss, Inventory: inventory}}
+}
+
+// Live, a Kustomization whose path is in neither revision is UNKNOWN for that tier, named with
+// its source and path, and the other tiers are still judged: an unsafe removal still exits 1
+// (issue 14, item 8). Only when no Kustomization's path is in the repository is it bad input.
+func TestLiveMissingTier(t *testing.T) {
+	claimID := "headlamp_headlamp__PersistentVolumeClaim"
+	apps := incident.KustomizationManifest("flux-system", "apps", "./k8s/apps", true)
+	ghost := incident.KustomizationManifest("flux-system", "ghost", "./k8s/not-in-this-repo", true)
+	f := fixture{files: incident.RepoFiles(), change: incident.ClaimRemoval()}
+	live := liveCluster(t, map[string][]string{"flux-system/apps": {claimID}}, apps, ghost)
+	rep := f.mustGate(t, retire.Request{}, live)
+	wantCode(t, rep, exitcode.Finding, claimID+" Pruned",
+		"Kustomization flux-system/ghost (source GitRepository/flux-system/flux-system, path k8s/not-in-this-repo): its path is in neither revision")
+
+	f = fixture{files: incident.RepoFiles()}
+	rep = f.mustGate(t, retire.Request{}, live)
+	wantCode(t, rep, exitcode.Unknown, "flux-system/ghost")
+
+	_, err := f.gate(t, retire.Request{}, liveCluster(t, nil, ghost))
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(fmt.Sprint(err), "no Kustomization's path is in the repository") {
+		t.Fatalf("no tier in the repository: %v, want bad input", err)
 	}
 }
