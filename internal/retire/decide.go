@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -17,6 +18,34 @@ type Unit struct {
 	Inventory []string
 	// Live is set in live mode, where only inventory entries are pruned.
 	Live bool
+	// Removed is set when the candidate deletes the Kustomization itself: what it applied
+	// goes according to its spec.deletionPolicy, not its spec.prune.
+	Removed bool
+}
+
+// MarkRemoved sets Removed on every unit whose Kustomization a base build declares and no
+// candidate build does (its parent prunes it; live, the cluster still holds it and its path
+// still builds), and drops its candidate objects: all it applied is at stake.
+func MarkRemoved(units []Unit) {
+	declared := func(objs []*unstructured.Unstructured) map[string]bool {
+		m := map[string]bool{}
+		for _, o := range objs {
+			if gvk := o.GroupVersionKind(); gvk.Group == fluxKustomizeGroup && gvk.Kind == "Kustomization" {
+				m[o.GetNamespace()+"/"+o.GetName()] = true
+			}
+		}
+		return m
+	}
+	var base, cand []*unstructured.Unstructured
+	for _, u := range units {
+		base, cand = append(base, u.Base...), append(cand, u.Candidate...)
+	}
+	before, after := declared(base), declared(cand)
+	for i := range units {
+		if id := units[i].Kustomization.ID(); before[id] && !after[id] {
+			units[i].Removed, units[i].Candidate = true, nil
+		}
+	}
 }
 
 // Diff lists, per Kustomization, every object present at base or in the live inventory and
@@ -101,7 +130,7 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 	for i := range rs {
 		r := &rs[i]
 		u := byID[r.Kustomization]
-		r.OptOut = optOut(u.Kustomization, r)
+		r.OptOut = optOut(u, r)
 		r.Persistent = k.Persistence(r, all)
 		if r.Object.Kind == "PersistentVolumeClaim" && r.Object.Group == "" {
 			r.DeclaredConsumers = mounters(r.Object, cand)
@@ -128,8 +157,12 @@ func judgeSafety(r *Removal, u Unit) {
 			break
 		}
 		r.Unsafe = true
-		if baseProtected(r) {
+		if r.base != nil && objectOptOut(r.base) != "" {
 			r.Reasons = append(r.Reasons, fmt.Sprintf("the protection is merged but the live object does not carry it yet: Kustomization %s prunes %s unless it applies that revision first", r.Kustomization, r.Object))
+			break
+		}
+		if u.Removed {
+			r.Reasons = append(r.Reasons, fmt.Sprintf("the candidate deletes Kustomization %s, and its deletionPolicy %s deletes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, policy(u.Kustomization), r.Object, r.Persistent.Detail))
 			break
 		}
 		r.Reasons = append(r.Reasons, fmt.Sprintf("Kustomization %s prunes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, r.Object, r.Persistent.Detail))
@@ -151,41 +184,35 @@ func judgeSafety(r *Removal, u Unit) {
 	}
 }
 
-// optOut names what keeps the object from being pruned, or "" when nothing does.
-func optOut(ks Kustomization, r *Removal) string {
-	if !ks.Prune {
+// optOut names what keeps the object from being pruned, or "" when nothing does. A
+// Kustomization the candidate deletes deletes what it applied as kustomize-controller's
+// finalizer decides: not when suspended; per spec.deletionPolicy, MirrorPrune (the default)
+// following spec.prune, Delete and WaitForTermination always, Orphan never. Per-object
+// opt-outs hold either way.
+func optOut(u Unit, r *Removal) string {
+	ks := u.Kustomization
+	switch {
+	case u.Removed && ks.Suspend:
+		return "Kustomization " + ks.ID() + " is suspended, so deleting it deletes nothing"
+	case u.Removed && ks.DeletionPolicy == kustomizev1.DeletionPolicyOrphan:
+		return "spec.deletionPolicy Orphan on Kustomization " + ks.ID() + ", which the candidate deletes"
+	case u.Removed && (ks.DeletionPolicy == kustomizev1.DeletionPolicyDelete || ks.DeletionPolicy == kustomizev1.DeletionPolicyWaitForTermination):
+	case !ks.Prune:
 		return "spec.prune is false on Kustomization " + ks.ID()
 	}
-	ann := annotationsFor(r)
-	switch {
-	case ann[PruneAnnotation] == Disabled:
-		return PruneAnnotation + ": " + Disabled
-	case ann[ReconcileAnnotation] == Disabled:
-		return ReconcileAnnotation + ": " + Disabled
-	case strings.EqualFold(ann[SSAAnnotation], "Ignore"):
-		return SSAAnnotation + ": Ignore"
-	}
-	return ""
+	return objectOptOut(metadataFor(r))
 }
 
-// annotationsFor returns the annotations Flux reads: the live object's when it exists.
-func annotationsFor(r *Removal) map[string]string {
-	if r.Live != nil && r.Live.Exists {
-		return r.Live.Annotations
+// policy names a Kustomization's deletion policy, with what the default follows.
+func policy(ks Kustomization) string {
+	if ks.DeletionPolicy == "" || ks.DeletionPolicy == kustomizev1.DeletionPolicyMirrorPrune {
+		return fmt.Sprintf("MirrorPrune (prune: %t)", ks.Prune)
 	}
-	if r.base != nil {
-		return r.base.GetAnnotations()
-	}
-	return nil
+	return ks.DeletionPolicy
 }
 
-func protects(ann map[string]string) bool {
-	return ann[PruneAnnotation] == Disabled || ann[ReconcileAnnotation] == Disabled || strings.EqualFold(ann[SSAAnnotation], "Ignore")
-}
-
-func baseProtected(r *Removal) bool { return r.base != nil && protects(r.base.GetAnnotations()) }
-
-func liveProtected(r *Removal) bool { return r.Live != nil && protects(r.Live.Annotations) }
+// fluxKustomizeGroup is the API group of Flux Kustomizations.
+const fluxKustomizeGroup = "kustomize.toolkit.fluxcd.io"
 
 func allBase(units []Unit) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured

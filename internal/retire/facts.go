@@ -41,7 +41,7 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 	l.Exists = true
 	l.Terminating = obj.GetDeletionTimestamp() != nil
 	l.Finalizers = obj.GetFinalizers()
-	l.Annotations = optOutAnnotations(obj.GetAnnotations())
+	l.Annotations, l.Labels = optOutKeys(obj.GetAnnotations()), optOutKeys(obj.GetLabels())
 	switch r.Object.GroupKind() {
 	case "PersistentVolumeClaim":
 		var gaps []string
@@ -55,10 +55,11 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 	return l
 }
 
-func optOutAnnotations(ann map[string]string) map[string]string {
+// optOutKeys keeps the opt-out keys of a live object's annotations or labels, nothing else.
+func optOutKeys(m map[string]string) map[string]string {
 	out := map[string]string{}
-	for _, k := range []string{PruneAnnotation, ReconcileAnnotation, SSAAnnotation} {
-		if v, ok := ann[k]; ok {
+	for k := range pruneExclusions {
+		if v, ok := m[k]; ok {
 			out[k] = v
 		}
 	}

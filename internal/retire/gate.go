@@ -122,6 +122,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
 	units := p.units
+	MarkRemoved(units)
 	for i := range units {
 		rep.Kustomizations = append(rep.Kustomizations, units[i].Kustomization.ID())
 		if lk != nil {

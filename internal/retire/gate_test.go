@@ -2,10 +2,15 @@ package retire_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitops/gittest"
 	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/internal/retire"
@@ -144,4 +149,125 @@ func TestNothingUnevaluatedIsSafe(t *testing.T) {
 		f := fixture{files: files(apps, map[string]string{"clusters/prod/tenant.yaml": tenant}), change: map[string]string{"k8s/apps/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n  labels: {a: b}\n"}}
 		wantCode(t, f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil), exitcode.OK)
 	})
+}
+
+// A Kustomization the candidate deletes takes what it applied with it as its
+// spec.deletionPolicy says (kustomize-controller's finalizerShouldDeleteResources,
+// fluxcd/kustomize-controller internal/controller/kustomization_controller.go): MirrorPrune
+// follows prune, Delete and WaitForTermination delete even with prune: false, Orphan keeps
+// everything, and a suspended one deletes nothing.
+func TestDeletionPolicy(t *testing.T) {
+	cases := []struct {
+		policy  string
+		prune   bool
+		suspend bool
+		code    exitcode.Code
+		mention string
+	}{
+		{"", true, false, exitcode.Finding, "deletionPolicy MirrorPrune (prune: true) deletes PersistentVolumeClaim headlamp/headlamp"},
+		{"", false, false, exitcode.OK, "spec.prune is false"},
+		{"MirrorPrune", false, false, exitcode.OK, "spec.prune is false"},
+		{"Delete", false, false, exitcode.Finding, "deletionPolicy Delete deletes"},
+		{"WaitForTermination", false, false, exitcode.Finding, "deletionPolicy WaitForTermination deletes"},
+		{"Orphan", true, false, exitcode.OK, "spec.deletionPolicy Orphan on Kustomization flux-system/apps"},
+		{"Delete", true, true, exitcode.OK, "is suspended"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s prune %t suspend %t", tc.policy, tc.prune, tc.suspend), func(t *testing.T) {
+			ks := incident.KustomizationManifest("flux-system", "apps", "./k8s/apps", tc.prune)
+			if tc.policy != "" {
+				ks += "  deletionPolicy: " + tc.policy + "\n"
+			}
+			if tc.suspend {
+				ks += "  suspend: true\n"
+			}
+			f := fixture{
+				files: files(incident.RepoFiles(), map[string]string{"clusters/prod/apps.yaml": ks, "clusters/prod/kustomization.yaml": "resources:\n- apps.yaml\n- flux-system.yaml\n",
+					"clusters/prod/flux-system.yaml": incident.KustomizationManifest("flux-system", "flux-system", "./clusters/prod", true)}),
+				change: map[string]string{"clusters/prod/kustomization.yaml": "resources:\n- flux-system.yaml\n"},
+			}
+			rep := f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil)
+			wantCode(t, rep, tc.code, tc.mention)
+		})
+	}
+}
+
+// Prune opt-outs are decided as kustomize-controller decides them, through fluxcd/pkg/ssa's
+// utils.AnyInMetadata: the label counts as well as the annotation, values case-insensitively.
+func TestPruneOptOuts(t *testing.T) {
+	ns := func(meta string) string {
+		return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n" + meta
+	}
+	cases := []struct {
+		name, meta string
+		code       exitcode.Code
+		mention    string
+	}{
+		{"label", "  labels:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", exitcode.OK, "label kustomize.toolkit.fluxcd.io/prune: disabled"},
+		{"annotation in capitals", "  annotations:\n    kustomize.toolkit.fluxcd.io/prune: Disabled\n", exitcode.OK, "kustomize.toolkit.fluxcd.io/prune: Disabled"},
+		{"ssa ignore label", "  labels:\n    kustomize.toolkit.fluxcd.io/ssa: ignore\n", exitcode.OK, "label kustomize.toolkit.fluxcd.io/ssa: ignore"},
+		{"another value", "  labels:\n    kustomize.toolkit.fluxcd.io/prune: enabled\n", exitcode.Finding, "_headlamp__Namespace Pruned"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fixture{
+				files:  files(incident.RepoFiles(), map[string]string{"k8s/apps/namespace.yaml": ns(tc.meta)}),
+				change: map[string]string{"k8s/apps/namespace.yaml": "", "k8s/apps/kustomization.yaml": "resources:\n- headlamp/deployment.yaml\n- headlamp/persistent-volume-claim.yaml\n"},
+			}
+			wantCode(t, f.mustGate(t, retire.Request{}, nil), tc.code, tc.mention)
+		})
+	}
+}
+
+// cluster is a Cluster of fixed Kustomizations: every removed object is gone from it.
+type cluster struct{ live *retire.LiveKustomizations }
+
+func (c cluster) Kustomizations(context.Context, string) (*retire.LiveKustomizations, error) {
+	return c.live, nil
+}
+func (cluster) ConfigMap(context.Context, string, string) (map[string]string, bool, error) {
+	return nil, false, nil
+}
+func (cluster) Facts(context.Context, *retire.Removal) *retire.Live { return &retire.Live{Count: -1} }
+func (cluster) Downstream(string) []string                          { return nil }
+
+// liveCluster decodes Kustomization manifests into the cluster's list, with inventories.
+func liveCluster(t *testing.T, inventory map[string][]string, manifests ...string) cluster {
+	t.Helper()
+	var objs []*unstructured.Unstructured
+	for _, m := range manifests {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(m), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, u)
+	}
+	kss, err := gitops.KustomizationsIn(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cluster{&retire.LiveKustomizations{Items: kss, Inventory: inventory}}
+}
+
+// Live, a Kustomization whose path is in neither revision is UNKNOWN for that tier, named with
+// its source and path, and the other tiers are still judged: an unsafe removal still exits 1
+// (issue 14, item 8). Only when no Kustomization's path is in the repository is it bad input.
+func TestLiveMissingTier(t *testing.T) {
+	claimID := "headlamp_headlamp__PersistentVolumeClaim"
+	apps := incident.KustomizationManifest("flux-system", "apps", "./k8s/apps", true)
+	ghost := incident.KustomizationManifest("flux-system", "ghost", "./k8s/not-in-this-repo", true)
+	f := fixture{files: incident.RepoFiles(), change: incident.ClaimRemoval()}
+	live := liveCluster(t, map[string][]string{"flux-system/apps": {claimID}}, apps, ghost)
+	rep := f.mustGate(t, retire.Request{}, live)
+	wantCode(t, rep, exitcode.Finding, claimID+" Pruned",
+		"Kustomization flux-system/ghost (source GitRepository/flux-system/flux-system, path k8s/not-in-this-repo): its path is in neither revision")
+
+	f = fixture{files: incident.RepoFiles()}
+	rep = f.mustGate(t, retire.Request{}, live)
+	wantCode(t, rep, exitcode.Unknown, "flux-system/ghost")
+
+	_, err := f.gate(t, retire.Request{}, liveCluster(t, nil, ghost))
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(fmt.Sprint(err), "no Kustomization's path is in the repository") {
+		t.Fatalf("no tier in the repository: %v, want bad input", err)
+	}
 }

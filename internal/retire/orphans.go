@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
@@ -127,6 +128,14 @@ func orphan(m *metav1.PartialObjectMetadata, r kinds.Resource, inv map[string]bo
 		Object: ref, ID: ref.ID(),
 		Kustomization: m.Labels[ownerNamespaceLabel] + "/" + m.Labels[ownerNameLabel],
 		Age:           finalizers.Age(now.Sub(m.CreationTimestamp.Time)),
-		Protected:     m.Annotations[PruneAnnotation] == Disabled,
+		Protected:     objectOptOut(metadataOf(m)) != "",
 	}, true
+}
+
+// metadataOf is m's labels and annotations as an object ssa's helpers read.
+func metadataOf(m *metav1.PartialObjectMetadata) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetLabels(m.Labels)
+	u.SetAnnotations(m.Annotations)
+	return u
 }

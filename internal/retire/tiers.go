@@ -29,6 +29,8 @@ type pairing struct {
 // when it prunes. A tier that did not build on a side it exists on is UNKNOWN, never unsafe:
 // it is listed with the remote URLs it lacked and left out, as is a tier whose object names
 // depend on unresolved variables; a tier built from another source is listed as not covered.
+// A tier whose path is in neither revision is UNKNOWN, named, and every other tier is still
+// judged; only when no tier's path is in the repository at all is it bad input.
 func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 	var p pairing
 	if base == nil || cand == nil {
@@ -41,6 +43,8 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 	for id := range cand.Tiers {
 		ids[id] = true
 	}
+	var absent []string
+	matched := 0
 	for _, id := range slices.Sorted(maps.Keys(ids)) {
 		bt, ct := base.Tiers[id], cand.Tiers[id]
 		ks := ct
@@ -59,12 +63,18 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		if missing(bt) && missing(ct) {
-			return p, exitcode.UsageErrorf("Kustomization %s: path %s is not in the repository at base or candidate (is --repo the repository its source builds? is --source-root its artifact's root?)", id, ks.Kustomization.Path)
+			absent = append(absent, fmt.Sprintf("Kustomization %s (source %s, path %s): its path is in neither revision of this repository, so what it prunes is not judged", id, ks.Kustomization.Source(), ks.Kustomization.Path))
+			continue
 		}
+		matched++
 		if u, ok := p.pair(id, bt, ct); ok {
 			p.units = append(p.units, u)
 		}
 	}
+	if len(absent) > 0 && matched == 0 {
+		return p, exitcode.UsageErrorf("no Kustomization's path is in the repository at base or candidate, e.g. %s (is --repo the repository its source builds? is --source-root its artifact's root?)", strings.TrimSuffix(absent[0], ", so what it prunes is not judged"))
+	}
+	p.incomplete = append(p.incomplete, absent...)
 	return p, nil
 }
 
@@ -74,7 +84,7 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 	if ks == nil {
 		ks = bt
 	}
-	u := Unit{Kustomization: toRetire(ks.Kustomization)}
+	u := Unit{Kustomization: toRetire(ks.Kustomization), Removed: bt != nil && ct == nil}
 	ok := true
 	for _, side := range []struct {
 		name string
@@ -171,6 +181,8 @@ func toRetire(ks gitops.Kustomization) Kustomization {
 	if ks.Object != nil {
 		hc, _, _ := unstructured.NestedSlice(ks.Object.Object, "spec", "healthChecks")
 		k.HealthChecks = len(hc) > 0
+		k.DeletionPolicy, _, _ = unstructured.NestedString(ks.Object.Object, "spec", "deletionPolicy")
+		k.Suspend, _, _ = unstructured.NestedBool(ks.Object.Object, "spec", "suspend")
 	}
 	return k
 }

@@ -97,6 +97,11 @@ type Kustomization struct {
 	// HealthChecks is set when spec.healthChecks names objects (they are waited on like wait).
 	HealthChecks bool   `json:"healthChecks,omitempty"`
 	Timeout      string `json:"timeout,omitempty"`
+	// DeletionPolicy is spec.deletionPolicy ("" is MirrorPrune): what deleting the
+	// Kustomization does to what it applied.
+	DeletionPolicy string `json:"deletionPolicy,omitempty"`
+	// Suspend is spec.suspend: a suspended Kustomization deletes nothing when deleted.
+	Suspend bool `json:"suspend,omitempty"`
 }
 
 // ID is `namespace/name`.
@@ -131,8 +136,10 @@ type Live struct {
 	Exists      bool     `json:"exists"`
 	Terminating bool     `json:"terminating,omitempty"`
 	Finalizers  []string `json:"finalizers,omitempty"`
-	// Annotations are the live object's opt-out annotations: the ones Flux actually reads.
+	// Annotations and Labels are the live object's opt-outs: the ones Flux actually reads,
+	// and only those.
 	Annotations map[string]string `json:"annotations,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
 	// Consumers are the pods that mount a claim (they hold kubernetes.io/pvc-protection).
 	Consumers []finalizers.Blocker `json:"consumers,omitempty"`
 	// Cost is what deleting the object loses (the bound volume's reclaim policy).

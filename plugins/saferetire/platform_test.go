@@ -265,7 +265,7 @@ func TestPlatformRepositoryLive(t *testing.T) {
 			"sourceRef": map[string]any{"kind": "GitRepository", "name": "tenants"}})
 	}
 	_, errOut, code = run(t, "--dry-run", "--repo", r.Dir, "-n", ns)
-	if code != 3 || !strings.Contains(errOut, "path deploy is not in the repository at base or candidate") {
+	if code != 3 || !strings.Contains(errOut, "no Kustomization's path is in the repository at base or candidate") {
 		t.Fatalf("majority source: exit %d, want 3 naming a tenant's missing path\n%s", code, errOut)
 	}
 	out, errOut, code = run(t, "--dry-run", "--repo", r.Dir, "-n", ns, "--path", incident.PlatformEntry)
@@ -276,8 +276,8 @@ func TestPlatformRepositoryLive(t *testing.T) {
 	contains(t, errOut, "entry: clusters/prod (given with --path: its Kustomization's source is the repository's)")
 }
 
-// Live, a Kustomization whose path is in neither revision is bad input that names it: the
-// repository is not the one its source builds.
+// Live, a Kustomization whose path is in neither revision is UNKNOWN for that tier, named with
+// its source and path; the other tiers are still judged.
 func TestLiveMissingPath(t *testing.T) {
 	needEnv(t)
 	ns := namespace(t, "missingpath")
@@ -285,7 +285,7 @@ func TestLiveMissingPath(t *testing.T) {
 	liveKS(t, ns, "ghost", "./k8s/not-in-this-repo")
 	r, base := retainedRepo(t, ns)
 	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
-	if code != 3 || !strings.Contains(errOut, "Kustomization "+ns+"/ghost: path k8s/not-in-this-repo is not in the repository at base or candidate") {
-		t.Fatalf("exit %d, want 3 naming the Kustomization\n%s\n%s", code, out, errOut)
+	if code != 2 || !strings.Contains(out, "Kustomization "+ns+"/ghost (source GitRepository/"+ns+"/flux-system, path k8s/not-in-this-repo): its path is in neither revision") {
+		t.Fatalf("exit %d, want 2 naming the Kustomization\n%s\n%s", code, out, errOut)
 	}
 }
