@@ -49,7 +49,13 @@ func (x *Explainer) attribute(ctx context.Context, o subject, hints []string) (a
 	}
 	if a, ok := candidatesFrom(ws, broad, what, true); ok {
 		a.controllers = rankByName(a.controllers, ws, hints)
-		a.summary = fmt.Sprintf("no service account has narrower rights on %s; %s", what, a.summary)
+		prefix := fmt.Sprintf("no service account has narrower rights on %s; ", what)
+		for i := range a.controllers {
+			if a.controllers[i].Note == a.summary {
+				a.controllers[i].Note = prefix + a.summary
+			}
+		}
+		a.summary = prefix + a.summary
 		return a, nil
 	}
 	return x.noCandidate(ws, hints, what), nil
