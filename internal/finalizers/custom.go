@@ -8,6 +8,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	workloadhealth "github.com/kubeforensics/suite/internal/workload"
 )
 
 // knownOrCustom explains a finalizer removed by a controller outside the core: a known one gets
@@ -41,11 +44,11 @@ func (x *Explainer) coreControllerFinalizer(o subject, f Finalizer) Finalizer {
 	return f
 }
 
-// workload is a controller candidate with its readiness.
+// workload is a controller candidate with its health.
 type workload struct {
-	ref           ObjectRef
-	labels        map[string]string
-	ready, wanted int32
+	ref    ObjectRef
+	labels map[string]string
+	health workloadhealth.Health
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -57,39 +60,43 @@ func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range deps.Items {
-			out = append(out, newWorkload("deployments", "Deployment", d.ObjectMeta, d.Status.ReadyReplicas, replicas(d.Spec.Replicas)))
+		for i := range deps.Items {
+			if out, err = appendWorkload(out, "deployments", "Deployment", deps.Items[i].ObjectMeta, &deps.Items[i]); err != nil {
+				return nil, err
+			}
 		}
 		sts, err := apps.StatefulSets("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range sts.Items {
-			out = append(out, newWorkload("statefulsets", "StatefulSet", s.ObjectMeta, s.Status.ReadyReplicas, replicas(s.Spec.Replicas)))
+		for i := range sts.Items {
+			if out, err = appendWorkload(out, "statefulsets", "StatefulSet", sts.Items[i].ObjectMeta, &sts.Items[i]); err != nil {
+				return nil, err
+			}
 		}
 		dss, err := apps.DaemonSets("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range dss.Items {
-			out = append(out, newWorkload("daemonsets", "DaemonSet", d.ObjectMeta, d.Status.NumberReady, d.Status.DesiredNumberScheduled))
+		for i := range dss.Items {
+			if out, err = appendWorkload(out, "daemonsets", "DaemonSet", dss.Items[i].ObjectMeta, &dss.Items[i]); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
 	})
 }
 
-func newWorkload(resource, kind string, m metav1.ObjectMeta, ready, wanted int32) workload {
-	return workload{
+// appendWorkload appends obj, a typed Deployment, StatefulSet or DaemonSet, with its kstatus health.
+func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, obj runtime.Object) ([]workload, error) {
+	h, err := workloadhealth.Of(obj)
+	if err != nil {
+		return out, err
+	}
+	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
-		labels: m.Labels, ready: ready, wanted: wanted,
-	}
-}
-
-func replicas(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
+		labels: m.Labels, health: h,
+	}), nil
 }
 
 // findController returns the best-matching workload for the name hints: an exact name first,
@@ -108,9 +115,13 @@ func (x *Explainer) findController(ctx context.Context, hints []string) (*Contro
 	if score == 0 {
 		return &Controller{Found: false, Note: "no Deployment, StatefulSet or DaemonSet named like " + quote(hints) + " exists in any namespace"}, nil
 	}
-	c := &Controller{Object: best.ref, Found: true, Ready: fmt.Sprintf("%d/%d", best.ready, best.wanted), Healthy: best.ready > 0}
-	if !c.Healthy {
-		c.Note = "it has no ready replica, so nothing removes the finalizer"
+	h := best.health
+	c := &Controller{Object: best.ref, Found: true, Ready: fmt.Sprintf("%d/%d", h.Ready, h.Wanted), Healthy: h.Running()}
+	switch {
+	case !c.Healthy && h.Ready == 0:
+		c.Note = h.Why() + ", so nothing removes the finalizer"
+	case !c.Healthy:
+		c.Note = h.Why() + ", so it may not be removing the finalizer"
 	}
 	return c, nil
 }
