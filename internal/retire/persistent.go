@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/workload"
 )
 
 // DefaultPersistentKinds are the kinds whose deletion loses state, as `Kind` or `Kind.group`.
@@ -126,33 +128,15 @@ func crdKind(base *unstructured.Unstructured, name string) (string, string) {
 	return group, ""
 }
 
-// podSpecPaths are where workload kinds keep their pod spec.
-var podSpecPaths = map[string][]string{
-	"Pod":         {"spec"},
-	"Deployment":  {"spec", "template", "spec"},
-	"StatefulSet": {"spec", "template", "spec"},
-	"DaemonSet":   {"spec", "template", "spec"},
-	"ReplicaSet":  {"spec", "template", "spec"},
-	"Job":         {"spec", "template", "spec"},
-	"CronJob":     {"spec", "jobTemplate", "spec", "template", "spec"},
-}
-
 // mounters lists the workloads in objs whose pod template mounts claim.
 func mounters(claim Ref, objs []*unstructured.Unstructured) []Ref {
 	var out []Ref
 	for _, o := range objs {
-		path, ok := podSpecPaths[o.GetKind()]
-		if !ok || o.GetNamespace() != claim.Namespace {
+		if o.GetNamespace() != claim.Namespace {
 			continue
 		}
-		vols, _, _ := unstructured.NestedSlice(o.Object, append(append([]string(nil), path...), "volumes")...)
-		for _, v := range vols {
-			m, _ := v.(map[string]any)
-			name, _, _ := unstructured.NestedString(m, "persistentVolumeClaim", "claimName")
-			if name == claim.Name {
-				out = append(out, RefOf(o))
-				break
-			}
+		if vols, ok, err := workload.PodVolumes(o); ok && err == nil && workload.MountsClaim(vols, claim.Name) {
+			out = append(out, RefOf(o))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID() < out[j].ID() })
