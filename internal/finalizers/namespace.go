@@ -7,13 +7,12 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/kinds"
 )
 
 // maxNamesShown bounds the object names listed per remaining type.
 const maxNamesShown = 5
-
-var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
 // namespaceFinalizers explains the namespace's spec finalizer `kubernetes`, which the namespace
 // controller removes after it has deleted every object in the namespace. The status conditions
@@ -85,24 +84,18 @@ func contentBlocker(t TypeObjects) Blocker {
 // unavailableAPIServices returns a blocker for every APIService that is not Available: the
 // namespace controller cannot delete content of a group it cannot discover.
 func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer) []Blocker {
-	list, err := x.c.Dynamic.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
+	down, err := kinds.UnavailableAPIServices(ctx, x.c.Dynamic)
 	if err != nil {
 		f.Incomplete = append(f.Incomplete, x.readFailure("listing apiservices.apiregistration.k8s.io", err))
 		return nil
 	}
 	var out []Blocker
-	for _, item := range list.Items {
-		conds, _, _ := unstructuredConditions(item.Object)
-		for _, c := range conds {
-			if c.Type != "Available" || c.Status == "True" {
-				continue
-			}
-			out = append(out, Blocker{
-				Object:  ObjectRef{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Name: item.GetName()},
-				Reason:  "is unavailable, so the namespace controller cannot discover and delete that group's objects",
-				Details: []string{c.Reason + ": " + c.Message},
-			})
-		}
+	for _, a := range down {
+		out = append(out, Blocker{
+			Object:  ObjectRef{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Name: a.Name},
+			Reason:  "is unavailable, so the namespace controller cannot discover and delete that group's objects",
+			Details: []string{a.Reason},
+		})
 	}
 	return out
 }
