@@ -199,7 +199,7 @@ func (x *Explainer) guessByName(ws []workload, hints []string) attribution {
 
 // controller describes a workload as a controller candidate with its readiness.
 func (w workload) controller() *Controller {
-	return &Controller{Object: w.ref, Found: true, Ready: fmt.Sprintf("%d/%d", w.ready, w.wanted), Healthy: w.ready > 0, ScaledToZero: w.wanted == 0}
+	return &Controller{Object: w.ref, Found: true, Ready: fmt.Sprintf("%d/%d", w.health.Ready, w.health.Wanted), Healthy: w.health.Running(), ScaledToZero: w.health.Wanted == 0}
 }
 
 func saRef(namespace, name string) string {

@@ -8,6 +8,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	workloadhealth "github.com/kubeforensics/suite/internal/workload"
 )
 
 // knownOrCustom explains a finalizer removed by a controller outside the core. Who may remove
@@ -63,7 +66,7 @@ type workload struct {
 	labels         map[string]string
 	annotations    map[string]string
 	serviceAccount string
-	ready, wanted  int32
+	health         workloadhealth.Health
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -76,41 +79,46 @@ func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 			return nil, err
 		}
 		for _, d := range deps.Items {
-			out = append(out, newWorkload("deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d.Status.ReadyReplicas, replicas(d.Spec.Replicas)))
+			if out, err = appendWorkload(out, "deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, &d); err != nil {
+				return nil, err
+			}
 		}
 		sts, err := apps.StatefulSets("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range sts.Items {
-			out = append(out, newWorkload("statefulsets", "StatefulSet", s.ObjectMeta, s.Spec.Template.Spec.ServiceAccountName, s.Status.ReadyReplicas, replicas(s.Spec.Replicas)))
+			if out, err = appendWorkload(out, "statefulsets", "StatefulSet", s.ObjectMeta, s.Spec.Template.Spec.ServiceAccountName, &s); err != nil {
+				return nil, err
+			}
 		}
 		dss, err := apps.DaemonSets("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
 		for _, d := range dss.Items {
-			out = append(out, newWorkload("daemonsets", "DaemonSet", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d.Status.NumberReady, d.Status.DesiredNumberScheduled))
+			if out, err = appendWorkload(out, "daemonsets", "DaemonSet", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, &d); err != nil {
+				return nil, err
+			}
 		}
 		return out, nil
 	})
 }
 
-func newWorkload(resource, kind string, m metav1.ObjectMeta, sa string, ready, wanted int32) workload {
+// appendWorkload adds a workload with its health as kstatus computes it (a stalled rollout or
+// a controller being deleted is not running, whatever its ready count).
+func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, sa string, obj runtime.Object) ([]workload, error) {
+	h, err := workloadhealth.Of(obj)
+	if err != nil {
+		return out, err
+	}
 	if sa == "" {
 		sa = "default"
 	}
-	return workload{
+	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
-		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, ready: ready, wanted: wanted,
-	}
-}
-
-func replicas(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
+		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h,
+	}), nil
 }
 
 func matchScore(w workload, hints []string) int {

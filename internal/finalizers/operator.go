@@ -64,8 +64,11 @@ func (x *Explainer) strimziTopicOperator(ctx context.Context, o subject) (attrib
 	case err != nil:
 		return attribution{}, append(gaps, x.readFailure("reading "+ref.String(), err))
 	}
-	w := newWorkload("deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d.Status.ReadyReplicas, replicas(d.Spec.Replicas))
-	c := w.controller()
+	ws, err := appendWorkload(nil, "deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d)
+	if err != nil {
+		return attribution{}, append(gaps, x.readFailure("reading "+ref.String(), err))
+	}
+	c := ws[0].controller()
 	c.Evidence = evidence
 	c.Note = "the entity operator of Kafka cluster " + cluster + " (label strimzi.io/cluster), where its topic operator runs"
 	return attribution{controllers: []Controller{*c}, summary: c.Note, dead: !c.Healthy}, gaps

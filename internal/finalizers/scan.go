@@ -41,9 +41,28 @@ type Scan struct {
 // every type in the whole cluster when namespace is "" — with a bounded pool of parallel
 // metadata-only, paginated LISTs. Types that fail are recorded, never dropped.
 func ScanScope(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, namespace string) *Scan {
+	return Sweep(ctx, c, catalog, ScanOptions{Namespace: namespace})
+}
+
+// ScanOptions narrow a sweep.
+type ScanOptions struct {
+	// Namespace limits the sweep to the namespaced types in it; "" sweeps every type, cluster-wide.
+	Namespace string
+	// LabelSelector is sent with every LIST.
+	LabelSelector string
+	// Keep, when set, decides for each object, read with its managedFields, whether the sweep
+	// keeps it; the kept copy has its managedFields dropped like every other.
+	Keep func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool
+	// PageSize is the limit of each LIST; 0 means 500.
+	PageSize int64
+}
+
+// Sweep lists every listable resource type in the scope opts names, like ScanScope, with a
+// label selector and a per-object filter applied while the pages are read.
+func Sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, opts ScanOptions) *Scan {
 	var types []kinds.Resource
 	for _, r := range catalog.Preferred() {
-		if !r.Can("list") || (namespace != "" && !r.Namespaced) {
+		if !r.Can("list") || (opts.Namespace != "" && !r.Namespaced) {
 			continue
 		}
 		types = append(types, r)
@@ -58,7 +77,7 @@ func ScanScope(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, 
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				items, err := ListMetadata(ctx, c.Metadata, types[i], namespace, &requests)
+				items, err := listPages(ctx, c.Metadata, types[i], opts, &requests)
 				if err != nil {
 					mu.Lock()
 					s.Failed = append(s.Failed, ReadFailure{Resource: types[i].QualifiedName(), Reason: cluster.Reason(err)})
@@ -82,12 +101,19 @@ func ScanScope(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, 
 // cluster-scoped), metadata only, page by page, dropping managedFields to keep memory flat.
 // Each page adds one to requests when it is not nil.
 func ListMetadata(ctx context.Context, md metadata.Interface, r kinds.Resource, namespace string, requests *atomic.Int64) ([]metav1.PartialObjectMetadata, error) {
+	return listPages(ctx, md, r, ScanOptions{Namespace: namespace}, requests)
+}
+
+func listPages(ctx context.Context, md metadata.Interface, r kinds.Resource, o ScanOptions, requests *atomic.Int64) ([]metav1.PartialObjectMetadata, error) {
 	var lister metadata.ResourceInterface = md.Resource(r.GVR())
-	if r.Namespaced && namespace != "" {
-		lister = md.Resource(r.GVR()).Namespace(namespace)
+	if r.Namespaced && o.Namespace != "" {
+		lister = md.Resource(r.GVR()).Namespace(o.Namespace)
 	}
 	var out []metav1.PartialObjectMetadata
-	opts := metav1.ListOptions{Limit: 500}
+	opts := metav1.ListOptions{Limit: 500, LabelSelector: o.LabelSelector}
+	if o.PageSize > 0 {
+		opts.Limit = o.PageSize
+	}
 	for {
 		if requests != nil {
 			requests.Add(1)
@@ -97,9 +123,12 @@ func ListMetadata(ctx context.Context, md metadata.Interface, r kinds.Resource, 
 			return out, err
 		}
 		for i := range list.Items {
+			if o.Keep != nil && !o.Keep(r, &list.Items[i]) {
+				continue
+			}
 			list.Items[i].ManagedFields = nil
+			out = append(out, list.Items[i])
 		}
-		out = append(out, list.Items...)
 		if list.Continue == "" {
 			return out, nil
 		}

@@ -22,20 +22,43 @@ func DiscoverCluster(ctx context.Context, d discovery.DiscoveryInterface, dyn dy
 	if err != nil {
 		return nil, err
 	}
-	list, err := dyn.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
+	down, err := UnavailableAPIServices(ctx, dyn)
 	if err != nil {
 		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + err.Error(), Unchecked: true})
 		sort.Slice(c.Failed, func(i, j int) bool { return c.Failed[i].GroupVersion < c.Failed[j].GroupVersion })
 		return c, nil
 	}
+	for _, a := range down {
+		c.addFailure(a.GroupVersion.String(), "APIService "+a.Name+" is unavailable: "+a.Reason)
+	}
+	return c, nil
+}
+
+// UnavailableAPIService is an APIService whose Available condition is not True.
+type UnavailableAPIService struct {
+	Name         string
+	GroupVersion schema.GroupVersion
+	// Reason is the condition's "reason: message".
+	Reason string
+}
+
+// UnavailableAPIServices lists every APIService whose Available condition is not True, in the
+// order the server lists them. An APIService without the condition (not yet checked by the
+// aggregator) is not counted as unavailable.
+func UnavailableAPIServices(ctx context.Context, dyn dynamic.Interface) ([]UnavailableAPIService, error) {
+	list, err := dyn.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []UnavailableAPIService
 	for _, item := range list.Items {
 		if reason, ok := unavailable(item); ok {
 			group, _, _ := unstructured.NestedString(item.Object, "spec", "group")
 			version, _, _ := unstructured.NestedString(item.Object, "spec", "version")
-			c.addFailure(schema.GroupVersion{Group: group, Version: version}.String(), "APIService "+item.GetName()+" is unavailable: "+reason)
+			out = append(out, UnavailableAPIService{Name: item.GetName(), GroupVersion: schema.GroupVersion{Group: group, Version: version}, Reason: reason})
 		}
 	}
-	return c, nil
+	return out, nil
 }
 
 // unavailable reports an APIService whose Available condition is not True, with its reason.

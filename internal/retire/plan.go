@@ -145,11 +145,6 @@ func lost(r *Removal) string {
 	return detail(r)
 }
 
-// DeletePodCommand is the command of stage 2 for a pod left over from before the drain.
-func (p Planner) DeletePodCommand(namespace, pod string) string {
-	return p.kubectl(namespace, "delete", "pod", pod)
-}
-
 // DeleteCommand is the command of stage 4.
 func (p Planner) DeleteCommand(r *Removal) string {
 	return p.kubectl(r.Object.Namespace, "delete", r.Object.Resource(), r.Object.Name)

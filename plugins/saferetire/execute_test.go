@@ -81,7 +81,7 @@ func TestExecuteStopsOnConsumer(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	contains(t, out, "STOPPED at stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod data-user",
+	contains(t, out, "STOPPED at stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: evict pod data-user",
 		"pod "+ns+"/data-user mounts PersistentVolumeClaim "+ns+"/data and no controller owns it: nothing in git drained it")
 	if _, err := kc.Kube.CoreV1().Pods(ns).Get(context.Background(), "data-user", metav1.GetOptions{}); err != nil {
 		t.Fatalf("a pod no controller owns was deleted: %v", err)
@@ -93,17 +93,59 @@ func TestExecuteStopsOnConsumer(t *testing.T) {
 
 // Stage 2 on the real control plane: a StatefulSet with updateStrategy OnDelete keeps its old
 // pod, which still mounts the claim after the drained template is applied. While the live
-// template still mounts the claim the pod is left alone; once it does not, the pod is deleted
+// template still mounts the claim the pod is left alone; once it does not, the pod is evicted
 // (a stand-in kubelet confirms its termination), the controller recreates it without the
 // mount, and stage 4 deletes the claim.
 func TestExecuteStage2(t *testing.T) {
 	needEnv(t)
 	ctx := context.Background()
 	ns := namespace(t, "retire2")
+	old := leftOverPod(t, ns)
+	r, base := retainedRepo(t, ns)
+
+	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	if code != 1 {
+		t.Fatalf("template still mounts: exit %d\n%s", code, out)
+	}
+	contains(t, out, "STOPPED at stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: evict pod db-0",
+		"its controller StatefulSet.apps db still mounts claim data in its pod template and would recreate the pod with it")
+
+	drainTemplate(t, ns, "db")
+	standInKubelet(t, old)
+	out, errOut, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	if code != 0 {
+		t.Fatalf("drained: exit %d\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out,
+		"done stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: evict pod db-0, left over from before the drain: "+evictCommand(ns, "db-0"),
+		"done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data")
+	contains(t, errOut, "lost: the pod's running process; its controller recreates it without the mount (a PodDisruptionBudget that refuses stops the run)")
+	if p := waitPod(t, ns, "db-0", old.UID); len(p.Spec.Volumes) > 0 && p.Spec.Volumes[0].PersistentVolumeClaim != nil {
+		t.Errorf("the recreated pod mounts %v", p.Spec.Volumes)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("claim not deleted: %v", err)
+	}
+}
+
+// evictCommand is the by-hand eviction stage 2 prints for pod ns/name.
+func evictCommand(ns, name string) string {
+	return `echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"` + name + `","namespace":"` + ns + `"}}' | kubectl --context=` +
+		env.Context + " create --raw /api/v1/namespaces/" + ns + "/pods/" + name + "/eviction -f -"
+}
+
+// leftOverPod sets up stage 2 in ns: a Kustomization, the retained claim data and StatefulSet
+// db (updateStrategy OnDelete) whose pod db-0, bound to the node, mounts it; it returns db-0.
+func leftOverPod(t *testing.T, ns string) *corev1.Pod {
+	t.Helper()
 	liveKS(t, ns, "apps", "./k8s/"+ns)
 	liveClaim(t, ns, "data", map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}, false)
-	sts := statefulSetMounting(ns, "db", "data")
-	if _, err := kc.Kube.AppsV1().StatefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+	ctx := context.Background()
+	if _, err := kc.Kube.AppsV1().StatefulSets(ns).Create(ctx, statefulSetMounting(ns, "db", "data"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	old := waitPod(t, ns, "db-0", "")
@@ -111,18 +153,16 @@ func TestExecuteStage2(t *testing.T) {
 	if err := kc.Kube.CoreV1().Pods(ns).Bind(ctx, bind, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r, base := retainedRepo(t, ns)
+	return old
+}
 
-	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
-	if code != 1 {
-		t.Fatalf("template still mounts: exit %d\n%s", code, out)
-	}
-	contains(t, out, "STOPPED at stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod db-0",
-		"its controller StatefulSet.apps db still mounts claim data in its pod template and would recreate the pod with it")
-
-	// Flux applies the drained template; OnDelete leaves db-0 as it was.
+// drainTemplate is Flux applying the drained revision: StatefulSet name's template no longer
+// mounts the claim; OnDelete leaves its pods as they were.
+func drainTemplate(t *testing.T, ns, name string) {
+	t.Helper()
+	ctx := context.Background()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur, err := kc.Kube.AppsV1().StatefulSets(ns).Get(ctx, "db", metav1.GetOptions{})
+		cur, err := kc.Kube.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -134,9 +174,14 @@ func TestExecuteStage2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The kubelet's part: confirm the termination of the old pod once it is deleted.
+}
+
+// standInKubelet does the kubelet's part for pod: once it is deleted, it confirms the
+// termination; it stops when the test ends.
+func standInKubelet(t *testing.T, pod *corev1.Pod) {
 	stop := make(chan struct{})
-	defer close(stop)
+	t.Cleanup(func() { close(stop) })
+	pods := kc.Kube.CoreV1().Pods(pod.Namespace)
 	go func() {
 		for {
 			select {
@@ -144,31 +189,13 @@ func TestExecuteStage2(t *testing.T) {
 				return
 			case <-time.After(200 * time.Millisecond):
 			}
-			p, err := kc.Kube.CoreV1().Pods(ns).Get(ctx, "db-0", metav1.GetOptions{})
-			if err == nil && p.UID == old.UID && p.DeletionTimestamp != nil {
+			p, err := pods.Get(context.Background(), pod.Name, metav1.GetOptions{})
+			if err == nil && p.UID == pod.UID && p.DeletionTimestamp != nil {
 				zero := int64(0)
-				_ = kc.Kube.CoreV1().Pods(ns).Delete(ctx, "db-0", metav1.DeleteOptions{GracePeriodSeconds: &zero})
+				_ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 			}
 		}
 	}()
-	out, errOut, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
-	if code != 0 {
-		t.Fatalf("drained: exit %d\n%s\n%s", code, out, errOut)
-	}
-	contains(t, out,
-		"done stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod db-0, left over from before the drain: kubectl --context="+env.Context+" -n "+ns+" delete pod db-0",
-		"done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data")
-	contains(t, errOut, "lost: the pod's running process; its controller recreates it without the mount")
-	if p := waitPod(t, ns, "db-0", old.UID); len(p.Spec.Volumes) > 0 && p.Spec.Volumes[0].PersistentVolumeClaim != nil {
-		t.Errorf("the recreated pod mounts %v", p.Spec.Volumes)
-	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
-	if err != nil {
-		t.Fatalf("claim not deleted: %v", err)
-	}
 }
 
 // statefulSetMounting is a one-replica StatefulSet with updateStrategy OnDelete whose pods

@@ -1,0 +1,99 @@
+package retire
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// Executor carries out the live steps of a plan that a change leaves to a person: stage 2,
+// evicting a pod left over from before the drain (EvictDrainedPod), and stage 4, deleting a
+// retained object (DeleteChecked). Unlike the rest of this package it acts on a cluster; each
+// step re-reads what it depends on right before acting, pins the act to the UID it re-read,
+// and refuses rather than forces.
+type Executor struct {
+	Clients *cluster.Clients
+	// Planner renders the commands a refusal points to, pinned to the same cluster.
+	Planner Planner
+	// PodGoneTimeout bounds the wait for an evicted pod to terminate; zero means two minutes.
+	PodGoneTimeout time.Duration
+}
+
+// DeleteChecked re-reads everything stage 4 depends on and deletes rm's object only if it is
+// unchanged in the ways that matter — not Terminating, in no Kustomization's inventory, for a
+// claim mounted by no pod — pinned to the UID it re-read.
+func (e Executor) DeleteChecked(ctx context.Context, rm *Removal) error {
+	c := e.Clients
+	catalog, err := kinds.Discover(c.Discovery)
+	if err != nil {
+		return fmt.Errorf("discovering the API: %w", err)
+	}
+	res, ok := catalog.ForGroupKind(schema.GroupKind{Group: rm.Object.Group, Kind: rm.Object.Kind})
+	if !ok {
+		return fmt.Errorf("the API no longer serves %s", rm.Object.GroupKind())
+	}
+	ri := c.Metadata.Resource(res.GVR())
+	get := ri.Get
+	del := ri.Delete
+	if res.Namespaced {
+		get, del = ri.Namespace(rm.Object.Namespace).Get, ri.Namespace(rm.Object.Namespace).Delete
+	}
+	obj, err := get(ctx, rm.Object.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("re-reading %s: %w", rm.Object, err)
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return fmt.Errorf("%s is already Terminating", rm.Object)
+	}
+	if err := e.notInInventory(ctx, rm.ID); err != nil {
+		return err
+	}
+	if rm.Object.GroupKind() == "PersistentVolumeClaim" {
+		users, _, gaps := finalizers.New(c, catalog).ClaimConsumers(ctx, rm.Object.Namespace, rm.Object.Name)
+		if len(gaps) > 0 {
+			return fmt.Errorf("could not check who mounts %s: %s", rm.Object, strings.Join(gaps, "; "))
+		}
+		if len(users) > 0 {
+			return fmt.Errorf("pod %s still mounts %s: drain it first (stage 2)", users[0].Object.Name, rm.Object)
+		}
+	}
+	uid := obj.GetUID()
+	err = del(ctx, rm.Object.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsConflict(err) {
+		return fmt.Errorf("%s was replaced since it was checked: %w", rm.Object, err)
+	}
+	if err != nil {
+		return fmt.Errorf("deleting %s: %w", rm.Object, err)
+	}
+	return nil
+}
+
+// notInInventory re-reads every Kustomization and fails if any still lists id: Flux still
+// manages the object and would recreate it.
+func (e Executor) notInInventory(ctx context.Context, id string) error {
+	objs, err := flux.Read(ctx, e.Clients.Dynamic, "")
+	if err != nil {
+		return fmt.Errorf("re-reading the Kustomizations: %w", err)
+	}
+	for _, ks := range objs.Kustomizations {
+		if ks.Status.Inventory == nil {
+			continue
+		}
+		for _, entry := range ks.Status.Inventory.Entries {
+			if entry.ID == id {
+				return fmt.Errorf("Kustomization %s/%s still lists %s in its inventory: merge stage 3 and wait for it to apply", ks.Namespace, ks.Name, id)
+			}
+		}
+	}
+	return nil
+}
