@@ -157,7 +157,7 @@ func judgeSafety(r *Removal, u Unit) {
 			break
 		}
 		r.Unsafe = true
-		if r.base != nil && objectOptOut(r.base) != "" {
+		if r.base != nil && objectOptOutOf(r.base, exclusionsFor(u.Kustomization)) != "" {
 			r.Reasons = append(r.Reasons, fmt.Sprintf("the protection is merged but the live object does not carry it yet: Kustomization %s prunes %s unless it applies that revision first", r.Kustomization, r.Object))
 			break
 		}
@@ -200,7 +200,7 @@ func optOut(u Unit, r *Removal) string {
 	case !ks.Prune:
 		return "spec.prune is false on Kustomization " + ks.ID()
 	}
-	return objectOptOut(metadataFor(r))
+	return objectOptOutOf(metadataFor(r), exclusionsFor(ks))
 }
 
 // policy names a Kustomization's deletion policy, with what the default follows.

@@ -58,9 +58,11 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 // optOutKeys keeps the opt-out keys of a live object's annotations or labels, nothing else.
 func optOutKeys(m map[string]string) map[string]string {
 	out := map[string]string{}
-	for k := range pruneExclusions {
-		if v, ok := m[k]; ok {
-			out[k] = v
+	for _, ex := range []map[string]string{pruneExclusions, resourceSetExclusions} {
+		for k := range ex {
+			if v, ok := m[k]; ok {
+				out[k] = v
+			}
 		}
 	}
 	if len(out) == 0 {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/fluxcd/pkg/ssa/utils"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/gitops"
 )
 
 // pruneExclusions are the Exclusions kustomize-controller gives fluxcd/pkg/ssa's DeleteAll when
@@ -18,14 +20,33 @@ var pruneExclusions = map[string]string{
 	SSAAnnotation:       "Ignore",
 }
 
+// resourceSetExclusions are what keeps Flux Operator from deleting an object a ResourceSet no
+// longer renders; kustomize-controller's exclusions do not apply to it.
+var resourceSetExclusions = map[string]string{
+	gitops.ResourceSetPruneAnnotation: Disabled,
+}
+
+// exclusionsFor are the opt-outs the owner of a unit honours.
+func exclusionsFor(k Kustomization) map[string]string {
+	if k.Kind == gitops.OwnerResourceSet {
+		return resourceSetExclusions
+	}
+	return pruneExclusions
+}
+
 // objectOptOut names the exclusion that keeps obj from being deleted, "" when none does. The
 // decision is ssa's own; this only says which key, and whether as a label or an annotation.
 func objectOptOut(obj *unstructured.Unstructured) string {
+	return objectOptOutOf(obj, pruneExclusions)
+}
+
+// objectOptOutOf is objectOptOut for the given exclusions.
+func objectOptOutOf(obj *unstructured.Unstructured, exclusions map[string]string) string {
 	if obj == nil {
 		return ""
 	}
-	for _, k := range slices.Sorted(maps.Keys(pruneExclusions)) {
-		v := pruneExclusions[k]
+	for _, k := range slices.Sorted(maps.Keys(exclusions)) {
+		v := exclusions[k]
 		if !utils.AnyInMetadata(obj, map[string]string{k: v}) {
 			continue
 		}

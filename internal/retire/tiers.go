@@ -85,6 +85,7 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 		ks = bt
 	}
 	u := Unit{Kustomization: toRetire(ks.Kustomization), Removed: bt != nil && ct == nil}
+	u.Kustomization.Kind = ks.Owner
 	ok := true
 	for _, side := range []struct {
 		name string

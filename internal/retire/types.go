@@ -89,6 +89,10 @@ func (r Ref) GroupKind() string {
 
 // Kustomization is the part of a Flux Kustomization a retirement depends on.
 type Kustomization struct {
+	// Kind is "" for a Flux Kustomization and "ResourceSet" for a Flux Operator ResourceSet,
+	// which deletes what it no longer renders (prune always on) unless the object opts out with
+	// fluxcd.controlplane.io/prune: disabled.
+	Kind      string `json:"kind,omitempty"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	Path      string `json:"path"`
@@ -104,8 +108,14 @@ type Kustomization struct {
 	Suspend bool `json:"suspend,omitempty"`
 }
 
-// ID is `namespace/name`.
-func (k Kustomization) ID() string { return k.Namespace + "/" + k.Name }
+// ID is `namespace/name` for a Kustomization and `ResourceSet/namespace/name` for a
+// ResourceSet, so a ResourceSet and a Kustomization of the same name are never one unit.
+func (k Kustomization) ID() string {
+	if k.Kind != "" {
+		return k.Kind + "/" + k.Namespace + "/" + k.Name
+	}
+	return k.Namespace + "/" + k.Name
+}
 
 // Outcome is what Flux does with an object the candidate no longer declares.
 type Outcome string
