@@ -77,9 +77,17 @@ func (r *Repo) chain() {
 	if r.Source != "" {
 		d.Sources[r.Source] = true
 	}
+	// So do the ExternalArtifacts the repository's ArtifactGenerators make from it.
+	for _, src := range r.GeneratedSources() {
+		d.Sources[src] = true
+	}
 	for _, id := range r.IDs() {
 		t := r.Tiers[id]
-		d.Kustomizations = append(d.Kustomizations, r.decodeKustomization(t))
+		// A ResourceSet's tier is not a Kustomization: what it renders joins the chain (its
+		// Kustomizations are tiers of their own), the ResourceSet itself draws no node.
+		if t.Owner == "" {
+			d.Kustomizations = append(d.Kustomizations, r.decodeKustomization(t))
+		}
 		addSources(t)
 		for _, o := range t.Objects {
 			if !isHelmRelease(o) {
