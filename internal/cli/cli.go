@@ -74,6 +74,9 @@ func ExactArgsRange(minArgs, maxArgs int) cobra.PositionalArgs {
 // Banner tells the operator, on stderr, which cluster the answer is about.
 func Banner(w io.Writer, t cluster.Target) {
 	fmt.Fprintf(w, "# %s\n", t)
+	if note := t.CredentialsNote(); note != "" {
+		fmt.Fprintf(w, "# %s\n", note)
+	}
 }
 
 // Steps are a plugin command's three phases, in kubectl's order: Complete fills in what the

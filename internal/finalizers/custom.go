@@ -164,5 +164,5 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known) []Remedi
 // API server refuse it if the list changed since it was read, so no other finalizer goes.
 func stripPatch(finalizers []string, name string) string {
 	i := slices.Index(finalizers, name)
-	return fmt.Sprintf(`'[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]'`, i, name, i)
+	return fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, name, i)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -129,13 +128,13 @@ func (x *Explainer) resource(group, kind string) (kinds.Resource, bool) {
 	return x.catalog.ForGroupKind(schema.GroupKind{Group: group, Kind: kind})
 }
 
-// kubectl renders a kubectl command pinned to this cluster: `kubectl --context=X -n ns verb ...`.
+// kubectl renders a kubectl command pinned to this cluster's connection, every word
+// shell-quoted: `kubectl --context=X -n ns verb ...` (cluster.Target.Command).
 func (x *Explainer) kubectl(namespace string, args ...string) string {
-	parts := []string{"kubectl", x.c.Target.Flag()}
 	if namespace != "" {
-		parts = append(parts, "-n", namespace)
+		args = append([]string{"-n", namespace}, args...)
 	}
-	return strings.Join(append(parts, args...), " ")
+	return x.c.Target.Command(args...)
 }
 
 // cached returns the value stored under key, computing it once with fill.

@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/cluster"
 )
 
 // maxNamesShown bounds the object names listed per remaining type.
@@ -125,8 +127,9 @@ func (x *Explainer) namespaceRemedies(ns string, f Finalizer, stuck int) []Remed
 		out = append(out, Remediation{Summary: "The namespace controller is still deleting the remaining objects; it needs no help unless the count stops falling."})
 	}
 	out = append(out, Remediation{
-		Summary:    "Only if the blockers above can never be cleared: remove the namespace finalizer through the finalize subresource.",
-		Command:    fmt.Sprintf("kubectl %s get namespace %s -o json | jq '.spec.finalizers=[]' | kubectl %s replace --raw /api/v1/namespaces/%s/finalize -f -", x.c.Target.Flag(), ns, x.c.Target.Flag(), ns),
+		Summary: "Only if the blockers above can never be cleared: remove the namespace finalizer through the finalize subresource.",
+		Command: x.kubectl("", "get", "namespace", ns, "-o", "json") + " | " + cluster.Quote("jq", ".spec.finalizers=[]") + " | " +
+			x.kubectl("", "replace", "--raw", "/api/v1/namespaces/"+ns+"/finalize", "-f", "-"),
 		Cost:       "every object still in the namespace stays in etcd without a namespace, and reappears if a namespace of that name is created again",
 		LastResort: true,
 	})

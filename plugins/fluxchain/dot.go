@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // dotColor is the fill colour of each state in the Graphviz output.
@@ -57,6 +58,5 @@ func PrintDot(w io.Writer, res *Result) error {
 		}
 	}
 	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return output.WriteClean(w, b.String(), output.Palette{})
 }

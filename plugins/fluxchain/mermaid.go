@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // PrintMermaid writes the chain as a Mermaid flowchart (renders in GitHub markdown): node ids
@@ -47,11 +49,11 @@ func PrintMermaid(w io.Writer, res *Result) error {
   classDef nostatus fill:#fff
   classDef missing fill:#fff,stroke-dasharray:5 5
 `)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return output.WriteClean(w, b.String(), output.Palette{})
 }
 
-// mermaidText escapes the characters Mermaid treats specially inside a quoted label.
+// mermaidText escapes control characters (output.Sanitize: a newline would end the node's line)
+// and the characters Mermaid treats specially inside a quoted label.
 func mermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(s)
+	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(output.Sanitize(s))
 }

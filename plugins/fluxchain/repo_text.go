@@ -44,7 +44,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 		}
 	}
 	liveText(root, res.Live, p)
-	return root.Render(w)
+	return root.Render(w, p)
 }
 
 func severityText(s lint.Severity, p output.Palette) string {
@@ -102,7 +102,7 @@ func repoSummary(res *RepoResult) string {
 	} else if res.Live.incomplete() {
 		verdict = "UNKNOWN: a read of the cluster failed"
 	}
-	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from `%s`.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), res.Path)
+	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from %s.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), ghactions.Code(res.Path))
 	b.WriteString(liveSummary(res.Live))
 	if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")

@@ -54,7 +54,7 @@ type SafeRetireOptions struct {
 	PersistentKinds []string
 
 	clients *cluster.Clients
-	flag    string
+	target  cluster.Target
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
 }
@@ -105,10 +105,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
 func (o *SafeRetireOptions) Complete(_ []string) error {
-	o.flag = "--context=CONTEXT"
-	if ctx := o.ConfigFlags.Context; ctx != nil && *ctx != "" {
-		o.flag = "--context=" + *ctx
-	}
+	o.target = cluster.Offline(o.ConfigFlags)
 	if o.Offline {
 		return nil
 	}
@@ -116,7 +113,7 @@ func (o *SafeRetireOptions) Complete(_ []string) error {
 	if err != nil {
 		return err
 	}
-	o.clients, o.flag = c, c.Target.Flag()
+	o.clients, o.target = c, c.Target
 	return nil
 }
 
@@ -157,7 +154,7 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		res, err = FindOrphans(ctx, o.clients)
 	} else {
 		req := Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path, Offline: o.Offline,
-			SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Flag: o.flag}
+			SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target}
 		if o.clients != nil && o.clients.NamespaceExplicit {
 			req.Namespace = o.clients.Namespace
 		}

@@ -88,8 +88,8 @@ func (o *SafeRetireOptions) deleteDrainedPod(ctx context.Context, rm *retire.Rem
 		return p.UID != uid, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("pod %s/%s is still terminating after %s, so the claim is still in use: run again once it is gone (%s get pod %s): %w",
-			ns, podName, podGoneTimeout, strings.TrimSuffix(retire.Planner{Flag: o.flag}.DeletePodCommand(ns, podName), " delete pod "+podName), podName, err)
+		return "", fmt.Errorf("pod %s/%s is still terminating after %s, so the claim is still in use: run again once it is gone (%s): %w",
+			ns, podName, podGoneTimeout, o.target.Command("-n", ns, "get", "pod", podName), err)
 	}
 	return "", nil
 }

@@ -34,7 +34,7 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 			continue
 		}
 		ref := rm.Object
-		planner := retire.Planner{Flag: o.flag}
+		planner := retire.Planner{Target: o.target}
 		if ref.GroupKind() == "PersistentVolumeClaim" {
 			for _, b := range rm.Live.Consumers {
 				pod := b.Object.Name

@@ -30,8 +30,8 @@ type Request struct {
 	Namespace string
 	// PersistentKinds extends retire.DefaultPersistentKinds.
 	PersistentKinds []string
-	// Flag pins printed commands to a cluster: `--context=prod`.
-	Flag string
+	// Target pins printed commands to the cluster and connection of the run.
+	Target cluster.Target
 }
 
 // Gate builds both revisions, decides every removal and plans the unsafe ones. c is nil offline.
@@ -84,7 +84,7 @@ func Gate(ctx context.Context, req Request, c *cluster.Clients) (*Result, error)
 		}
 	}
 	retire.Judge(rs, units, k)
-	planner := retire.Planner{Flag: req.Flag}
+	planner := retire.Planner{Target: req.Target}
 	byID := map[string]retire.Kustomization{}
 	for _, u := range units {
 		byID[u.Kustomization.ID()] = u.Kustomization

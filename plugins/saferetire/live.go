@@ -42,7 +42,7 @@ func readLive(ctx context.Context, c *cluster.Clients, namespace string) (*liveV
 		return nil, exitcode.UsageErrorf("%v on %s: is Flux installed? Use --offline to judge the repository alone", err, c.Target)
 	}
 	if err != nil {
-		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
+		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	catalog, err := kinds.Discover(c.Discovery)
 	if err != nil {

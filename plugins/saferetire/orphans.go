@@ -35,7 +35,7 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Result, error) {
 		return nil, exitcode.UsageErrorf("%v on %s: is Flux installed?", err, c.Target)
 	}
 	if err != nil {
-		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
+		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	res.Warnings = append(res.Warnings, objs.Warnings...)
 	inv := map[string]bool{}
