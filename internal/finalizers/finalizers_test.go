@@ -56,7 +56,7 @@ func TestLookupKnown(t *testing.T) {
 
 func TestStripPatchTestsTheValue(t *testing.T) {
 	got := stripPatch([]string{"a.io/x", "velero.io/y"}, "velero.io/y")
-	want := `'[{"op":"test","path":"/metadata/finalizers/1","value":"velero.io/y"},{"op":"remove","path":"/metadata/finalizers/1"}]'`
+	want := `[{"op":"test","path":"/metadata/finalizers/1","value":"velero.io/y"},{"op":"remove","path":"/metadata/finalizers/1"}]`
 	if got != want {
 		t.Fatalf("stripPatch = %s, want %s", got, want)
 	}

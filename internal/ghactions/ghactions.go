@@ -95,9 +95,10 @@ func EscapeProperty(s string) string {
 }
 
 // markdown backslash-escapes the ASCII punctuation that would make text in a summary a table
-// separator, code span, link, image, emphasis, HTML tag or comment, or entity.
-var markdown = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`,
-	"[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`, "~", `\~`, "&", `\&`, "#", `\#`)
+// separator, a code span, a link or image, an HTML tag or comment, or an entity. Emphasis marks
+// stay as they are: at worst they change a font, and names and URLs keep their underscores.
+var markdown = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "&", `\&`)
 
 // Cell makes text others wrote inert in the step summary: on one line (a newline becomes a
 // space), control characters escaped (output.Sanitize), and markdown punctuation literal. Use it
