@@ -108,7 +108,7 @@ func TestSeedChain(t *testing.T) {
 	if !strings.Contains(out, headlampPo) {
 		t.Errorf("the explanation does not name the pod %s", headlampPo)
 	}
-	if pvc.Command != "kubectl why-terminating --context="+env.Context+" persistentvolumeclaims/headlamp -n headlamp" {
+	if pvc.Command != "kubectl why-terminating --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" persistentvolumeclaims/headlamp -n headlamp" {
 		t.Errorf("command = %q", pvc.Command)
 	}
 	if diff := cmp.Diff([]string{"fc-seed/flux-system", "fc-seed/infra", "fc-seed/monitoring"}, res.Unaffected); diff != "" {

@@ -58,7 +58,7 @@ func TestExecuteStage4(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	contains(t, out, "done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data: kubectl --context="+env.Context+" -n "+ns+" delete persistentvolumeclaim data")
+	contains(t, out, "done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data: kubectl --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" -n "+ns+" delete persistentvolumeclaim data")
 	contains(t, errOut, "type yes to carry out this step")
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})
@@ -156,7 +156,7 @@ func TestExecuteStage2(t *testing.T) {
 		t.Fatalf("drained: exit %d\n%s\n%s", code, out, errOut)
 	}
 	contains(t, out,
-		"done stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod db-0, left over from before the drain: kubectl --context="+env.Context+" -n "+ns+" delete pod db-0",
+		"done stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: delete pod db-0, left over from before the drain: kubectl --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" -n "+ns+" delete pod db-0",
 		"done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data")
 	contains(t, errOut, "lost: the pod's running process; its controller recreates it without the mount")
 	if p := waitPod(t, ns, "db-0", old.UID); len(p.Spec.Volumes) > 0 && p.Spec.Volumes[0].PersistentVolumeClaim != nil {
