@@ -129,6 +129,7 @@ var normalisers = []struct {
 	with string
 }{
 	{regexp.MustCompile(`https://127\.0\.0\.1:\d+`), "https://127.0.0.1:PORT"},
+	{regexp.MustCompile(`--kubeconfig=\S*kubeforensics-testenv-\d+/kubeconfig`), "--kubeconfig=KUBECONFIG"},
 	{regexp.MustCompile(`"deletionTimestamp": "[^"]*"`), `"deletionTimestamp": "TIME"`},
 	{regexp.MustCompile(`deletionTimestamp: "?[0-9TZ:.-]+"?`), `deletionTimestamp: TIME`},
 	{regexp.MustCompile(`(?i)(terminating ?for"?:? "?)\d+[smhd]`), "${1}AGE"},
