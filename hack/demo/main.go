@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/internal/testenv"
 )
@@ -41,36 +42,41 @@ func run() error {
 		_ = replay.Stop()
 	}()
 	path := bin + string(os.PathListSeparator) + filepath.Dir(env.KubectlPath) + string(os.PathListSeparator) + os.Getenv("PATH")
-	k := func(args ...string) { kubectl(env, path, args...) }
-	ctxFlag := "--context=" + env.Context
+	k := func(args ...string) { kubectl(path, args...) }
+	// on names the cluster the way every command the demo shows (and every command the plugins
+	// print) does: the kubeconfig file and the context, both explicit, after the verb or plugin.
+	conn := []string{"--kubeconfig=" + env.Kubeconfig, "--context=" + env.Context}
+	on := func(verb string, args ...string) []string {
+		return append(append([]string{verb}, conn...), args...)
+	}
 
 	caption("Which plugins does kubectl see?")
 	k("plugin", "list")
 	caption("Lesson 1: `kubectl get backup -A` silently picks one of three Backup kinds")
-	k(ctxFlag, "get", "backup", "-A")
+	k(on("get", "backup", "-A")...)
 	caption("why-terminating refuses to guess, and counts what each Backup kind holds")
-	k("why-terminating", ctxFlag, "backup", "-A")
+	k(on("why-terminating", "backup", "-A")...)
 	caption("Deploys are failing. Which Flux tier is the root cause, and what does it wait on?")
-	k("flux-chain", ctxFlag, "-n", incident.FluxNS)
+	k(on("flux-chain", "-n", incident.FluxNS)...)
 	caption("The claim the apps health check waits on: what holds it in Terminating, and the safe fix")
-	k("why-terminating", ctxFlag, "pvc", incident.Claim, "-n", incident.Namespace)
-	if err := retireDemo(k, ctxFlag); err != nil {
+	k(on("why-terminating", "pvc", incident.Claim, "-n", incident.Namespace)...)
+	if err := retireDemo(k, on); err != nil {
 		return err
 	}
 	caption("Everything Terminating in the cluster, as JSON for a script (first lines)")
-	kubectlHead(env, path, 12, "why-terminating", ctxFlag, "-A", "-o", "json")
-	writePicture(env, path, ctxFlag)
+	kubectlHead(path, 12, on("why-terminating", "-A", "-o", "json")...)
+	writePicture(path, on("flux-chain", "-n", incident.FluxNS, "-o", "dot"))
 	return nil
 }
 
 func caption(s string) { fmt.Printf("\n\033[1m==> %s\033[0m\n", s) }
 
-// kubectl runs the real kubectl with the demo kubeconfig and our plugins on PATH, and shows
-// the command line and its exit code.
-func kubectl(env *testenv.Env, path string, args ...string) {
-	fmt.Printf("$ kubectl %s\n", strings.Join(args, " "))
+// kubectl runs the real kubectl with our plugins on PATH, and shows the command line, quoted
+// as the plugins quote theirs, and its exit code.
+func kubectl(path string, args ...string) {
+	fmt.Printf("$ %s\n", cluster.Quote(append([]string{"kubectl"}, args...)...))
 	cmd := exec.Command("kubectl", args...)
-	cmd.Env = append(os.Environ(), "PATH="+path, "KUBECONFIG="+env.Kubeconfig)
+	cmd.Env = append(os.Environ(), "PATH="+path)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stdout
 	err := cmd.Run()
 	code := 0
@@ -83,10 +89,10 @@ func kubectl(env *testenv.Env, path string, args ...string) {
 	fmt.Printf("(exit %d)\n", code)
 }
 
-func kubectlHead(env *testenv.Env, path string, n int, args ...string) {
-	fmt.Printf("$ kubectl %s | head -%d\n", strings.Join(args, " "), n)
+func kubectlHead(path string, n int, args ...string) {
+	fmt.Printf("$ %s | head -%d\n", cluster.Quote(append([]string{"kubectl"}, args...)...), n)
 	cmd := exec.Command("kubectl", args...)
-	cmd.Env = append(os.Environ(), "PATH="+path, "KUBECONFIG="+env.Kubeconfig)
+	cmd.Env = append(os.Environ(), "PATH="+path)
 	out, _ := cmd.Output()
 	lines := strings.SplitN(string(out), "\n", n+1)
 	if len(lines) > n {
@@ -96,9 +102,9 @@ func kubectlHead(env *testenv.Env, path string, n int, args ...string) {
 }
 
 // writePicture renders the chain as Graphviz when flux-chain and dot are available.
-func writePicture(env *testenv.Env, path, ctxFlag string) {
-	cmd := exec.Command("kubectl", "flux-chain", ctxFlag, "-n", incident.FluxNS, "-o", "dot")
-	cmd.Env = append(os.Environ(), "PATH="+path, "KUBECONFIG="+env.Kubeconfig)
+func writePicture(path string, args []string) {
+	cmd := exec.Command("kubectl", args...)
+	cmd.Env = append(os.Environ(), "PATH="+path)
 	out, err := cmd.Output()
 	if len(out) == 0 {
 		fmt.Printf("(no chain picture: %v)\n", err)
@@ -119,7 +125,7 @@ func writePicture(env *testenv.Env, path, ctxFlag string) {
 
 // retireDemo replays #2741 in a GitOps repository checkout: the claim's manifest is deleted in
 // the working tree, and safe-retire gates the change against the live cluster.
-func retireDemo(k func(args ...string), ctxFlag string) error {
+func retireDemo(k func(args ...string), on func(string, ...string) []string) error {
 	repo, err := os.MkdirTemp("", "kubeforensics-gitops-")
 	if err != nil {
 		return err
@@ -132,6 +138,6 @@ func retireDemo(k func(args ...string), ctxFlag string) error {
 		return err
 	}
 	caption("Before the next removal merges: the PR deletes " + incident.ClaimFile + "; is that safe?")
-	k("safe-retire", ctxFlag, "--dry-run", "--repo", repo, "--base", "HEAD")
+	k(on("safe-retire", "--dry-run", "--repo", repo, "--base", "HEAD")...)
 	return nil
 }

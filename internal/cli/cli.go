@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // NewCmdFunc builds a plugin's root command for the given streams.
@@ -72,7 +73,8 @@ func Run(ctx context.Context, cmd *cobra.Command, args []string, errOut io.Write
 	}
 	var e *exitcode.Error
 	if !errors.As(err, &e) || !e.Silent() || err != error(e) {
-		fmt.Fprintf(errOut, "error: %v\n", err)
+		// An error can quote a repository's file or a server's message: escape it like output.
+		_ = output.WriteClean(errOut, "error: "+err.Error()+"\n", output.Palette{})
 	}
 	return int(exitcode.Of(err))
 }
@@ -90,6 +92,9 @@ func ExactArgsRange(minArgs, maxArgs int) cobra.PositionalArgs {
 // Banner tells the operator, on stderr, which cluster the answer is about.
 func Banner(w io.Writer, t cluster.Target) {
 	fmt.Fprintf(w, "# %s\n", t)
+	if note := t.CredentialsNote(); note != "" {
+		fmt.Fprintf(w, "# %s\n", note)
+	}
 }
 
 // Steps are a plugin command's three phases, in kubectl's order: Complete fills in what the

@@ -7,6 +7,7 @@ package cluster
 import (
 	"fmt"
 	"net/url"
+	"strings"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
@@ -18,19 +19,26 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 )
 
-// Target names the API server a command talks to.
+// Target names the API server a command talks to, and how the plugin reached it.
 type Target struct {
 	Context string `json:"context"`
 	Server  string `json:"server"`
+	// Flags are the connection flags every printed command repeats (see Command): the
+	// kubeconfig file, context, cluster, user, server, TLS and impersonation flags given, with
+	// the context always named. Empty, commands carry --context (or --server without one).
+	Flags []string `json:"-"`
+	// Secrets names the credentials given on the command line (--token, --username,
+	// --password), which printed commands never repeat.
+	Secrets []string `json:"-"`
 }
 
-// Flag is the flag that pins a printed command to this target: --context=NAME, or
-// --server=URL when the configuration has no context (in-cluster or --server only).
-func (t Target) Flag() string {
-	if t.Context != "" {
-		return "--context=" + t.Context
+// CredentialsNote says, when credentials were given on the command line, that the printed
+// commands need them too; it is "" otherwise. Secrets are never echoed.
+func (t Target) CredentialsNote() string {
+	if len(t.Secrets) == 0 {
+		return ""
 	}
-	return "--server=" + t.Server
+	return "printed commands do not repeat " + strings.Join(t.Secrets, ", ") + ": add the same credentials when you run them"
 }
 
 // String is the one-line banner form, e.g. `context prod (https://10.0.0.1:6443)`.
@@ -76,6 +84,7 @@ func Connect(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 	if flags.Context != nil && *flags.Context != "" {
 		target.Context = *flags.Context
 	}
+	target.Flags, target.Secrets = connectionFlags(flags, target.Context, target.Server)
 	ns, explicit, err := flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return nil, exitcode.UsageErrorf("reading namespace: %w", err)

@@ -31,12 +31,3 @@ func TestReadError(t *testing.T) {
 		})
 	}
 }
-
-func TestTargetFlag(t *testing.T) {
-	if got := (Target{Context: "admin@prod"}).Flag(); got != "--context=admin@prod" {
-		t.Fatalf("Flag() = %q", got)
-	}
-	if got := (Target{Server: "https://x"}).Flag(); got != "--server=https://x" {
-		t.Fatalf("Flag() without context = %q", got)
-	}
-}

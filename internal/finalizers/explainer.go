@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -173,28 +172,19 @@ func (x *Explainer) resource(group, kind string) (kinds.Resource, bool) {
 	return x.catalog.ForGroupKind(schema.GroupKind{Group: group, Kind: kind})
 }
 
-// kubectl renders a kubectl command pinned to this cluster: `kubectl --context=X -n ns verb ...`.
-// Every printed command is built here, so each argument (cluster text included) is quoted
-// once, for a POSIX shell.
+// kubectl renders a kubectl command pinned to this cluster's connection, every word
+// shell-quoted: `kubectl --context=X -n ns verb ...` (cluster.Target.Command).
 func (x *Explainer) kubectl(namespace string, args ...string) string {
-	parts := []string{"kubectl", x.c.Target.Flag()}
 	if namespace != "" {
-		parts = append(parts, "-n", namespace)
+		args = append([]string{"-n", namespace}, args...)
 	}
-	parts = append(parts, args...)
-	for i, p := range parts {
-		parts[i] = shellQuote(p)
-	}
-	return strings.Join(parts, " ")
+	return x.c.Target.Command(args...)
 }
 
-// shellQuote leaves a word made of safe characters as it is and wraps anything else in single
-// quotes, so that names and JSON written by others reach kubectl as one literal argument.
+// shellQuote quotes one word for a POSIX shell, as every printed command's words are
+// (cluster.Quote): for the pieces of a pipeline built around kubectl commands.
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return cluster.Quote(s)
 }
 
 // cached returns the value stored under key, computing it once with fill.

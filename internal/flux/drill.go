@@ -38,9 +38,10 @@ func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 	inventory := inventories(objs)
 	for i := range c.RootCauses {
 		rc := &c.RootCauses[i]
-		rc.Commands = append(rc.Commands, d.kubectl("describe", KustomizationRef(rc.Kustomization)))
+		ksNS, ksName, _ := strings.Cut(rc.Kustomization, "/")
+		rc.Commands = append(rc.Commands, d.Target.Command(objectArgs("describe", "kustomizations.kustomize.toolkit.fluxcd.io", ksNS, ksName)...))
 		for _, hr := range rc.HelmReleases {
-			rc.Commands = append(rc.Commands, d.kubectl("describe", "helmreleases.helm.toolkit.fluxcd.io/"+hr.Name+" -n "+hr.Namespace))
+			rc.Commands = append(rc.Commands, d.Target.Command(objectArgs("describe", "helmreleases.helm.toolkit.fluxcd.io", hr.Namespace, hr.Name)...))
 		}
 		for _, item := range rc.Failure.Objects {
 			bo, warn := d.examine(ctx, item, inventory[rc.Kustomization])
@@ -77,11 +78,11 @@ func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]str
 	if r, err := status.Compute(u); err == nil {
 		bo.KStatus, bo.KMessage = string(r.Status), r.Message
 	}
-	bo.Command = d.kubectl("describe", ref.String())
+	bo.Command = d.Target.Command(objectArgs("describe", ref.QualifiedResource(), ref.Namespace, ref.Name)...)
 	if u.GetDeletionTimestamp() == nil {
 		return bo, ""
 	}
-	bo.Command = d.plugin("why-terminating", ref.String())
+	bo.Command = d.Target.Plugin("why-terminating", objectArgs("", ref.QualifiedResource(), ref.Namespace, ref.Name)...)
 	if d.Explainer == nil {
 		return bo, ""
 	}
@@ -139,12 +140,16 @@ func inventories(objs *Objects) map[string]map[string]string {
 	return out
 }
 
-// kubectl renders a kubectl command pinned to the target: `kubectl VERB --context=X ARGS`.
-func (d *Drill) kubectl(verb, args string) string {
-	return "kubectl " + verb + " " + d.Target.Flag() + " " + args
-}
-
-// plugin renders one of the suite's plugins, with the target flag after the plugin name.
-func (d *Drill) plugin(name, args string) string {
-	return "kubectl " + name + " " + d.Target.Flag() + " " + args
+// objectArgs are the words that name one object to kubectl after verb ("" for none):
+// `describe TYPE/NAME [-n NAMESPACE]`; the command builder quotes them.
+func objectArgs(verb, resource, namespace, name string) []string {
+	var args []string
+	if verb != "" {
+		args = append(args, verb)
+	}
+	args = append(args, resource+"/"+name)
+	if namespace != "" {
+		args = append(args, "-n", namespace)
+	}
+	return args
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // Level is an annotation's workflow command: error, warning or notice.
@@ -79,17 +81,60 @@ func AppendSummary(getenv func(string) string, markdown string) error {
 	return f.Close()
 }
 
-// EscapeData escapes an annotation's message as the workflow-command syntax requires.
+// EscapeData escapes an annotation's message as the workflow-command syntax requires (%, CR
+// and LF, the runner's escapeData), then any other control character as output.Sanitize does,
+// so the log line holds no ANSI escape or bidi override either.
 func EscapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return output.Sanitize(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
-// EscapeProperty escapes a property value (file, title), where ':' and ',' are separators.
+// EscapeProperty escapes a property value (file, title), where ':' and ',' are separators too
+// (the runner's escapeProperty).
 func EscapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return output.Sanitize(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }
 
-// Cell keeps a markdown table cell on one line and its pipes literal.
+// markdown backslash-escapes the ASCII punctuation that would make text in a summary a table
+// separator, a code span, a link or image, an HTML tag or comment, or an entity. Emphasis marks
+// stay as they are: at worst they change a font, and names and URLs keep their underscores.
+var markdown = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "&", `\&`)
+
+// Cell makes text others wrote inert in the step summary: on one line (a newline becomes a
+// space), control characters escaped (output.Sanitize), and markdown punctuation literal. Use it
+// for every table cell and list item.
 func Cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return markdown.Replace(output.Sanitize(strings.ReplaceAll(s, "\n", " ")))
+}
+
+// CodeBlock is a fenced code block holding one line, such as a command, indented by indent: the
+// line is escaped (output.Sanitize), so no newline ends the block early, and the fence is longer
+// than any run of backticks in it, so none closes it either.
+func CodeBlock(indent, line string) string {
+	line = output.Sanitize(line)
+	fence := strings.Repeat("`", max(3, longestRun(line, '`')+1))
+	return indent + fence + "\n" + indent + line + "\n" + indent + fence + "\n"
+}
+
+// Code is an inline code span of one line, escaped and fenced as CodeBlock's.
+func Code(s string) string {
+	s = output.Sanitize(s)
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
 }

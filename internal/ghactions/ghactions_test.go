@@ -44,3 +44,23 @@ func TestAppendSummary(t *testing.T) {
 		t.Error("Enabled")
 	}
 }
+
+// TestSummaryEscaping is issue 16 item 6: a newline in a check command broke out of its code
+// fence in the step summary, and a backtick run could close it.
+func TestSummaryEscaping(t *testing.T) {
+	if got := CodeBlock("   ", "kubectl get pvc 'a\n```\n::error::x'"); got != "   ````\n   kubectl get pvc 'a\\n```\\n::error::x'\n   ````\n" {
+		t.Errorf("CodeBlock = %q", got)
+	}
+	if got := CodeBlock("", "a ```` b"); got != "`````\na ```` b\n`````\n" {
+		t.Errorf("CodeBlock with a backtick run = %q", got)
+	}
+	if got := Cell("x | <!-- [a](http://e) `c`\n\x1b[2J"); got != "x \\| \\<!-- \\[a\\](http://e) \\`c\\` \\\\x1b\\[2J" {
+		t.Errorf("Cell = %q", got)
+	}
+	if got := Code("a`b"); got != "``a`b``" {
+		t.Errorf("Code = %q", got)
+	}
+	if got := EscapeData("m\x1b[31m\u202e"); got != `m\x1b[31m\u202e` {
+		t.Errorf("EscapeData = %q", got)
+	}
+}

@@ -9,10 +9,10 @@ func TestRender(t *testing.T) {
 	root := &Node{Text: "root"}
 	a := root.Add("a")
 	a.Add("a1")
-	a.Add("a2\ncontinued")
+	a.AddLines("a2", "continued")
 	root.Add("b").Add("b1")
 	var sb strings.Builder
-	if err := root.Render(&sb); err != nil {
+	if err := root.Render(&sb, Palette{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `root

@@ -62,7 +62,7 @@ func (lc *LiveCluster) Kustomizations(ctx context.Context, namespace string) (*L
 		return nil, exitcode.UsageErrorf("%v on %s: is Flux installed? Use --offline to judge the repository alone", err, c.Target)
 	}
 	if err != nil {
-		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
+		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	catalog, err := kinds.Discover(c.Discovery)
 	if err != nil {

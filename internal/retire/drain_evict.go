@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/kubectl/pkg/drain"
+
+	"github.com/kubeforensics/suite/internal/cluster"
 )
 
 // evict asks the Eviction API to remove pod, pinned to its UID, and reports whether the pod was
@@ -112,5 +114,5 @@ func allows(pdb *policyv1.PodDisruptionBudget) string {
 // Eviction API, so its PodDisruptionBudget is honoured (kubectl has no evict verb).
 func (p Planner) EvictPodCommand(namespace, pod string) string {
 	body := fmt.Sprintf(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":%q,"namespace":%q}}`, pod, namespace)
-	return "echo '" + body + "' | " + p.kubectl("", "create", "--raw", "/api/v1/namespaces/"+namespace+"/pods/"+pod+"/eviction", "-f", "-")
+	return cluster.Quote("echo", body) + " | " + p.kubectl("", "create", "--raw", "/api/v1/namespaces/"+namespace+"/pods/"+pod+"/eviction", "-f", "-")
 }

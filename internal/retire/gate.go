@@ -3,6 +3,7 @@ package retire
 import (
 	"context"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
 )
@@ -27,8 +28,8 @@ type Request struct {
 	Namespace string
 	// PersistentKinds extends DefaultPersistentKinds.
 	PersistentKinds []string
-	// Flag pins printed commands to a cluster: `--context=prod`.
-	Flag string
+	// Target pins printed commands to the cluster and connection of the run.
+	Target cluster.Target
 }
 
 // Report is what one gate found: the revisions and layout compared, every removal judged and
@@ -135,13 +136,13 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	if b.base != nil {
 		removalFiles(ctx, b.base, *b.layout, rs)
 	}
-	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, k, req.Flag, live, rep.Incomplete)
+	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, k, req.Target, live, rep.Incomplete)
 	return rep, nil
 }
 
 // judgeAll reads the live facts of every removal (live only), decides each one and plans the
 // unsafe ones; it returns the removals and incomplete with the reads that failed added.
-func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, flag string, live Cluster, incomplete []string) ([]Removal, []string) {
+func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []string) ([]Removal, []string) {
 	if live != nil {
 		for i := range rs {
 			rs[i].Live = live.Facts(ctx, &rs[i])
@@ -149,7 +150,7 @@ func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, flag str
 		}
 	}
 	Judge(rs, units, k)
-	planner := Planner{Flag: flag}
+	planner := Planner{Target: target}
 	byID := map[string]Kustomization{}
 	for _, u := range units {
 		byID[u.Kustomization.ID()] = u.Kustomization

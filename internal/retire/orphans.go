@@ -54,7 +54,7 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 		return nil, exitcode.UsageErrorf("%v on %s: is Flux installed?", err, c.Target)
 	}
 	if err != nil {
-		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
+		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	out := &Orphans{Warnings: objs.Warnings}
 	inv := map[string]bool{}

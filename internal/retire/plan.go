@@ -3,28 +3,36 @@ package retire
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/cluster"
 )
 
-// Planner renders the staged plans of one run. Flag pins every command to one cluster
-// (`--context=prod`); offline, where no cluster is known, it is a placeholder the operator fills.
+// Planner renders the staged plans of one run. Target pins every command to the cluster and
+// connection of the run; offline, where no cluster is known, it carries the flags given and a
+// placeholder context the operator fills (cluster.Offline).
 type Planner struct {
-	Flag string
+	Target cluster.Target
 }
 
-// kubectl renders `kubectl --context=X [-n ns] args...`.
+// kubectl renders `kubectl <connection flags> [-n ns] args...`, every word shell-quoted.
 func (p Planner) kubectl(namespace string, args ...string) string {
-	parts := []string{"kubectl", p.Flag}
 	if namespace != "" {
-		parts = append(parts, "-n", namespace)
+		args = append([]string{"-n", namespace}, args...)
 	}
-	return strings.Join(append(parts, args...), " ")
+	return p.Target.Command(args...)
 }
 
 // Plan fills r.Plan. An unsafe removal gets all four stages, protect first; a retained one has
 // stages 1 and 3 done by this change and keeps the drain and the deletion by hand. Other
-// removals need no plan.
+// removals need no plan. An object whose name or namespace the API server would refuse gets
+// no command at all: only a stage that says so, and the reason among r.Reasons.
 func (p Planner) Plan(r *Removal) {
 	r.Plan = nil
+	if bad := invalidObject(r); bad != "" {
+		r.Reasons = append(r.Reasons, bad)
+		r.Plan = []Stage{{Number: 1, Title: "fix the manifest", Do: []string{bad + ": no such object can exist on a cluster, so no command is printed for it"}}}
+		return
+	}
 	switch {
 	case r.Unsafe:
 		r.Plan = []Stage{p.protect(r), p.drain(r), p.remove(r), p.delete(r)}
@@ -44,8 +52,8 @@ func (p Planner) protect(r *Removal) Stage {
 			"merge that change alone",
 			fmt.Sprintf("wait until Kustomization %s has applied the merged revision", r.Kustomization),
 		},
-		Commands: []string{p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath='{.status.lastAppliedRevision}'")},
-		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", `jsonpath='{.metadata.annotations.kustomize\.toolkit\.fluxcd\.io/prune}'`),
+		Commands: []string{p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath={.status.lastAppliedRevision}")},
+		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", `jsonpath={.metadata.annotations.kustomize\.toolkit\.fluxcd\.io/prune}`),
 		Expect:   Disabled + " (the live object carries the protection; the lastAppliedRevision above is the merged commit)",
 	}
 }
@@ -79,7 +87,7 @@ func (p Planner) drain(r *Removal) Stage {
 			}
 		}
 		s.Do = append(s.Do, "a pod whose controller no longer mounts the claim but has not replaced it (a StatefulSet or DaemonSet with updateStrategy OnDelete keeps its old pods) must be deleted: safe-retire without --dry-run re-checks that and asks first")
-		s.Check = p.kubectl(ref.Namespace, "get", "pods", "--no-headers", "-o", "custom-columns=POD:.metadata.name,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName") + " | grep -w " + ref.Name
+		s.Check = p.kubectl(ref.Namespace, "get", "pods", "--no-headers", "-o", "custom-columns=POD:.metadata.name,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName") + " | " + cluster.Quote("grep", "-Fw", ref.Name)
 		s.Expect = "no output: no pod uses the claim"
 	case "Namespace":
 		s.Do = []string{fmt.Sprintf("move or retire what still lives in namespace %s first: deleting it deletes all of it", ref.Name)}
@@ -114,8 +122,8 @@ func (p Planner) remove(r *Removal) Stage {
 			fmt.Sprintf("in git, delete %s (and its entry in kustomization.yaml), merge", what),
 			fmt.Sprintf("Kustomization %s drops %s from its inventory and leaves the object in place", r.Kustomization, r.ID),
 		},
-		Check:  p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath='{.status.inventory.entries[*].id}'") + " | tr ' ' '\\n' | grep -x " + r.ID,
-		Expect: "no output; `kubectl safe-retire " + p.Flag + " --orphans` lists the object",
+		Check:  p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath={.status.inventory.entries[*].id}") + " | " + cluster.Quote("tr", " ", `\n`) + " | " + cluster.Quote("grep", "-Fx", r.ID),
+		Expect: "no output; `" + p.Target.Plugin("safe-retire", "--orphans") + "` lists the object",
 	}
 }
 
@@ -148,4 +156,17 @@ func lost(r *Removal) string {
 // DeleteCommand is the command of stage 4.
 func (p Planner) DeleteCommand(r *Removal) string {
 	return p.kubectl(r.Object.Namespace, "delete", r.Object.Resource(), r.Object.Name)
+}
+
+// invalidObject says why the API server would refuse the removed object or its Kustomization,
+// or returns "": such a name comes from the repository unchecked.
+func invalidObject(r *Removal) string {
+	if bad := cluster.InvalidName(r.Object.GroupKind(), r.Object.Namespace, r.Object.Name); bad != "" {
+		return bad
+	}
+	if r.Kustomization == "" {
+		return ""
+	}
+	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
+	return cluster.InvalidName("Kustomization.kustomize.toolkit.fluxcd.io", ksNS, ksName)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/cluster"
 )
 
 func obj(apiVersion, kind, ns, name string, ann map[string]string) *unstructured.Unstructured {
@@ -139,7 +141,7 @@ func TestDeclaredConsumers(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
-	p := Planner{Flag: "--context=prod"}
+	p := Planner{Target: cluster.Target{Context: "prod"}}
 	cases := []struct {
 		name   string
 		ann    map[string]string
@@ -148,9 +150,9 @@ func TestPlan(t *testing.T) {
 		want   []string
 	}{
 		{"unsafe claim", nil, 4, []bool{false, false, false, false}, []string{
-			"kubectl --context=prod -n headlamp get persistentvolumeclaim headlamp -o jsonpath='{.metadata.annotations.kustomize\\.toolkit\\.fluxcd\\.io/prune}'",
-			"kubectl --context=prod -n headlamp get pods --no-headers -o custom-columns=POD:.metadata.name,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName | grep -w headlamp",
-			"kubectl --context=prod -n flux-system get kustomization apps -o jsonpath='{.status.inventory.entries[*].id}' | tr ' ' '\\n' | grep -x headlamp_headlamp__PersistentVolumeClaim",
+			"kubectl --context=prod -n headlamp get persistentvolumeclaim headlamp -o 'jsonpath={.metadata.annotations.kustomize\\.toolkit\\.fluxcd\\.io/prune}'",
+			"kubectl --context=prod -n headlamp get pods --no-headers -o 'custom-columns=POD:.metadata.name,CLAIMS:.spec.volumes[*].persistentVolumeClaim.claimName' | grep -Fw headlamp",
+			"kubectl --context=prod -n flux-system get kustomization apps -o 'jsonpath={.status.inventory.entries[*].id}' | tr ' ' '\\n' | grep -Fx headlamp_headlamp__PersistentVolumeClaim",
 			"kubectl --context=prod -n headlamp delete persistentvolumeclaim headlamp",
 		}},
 		{"retained claim", disabled, 4, []bool{true, false, true, false}, []string{"kubectl --context=prod -n headlamp delete persistentvolumeclaim headlamp"}},
@@ -184,6 +186,29 @@ func TestPlan(t *testing.T) {
 	p.Plan(&safe[0])
 	if safe[0].Plan != nil {
 		t.Errorf("a safe prune needs no plan: %+v", safe[0].Plan)
+	}
+}
+
+// TestPlanInvalidName is issue 16 item 7: offline nothing checked a name from the repository,
+// and `data;touch /tmp/x` was printed unquoted in `kubectl … delete …`. A name the API server
+// refuses gets no command, only a reason that says it is invalid.
+func TestPlanInvalidName(t *testing.T) {
+	p := Planner{Target: cluster.Target{Context: "prod"}}
+	bad := obj("v1", "PersistentVolumeClaim", "headlamp", "data;touch /tmp/x", nil)
+	rs := judge(t, []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{bad}}})
+	p.Plan(&rs[0])
+	var all []string
+	for _, s := range rs[0].Plan {
+		if s.Check != "" || len(s.Commands) > 0 {
+			t.Errorf("stage %q prints a command for an invalid name: %+v", s.Title, s)
+		}
+		all = append(all, s.Do...)
+	}
+	if !strings.Contains(strings.Join(append(all, rs[0].Reasons...), "\n"), `"data;touch /tmp/x" is not a valid PersistentVolumeClaim name`) {
+		t.Errorf("no finding names the invalid name: %+v %+v", rs[0].Plan, rs[0].Reasons)
+	}
+	if got := p.DeleteCommand(&Removal{Object: Ref{Kind: "ConfigMap", Namespace: "a b", Name: "x;y"}}); got != "kubectl --context=prod -n 'a b' delete configmap 'x;y'" {
+		t.Errorf("DeleteCommand does not quote: %s", got)
 	}
 }
 

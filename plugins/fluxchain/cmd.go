@@ -175,7 +175,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 		return nil, exitcode.UsageErrorf("Flux is not installed on %s: %v", c.Target, err)
 	}
 	if err != nil {
-		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
+		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	objs.FetchOutOfScope(ctx, c.Dynamic, namespace)
 	chain := flux.Build(objs)

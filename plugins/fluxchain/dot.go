@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/lint"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // dotColor is the fill colour of each state in the Graphviz output.
@@ -77,6 +78,5 @@ func writeDot(w io.Writer, c *flux.Chain, notes lintNotes) error {
 		}
 	}
 	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return output.WriteClean(w, b.String(), output.Palette{})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/lint"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // PrintMermaid writes the chain as a Mermaid flowchart (renders in GitHub markdown): node ids
@@ -67,8 +68,7 @@ func writeMermaid(w io.Writer, c *flux.Chain, notes lintNotes) error {
   classDef nostatus fill:#fff
   classDef missing fill:#fff,stroke-dasharray:5 5
 `)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return output.WriteClean(w, b.String(), output.Palette{})
 }
 
 func mapText(lines []string) []string {
@@ -79,7 +79,8 @@ func mapText(lines []string) []string {
 	return out
 }
 
-// mermaidText escapes the characters Mermaid treats specially inside a quoted label.
+// mermaidText escapes control characters (output.Sanitize: a newline would end the node's line)
+// and the characters Mermaid treats specially inside a quoted label.
 func mermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(s)
+	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(output.Sanitize(s))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/ghactions"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
 )
@@ -55,7 +56,7 @@ func (o *FluxChainOptions) readLive(ctx context.Context) (*LiveComparison, error
 		return nil, exitcode.UsageErrorf("Flux is not installed on %s: %v", c.Target, err)
 	}
 	if err != nil {
-		return nil, cluster.ReadError(c.Target, "listing Kustomizations", errors.Unwrap(err))
+		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	lc := &LiveComparison{Target: c.Target, Namespace: o.namespace, Warnings: append([]string{}, objs.Warnings...), Incomplete: objs.Incomplete,
 		objects: &lint.Live{Namespace: o.namespace, Kustomizations: objs.Kustomizations}}
@@ -113,9 +114,9 @@ func liveSummary(l *LiveComparison) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Compared with %s: %d Kustomizations in both, %d only in the repository, %d only in the cluster, %d spec difference(s), %d CRD(s) only in the cluster.\n\n",
-		l.Target, l.InBoth, len(l.NotInCluster), len(l.NotInRepo), len(l.SpecDrift), len(l.CRDsOnlyLive))
+		ghactions.Cell(l.Target.String()), l.InBoth, len(l.NotInCluster), len(l.NotInRepo), len(l.SpecDrift), len(l.CRDsOnlyLive))
 	for _, w := range l.Warnings {
-		fmt.Fprintf(&b, "- ⚠️ live read failed: %s\n", w)
+		fmt.Fprintf(&b, "- ⚠️ live read failed: %s\n", ghactions.Cell(w))
 	}
 	return b.String()
 }

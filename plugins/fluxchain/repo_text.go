@@ -55,7 +55,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	}
 	liveText(root, res.Live, p)
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)%s", res.Verdict, res.ExitCode, unknownSuffix(res)))
-	return root.Render(w)
+	return root.Render(w, p)
 }
 
 // addFinding adds one finding's headline, where it is fixed and the tiers it is about when
@@ -136,7 +136,7 @@ func repoSummary(res *RepoResult) string {
 	case "UNKNOWN":
 		verdict = "UNKNOWN: " + unknownWhy(res)
 	}
-	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from `%s`.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), res.Path)
+	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from %s.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), ghactions.Code(res.Path))
 	b.WriteString(liveSummary(res.Live))
 	if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")

@@ -108,7 +108,7 @@ func TestSeedChain(t *testing.T) {
 	if !strings.Contains(out, headlampPo) {
 		t.Errorf("the explanation does not name the pod %s", headlampPo)
 	}
-	if pvc.Command != "kubectl why-terminating --context="+env.Context+" persistentvolumeclaims/headlamp -n headlamp" {
+	if pvc.Command != "kubectl why-terminating --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" persistentvolumeclaims/headlamp -n headlamp" {
 		t.Errorf("command = %q", pvc.Command)
 	}
 	if diff := cmp.Diff([]string{"fc-seed/flux-system", "fc-seed/infra", "fc-seed/monitoring"}, res.Unaffected); diff != "" {
@@ -129,6 +129,7 @@ var normalisers = []struct {
 	with string
 }{
 	{regexp.MustCompile(`https://127\.0\.0\.1:\d+`), "https://127.0.0.1:PORT"},
+	{regexp.MustCompile(`--kubeconfig=\S*kubeforensics-testenv-\d+/kubeconfig`), "--kubeconfig=KUBECONFIG"},
 	{regexp.MustCompile(`"deletionTimestamp": "[^"]*"`), `"deletionTimestamp": "TIME"`},
 	{regexp.MustCompile(`deletionTimestamp: "?[0-9TZ:.-]+"?`), `deletionTimestamp: TIME`},
 	{regexp.MustCompile(`(?i)(terminating ?for"?:? "?)\d+[smhd]`), "${1}AGE"},

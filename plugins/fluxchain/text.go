@@ -45,7 +45,7 @@ func PrintText(w io.Writer, res *Result, p output.Palette) error {
 			sec.Add(wr)
 		}
 	}
-	return root.Render(w)
+	return root.Render(w, p)
 }
 
 // addRootCause renders one root cause, its named objects, its HelmReleases and blast radius.

@@ -58,7 +58,7 @@ type SafeRetireOptions struct {
 	PersistentKinds []string
 
 	clients *cluster.Clients
-	flag    string
+	target  cluster.Target
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
 }
@@ -110,10 +110,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
 func (o *SafeRetireOptions) Complete(_ []string) error {
-	o.flag = "--context=CONTEXT"
-	if ctx := o.ConfigFlags.Context; ctx != nil && *ctx != "" {
-		o.flag = "--context=" + *ctx
-	}
+	o.target = cluster.Offline(o.ConfigFlags)
 	if o.Offline {
 		return nil
 	}
@@ -121,7 +118,7 @@ func (o *SafeRetireOptions) Complete(_ []string) error {
 	if err != nil {
 		return err
 	}
-	o.clients, o.flag = c, c.Target.Flag()
+	o.clients, o.target = c, c.Target
 	return nil
 }
 
@@ -204,7 +201,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		return res, nil
 	}
 	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
-		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Flag: o.flag}
+		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target}
 	var live retire.Cluster
 	if o.clients != nil {
 		live = retire.NewLiveCluster(o.clients)

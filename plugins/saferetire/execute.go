@@ -23,7 +23,7 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 		return
 	}
 	in := bufio.NewReader(o.In)
-	planner := retire.Planner{Flag: o.flag}
+	planner := retire.Planner{Target: o.target}
 	x := retire.Executor{Clients: o.clients, Planner: planner}
 	for _, rm := range res.Removals {
 		if rm.Outcome != retire.Retained || rm.Live == nil || !rm.Live.Exists {

@@ -58,7 +58,7 @@ func TestExecuteStage4(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	contains(t, out, "done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data: kubectl --context="+env.Context+" -n "+ns+" delete persistentvolumeclaim data")
+	contains(t, out, "done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data: kubectl --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" -n "+ns+" delete persistentvolumeclaim data")
 	contains(t, errOut, "type yes to carry out this step")
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})

@@ -93,7 +93,7 @@ func writeSummary(w io.Writer, res *Result) error {
 			}
 			fmt.Fprintf(&b, "\n%d. **%s**%s: %s\n", s.Number, s.Title, done, md(strings.Join(s.Do, "; ")))
 			if s.Check != "" {
-				fmt.Fprintf(&b, "   ```\n   %s\n   ```\n   expect: %s\n", s.Check, md(s.Expect))
+				fmt.Fprintf(&b, "%s   expect: %s\n", ghactions.CodeBlock("   ", s.Check), md(s.Expect))
 			}
 		}
 		b.WriteString("\n")

@@ -29,7 +29,7 @@ func TestSeedLive(t *testing.T) {
 		"256Mi of data in volume persistentvolumes/pv-headlamp is lost: its reclaim policy is Delete",
 		"would freeze: flux-system/apps-wave-1, flux-system/monitoring",
 		"1 protect", "2 drain", "3 remove the manifest", "4 verify and delete by hand",
-		"$ kubectl --context="+env.Context+" -n flux-system get kustomization apps -o jsonpath='{.status.lastAppliedRevision}'",
+		"$ kubectl --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" -n flux-system get kustomization apps -o 'jsonpath={.status.lastAppliedRevision}'",
 		"pod "+seed.Pod,
 		"verdict: UNSAFE (exit 1)",
 	)
@@ -59,7 +59,7 @@ func TestSeedOffline(t *testing.T) {
 		"Kustomization flux-system/apps",
 		"UNSAFE PersistentVolumeClaim headlamp/headlamp ("+pvcFile+")",
 		"the candidate still mounts the claim in Deployment headlamp/headlamp",
-		"kubectl --context=prod -n headlamp get persistentvolumeclaim headlamp -o jsonpath=",
+		"kubectl --context=prod -n headlamp get persistentvolumeclaim headlamp -o 'jsonpath=",
 		"verdict: UNSAFE (exit 1)",
 	)
 	contains(t, errOut, "offline", "given with --base")

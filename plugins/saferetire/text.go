@@ -50,7 +50,7 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		}
 	}
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
-	return root.Render(w)
+	return root.Render(w, p)
 }
 
 func actionWord(outcome string, p output.Palette) string {
@@ -189,7 +189,7 @@ func addPlan(parent *output.Node, stages []retire.Stage, p output.Palette) {
 			n.Add("$ " + c)
 		}
 		if s.Check != "" {
-			n.Add("check: $ " + s.Check + "\nexpect: " + s.Expect)
+			n.AddLines("check: $ "+s.Check, "expect: "+s.Expect)
 		}
 		if s.Cost != "" {
 			n.Add("lost: " + s.Cost)

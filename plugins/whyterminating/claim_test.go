@@ -31,7 +31,7 @@ func TestStuckClaimText(t *testing.T) {
 				"owners: replicasets.apps/",
 				"→ deployments.apps/headlamp",
 				"GitOps owner: Kustomization flux-system/apps",
-				"$ kubectl --context=" + env.Context + " -n headlamp delete pod " + seed.Pod,
+				"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " -n headlamp delete pod " + seed.Pod,
 				"256Mi of data in volume persistentvolumes/pv-headlamp is lost: its reclaim policy is Delete",
 				"verdict: STUCK (exit 1)",
 			} {

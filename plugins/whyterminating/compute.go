@@ -26,7 +26,7 @@ type Request struct {
 func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, error) {
 	catalog, err := kinds.DiscoverCluster(ctx, c.Discovery, c.Dynamic)
 	if err != nil {
-		return nil, cluster.ReadError(c.Target, "reading API discovery", errors.Unwrap(err))
+		return nil, cluster.ReadError(c.Target, "reading API discovery", err)
 	}
 	res := &Result{Target: c.Target, DiscoveryFailures: catalog.Failed}
 	x := finalizers.New(c, catalog)

@@ -96,7 +96,7 @@ func TestNamespaceContentRemaining(t *testing.T) {
 		"finalizer example.com/hold",
 		"controller: none found",
 		`last resort 2: Only if the controller is gone for good: remove finalizer example.com/hold by hand.`,
-		`kubectl --context=` + env.Context + ` -n legacy patch configmaps held --type=json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/hold"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
+		`kubectl --kubeconfig=` + env.Kubeconfig + ` --context=` + env.Context + ` -n legacy patch configmaps held --type=json -p '[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/hold"},{"op":"remove","path":"/metadata/finalizers/0"}]'`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q\n%s", want, out)

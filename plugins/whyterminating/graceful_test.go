@@ -42,7 +42,7 @@ func TestPodWaitingForKubelet(t *testing.T) {
 		"with a grace period of 30s)",
 		"The pod waits for the kubelet on node worker-1 to confirm that its containers stopped (grace period 30s).",
 		"last resort 1: Only if the node is gone for good",
-		"$ kubectl --context=" + env.Context + " -n graceful delete pod worker --grace-period=0 --force",
+		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " -n graceful delete pod worker --grace-period=0 --force",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q\n%s", want, out)

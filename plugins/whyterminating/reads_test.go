@@ -125,7 +125,7 @@ func TestUnavailableAPIService(t *testing.T) {
 	for _, want := range []string{
 		"blocked by apiservices.apiregistration.k8s.io/v1beta1.metrics.k8s.io: is unavailable",
 		"Restore the backend of APIService v1beta1.metrics.k8s.io",
-		"kubectl --context=" + env.Context + " delete apiservices.apiregistration.k8s.io v1beta1.metrics.k8s.io",
+		"kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " delete apiservices.apiregistration.k8s.io v1beta1.metrics.k8s.io",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("namespace aggr: output lacks %q\n%s", want, out)

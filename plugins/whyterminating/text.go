@@ -43,7 +43,7 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		}
 	}
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
-	return root.Render(w)
+	return root.Render(w, p)
 }
 
 func colourVerdict(v string, p output.Palette) string {
