@@ -30,6 +30,10 @@ type Request struct {
 	PersistentKinds []string
 	// Target pins printed commands to the cluster and connection of the run.
 	Target cluster.Target
+	// Full builds every tier at the candidate. Without it an offline gate builds at the
+	// candidate only the tiers whose inputs changed since the base (gitops.LoadIncremental);
+	// the others are the base's, listed as unchanged.
+	Full bool
 }
 
 // Report is what one gate found: the revisions and layout compared, every removal judged and
@@ -48,6 +52,12 @@ type Report struct {
 	// NotCovered are Kustomizations built from another source than this repository (a
 	// tenant's own): their removals are not judged here.
 	NotCovered []string `json:"notCovered,omitempty"`
+	// Unchanged are the tiers none of whose inputs the candidate changes (offline, without
+	// --full): they are the base's builds and remove nothing, whether or not they build.
+	Unchanged []string `json:"unchanged,omitempty"`
+	// FullBuild says why every tier was built at the candidate, "" when unchanged ones were
+	// reused (or live, where every tier is built).
+	FullBuild string `json:"fullBuild,omitempty"`
 	// Unbuilt are the tiers that did not build on a side (a remote resource offline, a broken
 	// kustomization): their removals are UNKNOWN, never judged unsafe.
 	Unbuilt []Unbuilt `json:"unbuilt,omitempty"`
@@ -105,7 +115,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	var b *built
 	var lk *LiveKustomizations
 	if live == nil {
-		b, err = offlineTrees(ctx, revs, req)
+		b, err = offlineTrees(ctx, repo, revs, req)
 	} else {
 		if lk, err = live.Kustomizations(ctx, req.Namespace); err != nil {
 			return nil, err
@@ -116,7 +126,14 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Layout, rep.Incomplete = b.layout, append(rep.Incomplete, b.incomplete...)
+	rep.Layout, rep.Incomplete, rep.FullBuild = b.layout, append(rep.Incomplete, b.incomplete...), b.fullBuild
+	if b.cand != nil {
+		for _, id := range b.cand.IDs() {
+			if b.cand.Tiers[id].Unchanged {
+				rep.Unchanged = append(rep.Unchanged, id)
+			}
+		}
+	}
 	p, err := pairTiers(b.base, b.cand)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/gitops"
 )
 
 // Planner renders the staged plans of one run. Target pins every command to the cluster and
@@ -44,18 +45,36 @@ func (p Planner) Plan(r *Removal) {
 }
 
 func (p Planner) protect(r *Removal) Stage {
-	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
+	owner, kind, annotation := "Kustomization", "kustomization", PruneAnnotation
+	jsonpath := `jsonpath={.metadata.annotations.kustomize\.toolkit\.fluxcd\.io/prune}`
+	id := r.Kustomization
+	if rest, ok := strings.CutPrefix(id, gitops.OwnerResourceSet+"/"); ok {
+		// Flux Operator deletes what a ResourceSet no longer renders unless it carries its own
+		// opt-out; kustomize-controller's annotation means nothing to it.
+		id, owner, kind, annotation = rest, gitops.OwnerResourceSet, "resourceset", gitops.ResourceSetPruneAnnotation
+		jsonpath = `jsonpath={.metadata.annotations.fluxcd\.controlplane\.io/prune}`
+	}
+	ksNS, ksName, _ := strings.Cut(id, "/")
 	return Stage{
 		Number: 1, Title: "protect",
 		Do: []string{
-			fmt.Sprintf("in git, keep the manifest of %s%s and add the annotation %s: %s to its metadata", r.Object, inFile(r.File), PruneAnnotation, Disabled),
+			fmt.Sprintf("in git, keep the manifest of %s%s and add the annotation %s: %s to its metadata", r.Object, inFile(r.File), annotation, Disabled),
 			"merge that change alone",
-			fmt.Sprintf("wait until Kustomization %s has applied the merged revision", r.Kustomization),
+			fmt.Sprintf("wait until %s %s has applied the merged revision", owner, id),
 		},
-		Commands: []string{p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath={.status.lastAppliedRevision}")},
-		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", `jsonpath={.metadata.annotations.kustomize\.toolkit\.fluxcd\.io/prune}`),
+		Commands: []string{p.protectCommand(kind, ksNS, ksName)},
+		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
 		Expect:   Disabled + " (the live object carries the protection; the lastAppliedRevision above is the merged commit)",
 	}
+}
+
+// protectCommand shows which revision the owner last applied: a Kustomization's
+// status.lastAppliedRevision, a ResourceSet's Ready condition.
+func (p Planner) protectCommand(kind, ns, name string) string {
+	if kind == "resourceset" {
+		return p.kubectl(ns, "get", kind, name)
+	}
+	return p.kubectl(ns, "get", kind, name, "-o", "jsonpath={.status.lastAppliedRevision}")
 }
 
 func inFile(f string) string {

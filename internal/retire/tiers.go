@@ -67,6 +67,11 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		matched++
+		if bt != nil && ct != nil && ct.Unchanged && (bt.Err != nil || ct.Err != nil) {
+			// None of its inputs changed: it removes nothing, though it cannot be built here
+			// (Report.Unchanged lists it), and is no reason for UNKNOWN.
+			continue
+		}
 		if u, ok := p.pair(id, bt, ct); ok {
 			p.units = append(p.units, u)
 		}

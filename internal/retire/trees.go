@@ -18,11 +18,14 @@ type built struct {
 	base, cand *gitops.Tree
 	layout     *gitops.Layout
 	incomplete []string
+	fullBuild  string
 }
 
 // offlineTrees walks each revision from the entry path (gitops.Load), so every Kustomization is
-// found in build output with its rendered spec.
-func offlineTrees(ctx context.Context, revs *gitops.Revisions, req Request) (*built, error) {
+// found in build output with its rendered spec. Unless req.Full, the base is walked first,
+// recording each tier's inputs, and the candidate then builds only the tiers whose inputs the
+// change touches (gitops.LoadIncremental); with req.Full both are built whole, concurrently.
+func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions, req Request) (*built, error) {
 	// Files are found afterwards, for the removed objects only (removalFiles).
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
 	candDir, err := revs.CandidateDir()
@@ -35,18 +38,31 @@ func offlineTrees(ctx context.Context, revs *gitops.Revisions, req Request) (*bu
 	}
 	b := &built{layout: &layout}
 	opts.Entry = layout.Entry
-	var errB, errC, errX error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		var baseDir string
-		if baseDir, errX = revs.BaseDir(); errX == nil {
-			b.base, errB = gitops.Load(ctx, layout.Dir(baseDir), opts)
+	baseDir, err := revs.BaseDir()
+	if err != nil {
+		return nil, err
+	}
+	var errB, errC error
+	if req.Full {
+		var wg sync.WaitGroup
+		wg.Go(func() { b.base, errB = gitops.Load(ctx, layout.Dir(baseDir), opts) })
+		wg.Go(func() { b.cand, errC = gitops.Load(ctx, layout.Dir(candDir), opts) })
+		wg.Wait()
+		b.fullBuild = "--full"
+	} else {
+		bo := opts
+		bo.RecordInputs = true
+		b.base, errB = gitops.Load(ctx, layout.Dir(baseDir), bo)
+		a := gitops.Against{Base: b.base}
+		if errB == nil {
+			if ch, err := repo.Changes(revs.Base.Commit, revs.Candidate.Commit); err == nil {
+				a.Changes = ch.Under(layout.SourceRoot)
+			}
 		}
-	})
-	wg.Go(func() { b.cand, errC = gitops.Load(ctx, layout.Dir(candDir), opts) })
-	wg.Wait()
-	if errX != nil {
-		return nil, errX
+		b.cand, errC = gitops.LoadIncremental(ctx, layout.Dir(candDir), opts, a)
+		if b.cand != nil {
+			b.fullBuild = b.cand.FullBuild
+		}
 	}
 	if errors.Is(errC, gitops.ErrPathNotFound) {
 		return nil, exitcode.UsageErrorf("candidate: %v (is --path right, and --source-root?)", errC)

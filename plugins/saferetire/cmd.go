@@ -50,6 +50,7 @@ type SafeRetireOptions struct {
 	Path            string
 	SourceRoot      string
 	AllowNetwork    bool
+	Full            bool
 	NetworkTimeout  time.Duration
 	DryRun          bool
 	Offline         bool
@@ -95,6 +96,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.Candidate, "candidate", "", "Candidate revision (default: the working tree, uncommitted changes included).")
 	f.StringVar(&o.Path, "path", "", "The entry path, relative to the source root, whose build declares the Flux Kustomizations when --offline (default: the only directory under clusters/, else the source root); live, the path of the root Kustomization, whose source is the repository's.")
 	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
+	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at the candidate, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
 	f.DurationVar(&o.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
@@ -201,7 +203,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		return res, nil
 	}
 	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
-		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target}
+		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full}
 	var live retire.Cluster
 	if o.clients != nil {
 		live = retire.NewLiveCluster(o.clients)
