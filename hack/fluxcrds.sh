@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Copies the Flux CustomResourceDefinitions that internal/testenv embeds from the Go module
+# Copies the Flux CustomResourceDefinitions that internal/testsupport/testenv embeds from the Go module
 # cache (downloading the controller modules through the module proxy if needed) into
-# internal/testenv/crds/, each file headed by a comment naming the module@version it came from.
+# internal/testsupport/testenv/crds/, each file headed by a comment naming the module@version it came from.
 #
 # Run it after changing a version below, and commit the regenerated YAML.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out="$repo/internal/testenv/crds"
+out="$repo/internal/testsupport/testenv/crds"
 modules=(
   github.com/fluxcd/source-controller@v1.9.6
   github.com/fluxcd/kustomize-controller@v1.9.6
@@ -30,6 +30,6 @@ for mod in "${modules[@]}"; do
     name=$(basename "$f")
     { echo "# Copied from $mod config/crd/bases/$name by hack/fluxcrds.sh; do not edit."
       cat "$f"; } >"$out/$name"
-    echo "fluxcrds: $mod -> internal/testenv/crds/$name" >&2
+    echo "fluxcrds: $mod -> internal/testsupport/testenv/crds/$name" >&2
   done
 done

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/kubeforensics/suite/internal/cluster"
-	"github.com/kubeforensics/suite/internal/incident"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 func main() {

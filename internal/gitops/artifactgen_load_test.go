@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
 // ExternalArtifactRepo is a repository laid out as fluxcd/flux2-kustomize-helm-example is

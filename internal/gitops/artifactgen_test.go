@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // copySource is a source root shaped like fluxcd/flux2-kustomize-helm-example (apps/base,

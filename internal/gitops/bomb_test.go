@@ -15,7 +15,7 @@ import (
 
 	yaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // billionLaughs is the YAML alias bomb (https://en.wikipedia.org/wiki/Billion_laughs_attack,

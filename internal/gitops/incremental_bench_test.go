@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeforensics/suite/internal/gitops/floor"
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/floor"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
 // BenchmarkIncrementalLoad measures what a pull-request gate builds offline on generated

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // recorder is an HTTP server on 127.0.0.1 that counts every request and answers each path

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
 func TestOpenRepo(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
 // resourceSetRepo is a repository that drives its apps through a Flux Operator ResourceSet,

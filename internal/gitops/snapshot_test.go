@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
 // A tree crafted with git mktree (git itself never writes one, git fsck flags it) must not

@@ -11,9 +11,9 @@ import (
 
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
-	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // fixture is a repository at base with a change in its working tree (the candidate).

@@ -12,7 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubeforensics/suite/internal/cli"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 

@@ -13,9 +13,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
-	kfloor "github.com/kubeforensics/suite/internal/gitops/floor"
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
-	"github.com/kubeforensics/suite/internal/incident"
+	kfloor "github.com/kubeforensics/suite/internal/testsupport/floor"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 

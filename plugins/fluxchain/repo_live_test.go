@@ -16,9 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
-	"github.com/kubeforensics/suite/internal/incident"
 	"github.com/kubeforensics/suite/internal/lint"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 

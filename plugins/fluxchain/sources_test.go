@@ -10,7 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 

@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 const (

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubeforensics/suite/internal/gitops/gittest"
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

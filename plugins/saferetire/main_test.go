@@ -11,9 +11,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
-	"github.com/kubeforensics/suite/internal/incident"
-	"github.com/kubeforensics/suite/internal/incident/incidenttest"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident/incidenttest"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 	"github.com/kubeforensics/suite/plugins/saferetire"
 )
 

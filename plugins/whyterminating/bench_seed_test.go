@@ -25,7 +25,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 // The benchmark's stuck namespace: benchConfigMaps ConfigMaps and benchCRsPerKind objects of

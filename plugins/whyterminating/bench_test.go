@@ -23,7 +23,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
 

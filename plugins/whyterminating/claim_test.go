@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // crdSpec is the little a replayed operator's CRD needs: names, scope and served versions.

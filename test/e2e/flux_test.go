@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/cli"
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // fluxCommand runs the real Flux CLI with pluginDir as its plugin directory and the

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubeforensics/suite/internal/incident"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 // seed creates what completion offers: the claim headlamp/headlamp and the seeded Flux chain.

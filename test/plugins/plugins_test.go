@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 func TestKubectlFindsEveryPlugin(t *testing.T) {

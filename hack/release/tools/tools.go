@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 // The pinned tool versions.

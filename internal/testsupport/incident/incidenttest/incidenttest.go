@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeforensics/suite/internal/incident"
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 // Run sets TZ=UTC, parses the test flags and, unless -short or KF_SKIP_INTEGRATION is set,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 // Replay is a local control plane with the whole incident seeded on it.

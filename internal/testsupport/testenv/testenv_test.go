@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubeforensics/suite/internal/testenv"
+	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
 func TestFluxCRDsParse(t *testing.T) {

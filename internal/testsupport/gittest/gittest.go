@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubeforensics/suite/internal/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // Repo is one repository; Dir is its top level with symlinks resolved, as git reports it.
