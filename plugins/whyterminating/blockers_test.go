@@ -73,7 +73,7 @@ func TestAdmissionWebhookBlocksNamespace(t *testing.T) {
 		"blocked by configmaps -n wh-blocked:",
 		"blocked by validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg: rejects DELETE of configmaps (webhook validate.kyverno.svc-fail, failurePolicy Fail): services/kyverno-svc -n kyverno has no ready endpoint",
 		"fix 1: Restore the service behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg",
-		"$ kubectl --context=" + env.Context + " delete validatingwebhookconfigurations.admissionregistration.k8s.io kyverno-resource-validating-webhook-cfg",
+		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " delete validatingwebhookconfigurations.admissionregistration.k8s.io kyverno-resource-validating-webhook-cfg",
 		"cost: until the configuration is re-created, the policy it enforces is not applied",
 	}, []string{"needs no help unless the count stops falling"})
 	golden(t, "admission-webhook-blocks-namespace.txt", out)

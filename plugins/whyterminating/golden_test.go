@@ -19,6 +19,7 @@ var normalisers = []struct {
 	with string
 }{
 	{regexp.MustCompile(`https://127\.0\.0\.1:\d+`), "https://127.0.0.1:PORT"},
+	{regexp.MustCompile(`--kubeconfig=\S*/kubeconfig\b`), "--kubeconfig=KUBECONFIG"},
 	{regexp.MustCompile(`"deletionTimestamp": "[^"]*"`), `"deletionTimestamp": "TIME"`},
 	{regexp.MustCompile(`deletion requested [0-9-]+ [0-9:]+Z`), "deletion requested TIME"},
 	{regexp.MustCompile(`(?i)(terminating ?for"?:? "?)\d+[smhd](\d+m)?`), "${1}AGE"},
