@@ -130,7 +130,9 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	o.liveBanner()
 	l := o.repo.layout
-	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", o.repo.root, l.SourceRoot, l.SourceRootHow, l.Entry, l.EntryHow)
+	// Directory names come from the repository: escaped like every printed field.
+	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", output.Sanitize(o.repo.root),
+		output.Sanitize(l.SourceRoot), output.Sanitize(l.SourceRootHow), output.Sanitize(l.Entry), output.Sanitize(l.EntryHow))
 	ctx = gitops.WithNetworkTimeout(ctx, o.repo.NetworkTimeout)
 	var live *LiveComparison
 	if o.repo.Live {

@@ -162,11 +162,12 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if !o.Orphans {
-		fmt.Fprintf(o.ErrOut, "# repository %s\n# base: %s, %s; candidate: %s\n", res.Repo, res.Base, res.BaseHow, res.Candidate)
+		fmt.Fprintf(o.ErrOut, "# repository %s\n# base: %s, %s; candidate: %s\n", output.Sanitize(res.Repo),
+			output.Sanitize(res.Base.String()), output.Sanitize(res.BaseHow), output.Sanitize(res.Candidate.String()))
 		if l := res.Layout; l != nil {
-			fmt.Fprintf(o.ErrOut, "# source root: %s (%s)", l.SourceRoot, l.SourceRootHow)
+			fmt.Fprintf(o.ErrOut, "# source root: %s (%s)", output.Sanitize(l.SourceRoot), output.Sanitize(l.SourceRootHow))
 			if l.Entry != "" {
-				fmt.Fprintf(o.ErrOut, "; entry: %s (%s)", l.Entry, l.EntryHow)
+				fmt.Fprintf(o.ErrOut, "; entry: %s (%s)", output.Sanitize(l.Entry), output.Sanitize(l.EntryHow))
 			}
 			fmt.Fprintln(o.ErrOut)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
@@ -52,9 +53,9 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 // out with act and records the outcome on res. It reports whether the run may go on: a
 // declined or stopped step ends it.
 func (o *SafeRetireOptions) step(res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
-	fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", a.Step, a.Command)
+	fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", output.Sanitize(a.Step), output.Sanitize(a.Command))
 	if lost != "" {
-		fmt.Fprintf(o.ErrOut, "  lost: %s\n", lost)
+		fmt.Fprintf(o.ErrOut, "  lost: %s\n", output.Sanitize(lost))
 	}
 	if !o.Yes && !confirm(o, in) {
 		a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
