@@ -44,7 +44,7 @@ func TestExecuteStage2Budget(t *testing.T) {
 	contains(t, out, "STOPPED at stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: evict pod db-0",
 		"pod "+ns+"/db-0: PodDisruptionBudget poddisruptionbudgets.policy/db -n "+ns+" (maxUnavailable 0: 0 disruptions allowed now",
 		"refuses its eviction: safe-retire does not force past a disruption budget",
-		"kubectl --context="+env.Context+" -n "+ns+" get poddisruptionbudget db", "verdict: UNSAFE (exit 1)")
+		"kubectl --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" -n "+ns+" get poddisruptionbudget db", "verdict: UNSAFE (exit 1)")
 	if p, err := kc.Kube.CoreV1().Pods(ns).Get(ctx, "db-0", metav1.GetOptions{}); err != nil || p.UID != old.UID || p.DeletionTimestamp != nil {
 		t.Fatalf("the pod a budget protects was touched: %v %v", p, err)
 	}

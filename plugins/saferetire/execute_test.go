@@ -134,7 +134,7 @@ func TestExecuteStage2(t *testing.T) {
 
 // evictCommand is the by-hand eviction stage 2 prints for pod ns/name.
 func evictCommand(ns, name string) string {
-	return `echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"` + name + `","namespace":"` + ns + `"}}' | kubectl --context=` +
+	return `echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"` + name + `","namespace":"` + ns + `"}}' | kubectl --kubeconfig=` + env.Kubeconfig + ` --context=` +
 		env.Context + " create --raw /api/v1/namespaces/" + ns + "/pods/" + name + "/eviction -f -"
 }
 
