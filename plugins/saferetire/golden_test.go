@@ -79,7 +79,16 @@ func TestGoldens(t *testing.T) {
 			r.Write(incident.PlatformClaimRemoval(false))
 			return r, []string{"--base", base, "--path", incident.PlatformEntry}
 		}},
+		// --full builds the monitoring tier too, which needs the network: UNKNOWN.
 		{"platform-retained-unknown", 2, func(t *testing.T) (*gittest.Repo, []string) {
+			r := gittest.New(t, incident.PlatformRepoFiles())
+			base := r.Commit("protect the claims of apps", incident.PlatformProtect())
+			r.Write(incident.PlatformClaimRemoval(true))
+			return r, []string{"--base", base, "--path", incident.PlatformEntry, "--full"}
+		}},
+		// Without --full the change leaves the monitoring tier's inputs alone: it is listed as
+		// unchanged, not UNKNOWN, and the retained claim is SAFE.
+		{"platform-retained", 0, func(t *testing.T) (*gittest.Repo, []string) {
 			r := gittest.New(t, incident.PlatformRepoFiles())
 			base := r.Commit("protect the claims of apps", incident.PlatformProtect())
 			r.Write(incident.PlatformClaimRemoval(true))
