@@ -26,9 +26,11 @@ import (
 func TestPlatformRepository(t *testing.T) {
 	r := gittest.New(t, incident.PlatformRepoFiles())
 	first := r.Git("rev-parse", "HEAD")
+	// These cases judge every tier, the monitoring tier that cannot build offline included
+	// (--full): golden case platform-retained shows the incremental gate leaving it unchanged.
 	gate := func(t *testing.T, extra ...string) (string, string, int) {
 		t.Helper()
-		args := append([]string{"--dry-run", "--offline", "--repo", r.Dir, "--path", incident.PlatformEntry}, extra...)
+		args := append([]string{"--dry-run", "--offline", "--full", "--repo", r.Dir, "--path", incident.PlatformEntry}, extra...)
 		return invocation{}.raw(t, args...)
 	}
 
@@ -61,7 +63,7 @@ func TestPlatformRepository(t *testing.T) {
 		defer r.Git("checkout", "-q", "--", ".")
 		summary := filepath.Join(t.TempDir(), "summary.md")
 		iv := invocation{env: map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}}
-		out, _, code := iv.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--path", incident.PlatformEntry, "--base", first)
+		out, _, code := iv.raw(t, "--dry-run", "--offline", "--full", "--repo", r.Dir, "--path", incident.PlatformEntry, "--base", first)
 		if code != 1 {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
