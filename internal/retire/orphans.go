@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,57 +78,51 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 	return out, nil
 }
 
-// sweep lists every listable type for objects with the owner label, in parallel.
+// sweep lists every listable type for objects with the owner label, page by page
+// (finalizers.Sweep), keeping those Flux applied that no inventory lists.
 func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, inv map[string]bool, incomplete []string) ([]Orphan, []string) {
-	var (
-		mu      sync.Mutex
-		wg      sync.WaitGroup
-		orphans []Orphan
-		sem     = make(chan struct{}, 8)
-		now     = time.Now()
-	)
-	for _, r := range catalog.Preferred() {
-		if !r.Can("list") {
-			continue
-		}
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			list, err := c.Metadata.Resource(r.GVR()).List(ctx, metav1.ListOptions{LabelSelector: ownerNameLabel})
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				incomplete = append(incomplete, fmt.Sprintf("listing %s: %s", r.QualifiedName(), cluster.Reason(err)))
-				return
-			}
-			for i := range list.Items {
-				if o, ok := orphan(&list.Items[i], r, inv, now); ok {
-					orphans = append(orphans, o)
-				}
-			}
-		})
+	now := time.Now()
+	// Keep sees managedFields, which the sweep drops from what it keeps.
+	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
+		return appliedByFlux(m) && !inv[refOf(r, m).ID()]
 	}
-	wg.Wait()
+	scan := finalizers.Sweep(ctx, c, catalog, finalizers.ScanOptions{LabelSelector: ownerNameLabel, Keep: keep})
+	var orphans []Orphan
+	for _, t := range scan.Types {
+		for i := range t.Items {
+			orphans = append(orphans, orphan(&t.Items[i], t.Resource, now))
+		}
+	}
+	for _, f := range scan.Failed {
+		incomplete = append(incomplete, fmt.Sprintf("listing %s: %s", f.Resource, f.Reason))
+	}
 	sort.Slice(orphans, func(i, j int) bool { return orphans[i].ID < orphans[j].ID })
 	sort.Strings(incomplete)
 	return orphans, incomplete
 }
 
-func orphan(m *metav1.PartialObjectMetadata, r kinds.Resource, inv map[string]bool, now time.Time) (Orphan, bool) {
-	applied := false
+// appliedByFlux reports whether kustomize-controller's field manager wrote the object.
+func appliedByFlux(m *metav1.PartialObjectMetadata) bool {
 	for _, f := range m.ManagedFields {
-		applied = applied || f.Manager == fluxManager
+		if f.Manager == fluxManager {
+			return true
+		}
 	}
-	ref := Ref{Group: r.Group, Kind: r.Kind, Namespace: m.Namespace, Name: m.Name}
-	if !applied || inv[ref.ID()] {
-		return Orphan{}, false
-	}
+	return false
+}
+
+func refOf(r kinds.Resource, m *metav1.PartialObjectMetadata) Ref {
+	return Ref{Group: r.Group, Kind: r.Kind, Namespace: m.Namespace, Name: m.Name}
+}
+
+func orphan(m *metav1.PartialObjectMetadata, r kinds.Resource, now time.Time) Orphan {
+	ref := refOf(r, m)
 	return Orphan{
 		Object: ref, ID: ref.ID(),
 		Kustomization: m.Labels[ownerNamespaceLabel] + "/" + m.Labels[ownerNameLabel],
 		Age:           finalizers.Age(now.Sub(m.CreationTimestamp.Time)),
 		Protected:     objectOptOut(metadataOf(m)) != "",
-	}, true
+	}
 }
 
 // metadataOf is m's labels and annotations as an object ssa's helpers read.
