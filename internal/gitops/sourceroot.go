@@ -100,6 +100,9 @@ func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error)
 		return l, fmt.Errorf("%s is not a directory of the repository, nor of any directory in it: give the artifact's root with --source-root", what)
 	case roots[0] == ".":
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: "+what+" is there"
+	case len(roots) == 1 && !live:
+		l.SourceRoot, l.SourceRootHow = roots[0], "detected: "+what+" resolves only under "+roots[0]+"/"
+		return l, l.checkDeclared(top)
 	case len(roots) == 1:
 		l.SourceRoot, l.SourceRootHow = roots[0], "detected: "+what+" resolves only under "+roots[0]+"/"
 	default:

@@ -271,3 +271,16 @@ func (l *Layout) entryUnder(top string) error {
 	}
 	return nil
 }
+
+// checkDeclared refuses an entry given relative to a detected source root below the top level
+// when the Kustomizations it declares name their paths from the top level instead (flux
+// bootstrap --path=./k8s/clusters/prod, given as --path clusters/prod): building from that
+// root would miss every one of them, and reading the flag another way would be a guess.
+func (l *Layout) checkDeclared(top string) error {
+	entry := path.Join(l.SourceRoot, l.Entry)
+	paths := declaredPaths(filepath.Join(top, filepath.FromSlash(entry)))
+	if len(paths) == 0 || pathsUnder(top, l.SourceRoot, paths) || !pathsUnder(top, ".", paths) {
+		return nil
+	}
+	return fmt.Errorf("the Kustomizations in %s name their paths from the repository's top level (./%s), not from %s/: give --path %s", entry, paths[0], l.SourceRoot, entry)
+}

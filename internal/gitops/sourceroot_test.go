@@ -80,7 +80,7 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 	cases := []struct {
 		name               string
 		files              map[string]string
-		sourceRoot         string
+		sourceRoot, entry  string
 		wantRoot, wantPath string
 		wantHow            string
 		wantErr            string
@@ -124,6 +124,13 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 			"kubernetes/flux/cluster/ks.yaml":                  ks("cluster-apps", "./kubernetes/apps"),
 			"kubernetes/apps/kube-system/clusters/rbac/a.yaml": ns,
 		}, wantRoot: ".", wantPath: "kubernetes/flux/cluster"},
+		{name: "entry given from a root its Kustomizations do not use", entry: "clusters/prod", files: map[string]string{
+			"k8s/clusters/prod/flux-system/gotk-sync.yaml": gotkSync("./k8s/clusters/prod"),
+			"k8s/apps/authentik/namespace.yaml":            ns,
+		}, wantErr: "name their paths from the repository's top level (./k8s/clusters/prod), not from k8s/: give --path k8s/clusters/prod"},
+		{name: "entry given from the top", entry: "k8s/clusters/prod", files: map[string]string{
+			"k8s/clusters/prod/flux-system/gotk-sync.yaml": gotkSync("./k8s/clusters/prod"),
+		}, wantRoot: ".", wantPath: "k8s/clusters/prod"},
 		{name: "given root holding flux/cluster", sourceRoot: "deploy", files: map[string]string{
 			"deploy/flux/cluster/ks.yaml": ks("apps", "./apps"), "deploy/apps/a.yaml": ns,
 		}, wantRoot: "deploy", wantPath: "flux/cluster"},
@@ -134,7 +141,7 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 			if err := incident.WriteFiles(top, tc.files); err != nil {
 				t.Fatal(err)
 			}
-			l, err := DetectLayout(top, tc.sourceRoot, "", nil)
+			l, err := DetectLayout(top, tc.sourceRoot, tc.entry, nil)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want %q (layout %+v)", err, tc.wantErr, l)
