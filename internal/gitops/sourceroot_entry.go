@@ -1,16 +1,11 @@
 package gitops
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
-
-	yaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // entryCandidate is a directory laid out like the path a bootstrap tool syncs first: a
@@ -30,12 +25,6 @@ type entryCandidate struct {
 	// confirmed is whether its files' spec.paths agree with the layout's root.
 	confirmed bool
 }
-
-// Limits on what entry detection reads: it only peeks at files as written to choose a root.
-const (
-	maxPeekFiles = 200
-	maxPeekSize  = 1 << 20
-)
 
 // entryCandidates lists the entry candidates of the tree at top (not below hidden directories,
 // at most maxRootDepth deep), in walk order. When some of them declare Flux Kustomizations,
@@ -77,9 +66,10 @@ func entryCandidates(top string) []entryCandidate {
 }
 
 // candidateAt settles the source root of the candidate entry rel: of the directories from the
-// top down to rel, the one under which every spec.path its files declare is a directory,
-// preferring def (where the layout puts it); def when its files declare none, or when no
-// directory holds them all (the build then names the missing path).
+// top down to rel, the one under which every spec.path its files declare is a directory
+// (leaving out paths found under none), preferring def (where the layout puts it), else the
+// one nearest the top; def when its files declare none, or when no directory holds them all
+// (the build then names the missing path).
 func candidateAt(top, rel, def, entryHow string) entryCandidate {
 	c := entryCandidate{entry: rel, root: def, entryHow: entryHow}
 	paths := declaredPaths(filepath.Join(top, filepath.FromSlash(rel)))
@@ -87,18 +77,37 @@ func candidateAt(top, rel, def, entryHow string) entryCandidate {
 	if !c.declares {
 		return c // how stays "": the layout's own choice
 	}
-	var fits []string
+	var chain []string // rel and each directory above it, up to the top
 	for r := rel; ; r = path.Dir(r) {
-		if r = orDefault(r, "."); pathsUnder(top, r, paths) {
-			fits = append(fits, r)
-		}
-		if r == "." {
+		chain = append(chain, orDefault(r, "."))
+		if r == "." || r == "" {
 			break
 		}
 	}
+	// A path found under none of them is another source's (a tenant's repository) or broken:
+	// it says nothing about this root.
+	var known []string
+	for _, p := range paths {
+		for _, r := range chain {
+			if pathsUnder(top, r, []string{p}) {
+				known = append(known, p)
+				break
+			}
+		}
+	}
+	var fits []string
+	for _, r := range chain {
+		if len(known) > 0 && pathsUnder(top, r, known) {
+			fits = append(fits, r)
+		}
+	}
 	sample := "./" + paths[0]
+	if len(known) > 0 {
+		sample = "./" + known[0]
+	}
 	switch {
 	case len(fits) == 0:
+		c.how = "no directory holds every spec.path the Kustomizations in " + rel + " declare (" + sample + "): the layout's choice"
 	case contains(fits, def):
 		c.how = "the Kustomizations in " + rel + " name paths from there (" + sample + ")"
 		c.confirmed = true
@@ -125,87 +134,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// declaredPaths reads the spec.paths of the Flux Kustomizations declared in the YAML files
-// under dir, as written (no build: only to choose a source root), cleaned, sorted, without
-// those that use ${VARS}. It reads at most maxPeekFiles files of at most maxPeekSize bytes,
-// and never expands a YAML alias.
-func declaredPaths(dir string) []string {
-	set := map[string]bool{}
-	files := 0
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil
-		case d.IsDir() && p != dir && strings.HasPrefix(d.Name(), "."):
-			return filepath.SkipDir
-		case !d.Type().IsRegular() || (filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml"):
-			return nil
-		case files >= maxPeekFiles:
-			return filepath.SkipAll
-		}
-		files++
-		if fi, err := d.Info(); err != nil || fi.Size() > maxPeekSize {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			for _, sp := range kustomizationPaths(data) {
-				set[sp] = true
-			}
-		}
-		return nil
-	})
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// kustomizationPaths reads spec.path of each kustomize.toolkit.fluxcd.io Kustomization among
-// the YAML documents of data. Aliases are never followed: only plain scalars count.
-func kustomizationPaths(data []byte) []string {
-	var out []string
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			return out
-		}
-		if len(doc.Content) != 1 {
-			continue
-		}
-		m := doc.Content[0]
-		if !strings.HasPrefix(scalarAt(m, "apiVersion"), kustomizeGroup+"/") || scalarAt(m, "kind") != "Kustomization" {
-			continue
-		}
-		if p := scalarAt(fieldOf(m, "spec"), "path"); p != "" && !strings.Contains(p, "${") {
-			out = append(out, CleanPath(p))
-		}
-	}
-}
-
-// fieldOf is the value of key in the mapping m, or nil.
-func fieldOf(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
-}
-
-func scalarAt(m *yaml.Node, key string) string {
-	if v := fieldOf(m, key); v != nil && v.Kind == yaml.ScalarNode {
-		return v.Value
-	}
-	return ""
 }
 
 // entryNames lists the candidates' entries for an error message.

@@ -107,6 +107,10 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 			"k8s/clusters/prod/apps.yaml":                  ks("apps", "./k8s/apps"),
 			"k8s/apps/authentik/namespace.yaml":            ns,
 		}, wantRoot: ".", wantPath: "k8s/clusters/prod", wantHow: "not from k8s/"},
+		{name: "a tenant's path from another source says nothing about the root", files: map[string]string{
+			"k8s/clusters/prod/flux-system/gotk-sync.yaml": gotkSync("./k8s/clusters/prod"),
+			"k8s/clusters/prod/tenant.yaml":                ks("team-a", "./deploy/prod"),
+		}, wantRoot: ".", wantPath: "k8s/clusters/prod", wantHow: "(./k8s/clusters/prod), not from k8s/"},
 		{name: "k8s/clusters/prod pushed as an artifact from k8s/", files: map[string]string{
 			"k8s/clusters/prod/apps.yaml":  ks("apps", "./apps"),
 			"k8s/apps/media/namespace.yml": ns,
@@ -153,6 +157,26 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 			}
 			if l.SourceRoot != tc.wantRoot || l.Entry != tc.wantPath || !strings.Contains(l.SourceRootHow, tc.wantHow) || l.EntryHow == "" {
 				t.Errorf("layout %+v, want root %q (how containing %q) entry %q", l, tc.wantRoot, tc.wantHow, tc.wantPath)
+			}
+		})
+	}
+}
+
+func TestKustomizationPaths(t *testing.T) {
+	cases := []struct {
+		name, data string
+		want       []string
+	}{
+		{"flux kustomizations among other documents", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec:\n  path: ./k8s/apps/\n", []string{"k8s/apps"}},
+		{"kustomize's own Kustomization is not Flux's", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nspec: {path: ./x}\n", nil},
+		{"a path with variables says nothing", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec: {path: ./clusters/${CLUSTER}}\n", nil},
+		{"an alias is never followed", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nx: &p ./a\nspec: {path: *p}\n", nil},
+		{"not YAML", "\t: : [", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := kustomizationPaths([]byte(tc.data)); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("paths %q, want %q", got, tc.want)
 			}
 		})
 	}
