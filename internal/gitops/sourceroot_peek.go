@@ -56,7 +56,10 @@ func declaredPaths(dir string) []string {
 }
 
 // kustomizationPaths reads spec.path of each kustomize.toolkit.fluxcd.io Kustomization among
-// the YAML documents of data. Aliases are never followed: only plain scalars count.
+// the YAML documents of data whose source holds a repository's files as they are (a
+// GitRepository, OCIRepository or Bucket; not an ExternalArtifact, whose paths are those of the
+// artifact a generator makes). Paths of "." and those with ${VARS} say nothing about where the
+// source starts. Aliases are never followed: only plain scalars count.
 func kustomizationPaths(data []byte) []string {
 	var out []string
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -72,8 +75,14 @@ func kustomizationPaths(data []byte) []string {
 		if !strings.HasPrefix(scalarAt(m, "apiVersion"), kustomizeGroup+"/") || scalarAt(m, "kind") != "Kustomization" {
 			continue
 		}
-		if p := scalarAt(fieldOf(m, "spec"), "path"); p != "" && !strings.Contains(p, "${") {
-			out = append(out, CleanPath(p))
+		spec := fieldOf(m, "spec")
+		switch scalarAt(fieldOf(spec, "sourceRef"), "kind") {
+		case "GitRepository", "OCIRepository", "Bucket":
+		default:
+			continue
+		}
+		if p := CleanPath(scalarAt(spec, "path")); p != "." && !strings.Contains(p, "${") {
+			out = append(out, p)
 		}
 	}
 }

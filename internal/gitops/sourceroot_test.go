@@ -167,10 +167,12 @@ func TestKustomizationPaths(t *testing.T) {
 		name, data string
 		want       []string
 	}{
-		{"flux kustomizations among other documents", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec:\n  path: ./k8s/apps/\n", []string{"k8s/apps"}},
+		{"flux kustomizations among other documents", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec:\n  path: ./k8s/apps/\n  sourceRef: {kind: GitRepository, name: flux-system}\n", []string{"k8s/apps"}},
+		{"an ExternalArtifact's path is the artifact's", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec:\n  path: ./production\n  sourceRef: {kind: ExternalArtifact, name: apps}\n", nil},
+		{"the source's own root says nothing", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec:\n  path: ./\n  sourceRef: {kind: OCIRepository, name: a}\n", nil},
 		{"kustomize's own Kustomization is not Flux's", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nspec: {path: ./x}\n", nil},
-		{"a path with variables says nothing", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec: {path: ./clusters/${CLUSTER}}\n", nil},
-		{"an alias is never followed", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nx: &p ./a\nspec: {path: *p}\n", nil},
+		{"a path with variables says nothing", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nspec: {path: ./clusters/${CLUSTER}, sourceRef: {kind: GitRepository}}\n", nil},
+		{"an alias is never followed", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nx: &p ./a\nspec: {path: *p, sourceRef: {kind: GitRepository}}\n", nil},
 		{"not YAML", "\t: : [", nil},
 	}
 	for _, tc := range cases {
