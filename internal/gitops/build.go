@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -49,6 +48,9 @@ type BuildOptions struct {
 
 	// symlinkFree is SymlinkFree(root) when the caller (Load) already knows it.
 	symlinkFree *bool
+	// ignore is what source-controller leaves out of root's artifact, shared by the builds of
+	// one root (Build makes its own when nil).
+	ignore *sourceIgnore
 	// reads logs every path the build reads (LoadOptions.RecordInputs).
 	reads *readLog
 }
@@ -162,13 +164,15 @@ func generate(root, dir string, obj *unstructured.Unstructured, opts BuildOption
 	if err != nil {
 		return nil, false, err
 	}
-	if err := checkGeneratedDir(disk, dir); err != nil {
-		return nil, false, err
+	ign := opts.ignore
+	if ign == nil || ign.root != root {
+		ign = newSourceIgnore(root) // an artifact materialised elsewhere has rules of its own
 	}
-	manifest, kfile, _, err := kustomize.NewGenerator(root, *obj).GenerateManifest(dir)
+	manifest, kfile, err := generateManifest(disk, root, dir, obj, ign)
 	if err != nil {
 		return nil, false, err
 	}
+	ign.record(opts.reads, dir)
 	added := false
 	if !opts.NoFiles {
 		if manifest, added, err = withOriginAnnotations(manifest); err != nil {

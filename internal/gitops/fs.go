@@ -189,31 +189,6 @@ func (l lexicalFS) Walk(p string, walkFn filepath.WalkFunc) error {
 	})
 }
 
-// checkGeneratedDir reads through fs (a boundedFS) the files kustomize-controller's generator
-// reads for a directory without a kustomization file: every .yaml and .yml file, not below a
-// directory with a kustomization. The generator parses them on a file system of its own,
-// expanding every alias, so the limits have to be applied before it runs.
-func checkGeneratedDir(fs filesys.FileSystem, dir string) error {
-	if hasKustomization(fs, dir) {
-		return nil
-	}
-	return fs.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case info.IsDir():
-			if p != dir && hasKustomization(fs, p) {
-				return filepath.SkipDir
-			}
-			return nil
-		case filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml":
-			return nil
-		}
-		_, err = fs.ReadFile(p)
-		return err
-	})
-}
-
 func hasKustomization(fs filesys.FileSystem, dir string) bool {
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		if p := filepath.Join(dir, name); fs.Exists(p) && !fs.IsDir(p) {

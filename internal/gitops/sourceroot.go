@@ -48,9 +48,12 @@ const maxRootDepth = 4
 // repository: the source root is the directory under which every one of them exists, else the
 // top level (the caller names the Kustomization whose path is missing), and entry only names
 // the root Kustomization's path. Offline (no paths), the source root is the one under which the
-// entry exists; with no entry either, the directory that holds the repository's only
-// clusters/<name> directory (the entry then). The top level wins when it qualifies; a choice
-// between several other directories is refused.
+// entry exists. With no entry either, the entry is the repository's only bootstrap directory,
+// clusters/<name> (at any depth) or flux/cluster (kubernetes/flux/cluster, setup/flux/cluster),
+// and the source root is the directory under which the spec.paths its Kustomizations declare
+// exist: the top level for ./k8s/apps, k8s/ for ./apps (an artifact pushed from k8s/), else
+// where the layout puts it. The top level wins when it qualifies; a choice between several
+// other directories, or between several entries, is refused, naming them.
 func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error) {
 	live := len(paths) > 0
 	var l Layout
@@ -69,7 +72,7 @@ func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error)
 		switch {
 		case live:
 		case l.Entry == "":
-			return l, l.defaultEntry(top)
+			return l, l.entryUnder(top)
 		case !isDir(filepath.Join(l.Dir(top), filepath.FromSlash(l.Entry))):
 			return l, fmt.Errorf("the entry path %s is not a directory under --source-root %s", l.Entry, rel)
 		}
@@ -78,7 +81,7 @@ func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error)
 	want, what := paths, "every Kustomization's spec.path"
 	if !live {
 		if l.Entry == "" {
-			return l, l.clustersLayout(top)
+			return l, l.chooseEntry(top)
 		}
 		want, what = []string{l.Entry}, "the entry path "+l.Entry
 	}
@@ -97,51 +100,15 @@ func DetectLayout(top, sourceRoot, entry string, paths []string) (Layout, error)
 		return l, fmt.Errorf("%s is not a directory of the repository, nor of any directory in it: give the artifact's root with --source-root", what)
 	case roots[0] == ".":
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: "+what+" is there"
+	case len(roots) == 1 && !live:
+		l.SourceRoot, l.SourceRootHow = roots[0], "detected: "+what+" resolves only under "+roots[0]+"/"
+		return l, l.checkDeclared(top)
 	case len(roots) == 1:
 		l.SourceRoot, l.SourceRootHow = roots[0], "detected: "+what+" resolves only under "+roots[0]+"/"
 	default:
 		return l, fmt.Errorf("%s resolves under several directories (%s): choose the artifact's root with --source-root", what, strings.Join(roots, ", "))
 	}
 	return l, nil
-}
-
-// clustersLayout finds the repository's clusters/ directory when neither the source root nor
-// the entry is given.
-func (l *Layout) clustersLayout(top string) error {
-	roots := candidateRoots(top, func(dir string) bool { return isDir(filepath.Join(dir, "clusters")) })
-	switch len(roots) {
-	case 0:
-		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no clusters/ directory anywhere)"
-	case 1:
-		l.SourceRoot = roots[0]
-		l.SourceRootHow = "detected: the only clusters/ directory is under " + roots[0] + "/"
-		if roots[0] == "." {
-			l.SourceRootHow = "the repository's top level, which holds clusters/"
-		}
-	default:
-		return fmt.Errorf("several directories hold a clusters/ directory (%s): choose the artifact's root with --source-root", strings.Join(roots, ", "))
-	}
-	return l.defaultEntry(top)
-}
-
-// defaultEntry is the only directory under clusters/, else the source root itself.
-func (l *Layout) defaultEntry(top string) error {
-	entries, _ := os.ReadDir(filepath.Join(l.Dir(top), "clusters"))
-	var dirs []string
-	for _, e := range entries {
-		if e.IsDir() {
-			dirs = append(dirs, "clusters/"+e.Name())
-		}
-	}
-	switch len(dirs) {
-	case 0:
-		l.Entry, l.EntryHow = ".", "the source root (no clusters/ directory)"
-	case 1:
-		l.Entry, l.EntryHow = dirs[0], "the only directory under clusters/"
-	default:
-		return fmt.Errorf("%d cluster directories (%s): choose one with --path", len(dirs), strings.Join(dirs, ", "))
-	}
-	return nil
 }
 
 // candidateRoots lists ".", then every directory below top (not hidden, at most maxRootDepth

@@ -179,7 +179,7 @@ var strictVar = regexp.MustCompile(`post build failed for '([^']*)'.*variable no
 func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 	entry := CleanPath(opts.Entry)
 	free := SymlinkFree(root)
-	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}
+	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free, ignore: newSourceIgnore(root)}
 	eb := BuildPath(ctx, root, entry, bopts)
 	if eb.Err != nil {
 		return nil, fmt.Errorf("building entry path %s: %w", entry, eb.Err)
@@ -248,7 +248,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
 	free := SymlinkFree(root)
-	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free, ignore: newSourceIgnore(root)}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
 	defer l.ext.close()
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))

@@ -1,0 +1,136 @@
+package gitops
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
+)
+
+// homeOpsTop is a repository whose top level is built as a plain directory (no
+// kustomization.yaml), with the non-Kubernetes YAML a home-ops repository keeps beside its
+// manifests: GitHub's labels and workflows, a SOPS config, a CI file. Modelled on
+// https://github.com/onedr0p/home-ops at d9078e4dd52174ad68a4408ca3398f731b2f889e and
+// https://github.com/krobertson/home-ops at 405c530a0b3a3a8f965822cf7aea816fa8b52521, where
+// building such a directory failed with "failed to decode Kubernetes YAML from
+// .github/labels.yaml".
+var homeOpsTop = map[string]string{
+	".github/labels.yaml":             "- name: area/kubernetes\n  color: \"0e8a16\"\n",
+	".github/workflows/renovate.yaml": "name: Renovate\non:\n  workflow_dispatch: {}\n",
+	".circleci/config.yml":            "version: 2.1\n",
+	".sops.yaml":                      "creation_rules:\n  - path_regex: talos/.*\\.sops\\.ya?ml\n",
+	"cloudbuild.yaml":                 "steps:\n  - name: gcr.io/cloud-builders/docker\n",
+	"apps/media/claim.yaml":           pvc("media", "media"),
+	"apps/db/kustomization.yaml":      "resources: [claim.yaml]\n",
+	"apps/db/claim.yaml":              pvc("db", "db"),
+	"logo.png":                        "not an image",
+}
+
+func TestBuildPlainDirectoryLikeTheArtifact(t *testing.T) {
+	cases := []struct {
+		name    string
+		extra   map[string]string
+		path    string
+		want    []string
+		wantErr string
+	}{
+		{name: "default rules leave out CI and SOPS files", path: ".",
+			want: []string{"db_db__PersistentVolumeClaim", "media_media__PersistentVolumeClaim"}},
+		{name: "a .sourceignore replaces the default rules, as in source-controller", path: ".",
+			extra: map[string]string{".sourceignore": "/scratch/\n"}, wantErr: "failed to decode Kubernetes YAML from"},
+		{name: "a .sourceignore that covers .github/ too", path: ".",
+			extra: map[string]string{".sourceignore": "# CI\n.github/\n.circleci/\n.sops.yaml\ncloudbuild.yaml\n"},
+			want:  []string{"db_db__PersistentVolumeClaim", "media_media__PersistentVolumeClaim"}},
+		{name: "a nested .sourceignore is scoped to its directory", path: "apps",
+			extra: map[string]string{"apps/media/.sourceignore": "claim.yaml\n", "claim.yaml": pvc("top", "top")},
+			want:  []string{"db_db__PersistentVolumeClaim"}},
+		{name: "a left-out kustomization file is not one: the directory is listed file by file", path: "apps",
+			extra: map[string]string{"apps/.sourceignore": "db/kustomization.yaml\n", "apps/db/other.yaml": pvc("other", "db")},
+			want:  []string{"db_db__PersistentVolumeClaim", "db_other__PersistentVolumeClaim", "media_media__PersistentVolumeClaim"}},
+		{name: "the built path's own kustomization file left out", path: "apps/db",
+			extra: map[string]string{".sourceignore": "/apps/db/kustomization.yaml\n"}, wantErr: "left out of the source's artifact"},
+		{name: "a plain subdirectory", path: "apps/media",
+			extra: map[string]string{}, want: []string{"media_media__PersistentVolumeClaim"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := incident.WriteFiles(root, homeOpsTop); err != nil {
+				t.Fatal(err)
+			}
+			if err := incident.WriteFiles(root, tc.extra); err != nil {
+				t.Fatal(err)
+			}
+			res := BuildPath(context.Background(), root, tc.path, BuildOptions{})
+			if tc.wantErr != "" {
+				if res.Err == nil || !strings.Contains(res.Err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", res.Err, tc.wantErr)
+				}
+				return
+			}
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if got := ids(res.Objects); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("objects %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBuildPlainDirectoryKeepsGeneratorFields(t *testing.T) {
+	root := t.TempDir()
+	if err := incident.WriteFiles(root, homeOpsTop); err != nil {
+		t.Fatal(err)
+	}
+	ks := fluxKS(t, ksYAML("./apps", "  targetNamespace: moved\n"))
+	res := Build(context.Background(), root, ks, BuildOptions{})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	want := []string{"moved_db__PersistentVolumeClaim", "moved_media__PersistentVolumeClaim"}
+	if got := ids(res.Objects); !reflect.DeepEqual(got, want) {
+		t.Errorf("objects %v, want %v", got, want)
+	}
+	empty := BuildPath(context.Background(), root, ".circleci", BuildOptions{})
+	if empty.Err != nil || len(empty.Objects) != 0 {
+		t.Errorf("a directory whose files are all left out: %v, %d objects; want an empty build", empty.Err, len(empty.Objects))
+	}
+}
+
+// TestLoadHomeOpsLayout walks a repository laid out like krobertson/home-ops (see homeOpsTop):
+// no clusters/ directory, the entry setup/flux/cluster found and rooted at the top level, and
+// the tier it declares, ./kubernetes, a plain directory beside a .sops.yaml, built like the
+// artifact. Before, the top level was built and .github/labels.yaml failed to decode.
+func TestLoadHomeOpsLayout(t *testing.T) {
+	top := t.TempDir()
+	files := map[string]string{
+		".github/labels.yaml":        homeOpsTop[".github/labels.yaml"],
+		"kubernetes/.sops.yaml":      homeOpsTop[".sops.yaml"],
+		"kubernetes/media/pvc.yaml":  pvc("plex", "media"),
+		"setup/flux/cluster/ks.yaml": strings.Replace(ksYAML("./kubernetes", ""), "name: test", "name: cluster-apps", 1),
+	}
+	if err := incident.WriteFiles(top, files); err != nil {
+		t.Fatal(err)
+	}
+	l, err := DetectLayout(top, "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.SourceRoot != "." || l.Entry != "setup/flux/cluster" {
+		t.Fatalf("layout %+v, want the top level and setup/flux/cluster", l)
+	}
+	tree, err := Load(context.Background(), l.Dir(top), LoadOptions{Entry: l.Entry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tier := tree.Tiers["flux-system/cluster-apps"]
+	if tier == nil || tier.Err != nil {
+		t.Fatalf("tier flux-system/cluster-apps: %+v", tier)
+	}
+	if got := ids(tier.Objects); !reflect.DeepEqual(got, []string{"media_plex__PersistentVolumeClaim"}) {
+		t.Errorf("objects %v, want the PVC only", got)
+	}
+}
