@@ -3,6 +3,8 @@ package retire
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,9 +32,7 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 	}
 	h.Selector = labels.SelectorFromSet(labels.Set{HelmNameLabel: hr.GetName(), HelmNamespaceLabel: hr.GetNamespace()}).String()
 	scan := finalizers.Sweep(ctx, lc.c, lc.catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
-	for _, f := range scan.Failed {
-		l.Incomplete = append(l.Incomplete, fmt.Sprintf("listing %s labelled %s for HelmRelease %s/%s: %s", f.Resource, h.Selector, hr.GetNamespace(), hr.GetName(), f.Reason))
-	}
+	l.Incomplete = append(l.Incomplete, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
 	relNS, relName := splitRelease(h.Release)
 	for _, t := range scan.Types {
 		for i := range t.Items {
@@ -84,6 +84,30 @@ func liveReleaseName(hr *unstructured.Unstructured) string {
 		}
 	}
 	return helmReleaseName(hr)
+}
+
+// sweepFailures names every type a sweep could not list: one line per type when one or two
+// failed, else one line per kind of failure (forbidden, …) naming the types, so that a reader
+// without cluster-wide list rights gets a readable UNKNOWN, not one line per served type.
+func sweepFailures(failed []finalizers.ReadFailure, what string) []string {
+	if len(failed) <= 2 {
+		var out []string
+		for _, f := range failed {
+			out = append(out, fmt.Sprintf("listing %s %s: %s", f.Resource, what, f.Reason))
+		}
+		return out
+	}
+	byKind := map[string][]string{}
+	for _, f := range failed {
+		kind, _, _ := strings.Cut(f.Reason, ":")
+		byKind[kind] = append(byKind[kind], f.Resource)
+	}
+	var out []string
+	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+		rs := byKind[kind]
+		out = append(out, fmt.Sprintf("listing %d types %s: %s: %s", len(rs), what, kind, strings.Join(rs, ", ")))
+	}
+	return out
 }
 
 // splitRelease splits `namespace/name`.

@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforensics/suite/internal/finalizers"
 )
 
 // helmRelease is a HelmRelease x/name whose spec.values are the YAML given.
@@ -148,4 +150,15 @@ func mustKinds(t *testing.T) Kinds {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// A reader without cluster-wide list rights gets one line per kind of failure, not one per type.
+func TestSweepFailures(t *testing.T) {
+	f := func(r, why string) finalizers.ReadFailure { return finalizers.ReadFailure{Resource: r, Reason: why} }
+	two := sweepFailures([]finalizers.ReadFailure{f("secrets", "forbidden: no"), f("pods", "timeout")}, "labelled x")
+	many := sweepFailures([]finalizers.ReadFailure{f("a", "forbidden: x"), f("b", "forbidden: y"), f("c", "the server is unavailable")}, "labelled x")
+	if len(two) != 2 || two[0] != "listing secrets labelled x: forbidden: no" ||
+		strings.Join(many, "|") != "listing 2 types labelled x: forbidden: a, b|listing 1 types labelled x: the server is unavailable: c" {
+		t.Fatalf("two %q, many %q", two, many)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -202,4 +203,50 @@ func mountingPod(t *testing.T, ns, name, claim string) {
 	if _, err := kc.Kube.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Live evidence both ways: a release that owns no persistent object is uninstalled without
+// loss (SAFE, its objects counted); a reader who may not list claims cannot know that, and the
+// verdict is UNKNOWN naming the list that failed, never SAFE.
+func TestHelmReleaseRemovalLiveReads(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	ns := namespace(t, "helmrd")
+	liveKS(t, ns, "apps", "./k8s/"+ns, ns+"_web_helm.toolkit.fluxcd.io_HelmRelease", ns+"_settings__ConfigMap")
+	liveHelmRelease(t, ns, "web")
+	if _, err := kc.Kube.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns,
+		Labels:      map[string]string{"helm.toolkit.fluxcd.io/name": "web", "helm.toolkit.fluxcd.io/namespace": ns},
+		Annotations: map[string]string{"meta.helm.sh/release-name": "web", "meta.helm.sh/release-namespace": ns}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := gittest.New(t, map[string]string{
+		"k8s/" + ns + "/settings.yaml": configMap(ns, "settings"),
+		"k8s/" + ns + "/web.yaml":      appTemplateRelease(ns, "web", ""),
+	})
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"k8s/" + ns + "/web.yaml": ""})
+	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
+	if code != 0 {
+		t.Fatalf("admin: exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "pruned HelmRelease "+ns+"/web", "helm: deleting it uninstalls release "+ns+"/web", "and the release's other objects: 1 ConfigMap", "verdict: SAFE (exit 0)")
+
+	rbac := kc.Kube.RbacV1()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns + "-no-claims"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "source.toolkit.fluxcd.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "pods", "namespaces"}, Verbs: []string{"get", "list"}},
+	}}
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "User", Name: role.Name, APIGroup: "rbac.authorization.k8s.io"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns, "--as="+role.Name)
+	if code != 2 {
+		t.Fatalf("without list on claims: exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "types labelled helm.toolkit.fluxcd.io/name=web,helm.toolkit.fluxcd.io/namespace="+ns+" for HelmRelease "+ns+"/web: forbidden: ", " persistentvolumeclaims,", "verdict: UNKNOWN (exit 2)")
 }
