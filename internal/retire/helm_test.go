@@ -162,3 +162,38 @@ func TestSweepFailures(t *testing.T) {
 		t.Fatalf("two %q, many %q", two, many)
 	}
 }
+
+// A candidate that changes the release's target or chart makes helm-controller uninstall the
+// old release (action.ReleaseTargetChanged): UNKNOWN, named, with the state its values declare.
+func TestHelmRetargets(t *testing.T) {
+	set := func(u *unstructured.Unstructured, v any, path ...string) *unstructured.Unstructured {
+		u = u.DeepCopy()
+		_ = unstructured.SetNestedField(u.Object, v, path...)
+		return u
+	}
+	base := helmRelease(t, "gatus", "persistence: {config: {size: 1Gi}}")
+	cases := []struct {
+		name string
+		cand *unstructured.Unstructured
+		want string
+	}{
+		{"values only", set(base, int64(2), "spec", "values", "replicas"), ""},
+		{"release name", set(base, "status", "spec", "releaseName"), "changes its release from x/gatus to x/status, so helm-controller uninstalls release x/gatus"},
+		{"target namespace", set(base, "o11y", "spec", "targetNamespace"), "changes its release from x/gatus to o11y/o11y-gatus"},
+		{"storage namespace", set(base, "helm", "spec", "storageNamespace"), "changes its storage namespace from x to helm"},
+		{"chart", set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), `changes its chart from "app-template" to "gatus-sidecar"`},
+		{"chart in place", set(set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), "InPlaceUpdate", "spec", "upgrade", "chartNameChangeStrategy"), ""},
+		{"suspended", set(set(base, "status", "spec", "releaseName"), true, "spec", "suspend"), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{tc.cand}}}), "\n")
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+			if tc.want != "" && !strings.Contains(got, "its values declare persistent state: spec.values.persistence.config") {
+				t.Errorf("the declared state is not named: %q", got)
+			}
+		})
+	}
+}

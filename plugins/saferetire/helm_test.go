@@ -83,6 +83,16 @@ func TestHelmReleaseRemovalOffline(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "what the uninstall deletes is unknown") {
 		t.Fatalf("plex alone: exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
 	}
+	// A chart migration keeps the HelmRelease but reinstalls its release (chartNameChangeStrategy
+	// defaults to Reinstall), as home-ops repositories do when they move an app to another chart.
+	r, base = helmRepo(t)
+	r.Write(map[string]string{"k8s/apps/paperless.yaml": strings.Replace(appTemplateRelease("media", "paperless", "    persistence:\n      data:\n        accessMode: ReadWriteOnce\n        size: 15Gi\n"), "chart: app-template", "chart: paperless-ngx", 1)})
+	out, errOut, code = invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base)
+	if code != 2 {
+		t.Fatalf("chart change: exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, `HelmRelease media/paperless (Kustomization flux-system/apps): the candidate changes its chart from "app-template" to "paperless-ngx" (chartNameChangeStrategy Reinstall), so helm-controller uninstalls release media/paperless`,
+		"its values declare persistent state: spec.values.persistence.data")
 }
 
 var hrGVR = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
