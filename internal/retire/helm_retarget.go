@@ -10,10 +10,16 @@ import (
 // HelmRetargets names every HelmRelease that both revisions declare and whose candidate makes
 // helm-controller uninstall its current release before installing again (action.
 // ReleaseTargetChanged): another release name, release namespace or storage namespace, or
-// another chart under upgrade.chartNameChangeStrategy Reinstall (the default). A chartRef
-// pointing elsewhere may change the chart's name, which offline is not seen. Each is a line
+// another chart under upgrade.chartNameChangeStrategy Reinstall (the default), the chart's name
+// read through a chartRef from the OCIRepository or HelmChart the builds declare. A chartRef
+// pointing elsewhere whose chart is not seen may change it too. Each is a line
 // for Report.Incomplete: the uninstall is not judged object by object, so it is UNKNOWN.
 func HelmRetargets(units []Unit) []string {
+	var bases, cands []*unstructured.Unstructured
+	for _, u := range units {
+		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
+	}
+	sides := [2]map[string]*unstructured.Unstructured{chartSources(bases), chartSources(cands)}
 	var out []string
 	for _, u := range units {
 		base := map[string]*unstructured.Unstructured{}
@@ -27,7 +33,7 @@ func HelmRetargets(units []Unit) []string {
 			if !ok || RefOf(c).GroupKind() != helmReleaseKind {
 				continue
 			}
-			if why := retarget(b, c); why != "" {
+			if why := retarget(b, c, sides); why != "" {
 				out = append(out, retargetLine(u, b, why))
 			}
 		}
@@ -35,8 +41,48 @@ func HelmRetargets(units []Unit) []string {
 	return out
 }
 
+// chartSources indexes the OCIRepositories and HelmCharts a build declares, by Kind/namespace/name.
+func chartSources(objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+	m := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		if gvk := o.GroupVersionKind(); gvk.Group == "source.toolkit.fluxcd.io" && (gvk.Kind == "OCIRepository" || gvk.Kind == "HelmChart") {
+			m[gvk.Kind+"/"+o.GetNamespace()+"/"+o.GetName()] = o
+		}
+	}
+	return m
+}
+
+// chartName is the name of the chart a HelmRelease installs: spec.chart.spec.chart, or through
+// spec.chartRef the HelmChart's spec.chart or the OCIRepository's last path segment (Helm pushes
+// a chart to <registry>/<path>/<chart name>); ok is false when the build does not show it.
+func chartName(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) (string, bool) {
+	if name, _, _ := unstructured.NestedString(hr.Object, "spec", "chart", "spec", "chart"); name != "" {
+		return name, true
+	}
+	kind, _, _ := unstructured.NestedString(hr.Object, "spec", "chartRef", "kind")
+	name, _, _ := unstructured.NestedString(hr.Object, "spec", "chartRef", "name")
+	ns, _, _ := unstructured.NestedString(hr.Object, "spec", "chartRef", "namespace")
+	if ns == "" {
+		ns = hr.GetNamespace()
+	}
+	src, ok := sources[kind+"/"+ns+"/"+name]
+	if !ok {
+		return "", false
+	}
+	if kind == "HelmChart" {
+		c, _, _ := unstructured.NestedString(src.Object, "spec", "chart")
+		return c, c != ""
+	}
+	url, _, _ := unstructured.NestedString(src.Object, "spec", "url")
+	url = strings.TrimSuffix(url, "/")
+	if i := strings.LastIndex(url, "/"); i >= 0 && i < len(url)-1 {
+		return url[i+1:], true
+	}
+	return "", false
+}
+
 // retarget says what the candidate changes that makes helm-controller reinstall, "" when nothing.
-func retarget(b, c *unstructured.Unstructured) string {
+func retarget(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured.Unstructured) string {
 	if s, _, _ := unstructured.NestedBool(c.Object, "spec", "suspend"); s {
 		return ""
 	}
@@ -50,14 +96,14 @@ func retarget(b, c *unstructured.Unstructured) string {
 	if strategy != "" && strategy != "Reinstall" {
 		return ""
 	}
-	from, _, _ := unstructured.NestedString(b.Object, "spec", "chart", "spec", "chart")
-	to, _, _ := unstructured.NestedString(c.Object, "spec", "chart", "spec", "chart")
-	if from != to {
+	from, fromOK := chartName(b, sides[0])
+	to, toOK := chartName(c, sides[1])
+	if fromOK && toOK && from != to {
 		return fmt.Sprintf("changes its chart from %q to %q (chartNameChangeStrategy Reinstall)", from, to)
 	}
 	fromRef, _, _ := unstructured.NestedMap(b.Object, "spec", "chartRef")
 	toRef, _, _ := unstructured.NestedMap(c.Object, "spec", "chartRef")
-	if fmt.Sprint(fromRef) != fmt.Sprint(toRef) {
+	if (!fromOK || !toOK) && fmt.Sprint(fromRef) != fmt.Sprint(toRef) {
 		return fmt.Sprintf("points its chartRef elsewhere (%v to %v), which reinstalls if the chart's name changes (chartNameChangeStrategy Reinstall)", fromRef, toRef)
 	}
 	return ""

@@ -197,3 +197,35 @@ func TestHelmRetargets(t *testing.T) {
 		})
 	}
 }
+
+// A chartRef to an OCIRepository whose URL now names another chart reinstalls the release, as
+// onedr0p/home-ops cb520a3a41 ("migrate to official OCI chart") did to kromgo: the OCIRepository
+// went from oci://ghcr.io/bjw-s-labs/helm/app-template to oci://ghcr.io/home-operations/charts/kromgo.
+// A new tag of the same chart does not.
+func TestHelmRetargetsThroughOCIRepository(t *testing.T) {
+	oci := func(url, tag string) *unstructured.Unstructured {
+		o := obj("source.toolkit.fluxcd.io/v1", "OCIRepository", "x", "kromgo", nil)
+		_ = unstructured.SetNestedField(o.Object, url, "spec", "url")
+		_ = unstructured.SetNestedField(o.Object, tag, "spec", "ref", "tag")
+		return o
+	}
+	hr := helmRelease(t, "kromgo", "")
+	unstructured.RemoveNestedField(hr.Object, "spec", "chart")
+	_ = unstructured.SetNestedMap(hr.Object, map[string]any{"kind": "OCIRepository", "name": "kromgo"}, "spec", "chartRef")
+	from := oci("oci://ghcr.io/bjw-s-labs/helm/app-template", "5.0.1")
+	for _, tc := range []struct {
+		name string
+		to   *unstructured.Unstructured
+		want string
+	}{
+		{"another chart", oci("oci://ghcr.io/home-operations/charts/kromgo", "0.14.3"), `changes its chart from "app-template" to "kromgo"`},
+		{"another tag", oci("oci://ghcr.io/bjw-s-labs/helm/app-template", "5.0.2"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr, from}, Candidate: []*unstructured.Unstructured{hr, tc.to}}}), "\n")
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
