@@ -103,7 +103,14 @@ func judgeHelm(r *Removal, k Kinds) *HelmUninstall {
 // what it leaves, and the rest.
 func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
 	l := r.Live.Helm
-	if !r.Live.Exists || l == nil {
+	if !r.Live.Exists {
+		h := &HelmUninstall{Release: r.Object.Namespace + "/" + r.Object.Name, NoUninstall: "the HelmRelease is not on the cluster, so nothing is uninstalled"}
+		if r.base != nil {
+			h.Release = helmReleaseName(r.base)
+		}
+		return h
+	}
+	if l == nil {
 		return nil
 	}
 	h := &HelmUninstall{Release: l.Release}

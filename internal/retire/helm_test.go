@@ -229,3 +229,11 @@ func TestHelmRetargetsThroughOCIRepository(t *testing.T) {
 		})
 	}
 }
+
+// Live, a HelmRelease that is not on the cluster uninstalls nothing.
+func TestHelmLiveAbsent(t *testing.T) {
+	h := liveUninstall(&Removal{Object: Ref{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "x", Name: "a"}, Live: &Live{}}, mustKinds(t))
+	if h == nil || h.NoUninstall == "" || h.persistence() != nil {
+		t.Fatalf("%+v", h)
+	}
+}
