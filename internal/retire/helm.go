@@ -55,6 +55,10 @@ type HelmObject struct {
 	Cost      string               `json:"cost,omitempty"`
 	// Detail is a StatefulSet's volumeClaimTemplates, "" when it has none.
 	Detail string `json:"detail,omitempty"`
+	// Via says how an object outside the manifest belongs to the release (a StatefulSet's
+	// template claim); WithOwner is set when it is deleted with that owner all the same.
+	Via       string `json:"via,omitempty"`
+	WithOwner bool   `json:"withOwner,omitempty"`
 }
 
 // HelmUninstall is what deleting a HelmRelease does to its Helm release (Removal.Helm).
@@ -130,7 +134,7 @@ func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
 				h.Others = map[string]int{}
 			}
 			h.Others[o.Object.GroupKind()]++
-		case o.InManifest && !o.Keep:
+		case o.InManifest && !o.Keep, o.WithOwner:
 			h.Deleted = append(h.Deleted, o)
 		default:
 			h.Left = append(h.Left, o)

@@ -34,9 +34,16 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 	scan := finalizers.Sweep(ctx, lc.c, lc.catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
 	l.Incomplete = append(l.Incomplete, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
 	relNS, relName := splitRelease(h.Release)
+	seen := map[string]bool{}
 	for _, t := range scan.Types {
 		for i := range t.Items {
-			h.Objects = append(h.Objects, lc.helmObject(ctx, t.Resource, &t.Items[i], relNS, relName, l))
+			o, claims := lc.helmObject(ctx, t.Resource, &t.Items[i], relNS, relName, l)
+			for _, c := range append([]HelmObject{o}, claims...) {
+				if !seen[c.Object.ID()] {
+					seen[c.Object.ID()] = true
+					h.Objects = append(h.Objects, c)
+				}
+			}
 		}
 	}
 	sort.Slice(h.Objects, func(i, j int) bool { return h.Objects[i].Object.ID() < h.Objects[j].Object.ID() })
@@ -44,8 +51,9 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 }
 
 // helmObject reads one labelled object: whether the release's manifest holds it, whether Helm
-// keeps it, and for a claim or a StatefulSet what deleting it loses.
-func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *metav1.PartialObjectMetadata, relNS, relName string, l *Live) HelmObject {
+// keeps it, and for a claim or a StatefulSet what deleting it loses; for a StatefulSet it also
+// returns the claims it made from its volumeClaimTemplates.
+func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *metav1.PartialObjectMetadata, relNS, relName string, l *Live) (HelmObject, []HelmObject) {
 	ann := m.GetAnnotations()
 	o := HelmObject{
 		Object:     Ref{Group: res.Group, Kind: res.Kind, Namespace: m.GetNamespace(), Name: m.GetName()},
@@ -67,8 +75,15 @@ func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *me
 		if p := statefulSet(sts); p != nil {
 			o.Detail = p.Detail
 		}
+		claims := lc.templateClaims(ctx, sts, l)
+		if !o.InManifest || o.Keep {
+			for i := range claims {
+				claims[i].WithOwner = false // the uninstall leaves the StatefulSet, so its claims too
+			}
+		}
+		return o, claims
 	}
-	return o
+	return o, nil
 }
 
 // liveReleaseName is the release helm-controller last recorded (status.history[0]), else the

@@ -121,7 +121,8 @@ func TestHelmLive(t *testing.T) {
 		{Object: Ref{Group: "apps", Kind: "Deployment", Namespace: "x", Name: "b"}, InManifest: true},
 		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "config"}, InManifest: true, Cost: "lost"},
 		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "keep"}, InManifest: true, Keep: true},
-		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "data-a-0"}},
+		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "data-a-0"}, Via: "a volumeClaimTemplates claim"},
+		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "logs-a-0"}, Via: "a volumeClaimTemplates claim", WithOwner: true},
 	}}}
 	h := liveUninstall(&Removal{Live: l}, mustKinds(t))
 	var deleted, left []string
@@ -131,10 +132,10 @@ func TestHelmLive(t *testing.T) {
 	for _, o := range h.Left {
 		left = append(left, o.Object.Name)
 	}
-	if strings.Join(deleted, ",") != "config,a" || strings.Join(left, ",") != "data-a-0,keep" || h.OthersText() != "1 Deployment.apps, 1 Service" {
+	if strings.Join(deleted, ",") != "config,logs-a-0,a" || strings.Join(left, ",") != "data-a-0,keep" || h.OthersText() != "1 Deployment.apps, 1 Service" {
 		t.Fatalf("deleted %v left %v others %q", deleted, left, h.OthersText())
 	}
-	if p := h.persistence(); p == nil || !strings.Contains(p.Detail, "uninstalling release x/a deletes PersistentVolumeClaim x/config, StatefulSet x/a") {
+	if p := h.persistence(); p == nil || !strings.Contains(p.Detail, "uninstalling release x/a deletes PersistentVolumeClaim x/config, PersistentVolumeClaim x/logs-a-0, StatefulSet x/a") {
 		t.Fatalf("persistence %+v", p)
 	}
 	l.Helm.Objects = l.Helm.Objects[:1]

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -134,6 +135,10 @@ func TestHelmReleaseRemovalLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	mountingPod(t, ns, "paperless-0", "paperless-data")
+	// The chart's database is a StatefulSet: its template claim carries no Helm annotation and
+	// survives the uninstall (helm/helm#5156).
+	liveStatefulSet(t, ns, "paperless-db", owned, helm)
+	helmClaim(t, ns, "data-paperless-db-0", map[string]string{"app": "paperless-db"}, nil, "")
 
 	r := gittest.New(t, map[string]string{
 		"k8s/" + ns + "/settings.yaml":  configMap(ns, "settings"),
@@ -154,6 +159,8 @@ func TestHelmReleaseRemovalLive(t *testing.T) {
 		"if deleted: the 15Gi of data in volume persistentvolumes/"+pv+" is lost: its reclaim policy is Delete",
 		"leaves PersistentVolumeClaim "+ns+"/paperless-keep: kept by helm.sh/resource-policy: keep",
 		"and the release's other objects: 1 ConfigMap",
+		"deletes StatefulSet "+ns+"/paperless-db (1 volumeClaimTemplates with whenDeleted: Retain: its pods go and its claims are left orphaned)",
+		"leaves PersistentVolumeClaim "+ns+"/data-paperless-db-0: a volumeClaimTemplates claim of StatefulSet "+ns+"/paperless-db (whenDeleted: Retain), not in the release's manifest: left orphaned",
 		"verdict: UNSAFE (exit 1)")
 	if first, rest := strings.Index(out, "deletes PersistentVolumeClaim "+ns+"/paperless-data"), strings.Index(out, "other objects"); first < 0 || first > rest {
 		t.Errorf("the claim is not named before the rest of the release\n%s", out)
@@ -194,6 +201,29 @@ func helmClaim(t *testing.T, ns, name string, labels, ann map[string]string, pv 
 		},
 	}
 	if _, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Create(context.Background(), pvc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// liveStatefulSet creates a StatefulSet of no replicas with one volumeClaimTemplate "data",
+// selecting app=<name>, labelled and annotated as given.
+func liveStatefulSet(t *testing.T, ns, name string, labels, ann map[string]string) {
+	t.Helper()
+	zero := int32(0)
+	sel := map[string]string{"app": name}
+	sts := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, Annotations: ann},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: &zero,
+			Selector: &metav1.LabelSelector{MatchLabels: sel},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "postgres"}}}},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}, Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+			}}},
+		},
+	}
+	if _, err := kc.Kube.AppsV1().StatefulSets(ns).Create(context.Background(), sts, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

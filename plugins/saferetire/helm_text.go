@@ -22,13 +22,20 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 	}
 	n := parent.Add("helm: deleting it uninstalls release " + h.Release)
 	for _, o := range h.Deleted {
-		d := n.Add(p.Bad("deletes") + " " + helmObjectText(o))
+		text := helmObjectText(o)
+		if o.Via != "" {
+			text += ": " + o.Via + ", deleted with it"
+		}
+		d := n.Add(p.Bad("deletes") + " " + text)
 		addHelmClaim(d, o)
 	}
 	for _, o := range h.Left {
 		why := "not in the release's manifest (no meta.helm.sh/release-name for it, e.g. a volumeClaimTemplates claim): left orphaned"
-		if o.Keep {
+		switch {
+		case o.Keep:
 			why = "kept by helm.sh/resource-policy: keep"
+		case o.Via != "":
+			why = o.Via + ", not in the release's manifest: left orphaned"
 		}
 		d := n.Add(p.Good("leaves") + " " + helmObjectText(o) + ": " + why)
 		addHelmClaim(d, o)
