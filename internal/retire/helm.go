@@ -192,8 +192,12 @@ func HelmUnseen(rs []Removal) []string {
 		if h == nil || h.NoUninstall != "" || r.Persistent != nil || r.Live != nil || (r.Outcome != Pruned && r.Outcome != Moved) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): deleting it uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
-			r.Object.Namespace, r.Object.Name, r.Kustomization, h.Release, strings.Join(h.NotSeen, "; ")))
+		when := "deleting it"
+		if r.Outcome == Moved {
+			when = fmt.Sprintf("if it is pruned before Kustomization %s adopts it, deleting it", r.MovedTo)
+		}
+		out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): %s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
+			r.Object.Namespace, r.Object.Name, r.Kustomization, when, h.Release, strings.Join(h.NotSeen, "; ")))
 	}
 	return out
 }

@@ -238,3 +238,12 @@ func TestHelmLiveAbsent(t *testing.T) {
 		t.Fatalf("%+v", h)
 	}
 }
+
+// A HelmRelease moving between Kustomizations is uninstalled if the old owner prunes it first.
+func TestHelmUnseenMove(t *testing.T) {
+	hr := helmRelease(t, "a", "")
+	rs := judge(t, []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr}}, {Kustomization: infra, Candidate: []*unstructured.Unstructured{hr}}})
+	if got := strings.Join(HelmUnseen(rs), ""); !strings.Contains(got, "if it is pruned before Kustomization flux-system/infra adopts it, deleting it uninstalls release x/a") {
+		t.Fatalf("%q", got)
+	}
+}
