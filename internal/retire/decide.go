@@ -131,6 +131,9 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 		r := &rs[i]
 		u := byID[r.Kustomization]
 		r.OptOut = optOut(u, r)
+		if r.Object.GroupKind() == helmReleaseKind {
+			r.Helm = judgeHelm(r, k)
+		}
 		r.Persistent = k.Persistence(r, all)
 		if r.Object.Kind == "PersistentVolumeClaim" && r.Object.Group == "" {
 			r.DeclaredConsumers = mounters(r.Object, cand)

@@ -51,6 +51,8 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 		l.Count = lc.namespaceCount(ctx, r.Object.Name, l)
 	case "CustomResourceDefinition.apiextensions.k8s.io":
 		l.Count = lc.crCount(ctx, obj, l)
+	case helmReleaseKind:
+		l.Helm = lc.helmFacts(ctx, obj, l)
 	}
 	return l
 }

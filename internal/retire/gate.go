@@ -167,6 +167,7 @@ func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, target c
 		}
 	}
 	Judge(rs, units, k)
+	incomplete = append(append(incomplete, HelmUnseen(rs)...), HelmRetargets(units)...)
 	planner := Planner{Target: target}
 	byID := map[string]Kustomization{}
 	for _, u := range units {

@@ -68,8 +68,8 @@ func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persis
 			return gvk.Group == group && gvk.Kind == kind
 		})
 		return counted(fmt.Sprintf("deleting a CRD deletes every custom resource of it: %d declared at base", n), n, liveCount, "live in the cluster")
-	case "HelmRelease.helm.toolkit.fluxcd.io":
-		return &Persistence{Detail: "helm-controller uninstalls the release and deletes everything the chart installed"}
+	case helmReleaseKind:
+		return r.Helm.persistence()
 	case "Cluster.postgresql.cnpg.io":
 		return &Persistence{Detail: "the CloudNativePG operator deletes the PostgreSQL cluster, its pods and its claims"}
 	}

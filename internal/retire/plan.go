@@ -158,6 +158,9 @@ func (p Planner) delete(r *Removal) Stage {
 		Expect:   "NotFound",
 		Cost:     lost(r),
 	}
+	if r.Helm != nil {
+		s.Do = append(s.Do, p.helmKeep(r))
+	}
 	return s
 }
 

@@ -155,8 +155,10 @@ type Live struct {
 	// Cost is what deleting the object loses (the bound volume's reclaim policy).
 	Cost string `json:"cost,omitempty"`
 	// Count is the live cascade count (namespace content, custom resources); -1 when unread.
-	Count      int      `json:"count,omitempty"`
-	Incomplete []string `json:"incomplete,omitempty"`
+	Count int `json:"count,omitempty"`
+	// Helm is what a removed HelmRelease's release owns, listed live.
+	Helm       *HelmLive `json:"helm,omitempty"`
+	Incomplete []string  `json:"incomplete,omitempty"`
 }
 
 // Wedge says that a prune which cannot finish would hold a Kustomization's health check and
@@ -185,6 +187,8 @@ type Removal struct {
 	Persistent  *Persistence `json:"persistent,omitempty"`
 	Live        *Live        `json:"live,omitempty"`
 	Wedge       *Wedge       `json:"wedge,omitempty"`
+	// Helm is what deleting a HelmRelease does to its Helm release.
+	Helm *HelmUninstall `json:"helm,omitempty"`
 	// DeclaredConsumers are workloads in the candidate build that still mount a removed claim.
 	DeclaredConsumers []Ref `json:"declaredConsumers,omitempty"`
 	Unsafe            bool  `json:"unsafe"`

@@ -117,6 +117,7 @@ func addRemoval(parent *output.Node, rm *retire.Removal, p output.Palette) {
 		n.Add("persistent: " + rm.Persistent.Detail)
 	}
 	addLive(n, rm, p)
+	addHelm(n, rm, p)
 	if len(rm.Plan) > 0 {
 		addPlan(n.Add("plan"), rm.Plan, p)
 	}

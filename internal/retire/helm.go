@@ -1,0 +1,250 @@
+package retire
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/finalizers"
+)
+
+// The labels helm-controller puts on every object of a release (its origin-labels post-renderer,
+// since helm-controller v0.9.0), the annotations Helm puts on every object of a release's
+// manifest, and the annotation by which Helm keeps an object on uninstall.
+const (
+	HelmNameLabel                  = "helm.toolkit.fluxcd.io/name"
+	HelmNamespaceLabel             = "helm.toolkit.fluxcd.io/namespace"
+	HelmReleaseNameAnnotation      = "meta.helm.sh/release-name"
+	HelmReleaseNamespaceAnnotation = "meta.helm.sh/release-namespace"
+	HelmResourcePolicyAnnotation   = "helm.sh/resource-policy"
+)
+
+// helmReleaseKind is the GroupKind of a Flux HelmRelease.
+const helmReleaseKind = "HelmRelease.helm.toolkit.fluxcd.io"
+
+// HelmLive is what the cluster says about the release of a removed HelmRelease (Live.Helm).
+type HelmLive struct {
+	// Release is the Helm release, namespace/name, from status.history or the spec.
+	Release   string `json:"release"`
+	Suspended bool   `json:"suspended,omitempty"`
+	// Installed is set when status.storageNamespace is: helm-controller uninstalls nothing
+	// otherwise.
+	Installed bool `json:"installed"`
+	// Selector is the label selector every type was listed with.
+	Selector string `json:"selector"`
+	// Objects are every object listed with Selector.
+	Objects []HelmObject `json:"objects,omitempty"`
+}
+
+// HelmObject is one object labelled for a HelmRelease, as listed live.
+type HelmObject struct {
+	Object Ref `json:"object"`
+	// InManifest is set when the object carries Helm's annotations for this release: it is in
+	// the release's manifest, which uninstall deletes. A claim a StatefulSet made from its
+	// volumeClaimTemplates is not.
+	InManifest bool `json:"inManifest"`
+	// Keep is set when the object carries helm.sh/resource-policy: keep.
+	Keep bool `json:"keep,omitempty"`
+	// Consumers and Cost are a claim's mounting pods and what deleting it loses.
+	Consumers []finalizers.Blocker `json:"consumers,omitempty"`
+	Cost      string               `json:"cost,omitempty"`
+	// Detail is a StatefulSet's volumeClaimTemplates, "" when it has none.
+	Detail string `json:"detail,omitempty"`
+	// Via says how an object outside the manifest belongs to the release (a StatefulSet's
+	// template claim); WithOwner is set when it is deleted with that owner all the same.
+	Via       string `json:"via,omitempty"`
+	WithOwner bool   `json:"withOwner,omitempty"`
+}
+
+// HelmUninstall is what deleting a HelmRelease does to its Helm release (Removal.Helm).
+type HelmUninstall struct {
+	Release string `json:"release"`
+	// NoUninstall says why deleting the HelmRelease uninstalls nothing ("" when it does).
+	NoUninstall string `json:"noUninstall,omitempty"`
+	// Deleted are the persistent objects the uninstall deletes, claims first (live).
+	Deleted []HelmObject `json:"deleted,omitempty"`
+	// Left are the persistent objects it leaves: kept by helm.sh/resource-policy, or not in
+	// the release's manifest (live).
+	Left []HelmObject `json:"left,omitempty"`
+	// Others counts the rest of the release's objects by kind, e.g. "Deployment.apps": 2 (live).
+	Others map[string]int `json:"others,omitempty"`
+	// Values is the persistent state the inline values declare (offline).
+	Values []HelmValue `json:"values,omitempty"`
+	// NotSeen says what the verdict could not see: offline, the chart's objects, and values
+	// from ConfigMaps or Secrets.
+	NotSeen []string `json:"notSeen,omitempty"`
+}
+
+// judgeHelm decides what deleting the HelmRelease r does to its release: live from what the
+// cluster lists for it, offline from its base manifest's values.
+func judgeHelm(r *Removal, k Kinds) *HelmUninstall {
+	if r.Live != nil {
+		return liveUninstall(r, k)
+	}
+	if r.base == nil {
+		return nil
+	}
+	h := &HelmUninstall{Release: helmReleaseName(r.base)}
+	if s, _, _ := unstructured.NestedBool(r.base.Object, "spec", "suspend"); s {
+		h.NoUninstall = "spec.suspend is true at base: helm-controller deletes a suspended HelmRelease without uninstalling, and its objects stay, unmanaged"
+		return h
+	}
+	values, _, _ := unstructured.NestedMap(r.base.Object, "spec", "values")
+	h.Values = helmValues(values)
+	h.NotSeen = append(h.NotSeen, "the chart's objects (offline, nothing renders the chart)")
+	if from, _, _ := unstructured.NestedSlice(r.base.Object, "spec", "valuesFrom"); len(from) > 0 {
+		h.NotSeen = append(h.NotSeen, fmt.Sprintf("spec.valuesFrom (%d ConfigMap or Secret references, not read)", len(from)))
+	}
+	return h
+}
+
+// liveUninstall sorts what the cluster lists for the release into what the uninstall deletes,
+// what it leaves, and the rest.
+func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
+	l := r.Live.Helm
+	if !r.Live.Exists {
+		h := &HelmUninstall{Release: r.Object.Namespace + "/" + r.Object.Name, NoUninstall: "the HelmRelease is not on the cluster, so nothing is uninstalled"}
+		if r.base != nil {
+			h.Release = helmReleaseName(r.base)
+		}
+		return h
+	}
+	if l == nil {
+		return nil
+	}
+	h := &HelmUninstall{Release: l.Release}
+	switch {
+	case l.Suspended:
+		h.NoUninstall = "spec.suspend is true on the live HelmRelease: helm-controller deletes it without uninstalling, and its objects stay, unmanaged"
+		return h
+	case !l.Installed:
+		h.NoUninstall = "status.storageNamespace is empty on the live HelmRelease: the release was never installed, so nothing is uninstalled"
+		return h
+	}
+	for _, o := range l.Objects {
+		persistent := k.Has(o.Object) && (o.Object.GroupKind() != "StatefulSet.apps" || o.Detail != "")
+		switch {
+		case !persistent:
+			if h.Others == nil {
+				h.Others = map[string]int{}
+			}
+			h.Others[o.Object.GroupKind()]++
+		case o.InManifest && !o.Keep, o.WithOwner:
+			h.Deleted = append(h.Deleted, o)
+		default:
+			h.Left = append(h.Left, o)
+		}
+	}
+	claimsFirst(h.Deleted)
+	claimsFirst(h.Left)
+	return h
+}
+
+// claimsFirst sorts claims before every other kind, then by id.
+func claimsFirst(os []HelmObject) {
+	sort.SliceStable(os, func(i, j int) bool {
+		ci, cj := os[i].Object.GroupKind() == "PersistentVolumeClaim", os[j].Object.GroupKind() == "PersistentVolumeClaim"
+		if ci != cj {
+			return ci
+		}
+		return os[i].Object.ID() < os[j].Object.ID()
+	})
+}
+
+// persistence is what the uninstall loses, or nil when it loses nothing that is seen.
+func (h *HelmUninstall) persistence() *Persistence {
+	if h == nil {
+		return &Persistence{Detail: "helm-controller uninstalls the release and deletes everything the chart installed"}
+	}
+	if h.NoUninstall != "" {
+		return nil
+	}
+	var lost []string
+	for _, o := range h.Deleted {
+		lost = append(lost, o.Object.String())
+	}
+	for _, v := range h.Values {
+		if v.declares() {
+			lost = append(lost, v.Path)
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	if len(h.Deleted) > 0 {
+		return &Persistence{Detail: fmt.Sprintf("uninstalling release %s deletes %s", h.Release, strings.Join(lost, ", ")), Count: len(lost)}
+	}
+	return &Persistence{Detail: fmt.Sprintf("uninstalling release %s deletes the chart's objects, and its values declare persistent state: %s", h.Release, strings.Join(lost, ", ")), Count: len(lost)}
+}
+
+// HelmUnseen names every removed HelmRelease whose uninstall deletes objects that were not
+// seen and whose values declare no persistent state: what it deletes is unknown.
+func HelmUnseen(rs []Removal) []string {
+	var out []string
+	for i := range rs {
+		r := &rs[i]
+		h := r.Helm
+		if h == nil || h.NoUninstall != "" || r.Persistent != nil || r.Live != nil || (r.Outcome != Pruned && r.Outcome != Moved) {
+			continue
+		}
+		when := "deleting it"
+		if r.Outcome == Moved {
+			when = fmt.Sprintf("if it is pruned before Kustomization %s adopts it, deleting it", r.MovedTo)
+		}
+		out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): %s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
+			r.Object.Namespace, r.Object.Name, r.Kustomization, when, h.Release, strings.Join(h.NotSeen, "; ")))
+	}
+	return out
+}
+
+// helmKeep tells how to delete a HelmRelease without uninstalling its release: helm-controller
+// skips the uninstall of a suspended HelmRelease (reconcileDelete).
+func (p Planner) helmKeep(r *Removal) string {
+	return fmt.Sprintf("deleting HelmRelease %s uninstalls release %s and deletes what it installed; to keep those objects and their data, suspend it first: %s",
+		r.Object.Namespace+"/"+r.Object.Name, r.Helm.Release,
+		p.kubectl(r.Object.Namespace, "patch", r.Object.Resource(), r.Object.Name, "--type=merge", "-p", `{"spec":{"suspend":true}}`))
+}
+
+// helmReleaseName is the release a HelmRelease manifest installs, namespace/name, as
+// helm-controller names it: spec.releaseName, else `[<targetNamespace>-]<name>`, shortened
+// to 53 characters with a hash (internal/release/name.go ShortenName); its namespace is
+// spec.targetNamespace, else the HelmRelease's.
+func helmReleaseName(u *unstructured.Unstructured) string {
+	name, _, _ := unstructured.NestedString(u.Object, "spec", "releaseName")
+	target, _, _ := unstructured.NestedString(u.Object, "spec", "targetNamespace")
+	switch {
+	case name != "":
+	case target != "":
+		name = target + "-" + u.GetName()
+	default:
+		name = u.GetName()
+	}
+	ns := u.GetNamespace()
+	if target != "" {
+		ns = target
+	}
+	return ns + "/" + shortenReleaseName(name)
+}
+
+func shortenReleaseName(name string) string {
+	const maxLength, hashLength = 53, 12
+	if len(name) <= maxLength {
+		return name
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
+	return name[:maxLength-hashLength-1] + "-" + sum[:hashLength]
+}
+
+// OthersText summarises the release's other objects: "2 Deployment.apps, 1 Service".
+func (h *HelmUninstall) OthersText() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(h.Others)) {
+		parts = append(parts, fmt.Sprintf("%d %s", h.Others[k], k))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,79 @@
+package retire
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+)
+
+// templateClaimPages bounds the pages of claims read for one StatefulSet.
+const templateClaimPages = 20
+
+// templateClaims names the claims a release's StatefulSet made from its volumeClaimTemplates:
+// they are not in the release's manifest, so the uninstall leaves them, orphaned, unless the
+// StatefulSet's persistentVolumeClaimRetentionPolicy.whenDeleted is Delete, when they go with
+// it. The StatefulSet controller names them <template>-<statefulset>-<ordinal> and labels them
+// with the StatefulSet's selector, which is what is listed.
+func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Unstructured, l *Live) []HelmObject {
+	tpls, _, _ := unstructured.NestedSlice(sts.Object, "spec", "volumeClaimTemplates")
+	if len(tpls) == 0 {
+		return nil
+	}
+	policy, _, _ := unstructured.NestedString(sts.Object, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
+	if policy == "" {
+		policy = "Retain"
+	}
+	match, _, _ := unstructured.NestedStringMap(sts.Object, "spec", "selector", "matchLabels")
+	via := fmt.Sprintf("a volumeClaimTemplates claim of StatefulSet %s/%s (whenDeleted: %s)", sts.GetNamespace(), sts.GetName(), policy)
+	var prefixes []string
+	for _, t := range tpls {
+		if m, ok := t.(map[string]any); ok {
+			name, _, _ := unstructured.NestedString(m, "metadata", "name")
+			prefixes = append(prefixes, name+"-"+sts.GetName()+"-")
+		}
+	}
+	opts := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(match).String(), Limit: 500}
+	var out []HelmObject
+	for page := 0; ; page++ {
+		list, err := lc.c.Kube.CoreV1().PersistentVolumeClaims(sts.GetNamespace()).List(ctx, opts)
+		if err != nil {
+			l.Incomplete = append(l.Incomplete, fmt.Sprintf("listing the claims of StatefulSet %s/%s: %s", sts.GetNamespace(), sts.GetName(), cluster.Reason(err)))
+			return out
+		}
+		for _, c := range list.Items {
+			if !hasOrdinalPrefix(c.Name, prefixes) {
+				continue
+			}
+			o := HelmObject{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name}, Via: via, WithOwner: policy == "Delete"}
+			var gaps []string
+			o.Consumers, o.Cost, gaps = lc.explainer.ClaimConsumers(ctx, c.Namespace, c.Name)
+			l.Incomplete = append(l.Incomplete, gaps...)
+			out = append(out, o)
+		}
+		if list.Continue == "" {
+			return out
+		}
+		if page+1 >= templateClaimPages {
+			l.Incomplete = append(l.Incomplete, fmt.Sprintf("listing the claims of StatefulSet %s/%s: more than %d pages, the rest not read", sts.GetNamespace(), sts.GetName(), templateClaimPages))
+			return out
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+// hasOrdinalPrefix reports whether name is one of prefixes followed by an ordinal.
+func hasOrdinalPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		rest, ok := strings.CutPrefix(name, p)
+		if ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,134 @@
+package retire
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// helmFacts reads what the release of the live HelmRelease hr owns: every served type is listed
+// once, cluster-wide, metadata only and page by page, with helm-controller's origin labels as
+// the selector; an object is in the release's manifest when Helm's release annotations name
+// this release. Claims get their mounting pods and reclaim cost, StatefulSets their
+// volumeClaimTemplates. Every type or object that could not be read is added to l.Incomplete.
+func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructured, l *Live) *HelmLive {
+	h := &HelmLive{Release: liveReleaseName(hr)}
+	h.Suspended, _, _ = unstructured.NestedBool(hr.Object, "spec", "suspend")
+	storage, _, _ := unstructured.NestedString(hr.Object, "status", "storageNamespace")
+	h.Installed = storage != ""
+	if h.Suspended || !h.Installed {
+		return h
+	}
+	h.Selector = labels.SelectorFromSet(labels.Set{HelmNameLabel: hr.GetName(), HelmNamespaceLabel: hr.GetNamespace()}).String()
+	scan := finalizers.Sweep(ctx, lc.c, lc.catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
+	l.Incomplete = append(l.Incomplete, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
+	relNS, relName := splitRelease(h.Release)
+	seen := map[string]bool{}
+	for _, t := range scan.Types {
+		for i := range t.Items {
+			o, claims := lc.helmObject(ctx, t.Resource, &t.Items[i], relNS, relName, l)
+			for _, c := range append([]HelmObject{o}, claims...) {
+				if !seen[c.Object.ID()] {
+					seen[c.Object.ID()] = true
+					h.Objects = append(h.Objects, c)
+				}
+			}
+		}
+	}
+	sort.Slice(h.Objects, func(i, j int) bool { return h.Objects[i].Object.ID() < h.Objects[j].Object.ID() })
+	return h
+}
+
+// helmObject reads one labelled object: whether the release's manifest holds it, whether Helm
+// keeps it, and for a claim or a StatefulSet what deleting it loses; for a StatefulSet it also
+// returns the claims it made from its volumeClaimTemplates.
+func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *metav1.PartialObjectMetadata, relNS, relName string, l *Live) (HelmObject, []HelmObject) {
+	ann := m.GetAnnotations()
+	o := HelmObject{
+		Object:     Ref{Group: res.Group, Kind: res.Kind, Namespace: m.GetNamespace(), Name: m.GetName()},
+		InManifest: ann[HelmReleaseNameAnnotation] == relName && (relNS == "" || ann[HelmReleaseNamespaceAnnotation] == relNS),
+		Keep:       isKeep(ann[HelmResourcePolicyAnnotation]),
+	}
+	switch o.Object.GroupKind() {
+	case "PersistentVolumeClaim":
+		var gaps []string
+		o.Consumers, o.Cost, gaps = lc.explainer.ClaimConsumers(ctx, o.Object.Namespace, o.Object.Name)
+		l.Incomplete = append(l.Incomplete, gaps...)
+	case "StatefulSet.apps":
+		sts, err := lc.c.Dynamic.Resource(res.GVR()).Namespace(o.Object.Namespace).Get(ctx, o.Object.Name, metav1.GetOptions{})
+		if err != nil {
+			l.Incomplete = append(l.Incomplete, fmt.Sprintf("reading %s: %s", o.Object, cluster.Reason(err)))
+			o.Detail = "its volumeClaimTemplates could not be read"
+			break
+		}
+		if p := statefulSet(sts); p != nil {
+			o.Detail = p.Detail
+		}
+		claims := lc.templateClaims(ctx, sts, l)
+		if !o.InManifest || o.Keep {
+			for i := range claims {
+				claims[i].WithOwner = false // the uninstall leaves the StatefulSet, so its claims too
+			}
+		}
+		return o, claims
+	}
+	return o, nil
+}
+
+// liveReleaseName is the release helm-controller last recorded (status.history[0]), else the
+// one the spec names.
+func liveReleaseName(hr *unstructured.Unstructured) string {
+	if hist, _, _ := unstructured.NestedSlice(hr.Object, "status", "history"); len(hist) > 0 {
+		if latest, ok := hist[0].(map[string]any); ok {
+			name, _ := latest["name"].(string)
+			ns, _ := latest["namespace"].(string)
+			if name != "" {
+				return ns + "/" + name
+			}
+		}
+	}
+	return helmReleaseName(hr)
+}
+
+// sweepFailures names every type a sweep could not list: one line per type when one or two
+// failed, else one line per kind of failure (forbidden, …) naming the types, so that a reader
+// without cluster-wide list rights gets a readable UNKNOWN, not one line per served type.
+func sweepFailures(failed []finalizers.ReadFailure, what string) []string {
+	if len(failed) <= 2 {
+		var out []string
+		for _, f := range failed {
+			out = append(out, fmt.Sprintf("listing %s %s: %s", f.Resource, what, f.Reason))
+		}
+		return out
+	}
+	byKind := map[string][]string{}
+	for _, f := range failed {
+		kind, _, _ := strings.Cut(f.Reason, ":")
+		byKind[kind] = append(byKind[kind], f.Resource)
+	}
+	var out []string
+	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+		rs := byKind[kind]
+		out = append(out, fmt.Sprintf("listing %d types %s: %s: %s", len(rs), what, kind, strings.Join(rs, ", ")))
+	}
+	return out
+}
+
+// splitRelease splits `namespace/name`.
+func splitRelease(s string) (string, string) {
+	if ns, name, ok := strings.Cut(s, "/"); ok {
+		return ns, name
+	}
+	return "", s
+}

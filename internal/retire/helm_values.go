@@ -1,0 +1,137 @@
+package retire
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// HelmValue is one piece of persistent state a HelmRelease's inline values visibly declare.
+type HelmValue struct {
+	// Path is where the values declare it, e.g. `spec.values.primary.persistence`.
+	Path string `json:"path"`
+	What string `json:"what"`
+	// Deleted is set when the chart creates a claim that uninstalling the release deletes;
+	// Orphaned when the chart's StatefulSet creates claims that the uninstall leaves behind.
+	// Neither is set for a claim the chart only mounts (existingClaim) or keeps (retain).
+	Deleted  bool `json:"deleted,omitempty"`
+	Orphaned bool `json:"orphaned,omitempty"`
+}
+
+// declares reports whether v is state the uninstall deletes or strands.
+func (v HelmValue) declares() bool { return v.Deleted || v.Orphaned }
+
+// helmValues reads the persistent state that spec.values visibly declare, by three rules
+// taken from public charts:
+//
+//   - a `persistence` map in the flat form most charts use (bitnami's `primary.persistence`,
+//     `persistence.enabled`): `enabled: true` without `existingClaim` makes the chart create a
+//     claim (`{{- if and .Values.persistence.enabled (not .Values.persistence.existingClaim) }}`);
+//   - a `persistence` map of named items (bjw-s app-template and its common library,
+//     lib/pod/fields/_volumes.tpl): each item enabled unless `enabled: false`, of type
+//     persistentVolumeClaim unless `type` says otherwise, creates its claim unless it names an
+//     `existingClaim`; `retain: true` (classes/_pvc.tpl) adds helm.sh/resource-policy: keep;
+//   - a non-empty `volumeClaimTemplates` list anywhere: a StatefulSet's claims, which are not
+//     in the release's manifest, so an uninstall leaves them orphaned (helm/helm#5156).
+//
+// Chart defaults are not seen: values that say nothing declare nothing, which the caller
+// reports as unknown, never as no state.
+func helmValues(values map[string]any) []HelmValue {
+	var out []HelmValue
+	walkValues(values, "spec.values", &out)
+	return out
+}
+
+func walkValues(v any, path string, out *[]HelmValue) {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			p := path + "." + k
+			switch k {
+			case "persistence":
+				if m, ok := t[k].(map[string]any); ok {
+					persistenceValues(m, p, out)
+					continue
+				}
+			case "volumeClaimTemplates":
+				if l, ok := t[k].([]any); ok && len(l) > 0 {
+					*out = append(*out, HelmValue{Path: p, Orphaned: true,
+						What: fmt.Sprintf("%d volumeClaimTemplates: a StatefulSet's claims are not in the release's manifest, so the uninstall deletes the StatefulSet and leaves its claims orphaned", len(l))})
+					continue
+				}
+			}
+			walkValues(t[k], p, out)
+		}
+	case []any:
+		for i, e := range t {
+			walkValues(e, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
+
+// flatPersistenceKeys mark the flat form of a persistence map.
+var flatPersistenceKeys = []string{"enabled", "existingClaim", "size", "storageClass", "storageClassName", "accessMode", "accessModes"}
+
+func persistenceValues(m map[string]any, path string, out *[]HelmValue) {
+	for _, k := range flatPersistenceKeys {
+		if _, ok := m[k]; ok {
+			if v, ok := flatPersistence(m, path); ok {
+				*out = append(*out, v)
+			}
+			return
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(m)) {
+		item, ok := m[id].(map[string]any)
+		if !ok {
+			continue
+		}
+		if v, ok := persistenceItem(item, path+"."+id); ok {
+			*out = append(*out, v)
+		}
+	}
+}
+
+// flatPersistence reads `persistence: {enabled: true, ...}`; an absent `enabled` is the
+// chart's default, which is not seen.
+func flatPersistence(m map[string]any, path string) (HelmValue, bool) {
+	if on, _ := m["enabled"].(bool); !on {
+		return HelmValue{}, false
+	}
+	if claim, _ := m["existingClaim"].(string); claim != "" {
+		return HelmValue{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
+	}
+	if keep(m) {
+		return HelmValue{Path: path + ".annotations", What: "enabled: true with helm.sh/resource-policy: keep: the chart's claim is kept if the chart applies these annotations to it"}, true
+	}
+	return HelmValue{Path: path + ".enabled", Deleted: true, What: "enabled: true: the chart creates a claim, which the uninstall deletes (a StatefulSet's volumeClaimTemplates claim is left orphaned instead)"}, true
+}
+
+// persistenceItem reads one bjw-s app-template persistence item.
+func persistenceItem(item map[string]any, path string) (HelmValue, bool) {
+	if on, ok := item["enabled"].(bool); ok && !on {
+		return HelmValue{}, false
+	}
+	typ, _ := item["type"].(string)
+	if typ != "" && typ != "persistentVolumeClaim" {
+		return HelmValue{}, false
+	}
+	if claim, _ := item["existingClaim"].(string); claim != "" {
+		return HelmValue{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
+	}
+	if r, _ := item["retain"].(bool); r || keep(item) {
+		return HelmValue{Path: path, What: "a persistentVolumeClaim item kept on uninstall (retain: true or helm.sh/resource-policy: keep)"}, true
+	}
+	return HelmValue{Path: path, Deleted: true, What: "a persistentVolumeClaim item (type defaults to persistentVolumeClaim): the chart creates the claim, which the uninstall deletes"}, true
+}
+
+// keep reports whether m's annotations carry helm.sh/resource-policy: keep.
+func keep(m map[string]any) bool {
+	ann, _ := m["annotations"].(map[string]any)
+	v, _ := ann[HelmResourcePolicyAnnotation].(string)
+	return isKeep(v)
+}
+
+// isKeep is Helm's reading of helm.sh/resource-policy: "keep", trimmed, any case.
+func isKeep(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "keep") }

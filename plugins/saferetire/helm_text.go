@@ -1,0 +1,69 @@
+package saferetire
+
+import (
+	"fmt"
+
+	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/retire"
+)
+
+// addHelm draws what deleting a HelmRelease does to its Helm release: live, the persistent
+// objects the uninstall deletes (claims first, with their pods and reclaim cost), the ones it
+// leaves and a count of the rest; offline, the persistent state its values declare and what
+// was not seen.
+func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
+	h := rm.Helm
+	if h == nil {
+		return
+	}
+	if h.NoUninstall != "" {
+		parent.Add("helm: release " + h.Release + " is not uninstalled: " + h.NoUninstall)
+		return
+	}
+	n := parent.Add("helm: deleting it uninstalls release " + h.Release)
+	for _, o := range h.Deleted {
+		text := helmObjectText(o)
+		if o.Via != "" {
+			text += ": " + o.Via + ", deleted with it"
+		}
+		d := n.Add(p.Bad("deletes") + " " + text)
+		addHelmClaim(d, o)
+	}
+	for _, o := range h.Left {
+		why := "not in the release's manifest (no meta.helm.sh/release-name for it, e.g. a volumeClaimTemplates claim): left orphaned"
+		switch {
+		case o.Keep:
+			why = "kept by helm.sh/resource-policy: keep"
+		case o.Via != "":
+			why = o.Via + ", not in the release's manifest: left orphaned"
+		}
+		d := n.Add(p.Good("leaves") + " " + helmObjectText(o) + ": " + why)
+		addHelmClaim(d, o)
+	}
+	if len(h.Others) > 0 {
+		n.Add("and the release's other objects: " + h.OthersText())
+	}
+	for _, v := range h.Values {
+		n.Add(fmt.Sprintf("values %s: %s", v.Path, v.What))
+	}
+	for _, s := range h.NotSeen {
+		n.Add(p.Warn("not seen: ") + s)
+	}
+}
+
+func helmObjectText(o retire.HelmObject) string {
+	s := o.Object.String()
+	if o.Detail != "" {
+		s += " (" + o.Detail + ")"
+	}
+	return s
+}
+
+func addHelmClaim(n *output.Node, o retire.HelmObject) {
+	for _, b := range o.Consumers {
+		n.Add(fmt.Sprintf("mounted by pods/%s: %s", b.Object.Name, b.Reason))
+	}
+	if o.Cost != "" {
+		n.Add("if deleted: " + o.Cost)
+	}
+}
