@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -31,7 +32,8 @@ type Executor struct {
 
 // DeleteChecked re-reads everything stage 4 depends on and deletes rm's object only if it is
 // unchanged in the ways that matter — not Terminating, in no Kustomization's inventory, for a
-// claim mounted by no pod — pinned to the UID it re-read.
+// claim mounted by no pod, for a HelmRelease suspended (else deleting it uninstalls its
+// chart) — pinned to the UID it re-read.
 func (e Executor) DeleteChecked(ctx context.Context, rm *Removal) error {
 	c := e.Clients
 	catalog, err := kinds.Discover(c.Discovery)
@@ -58,6 +60,9 @@ func (e Executor) DeleteChecked(ctx context.Context, rm *Removal) error {
 	if err := e.notInInventory(ctx, rm.ID); err != nil {
 		return err
 	}
+	if err := e.helmSuspended(ctx, rm, res.GVR()); err != nil {
+		return err
+	}
 	if rm.Object.GroupKind() == "PersistentVolumeClaim" {
 		users, _, gaps := finalizers.New(c, catalog).ClaimConsumers(ctx, rm.Object.Namespace, rm.Object.Name)
 		if len(gaps) > 0 {
@@ -74,6 +79,25 @@ func (e Executor) DeleteChecked(ctx context.Context, rm *Removal) error {
 	}
 	if err != nil {
 		return fmt.Errorf("deleting %s: %w", rm.Object, err)
+	}
+	return nil
+}
+
+// helmSuspended fails unless rm is not a HelmRelease or its live spec.suspend is true:
+// helm-controller uninstalls the release of a HelmRelease deleted unsuspended, deleting every
+// object its chart installed, which stage 4 must never do as a side effect.
+func (e Executor) helmSuspended(ctx context.Context, rm *Removal, gvr schema.GroupVersionResource) error {
+	if rm.Object.GroupKind() != helmReleaseKind {
+		return nil
+	}
+	hr, err := e.Clients.Dynamic.Resource(gvr).Namespace(rm.Object.Namespace).Get(ctx, rm.Object.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("re-reading %s: %w", rm.Object, err)
+	}
+	suspended, _, err := unstructured.NestedBool(hr.Object, "spec", "suspend")
+	if err != nil || !suspended {
+		return fmt.Errorf("%s is not suspended: deleting it uninstalls its release and everything the chart installed; suspend it first: %s", rm.Object,
+			e.Planner.kubectl(rm.Object.Namespace, "patch", rm.Object.Resource(), rm.Object.Name, "--type=merge", "-p", `{"spec":{"suspend":true}}`))
 	}
 	return nil
 }

@@ -272,3 +272,49 @@ func TestOrphans(t *testing.T) {
 		t.Errorf("objects not applied by kustomize-controller are listed:\n%s", out)
 	}
 }
+
+// Stage 4 never uninstalls a chart as a side effect: a retained HelmRelease that is not
+// suspended is refused (helm-controller's reconcileDelete uninstalls the release of a
+// HelmRelease deleted unsuspended), with the command that suspends it; once it is suspended,
+// the re-checked delete goes ahead and the release's objects stay.
+func TestExecuteRefusesUnsuspendedHelmRelease(t *testing.T) {
+	needEnv(t)
+	ns := namespace(t, "retire4hr")
+	liveKS(t, ns, "apps", "./k8s/"+ns)
+	liveHelmRelease(t, ns, "paperless")
+	optOut := []byte(`{"metadata":{"annotations":{"kustomize.toolkit.fluxcd.io/prune":"disabled"}}}`)
+	if _, err := kc.Dynamic.Resource(hrGVR).Namespace(ns).Patch(context.Background(), "paperless", types.MergePatchType, optOut, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("annotating: %v", err)
+	}
+	hr := strings.Replace(appTemplateRelease(ns, "paperless", ""), "  namespace: "+ns+"\n",
+		"  namespace: "+ns+"\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", 1)
+	r := gittest.New(t, map[string]string{"k8s/" + ns + "/paperless.yaml": hr})
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"k8s/" + ns + "/paperless.yaml": "", "k8s/" + ns + "/settings.yaml": configMap(ns, "settings")})
+
+	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	contains(t, out, "STOPPED at stage 4 (delete by hand) of HelmRelease "+ns+"/paperless", "HelmRelease "+ns+"/paperless is not suspended: deleting it uninstalls its release",
+		"--context="+env.Context+" -n "+ns+" patch helmrelease.helm.toolkit.fluxcd.io paperless --type=merge -p '{\"spec\":{\"suspend\":true}}'")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if _, err := kc.Dynamic.Resource(hrGVR).Namespace(ns).Get(context.Background(), "paperless", metav1.GetOptions{}); err != nil {
+		t.Fatalf("HelmRelease gone after a refusal: %v", err)
+	}
+
+	patch := []byte(`{"spec":{"suspend":true}}`)
+	if _, err := kc.Dynamic.Resource(hrGVR).Namespace(ns).Patch(context.Background(), "paperless", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("suspending: %v", err)
+	}
+	out, errOut, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	if code != 0 {
+		t.Fatalf("suspended: exit %d\n%s\n%s", code, out, errOut)
+	}
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := kc.Dynamic.Resource(hrGVR).Namespace(ns).Get(ctx, "paperless", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("suspended HelmRelease not deleted: %v", err)
+	}
+}
