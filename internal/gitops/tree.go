@@ -310,6 +310,7 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 	}
 	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
+	l.incr.see(tiers)
 	for _, t := range tiers {
 		if t.NotCovered = l.notCovered(t); t.NotCovered != "" {
 			continue

@@ -50,18 +50,18 @@ func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions
 		wg.Wait()
 		b.fullBuild = "--full"
 	} else {
-		bo := opts
-		bo.RecordInputs = true
-		b.base, errB = gitops.Load(ctx, layout.Dir(baseDir), bo)
-		a := gitops.Against{Base: b.base}
-		if errB == nil {
-			if ch, err := repo.Changes(revs.Base.Commit, revs.Candidate.Commit); err == nil {
-				a.Changes = ch.Under(layout.SourceRoot)
-			}
+		var changes *gitops.Changes
+		if ch, err := repo.Changes(revs.Base.Commit, revs.Candidate.Commit); err == nil {
+			changes = ch.Under(layout.SourceRoot)
 		}
-		b.cand, errC = gitops.LoadIncremental(ctx, layout.Dir(candDir), opts, a)
+		b.base, b.cand, errB, errC = gitops.LoadPair(ctx, layout.Dir(baseDir), layout.Dir(candDir), opts, changes)
 		if b.cand != nil {
 			b.fullBuild = b.cand.FullBuild
+		}
+		if errB == nil && errC == nil && removes(b.base, b.cand) {
+			// What else a removed namespace or CRD holds, and where a removed object
+			// moved, are read from every tier.
+			gitops.FillSkipped(ctx, b.base, b.cand)
 		}
 	}
 	if errors.Is(errC, gitops.ErrPathNotFound) {
@@ -77,6 +77,38 @@ func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions
 		b.base, b.cand = nil, nil
 	}
 	return b, nil
+}
+
+// removes reports whether the candidate drops any object the base's entry or tiers declare,
+// from the tiers either side built: the tiers LoadPair left unbuilt are the same at both.
+func removes(base, cand *gitops.Tree) bool {
+	drops := func(bt, ct *gitops.Tier) bool {
+		have := make(map[string]bool, len(ct.Objects))
+		for _, o := range ct.Objects {
+			have[gitops.ObjectID(o)] = true
+		}
+		for _, o := range bt.Objects {
+			if !have[gitops.ObjectID(o)] {
+				return true
+			}
+		}
+		return false
+	}
+	if drops(base.EntryBuild, cand.EntryBuild) {
+		return true
+	}
+	for id, bt := range base.Tiers {
+		ct := cand.Tiers[id]
+		switch {
+		case ct == nil:
+			return true
+		case ct.NotBuilt():
+			continue
+		case drops(bt, ct):
+			return true
+		}
+	}
+	return false
 }
 
 // liveTrees builds the cluster's Kustomizations as they are, at both revisions, except those

@@ -1,0 +1,329 @@
+package gitops
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/yaml"
+)
+
+// staticReads is what a tier's build may read, found from the kustomization files alone,
+// without building: a superset of what the build records (Inputs), so a tier none of whose
+// static paths changed builds to what it built before. mustBuild says why the reader cannot
+// bound the build (a field it does not model, a path outside the root …): such a tier is
+// built.
+type staticReads struct {
+	// paths are root-relative: a change at, below or above one may change the build.
+	paths []string
+	// files are the files among and below paths that exist, whose text discovery reads.
+	files []string
+	// anyName says a kustomization renames, patches or transforms what it builds, so the
+	// tier may declare a ConfigMap or Secret of any name.
+	anyName   bool
+	mustBuild string
+}
+
+// staticDir is what one directory, built as a kustomization, refers to.
+type staticDir struct {
+	paths, files []string
+	// dirs are the kustomization directories it refers to, built in turn.
+	dirs      []string
+	anyName   bool
+	mustBuild string
+}
+
+// staticReader reads kustomization graphs under one root, each directory once; safe for
+// concurrent use.
+type staticReader struct {
+	root  string
+	mu    sync.Mutex
+	dirs  map[string]*staticDir
+	facts map[string]*fileFacts
+}
+
+func newStaticReader(root string) *staticReader {
+	return &staticReader{root: root, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
+}
+
+// tier returns the static inputs of ks's build: its path as the controller's generator reads
+// it, the Kustomization's spec.components, and every kustomization directory they lead to.
+func (s *staticReader) tier(ks Kustomization) staticReads {
+	dir := CleanPath(ks.Path)
+	queue := []string{dir}
+	if ks.Object != nil {
+		for _, c := range stringsAt(ks.Object.Object, "spec", "components") {
+			j, ok := localJoin(dir, c)
+			if !ok {
+				return staticReads{mustBuild: fmt.Sprintf("spec.components names %q, outside the root", c)}
+			}
+			queue = append(queue, j)
+		}
+	}
+	var in staticReads
+	paths, files := map[string]bool{}, map[string]bool{}
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		sd := s.dir(d)
+		if sd.mustBuild != "" {
+			return staticReads{mustBuild: sd.mustBuild}
+		}
+		for _, p := range sd.paths {
+			paths[p] = true
+		}
+		for _, f := range sd.files {
+			files[f] = true
+		}
+		in.anyName = in.anyName || sd.anyName
+		queue = append(queue, sd.dirs...)
+	}
+	if ks.Object != nil {
+		spec, _ := ks.Object.Object["spec"].(map[string]any)
+		in.anyName = in.anyName || spec["namePrefix"] != nil || spec["nameSuffix"] != nil || spec["patches"] != nil
+	}
+	in.paths, in.files = sortedSet(paths), sortedSet(files)
+	return in
+}
+
+// dir reads directory d (root-relative) as kustomize and the controller's generator would.
+func (s *staticReader) dir(d string) *staticDir {
+	s.mu.Lock()
+	sd, ok := s.dirs[d]
+	s.mu.Unlock()
+	if ok {
+		return sd
+	}
+	sd = s.readDir(d)
+	s.mu.Lock()
+	s.dirs[d] = sd
+	s.mu.Unlock()
+	return sd
+}
+
+func (s *staticReader) readDir(d string) *staticDir {
+	sd := &staticDir{}
+	if s.kind(d) != "dir" {
+		sd.paths = []string{d} // it may appear
+		return sd
+	}
+	var kfile string
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		p := path.Join(d, name)
+		sd.paths = append(sd.paths, p)
+		if kfile == "" && s.kind(p) == "file" {
+			kfile = p
+		}
+	}
+	if kfile == "" {
+		// The generator lists the whole directory (kustomize fails on one it is not the
+		// generator's): every file below is read or may be.
+		sd.paths = append(sd.paths, d)
+		sd.files, sd.mustBuild = s.filesBelow(d)
+		return sd
+	}
+	sd.files = append(sd.files, kfile)
+	data, err := os.ReadFile(s.abs(kfile))
+	if err != nil || len(data) > maxFileSize {
+		sd.mustBuild = fmt.Sprintf("%s cannot be read", kfile)
+		return sd
+	}
+	var k map[string]any
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		sd.mustBuild = fmt.Sprintf("%s does not parse", kfile)
+		return sd
+	}
+	for key, v := range k {
+		if why := s.field(sd, d, key, v); why != "" {
+			sd.mustBuild = fmt.Sprintf("%s: %s", kfile, why)
+			return sd
+		}
+	}
+	sort.Strings(sd.dirs)
+	return sd
+}
+
+// field records what one top-level field of d's kustomization file reads; non-empty when
+// the reader does not model it.
+func (s *staticReader) field(sd *staticDir, d, key string, v any) string {
+	switch key {
+	case "apiVersion", "kind", "metadata", "namespace", "commonLabels", "labels", "commonAnnotations",
+		"images", "replicas", "buildMetadata", "sortOptions", "generatorOptions", "vars":
+		return ""
+	case "namePrefix", "nameSuffix":
+		sd.anyName = true
+		return ""
+	case "resources", "bases", "components":
+		return s.refs(sd, d, stringsIn(v, ""), true)
+	case "generators", "transformers", "validators":
+		sd.anyName = true
+		for _, e := range stringsIn(v, "") {
+			if strings.Contains(e, "\n") {
+				return key + " holds an inline configuration"
+			}
+		}
+		return s.refs(sd, d, stringsIn(v, ""), true)
+	case "patchesStrategicMerge":
+		sd.anyName = true
+		var files []string
+		for _, e := range stringsIn(v, "") {
+			if !strings.Contains(e, "\n") { // else an inline patch
+				files = append(files, e)
+			}
+		}
+		return s.refs(sd, d, files, false)
+	case "patches", "patchesJson6902", "replacements":
+		sd.anyName = true
+		return s.refs(sd, d, stringsIn(v, "path"), false)
+	case "openapi":
+		return s.refs(sd, d, stringsIn(v, "path"), false)
+	case "crds", "configurations":
+		return s.refs(sd, d, stringsIn(v, ""), false)
+	case "configMapGenerator", "secretGenerator":
+		var files []string
+		for _, f := range append(append(stringsIn(v, "files"), stringsIn(v, "envs")...), stringsIn(v, "env")...) {
+			if _, rhs, ok := strings.Cut(f, "="); ok {
+				f = rhs // key=path
+			}
+			files = append(files, f)
+		}
+		return s.refs(sd, d, files, false)
+	}
+	return fmt.Sprintf("field %q is not modelled", key)
+}
+
+// refs records entries of d's kustomization: a local directory is built as a kustomization
+// when asKustomization, else read whole; a file is read; a missing path may appear. A
+// remote entry reads nothing local (offline it fails the same at both revisions).
+func (s *staticReader) refs(sd *staticDir, d string, entries []string, asKustomization bool) string {
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		switch {
+		case e == "":
+			continue
+		case asKustomization && !isLocalRef(e):
+			// Offline it fails at both revisions; the recorded reads of its build say
+			// whether it is unchanged (incremental.unchanged).
+			return fmt.Sprintf("%q is remote", e)
+		}
+		j, ok := localJoin(d, e)
+		if !ok {
+			return fmt.Sprintf("%q lies outside the root", e)
+		}
+		switch s.kind(j) {
+		case "dir":
+			if asKustomization {
+				sd.dirs = append(sd.dirs, j)
+				continue
+			}
+			files, why := s.filesBelow(j)
+			if why != "" {
+				return why
+			}
+			sd.files = append(sd.files, files...)
+		case "file":
+			sd.files = append(sd.files, j)
+		}
+		sd.paths = append(sd.paths, j)
+	}
+	return ""
+}
+
+// filesBelow lists the files under d; a symlink or an unreadable entry is a reason to build.
+func (s *staticReader) filesBelow(d string) ([]string, string) {
+	var out []string
+	bad := ""
+	_ = filepath.WalkDir(s.abs(d), func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			bad = fmt.Sprintf("%s cannot be listed", d)
+			return filepath.SkipAll
+		case e.Type()&fs.ModeSymlink != 0:
+			bad = fmt.Sprintf("a symlink lies under %s", d)
+			return filepath.SkipAll
+		case e.IsDir():
+			return nil
+		}
+		if r, err := filepath.Rel(s.root, p); err == nil {
+			out = append(out, filepath.ToSlash(r))
+		}
+		return nil
+	})
+	return out, bad
+}
+
+// kind is what root-relative p is: "dir", "file" or "" (nothing, or a symlink's target is
+// not looked at: SymlinkFree roots only reach here).
+func (s *staticReader) kind(p string) string { return pathKind(s.abs(p)) }
+
+func (s *staticReader) abs(p string) string { return filepath.Join(s.root, filepath.FromSlash(p)) }
+
+// isLocalRef is kustomize's own test of a resource entry, which fetches what it is not.
+func isLocalRef(e string) bool {
+	l := strings.ToLower(e)
+	for _, p := range []string{"git::", "gh:", "ssh://", "https://", "http://", "git@", "github.com:", "github.com/"} {
+		if strings.HasPrefix(l, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// localJoin joins a kustomization's entry to its directory; ok is false for an absolute
+// entry or one that leaves the root.
+func localJoin(d, e string) (string, bool) {
+	if path.IsAbs(e) || filepath.IsAbs(e) {
+		return "", false
+	}
+	j := path.Join(d, e)
+	if j == ".." || strings.HasPrefix(j, "../") {
+		return "", false
+	}
+	return j, true
+}
+
+// stringsIn collects the strings of v: v itself, or the items of a list, or with key set,
+// the values under key in a mapping or in the mappings of a list (a string or a list of
+// strings each).
+func stringsIn(v any, key string) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		if key == "" {
+			out = append(out, x)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, stringsIn(e, key)...)
+		}
+	case map[string]any:
+		if key != "" {
+			out = append(out, stringsIn(x[key], "")...)
+		}
+	}
+	return out
+}
+
+// stringsAt returns the strings of the list at fields of obj.
+func stringsAt(obj map[string]any, fields ...string) []string {
+	var v any = obj
+	for _, f := range fields {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[f]
+	}
+	return stringsIn(v, "")
+}
