@@ -57,7 +57,8 @@ func readFacts(data []byte) *fileFacts {
 	for _, g := range harmlessFluxGroups {
 		n -= bytes.Count(data, []byte(g))
 	}
-	ff.flux = n > 0 || bytes.Contains(data, []byte("controlplane.io")) || varTypeLine.Match(data)
+	ff.anyName = varTypeLine.Match(data)
+	ff.flux = n > 0 || bytes.Contains(data, []byte("controlplane.io")) || ff.anyName
 	lower := bytes.ToLower(data)
 	if !bytes.Contains(lower, []byte("configmap")) && !bytes.Contains(lower, []byte("secret")) {
 		return ff
