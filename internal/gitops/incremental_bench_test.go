@@ -19,10 +19,10 @@ import (
 
 // BenchmarkIncrementalLoad measures what a pull-request gate builds offline on generated
 // home-ops repositories of 100 and 1,000 Kustomizations, against kustomize building every
-// path once, one after another: today's two full loads (base and candidate at once), and the
-// incremental load (the base loaded recording inputs, the changes listed, the candidate
-// loaded against it) of a one-file image bump (target <= 0.25x) and of a change to the
-// component every tier uses (target: no slower than today). Peak RSS is the process's high
+// path once, one after another: today's two full loads (base and candidate at once, as
+// --full does), and the incremental load (the changes listed, both revisions loaded with
+// LoadPair) of a one-file image bump (target <= 0.25x) and of a change to the component
+// every tier uses (target: no slower than today). Peak RSS is the process's high
 // water mark over each run (reset through /proc/self/clear_refs).
 func BenchmarkIncrementalLoad(b *testing.B) {
 	for _, n := range []int{100, 1000} {
@@ -78,23 +78,17 @@ func (ib *incrBench) today(b *testing.B, candDir string) {
 	wg.Wait()
 }
 
-// incremental loads the base recording inputs, lists the changes and loads the candidate
-// against it; it returns how many tiers were built at the candidate.
+// incremental lists the changes and loads both revisions with LoadPair, as the gate does; it
+// returns how many tiers were built at the candidate.
 func (ib *incrBench) incremental(b *testing.B, cand, candDir string) int {
 	ctx := context.Background()
-	opts := ib.opts
-	opts.RecordInputs = true
-	base, err := Load(ctx, ib.baseDir, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
 	changes, err := ib.repo.Changes(ib.base, cand)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tree, err := LoadIncremental(ctx, candDir, ib.opts, Against{Base: base, Changes: changes})
-	if err != nil {
-		b.Fatal(err)
+	_, tree, errB, errC := LoadPair(ctx, ib.baseDir, candDir, ib.opts, changes)
+	if errB != nil || errC != nil {
+		b.Fatal(errB, errC)
 	}
 	built := 0
 	for _, t := range tree.Tiers {

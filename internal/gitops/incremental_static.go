@@ -28,6 +28,7 @@ func LoadPair(ctx context.Context, baseRoot, candRoot string, opts LoadOptions, 
 	var sb, sc *staticSkip
 	if changes != nil && changes.Uncertain == "" && !opts.AllowNetwork {
 		sb, sc = newStaticSkip(baseRoot, changes), newStaticSkip(candRoot, changes)
+		sc.reader.prev, sc.reader.changes = sb.reader, changes
 		bo.incr = &incremental{root: baseRoot, static: sb}
 	}
 	base, errB = Load(ctx, baseRoot, bo)

@@ -46,10 +46,45 @@ type staticReader struct {
 	mu    sync.Mutex
 	dirs  map[string]*staticDir
 	facts map[string]*fileFacts
+	// prev is the reader of the other revision, whose answers hold here for what changes
+	// does not touch.
+	prev    *staticReader
+	changes *Changes
 }
 
 func newStaticReader(root string) *staticReader {
 	return &staticReader{root: root, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
+}
+
+// fromPrev is the other revision's reading of directory d when nothing it read changed.
+func (s *staticReader) fromPrev(d string) *staticDir {
+	if s.prev == nil {
+		return nil
+	}
+	s.prev.mu.Lock()
+	sd := s.prev.dirs[d]
+	s.prev.mu.Unlock()
+	if sd == nil || sd.mustBuild != "" {
+		return nil
+	}
+	for _, list := range [][]string{sd.paths, sd.files} {
+		for _, p := range list {
+			if s.changes.Touches(p) {
+				return nil
+			}
+		}
+	}
+	return sd
+}
+
+// factsFromPrev is the other revision's facts of file f when f did not change.
+func (s *staticReader) factsFromPrev(f string) *fileFacts {
+	if s.prev == nil || s.changes.Touches(f) {
+		return nil
+	}
+	s.prev.mu.Lock()
+	defer s.prev.mu.Unlock()
+	return s.prev.facts[f]
 }
 
 // tier returns the static inputs of ks's build: its path as the controller's generator reads
@@ -105,7 +140,9 @@ func (s *staticReader) dir(d string) *staticDir {
 	if ok {
 		return sd
 	}
-	sd = s.readDir(d)
+	if sd = s.fromPrev(d); sd == nil {
+		sd = s.readDir(d)
+	}
 	s.mu.Lock()
 	s.dirs[d] = sd
 	s.mu.Unlock()

@@ -95,7 +95,7 @@ func TestStaticReaderGivesUp(t *testing.T) {
 func TestFileFacts(t *testing.T) {
 	refs := &refNames{names: map[string]bool{"cluster-settings": true}}
 	for _, c := range []struct {
-		name, text string
+		name, text     string
 		flux, declares bool
 	}{
 		{"a Kustomization", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n", true, false},

@@ -39,11 +39,13 @@ func (s *staticReader) fileFacts(f string) *fileFacts {
 	if ok {
 		return ff
 	}
-	data, err := os.ReadFile(s.abs(f))
-	if err != nil || len(data) > maxFileSize {
-		ff = &fileFacts{flux: true, anyName: true}
-	} else {
-		ff = readFacts(data)
+	if ff = s.factsFromPrev(f); ff == nil {
+		data, err := os.ReadFile(s.abs(f))
+		if err != nil || len(data) > maxFileSize {
+			ff = &fileFacts{flux: true, anyName: true}
+		} else {
+			ff = readFacts(data)
+		}
 	}
 	s.mu.Lock()
 	s.facts[f] = ff
