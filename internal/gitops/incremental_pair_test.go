@@ -206,3 +206,70 @@ func checkBuilt(t *testing.T, base, cand *Tree, wantBase, wantCand []string) {
 		t.Errorf("tiers built at the candidate (-want +got):\n%s", d)
 	}
 }
+
+// TestLoadPairLateSubstitutionSource covers a tier left unbuilt that declares a ConfigMap
+// which only a Kustomization met deeper in the walk reads through substituteFrom: the walk
+// could not know when it skipped it, so both revisions are loaded again without skipping,
+// and the result still equals the full load.
+func TestLoadPairLateSubstitutionSource(t *testing.T) {
+	ctx := context.Background()
+	files := pairFixture()
+	files["kubernetes/apps/default/kustomization.yaml"] = "resources:\n- namespace.yaml\n- ./web/ks.yaml\n- ./db/ks.yaml\n- ./plain/ks.yaml\n- ./tuned/ks.yaml\n- ./gen/ks.yaml\n- ./parent/ks.yaml\n"
+	files["kubernetes/apps/default/parent/ks.yaml"] = appKS("parent", "default", "parent", nil, "")
+	files["kubernetes/apps/default/parent/app/kustomization.yaml"] = "resources:\n- child.yaml\n"
+	files["kubernetes/apps/default/parent/app/child.yaml"] = `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: child
+  namespace: default
+spec:
+  interval: 1h
+  path: ./kubernetes/apps/default/parent/child
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+    namespace: flux-system
+  postBuild:
+    substituteFrom:
+    - kind: ConfigMap
+      name: gen-env
+`
+	files["kubernetes/apps/default/parent/child/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: child\ndata:\n  mode: ${MODE}\n"
+	g := gittest.New(t, files)
+	repo, err := OpenRepo(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := g.Git("rev-parse", "HEAD")
+	cand := g.Commit("bump", map[string]string{"kubernetes/apps/default/web/app/helmrelease.yaml": helmRelease("web", "1.1.0")})
+	changes, err := repo.Changes(base, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := LoadOptions{Entry: "clusters/main", NoFiles: true}
+	baseDir, candDir := snapshot(t, repo, base).Dir, snapshot(t, repo, cand).Dir
+	pb, pc, errB, errC := LoadPair(ctx, baseDir, candDir, opts, changes)
+	if errB != nil || errC != nil {
+		t.Fatal(errB, errC)
+	}
+	for side, pair := range map[string][2]string{"base": {baseDir, ""}, "candidate": {candDir, ""}} {
+		full, err := Load(ctx, pair[0], opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := pb
+		if side == "candidate" {
+			got = pc
+		}
+		if d := cmp.Diff(treeView(full), treeView(got)); d != "" {
+			t.Errorf("%s differs from the full load (-full +pair):\n%s", side, d)
+		}
+	}
+	if gen := pb.Tiers["flux-system/gen"]; gen == nil || gen.NotBuilt() {
+		t.Error("the base left gen unbuilt, whose ConfigMap child reads")
+	}
+	if child := pc.Tiers["default/child"]; child == nil || len(child.Undefined) > 0 {
+		t.Errorf("child at the candidate: %+v, want MODE substituted from gen-env", child)
+	}
+}
