@@ -34,7 +34,7 @@ func LoadPair(ctx context.Context, baseRoot, candRoot string, opts LoadOptions, 
 	base, errB = Load(ctx, baseRoot, bo)
 	a := Against{Base: base, Changes: changes}
 	if errB != nil {
-		a = Against{}
+		a, sc = Against{}, nil // the candidate alone, built whole
 	}
 	cand, errC = loadIncremental(ctx, candRoot, opts, a, sc)
 	if errB != nil || errC != nil || sb == nil {
