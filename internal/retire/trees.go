@@ -22,9 +22,10 @@ type built struct {
 }
 
 // offlineTrees walks each revision from the entry path (gitops.Load), so every Kustomization is
-// found in build output with its rendered spec. Unless req.Full, the base is walked first,
-// recording each tier's inputs, and the candidate then builds only the tiers whose inputs the
-// change touches (gitops.LoadIncremental); with req.Full both are built whole, concurrently.
+// found in build output with its rendered spec. Unless req.Full, only the tiers the change
+// touches are built at both revisions, those the walk needs once, and the others at neither
+// (gitops.LoadPair) until something is removed, when every tier's objects are needed
+// (gitops.FillSkipped); with req.Full both are built whole, concurrently.
 func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions, req Request) (*built, error) {
 	// Files are found afterwards, for the removed objects only (removalFiles).
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
