@@ -171,8 +171,11 @@ func (s *staticReader) readDir(d string) *staticDir {
 	}
 	sd.files = append(sd.files, kfile)
 	data, err := os.ReadFile(s.abs(kfile))
-	if err != nil || len(data) > maxFileSize {
-		sd.mustBuild = fmt.Sprintf("%s cannot be read", kfile)
+	if err == nil {
+		err = checkLoad(kfile, data) // the build's own limits: size, alias bombs
+	}
+	if err != nil {
+		sd.mustBuild = fmt.Sprintf("%s cannot be read: %v", kfile, err)
 		return sd
 	}
 	var k map[string]any

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,6 +82,7 @@ func TestStaticReaderGivesUp(t *testing.T) {
 		{"absolute", "resources:\n- /etc/x.yaml\n"},
 		{"remote", "resources:\n- github.com/example/platform//base?ref=v1\n"},
 		{"not YAML", "resources: [\n"},
+		{"alias bomb", aliasBomb()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := gittest.New(t, map[string]string{"apps/x/kustomization.yaml": c.kustomization}).Dir
@@ -120,4 +122,20 @@ func TestFileFacts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// aliasBomb is a kustomization whose aliases expand a billion times (billion laughs).
+func aliasBomb() string {
+	b := "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+	for i := 1; i < 10; i++ {
+		b += fmt.Sprintf("a%d: &a%d [", i, i)
+		for j := range 10 {
+			if j > 0 {
+				b += ", "
+			}
+			b += fmt.Sprintf("*a%d", i-1)
+		}
+		b += "]\n"
+	}
+	return b + "resources: []\n"
 }

@@ -41,7 +41,10 @@ func (s *staticReader) fileFacts(f string) *fileFacts {
 	}
 	if ff = s.factsFromPrev(f); ff == nil {
 		data, err := os.ReadFile(s.abs(f))
-		if err != nil || len(data) > maxFileSize {
+		if err == nil {
+			err = checkLoad(f, data) // the build's own limits: size, alias bombs
+		}
+		if err != nil {
 			ff = &fileFacts{flux: true, anyName: true}
 		} else {
 			ff = readFacts(data)
