@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"testing"
 
@@ -59,8 +60,12 @@ func TestStaticReadsCoverRecorded(t *testing.T) {
 }
 
 // covers reports whether a change that touches p (at or below it, or anything below a
-// directory whose kind only matters when dir) touches one of paths.
+// directory whose kind only matters when dir) touches one of paths. A .sourceignore file
+// anywhere is covered by LoadPair itself, which skips nothing when one changes.
 func covers(paths []string, p string, dir bool) bool {
+	if path.Base(p) == ".sourceignore" {
+		return true
+	}
 	for _, s := range paths {
 		switch {
 		case s == p || s == "." || strings.HasPrefix(p, s+"/"):
