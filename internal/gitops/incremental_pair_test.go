@@ -55,6 +55,8 @@ type pairCase struct {
 	name       string
 	files      map[string]string
 	base, cand []string
+	// all: nothing may be left unbuilt.
+	all bool
 }
 
 // walkTiers are the tiers of pairFixture the base builds whatever changes: those that
@@ -91,6 +93,7 @@ func pairCases() []pairCase {
 			base: with("tuned"), cand: []string{"tuned"}},
 		pairCase{name: "a file nothing reads", files: map[string]string{"kubernetes/components/inner/README.md": "notes\n"},
 			base: walk, cand: []string{}},
+		pairCase{name: "a .sourceignore added", files: map[string]string{"kubernetes/.sourceignore": "*.md\n"}, all: true},
 	)
 	return out
 }
@@ -137,6 +140,11 @@ func TestLoadPairEqualsLoad(t *testing.T) {
 			checkPairSide(t, "candidate", pc, fullCand, fullBase)
 			if c.base != nil {
 				checkBuilt(t, pb, pc, c.base, c.cand)
+			}
+			for _, id := range pb.IDs() {
+				if c.all && pb.Tiers[id].NotBuilt() {
+					t.Errorf("%s was left unbuilt though the source-controller ignore rules changed", id)
+				}
 			}
 			for _, id := range pb.IDs() {
 				ct := pc.Tiers[id]
