@@ -59,7 +59,12 @@ func (r *Repo) Changes(base, cand string) (*Changes, error) {
 		}
 	}
 	c := &Changes{Paths: sortedUnique(paths)}
-	c.Uncertain, err = r.snapshotGaps(base, cand)
+	if cand == "" {
+		// Two commits are both read from git's objects as they are (Snapshot), so the diff
+		// of their trees is the difference of their snapshots; the working tree is what
+		// filters, attributes and submodules made of it.
+		c.Uncertain, err = r.snapshotGaps(base)
+	}
 	return c, err
 }
 
@@ -76,35 +81,31 @@ func parseRawDiff(out string) ([]string, error) {
 	return paths, nil
 }
 
-// snapshotGaps says why the snapshots of base and cand may differ where the commits do not:
-// `git archive` honours export-subst and export-ignore, from .gitattributes files in the tree
-// or from the repository's info/attributes, and extracts a submodule as an empty directory
+// snapshotGaps says why the working tree may differ from the snapshot of commit base where
+// their diff does not: git diff compares the working tree through the filters and attributes
+// (.gitattributes in the tree, or the repository's info/attributes) that a snapshot read
+// from git's objects never applies, and a snapshot holds a submodule as an empty directory
 // where the working tree has its files. "" when none of that can happen.
-func (r *Repo) snapshotGaps(base, cand string) (string, error) {
+func (r *Repo) snapshotGaps(base string) (string, error) {
 	if p, err := r.git("rev-parse", "--git-path", "info/attributes"); err == nil {
 		if !path.IsAbs(p) {
 			p = r.Dir + "/" + p
 		}
 		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
-			return "the repository has " + p + ", which may change what git archive extracts", nil
+			return "the repository has " + p + ", which may make the working tree differ from its commit", nil
 		}
 	}
-	for _, rev := range []string{base, cand} {
-		if rev == "" {
-			continue
-		}
-		out, err := r.git("ls-tree", "-r", "-z", "--full-tree", rev)
-		if err != nil {
-			return "", fmt.Errorf("listing %s: %w", rev, err)
-		}
-		for _, entry := range strings.Split(out, "\x00") {
-			meta, f, _ := strings.Cut(entry, "\t")
-			switch {
-			case path.Base(f) == ".gitattributes":
-				return fmt.Sprintf("%s has %s, which may change what git archive extracts", rev[:12], f), nil
-			case strings.Contains(meta, " commit "):
-				return fmt.Sprintf("%s has a submodule at %s, which git archive leaves empty", rev[:12], f), nil
-			}
+	out, err := r.git("ls-tree", "-r", "-z", "--full-tree", base)
+	if err != nil {
+		return "", fmt.Errorf("listing %s: %w", base, err)
+	}
+	for _, entry := range strings.Split(out, "\x00") {
+		meta, f, _ := strings.Cut(entry, "\t")
+		switch {
+		case path.Base(f) == ".gitattributes":
+			return fmt.Sprintf("%s has %s, which may make the working tree differ from its commit", base[:12], f), nil
+		case strings.Contains(meta, " commit "):
+			return fmt.Sprintf("%s has a submodule at %s, which a snapshot leaves empty", base[:12], f), nil
 		}
 	}
 	return "", nil

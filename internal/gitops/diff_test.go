@@ -55,8 +55,14 @@ func TestChangesUncertain(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := g.Git("rev-parse", "HEAD")
-	cand := g.Commit("attributes", map[string]string{"apps/.gitattributes": "a.yaml export-subst\n"})
+	cand := g.Commit("attributes", map[string]string{"apps/.gitattributes": "a.yaml filter=lfs\n"})
+	// Both commits are read from git's objects as they are: their diff is certain.
 	got, err := repo.Changes(base, cand)
+	if err != nil || got.Uncertain != "" {
+		t.Errorf("commit to commit: Uncertain = %q (%v), want none", got.Uncertain, err)
+	}
+	// The working tree is what the filters made of the commit.
+	got, err = repo.Changes(cand, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,14 @@ type Against struct {
 // a.Full is set, there is no base or no trustworthy list of changes, either root holds a
 // symlink, or the options differ from the base's. The returned tree records its own inputs.
 func LoadIncremental(ctx context.Context, root string, opts LoadOptions, a Against) (*Tree, error) {
+	return loadIncremental(ctx, root, opts, a, nil)
+}
+
+// loadIncremental is LoadIncremental, which with static also skips the tiers the base did not
+// build and this root need not (LoadPair).
+func loadIncremental(ctx context.Context, root string, opts LoadOptions, a Against, static *staticSkip) (*Tree, error) {
 	opts.RecordInputs = true
-	inc := &incremental{base: a.Base, changes: a.Changes, root: root}
+	inc := &incremental{base: a.Base, changes: a.Changes, root: root, static: static}
 	inc.off = a.fullReason(opts)
 	opts.incr = inc
 	t, err := Load(ctx, root, opts)
@@ -82,6 +88,8 @@ type incremental struct {
 	// off says why no tier is reused (set before Load, or by the first build that finds a
 	// symlink in the candidate).
 	off string
+	// static, when set, skips the tiers no revision needs built (LoadPair).
+	static *staticSkip
 }
 
 // incremental returns the hook Load uses on root: the one LoadIncremental set, one that only
@@ -102,6 +110,9 @@ func (o LoadOptions) incremental(root string) *incremental {
 func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
 	if i == nil {
 		return false
+	}
+	if skip, decided := i.staticReuse(t, opts); decided {
+		return skip
 	}
 	if t.Inputs != nil && !t.Unchanged && t.Inputs.walk == nil {
 		// Built by this walk: the final build reads the same files and object, so it
@@ -142,7 +153,7 @@ func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
 
 // unchanged reports whether t's walk build would read exactly what bt's did.
 func (i *incremental) unchanged(t, bt *Tier, opts BuildOptions) bool {
-	if bt == nil || bt.Inputs == nil || bt.Inputs.Incomplete != "" || bt.NotCovered != "" {
+	if bt == nil || bt.Inputs == nil || bt.NotBuilt() || bt.Inputs.Incomplete != "" || bt.NotCovered != "" {
 		return false
 	}
 	if bt.Err != nil && !errors.Is(bt.Err, ErrNeedsNetwork) && !errors.Is(bt.Err, ErrPathNotFound) {

@@ -39,6 +39,8 @@ type Inputs struct {
 	// walk is the walk's build output, kept only when the final build read other
 	// substitution sources: the walk found the tier's children and sources in it.
 	walk *walkOutput
+	// skipped says no revision built the tier (Tier.NotBuilt).
+	skipped bool
 }
 
 // walkOutput is a tier's output as the level-by-level walk saw it.

@@ -42,8 +42,9 @@ type Tier struct {
 	// Undecoded names the Kustomizations in this tier's build that did not decode: the tiers
 	// they declare are not built, so what they would prune is unknown.
 	Undecoded []string
-	// Unchanged says LoadIncremental copied the tier from the base tree: none of its inputs
-	// changed, so it builds to what it built there and removes nothing.
+	// Unchanged says LoadIncremental copied the tier from the base tree, or LoadPair built it
+	// at neither revision (NotBuilt): none of its inputs changed, so it builds to what it
+	// built there and removes nothing.
 	Unchanged bool
 	// Inputs is what the build read (LoadOptions.RecordInputs); nil when not recorded.
 	Inputs *Inputs
@@ -310,6 +311,7 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 	}
 	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
+	l.incr.see(tiers)
 	for _, t := range tiers {
 		if t.NotCovered = l.notCovered(t); t.NotCovered != "" {
 			continue

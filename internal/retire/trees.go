@@ -22,9 +22,10 @@ type built struct {
 }
 
 // offlineTrees walks each revision from the entry path (gitops.Load), so every Kustomization is
-// found in build output with its rendered spec. Unless req.Full, the base is walked first,
-// recording each tier's inputs, and the candidate then builds only the tiers whose inputs the
-// change touches (gitops.LoadIncremental); with req.Full both are built whole, concurrently.
+// found in build output with its rendered spec. Unless req.Full, only the tiers the change
+// touches are built at both revisions, those the walk needs once, and the others at neither
+// (gitops.LoadPair) until something is removed, when every tier's objects are needed
+// (gitops.FillSkipped); with req.Full both are built whole, concurrently.
 func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions, req Request) (*built, error) {
 	// Files are found afterwards, for the removed objects only (removalFiles).
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
@@ -50,18 +51,18 @@ func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions
 		wg.Wait()
 		b.fullBuild = "--full"
 	} else {
-		bo := opts
-		bo.RecordInputs = true
-		b.base, errB = gitops.Load(ctx, layout.Dir(baseDir), bo)
-		a := gitops.Against{Base: b.base}
-		if errB == nil {
-			if ch, err := repo.Changes(revs.Base.Commit, revs.Candidate.Commit); err == nil {
-				a.Changes = ch.Under(layout.SourceRoot)
-			}
+		var changes *gitops.Changes
+		if ch, err := repo.Changes(revs.Base.Commit, revs.Candidate.Commit); err == nil {
+			changes = ch.Under(layout.SourceRoot)
 		}
-		b.cand, errC = gitops.LoadIncremental(ctx, layout.Dir(candDir), opts, a)
+		b.base, b.cand, errB, errC = gitops.LoadPair(ctx, layout.Dir(baseDir), layout.Dir(candDir), opts, changes)
 		if b.cand != nil {
 			b.fullBuild = b.cand.FullBuild
+		}
+		if errB == nil && errC == nil && removes(b.base, b.cand) {
+			// What else a removed namespace or CRD holds, and where a removed object
+			// moved, are read from every tier.
+			gitops.FillSkipped(ctx, b.base, b.cand)
 		}
 	}
 	if errors.Is(errC, gitops.ErrPathNotFound) {
@@ -77,6 +78,38 @@ func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions
 		b.base, b.cand = nil, nil
 	}
 	return b, nil
+}
+
+// removes reports whether the candidate drops any object the base's entry or tiers declare,
+// from the tiers either side built: the tiers LoadPair left unbuilt are the same at both.
+func removes(base, cand *gitops.Tree) bool {
+	drops := func(bt, ct *gitops.Tier) bool {
+		have := make(map[string]bool, len(ct.Objects))
+		for _, o := range ct.Objects {
+			have[gitops.ObjectID(o)] = true
+		}
+		for _, o := range bt.Objects {
+			if !have[gitops.ObjectID(o)] {
+				return true
+			}
+		}
+		return false
+	}
+	if drops(base.EntryBuild, cand.EntryBuild) {
+		return true
+	}
+	for id, bt := range base.Tiers {
+		ct := cand.Tiers[id]
+		switch {
+		case ct == nil:
+			return true
+		case ct.NotBuilt():
+			continue
+		case drops(bt, ct):
+			return true
+		}
+	}
+	return false
 }
 
 // liveTrees builds the cluster's Kustomizations as they are, at both revisions, except those

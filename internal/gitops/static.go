@@ -1,0 +1,223 @@
+package gitops
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/yaml"
+)
+
+// staticReads is what a tier's build may read, found from the kustomization files alone,
+// without building: a superset of what the build records (Inputs), so a tier none of whose
+// static paths changed builds to what it built before. mustBuild says why the reader cannot
+// bound the build (a field it does not model, a path outside the root …): such a tier is
+// built.
+type staticReads struct {
+	// paths are root-relative: a change at, below or above one may change the build.
+	paths []string
+	// files are the files among and below paths that exist, whose text discovery reads.
+	files []string
+	// anyName says a kustomization renames, patches or transforms what it builds, so the
+	// tier may declare a ConfigMap or Secret of any name.
+	anyName   bool
+	mustBuild string
+}
+
+// staticDir is what one directory, built as a kustomization, refers to.
+type staticDir struct {
+	paths, files []string
+	// dirs are the kustomization directories it refers to, built in turn.
+	dirs      []string
+	anyName   bool
+	mustBuild string
+}
+
+// staticReader reads kustomization graphs under one root, each directory once; safe for
+// concurrent use.
+type staticReader struct {
+	root  string
+	mu    sync.Mutex
+	dirs  map[string]*staticDir
+	facts map[string]*fileFacts
+	// prev is the reader of the other revision, whose answers hold here for what changes
+	// does not touch.
+	prev    *staticReader
+	changes *Changes
+}
+
+func newStaticReader(root string) *staticReader {
+	return &staticReader{root: root, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
+}
+
+// fromPrev is the other revision's reading of directory d when nothing it read changed.
+func (s *staticReader) fromPrev(d string) *staticDir {
+	if s.prev == nil {
+		return nil
+	}
+	s.prev.mu.Lock()
+	sd := s.prev.dirs[d]
+	s.prev.mu.Unlock()
+	if sd == nil || sd.mustBuild != "" {
+		return nil
+	}
+	for _, list := range [][]string{sd.paths, sd.files} {
+		for _, p := range list {
+			if s.changes.Touches(p) {
+				return nil
+			}
+		}
+	}
+	return sd
+}
+
+// factsFromPrev is the other revision's facts of file f when f did not change.
+func (s *staticReader) factsFromPrev(f string) *fileFacts {
+	if s.prev == nil || s.changes.Touches(f) {
+		return nil
+	}
+	s.prev.mu.Lock()
+	defer s.prev.mu.Unlock()
+	return s.prev.facts[f]
+}
+
+// tier returns the static inputs of ks's build: its path as the controller's generator reads
+// it, the Kustomization's spec.components, and every kustomization directory they lead to.
+func (s *staticReader) tier(ks Kustomization) staticReads {
+	dir := CleanPath(ks.Path)
+	queue := []string{dir}
+	if ks.Object != nil {
+		for _, c := range stringsAt(ks.Object.Object, "spec", "components") {
+			j, ok := localJoin(dir, c)
+			if !ok {
+				return staticReads{mustBuild: fmt.Sprintf("spec.components names %q, outside the root", c)}
+			}
+			queue = append(queue, j)
+		}
+	}
+	var in staticReads
+	paths, files := map[string]bool{}, map[string]bool{}
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		sd := s.dir(d)
+		if sd.mustBuild != "" {
+			return staticReads{mustBuild: sd.mustBuild}
+		}
+		for _, p := range sd.paths {
+			paths[p] = true
+		}
+		for _, f := range sd.files {
+			files[f] = true
+		}
+		in.anyName = in.anyName || sd.anyName
+		queue = append(queue, sd.dirs...)
+	}
+	if ks.Object != nil {
+		spec, _ := ks.Object.Object["spec"].(map[string]any)
+		in.anyName = in.anyName || spec["namePrefix"] != nil || spec["nameSuffix"] != nil || spec["patches"] != nil
+	}
+	in.paths, in.files = sortedSet(paths), sortedSet(files)
+	return in
+}
+
+// dir reads directory d (root-relative) as kustomize and the controller's generator would.
+func (s *staticReader) dir(d string) *staticDir {
+	s.mu.Lock()
+	sd, ok := s.dirs[d]
+	s.mu.Unlock()
+	if ok {
+		return sd
+	}
+	if sd = s.fromPrev(d); sd == nil {
+		sd = s.readDir(d)
+	}
+	s.mu.Lock()
+	s.dirs[d] = sd
+	s.mu.Unlock()
+	return sd
+}
+
+func (s *staticReader) readDir(d string) *staticDir {
+	sd := &staticDir{}
+	if s.kind(d) != "dir" {
+		sd.paths = []string{d} // it may appear
+		return sd
+	}
+	var kfile string
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		p := path.Join(d, name)
+		sd.paths = append(sd.paths, p)
+		if kfile == "" && s.kind(p) == "file" {
+			kfile = p
+		}
+	}
+	if kfile == "" {
+		// The generator lists the whole directory (kustomize fails on one it is not the
+		// generator's): every file below is read or may be.
+		sd.paths = append(sd.paths, d)
+		sd.files, sd.mustBuild = s.filesBelow(d)
+		return sd
+	}
+	sd.files = append(sd.files, kfile)
+	data, err := os.ReadFile(s.abs(kfile))
+	if err == nil {
+		err = checkLoad(kfile, data) // the build's own limits: size, alias bombs
+	}
+	if err != nil {
+		sd.mustBuild = fmt.Sprintf("%s cannot be read: %v", kfile, err)
+		return sd
+	}
+	var k map[string]any
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		sd.mustBuild = fmt.Sprintf("%s does not parse", kfile)
+		return sd
+	}
+	for key, v := range k {
+		if why := s.field(sd, d, key, v); why != "" {
+			sd.mustBuild = fmt.Sprintf("%s: %s", kfile, why)
+			return sd
+		}
+	}
+	sort.Strings(sd.dirs)
+	return sd
+}
+
+// filesBelow lists the files under d; a symlink or an unreadable entry is a reason to build.
+func (s *staticReader) filesBelow(d string) ([]string, string) {
+	var out []string
+	bad := ""
+	_ = filepath.WalkDir(s.abs(d), func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			bad = fmt.Sprintf("%s cannot be listed", d)
+			return filepath.SkipAll
+		case e.Type()&fs.ModeSymlink != 0:
+			bad = fmt.Sprintf("a symlink lies under %s", d)
+			return filepath.SkipAll
+		case e.IsDir():
+			return nil
+		}
+		if r, err := filepath.Rel(s.root, p); err == nil {
+			out = append(out, filepath.ToSlash(r))
+		}
+		return nil
+	})
+	return out, bad
+}
+
+// kind is what root-relative p is: "dir", "file" or "" (nothing, or a symlink's target is
+// not looked at: SymlinkFree roots only reach here).
+func (s *staticReader) kind(p string) string { return pathKind(s.abs(p)) }
+
+func (s *staticReader) abs(p string) string { return filepath.Join(s.root, filepath.FromSlash(p)) }
