@@ -6,7 +6,6 @@ package fluxchain
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -16,9 +15,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/version"
 )
@@ -187,29 +184,11 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 		}
 		chain = chain.Focus(res.Focus)
 	}
-	res.Warnings = append(res.Warnings, drill(ctx, c, chain, objs)...)
+	d, warnings := flux.NewDrill(c, chain)
+	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
 	res.Chain = *chain
 	res.finish()
 	return res, nil
-}
-
-// drill reads the objects the root causes name; discovery runs only when one names any.
-func drill(ctx context.Context, c *cluster.Clients, chain *flux.Chain, objs *flux.Objects) []string {
-	d := &flux.Drill{Dynamic: c.Dynamic, Target: c.Target}
-	var warnings []string
-	for _, rc := range chain.RootCauses {
-		if len(rc.Failure.Objects) == 0 {
-			continue
-		}
-		catalog, err := kinds.Discover(c.Discovery)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("API discovery: %s", cluster.Reason(err)))
-			break
-		}
-		d.Catalog, d.Explainer = catalog, finalizers.New(c, catalog)
-		break
-	}
-	return append(warnings, d.Run(ctx, chain, objs)...)
 }
 
 // print hands the result to the printer -o chose.

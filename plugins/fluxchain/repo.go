@@ -112,16 +112,8 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%v", err)
 	}
-	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed,
-		BuildFailures: []BuildFailure{}, Undecoded: r.Undecoded}
-	for _, t := range r.BuildFailures() {
-		res.BuildFailures = append(res.BuildFailures, BuildFailure{Kustomization: t.ID(), Path: t.Kustomization.Path, Error: t.Err.Error(), RemoteURLs: t.RemoteURLs})
-	}
-	for _, id := range r.IDs() {
-		if t := r.Tiers[id]; t.NotCovered != "" {
-			res.NotCovered = append(res.NotCovered, id+": "+t.NotCovered)
-		}
-	}
+	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed, Undecoded: r.Undecoded}
+	res.BuildFailures, res.NotCovered = r.Unjudged()
 	return res, nil
 }
 

@@ -23,7 +23,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	} else {
 		sec := root.Add(p.Bold(fmt.Sprintf("LINT (%d, failing at %s)", len(res.Lint), res.FailOn)))
 		for _, f := range res.Lint {
-			n := addFinding(sec, f, p)
+			n := f.AddText(sec, p)
 			n.Add("why: " + f.Why)
 			n.Add("fix: " + f.Fix)
 		}
@@ -31,7 +31,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	if len(res.Suppressed) > 0 {
 		sec := root.Add(fmt.Sprintf("SUPPRESSED (%d): not counted, each with its reason", len(res.Suppressed)))
 		for _, f := range res.Suppressed {
-			n := addFinding(sec, f, p)
+			n := f.AddText(sec, p)
 			n.Add(fmt.Sprintf("suppressed by %s: %s", f.Suppressed.By, f.Suppressed.Reason))
 		}
 	}
@@ -58,38 +58,12 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	return root.Render(w, p)
 }
 
-// addFinding adds one finding's headline, where it is fixed and the tiers it is about when
-// one cause yields it in several.
-func addFinding(sec *output.Node, f lint.Finding, p output.Palette) *output.Node {
-	n := sec.Add(fmt.Sprintf("%s %s %s", severityText(f.Severity, p), p.Bold(f.Rule), f.Message))
-	if loc := f.Location(); loc != "" {
-		n.Add("at " + loc)
-	}
-	if len(f.Kustomizations) > 1 {
-		n.Add(fmt.Sprintf("in %d Kustomizations: %s", len(f.Kustomizations), strings.Join(f.Kustomizations, ", ")))
-	}
-	if len(f.Objects) > 1 {
-		n.Add(fmt.Sprintf("for %d objects: %s", len(f.Objects), strings.Join(f.Objects, ", ")))
-	}
-	return n
-}
-
 // unknownSuffix explains an UNKNOWN verdict: what was not judged, with counts.
 func unknownSuffix(res *RepoResult) string {
 	if res.Verdict != "UNKNOWN" {
 		return ""
 	}
 	return ": " + unknownWhy(res)
-}
-
-func severityText(s lint.Severity, p output.Palette) string {
-	switch s {
-	case lint.Error:
-		return p.Bad(strings.ToUpper(string(s)))
-	case lint.Warning:
-		return p.Warn(strings.ToUpper(string(s)))
-	}
-	return strings.ToUpper(string(s))
 }
 
 // repoGitHub writes, under GITHUB_ACTIONS=true, one annotation per finding at its file and line
@@ -141,7 +115,7 @@ func repoSummary(res *RepoResult) string {
 	if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")
 		for _, f := range res.Lint {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(findingText(f)), ghactions.Cell(f.Fix))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(f.Detail()), ghactions.Cell(f.Fix))
 		}
 		b.WriteString("\n")
 	}
@@ -177,16 +151,4 @@ func unknownWhy(res *RepoResult) string {
 		parts = append(parts, "a read of the cluster failed")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// findingText is the finding's message with the tiers one cause yields it in.
-func findingText(f lint.Finding) string {
-	s := f.Message
-	if len(f.Kustomizations) > 1 {
-		s += fmt.Sprintf(" (in %d Kustomizations: %s)", len(f.Kustomizations), strings.Join(f.Kustomizations, ", "))
-	}
-	if len(f.Objects) > 1 {
-		s += fmt.Sprintf(" (for %d objects: %s)", len(f.Objects), strings.Join(f.Objects, ", "))
-	}
-	return s
 }

@@ -69,7 +69,7 @@ type RepoResult struct {
 	Config       string `json:"config,omitempty"`
 	DeclaredCRDs int    `json:"declaredCRDs,omitempty"`
 	// BuildFailures are the tiers whose path did not build: their objects were not judged.
-	BuildFailures []BuildFailure `json:"buildFailures"`
+	BuildFailures []lint.BuildFailure `json:"buildFailures"`
 	// NotCovered are the tiers built from another source than this repository.
 	NotCovered []string `json:"notCovered,omitempty"`
 	// Undecoded are Flux objects whose spec did not decode: the chain holds what could be read
@@ -82,14 +82,6 @@ type RepoResult struct {
 	// Verdict is FINDINGS, UNKNOWN or CLEAN; ExitCode is the process exit code it maps to.
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
-}
-
-// BuildFailure is a tier whose path did not build.
-type BuildFailure struct {
-	Kustomization string   `json:"kustomization"`
-	Path          string   `json:"path"`
-	Error         string   `json:"error"`
-	RemoteURLs    []string `json:"remoteURLs,omitempty"`
 }
 
 // Code is the exit code of the result: FINDING for findings at or above FailOn, else UNKNOWN
