@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -78,21 +79,23 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "flux-chain [NAME]",
 		Short: "Show the Flux Kustomization dependency chain, its root failures and their blast radius",
-		Long: `Show Flux Kustomizations in dependsOn order (topological tiers), tell the ones that fail
-for their own reason from the ones that only wait on them, list every Kustomization each
-failure freezes, and follow the failure message to the objects it names — explaining the
-ones stuck Terminating.
+		Long: templates.LongDesc(`
+			Show Flux Kustomizations in dependsOn order (topological tiers), tell the ones that fail for
+			their own reason from the ones that only wait on them, list every Kustomization each failure
+			freezes, and follow the failure message to the objects it names — explaining the ones stuck
+			Terminating.
 
-Exit codes: 0 every Kustomization Ready at its source's revision, 1 a failing or waiting
-tier or another finding, 2 an incomplete read, 3 bad input (including Flux not installed).
+			Exit codes: 0 every Kustomization Ready at its source's revision, 1 a failing or waiting
+			tier or another finding, 2 an incomplete read, 3 bad input (including Flux not installed).
 
-With --repo, lint a repository instead: build its entry path and every Kustomization's path
-as kustomize-controller would, draw the same chain and report rule findings with the file and
-line to fix. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a path did not build,
-3 bad input. --live also compares the repository with the cluster (Kustomizations on one side
-only, spec.path or dependsOn drift, CRDs of kinds the repository uses that only the cluster
-has) as live-* findings; a live read that fails makes the result incomplete (exit 2).`,
-		Example:      example,
+			With --repo, lint a repository instead: build its entry path and every Kustomization's path
+			as kustomize-controller would, draw the same chain and report rule findings with the file
+			and line to fix. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a path did not
+			build, 3 bad input. --live also compares the repository with the cluster (Kustomizations on
+			one side only, spec.path or dependsOn drift, CRDs of kinds the repository uses that only the
+			cluster has) as live-* findings; a live read that fails makes the result incomplete (exit
+			2).`),
+		Example:      templates.Examples(example),
 		Args:         cli.ExactArgsRange(0, 1),
 		SilenceUsage: true,
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flux-chain"},

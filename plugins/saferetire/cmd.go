@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -79,10 +80,16 @@ func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string
 func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) string) *cobra.Command {
 	o := NewSafeRetireOptions(streams, getenv)
 	cmd := &cobra.Command{
-		Use:          "safe-retire --dry-run [--repo DIR] [--base REV] [--candidate REV] [--offline] [flags]",
-		Short:        "Catch a change that would make Flux prune persistent state, and plan its safe retirement",
-		Long:         "Compare what each Flux Kustomization builds to at a base and a candidate revision (and, live, what its inventory holds), decide for every dropped object whether Flux prunes it, keeps it (an opt-out) or hands it to another Kustomization, and refuse unprotected persistent state. Unsafe removals get a staged plan: protect, drain, remove the manifest, verify and delete by hand. Without --dry-run, the live steps of the plan are carried out, only with an explicit --context and after confirmation.",
-		Example:      example,
+		Use:   "safe-retire --dry-run [--repo DIR] [--base REV] [--candidate REV] [--offline] [flags]",
+		Short: "Catch a change that would make Flux prune persistent state, and plan its safe retirement",
+		Long: templates.LongDesc(`
+			Compare what each Flux Kustomization builds to at a base and a candidate revision (and,
+			live, what its inventory holds), decide for every dropped object whether Flux prunes it,
+			keeps it (an opt-out) or hands it to another Kustomization, and refuse unprotected
+			persistent state. Unsafe removals get a staged plan: protect, drain, remove the manifest,
+			verify and delete by hand. Without --dry-run, the live steps of the plan are carried out,
+			only with an explicit --context and after confirmation.`),
+		Example:      templates.Examples(example),
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 0),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl safe-retire"},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -57,10 +58,14 @@ func NewWhyTerminatingOptions(streams genericiooptions.IOStreams) *WhyTerminatin
 func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewWhyTerminatingOptions(streams)
 	cmd := &cobra.Command{
-		Use:          "why-terminating [TYPE NAME | TYPE/NAME | INVENTORY-ID | TYPE] [flags]",
-		Short:        "Explain what holds an object in Terminating and how to release it safely",
-		Long:         "Explain, for each finalizer of a Terminating object, who removes it, the concrete objects that block it, their owners and GitOps owner, and the safe remediation with what it costs. Without arguments, explain every Terminating object in the namespace (-n) or the cluster (-A).",
-		Example:      example,
+		Use:   "why-terminating [TYPE NAME | TYPE/NAME | INVENTORY-ID | TYPE] [flags]",
+		Short: "Explain what holds an object in Terminating and how to release it safely",
+		Long: templates.LongDesc(`
+			Explain, for each finalizer of a Terminating object, who removes it, the concrete objects
+			that block it, their owners and GitOps owner, and the safe remediation with what it costs.
+			Without arguments, explain every Terminating object in the namespace (-n) or the cluster
+			(-A).`),
+		Example:      templates.Examples(example),
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 2),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl why-terminating"},
