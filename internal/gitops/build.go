@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/fluxcd/pkg/kustomize"
@@ -230,7 +231,7 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 		res.Files = append(res.Files, fileOf(u, rel, stripOrigins))
 	}
 	setCommonMetadata(obj, res.Objects)
-	res.Unresolved = sortedSet(unresolved)
+	res.Unresolved = slices.Sorted(maps.Keys(unresolved))
 	return nil
 }
 
@@ -281,15 +282,6 @@ func merged(into, from map[string]string) map[string]string {
 		into[k] = v
 	}
 	return into
-}
-
-func sortedSet(set map[string]bool) []string {
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // originPath reads the path of kustomize's origin annotation, a small YAML mapping such as
