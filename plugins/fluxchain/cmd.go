@@ -179,7 +179,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 	}
 	objs.FetchOutOfScope(ctx, c.Dynamic, namespace)
 	chain := flux.Build(objs)
-	res := &Result{Target: c.Target, Namespace: namespace, Warnings: append([]string{}, objs.Warnings...), Incomplete: objs.Incomplete}
+	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: output.GapsOf(objs.Warnings), Warnings: []string{}}
 	if name != "" {
 		res.Focus = namespace + "/" + name
 		if chain.Node(res.Focus) == nil {

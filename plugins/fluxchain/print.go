@@ -21,8 +21,9 @@ func PrintText(w io.Writer, res *Result, p output.Palette) error {
 		root.Add(fmt.Sprintf("No Kustomizations in %s.", scope))
 	}
 	res.AddText(root, p)
+	output.AddIncomplete(root, res.Incomplete, p)
 	if len(res.Warnings) > 0 {
-		sec := root.Add(p.Warn("WARNINGS (the result may be incomplete)"))
+		sec := root.Add(p.Warn("WARNINGS (the root causes' objects may be incompletely explained)"))
 		for _, wr := range res.Warnings {
 			sec.Add(wr)
 		}

@@ -105,14 +105,15 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 	case len(r.Tiers) == 0:
 		return nil, exitcode.UsageErrorf("%s: the build of entry path %s holds no Flux Kustomization (kustomize.toolkit.fluxcd.io); give --path the directory with the root Kustomization or the Kustomizations it applies", root, r.Entry)
 	}
+	var gaps []output.Gap
 	if live != nil {
-		live.LiveDiff = *r.Compare(live.objects)
+		live.LiveDiff, gaps = *r.Compare(live.objects), live.gaps
 	}
 	out, err := lint.Check(r, s)
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%v", err)
 	}
-	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed, Undecoded: r.Undecoded}
+	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed, Undecoded: r.Undecoded, Incomplete: gaps}
 	res.BuildFailures, res.NotCovered = r.Unjudged()
 	return res, nil
 }

@@ -53,7 +53,8 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 			sec.Add(u)
 		}
 	}
-	liveText(root, res.Live, p)
+	liveText(root, res.Live, len(res.Incomplete) > 0, p)
+	output.AddIncomplete(root, res.Incomplete, p)
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)%s", res.Verdict, res.ExitCode, unknownSuffix(res)))
 	return root.Render(w, p)
 }
@@ -91,10 +92,8 @@ func (o *FluxChainOptions) repoGitHub(res *RepoResult) error {
 	for _, b := range res.BuildFailures {
 		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: not built", Message: b.Kustomization + ": " + b.Error})
 	}
-	if res.Live != nil {
-		for _, lw := range res.Live.Warnings {
-			as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed", Message: lw})
-		}
+	for _, g := range res.Incomplete {
+		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed", Message: g.String()})
 	}
 	ghactions.WriteAnnotations(w, as)
 	return ghactions.AppendSummary(o.repo.getenv, repoSummary(res))
@@ -111,7 +110,7 @@ func repoSummary(res *RepoResult) string {
 		verdict = "UNKNOWN: " + unknownWhy(res)
 	}
 	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from %s.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), ghactions.Code(res.Path))
-	b.WriteString(liveSummary(res.Live))
+	b.WriteString(liveSummary(res.Live, res.Incomplete))
 	if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")
 		for _, f := range res.Lint {
@@ -147,7 +146,7 @@ func unknownWhy(res *RepoResult) string {
 	if n := len(res.Undecoded); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d Flux object(s) not decoded", n))
 	}
-	if res.Live.incomplete() {
+	if len(res.Incomplete) > 0 {
 		parts = append(parts, "a read of the cluster failed")
 	}
 	return strings.Join(parts, ", ")

@@ -206,7 +206,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		res.Mode, res.Orphans = "orphans", found.Orphans
-		res.Kustomizations, res.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
+		res.Kustomizations, res.Report.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
 		res.finish()
 		return res, nil
 	}
