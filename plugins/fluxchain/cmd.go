@@ -6,6 +6,7 @@ package fluxchain
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -196,15 +197,9 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 
 // print hands the result to the printer -o chose.
 func (o *FluxChainOptions) print(res *Result) error {
-	switch output.Format(o.PrintFlags.Format) {
-	case output.JSON:
-		return output.PrintJSON(o.Out, res)
-	case output.YAML:
-		return output.PrintYAML(o.Out, res)
-	case output.Dot:
-		return PrintDot(o.Out, res)
-	case output.Mermaid:
-		return PrintMermaid(o.Out, res)
-	}
-	return PrintText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return PrintText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{
+		Dot:     func(w io.Writer) error { return PrintDot(w, res) },
+		Mermaid: func(w io.Writer) error { return PrintMermaid(w, res) },
+	})
 }

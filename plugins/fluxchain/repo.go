@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -159,15 +160,9 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 
 // printRepo hands the result to the printer -o chose; the graphs are live mode's.
 func (o *FluxChainOptions) printRepo(res *RepoResult) error {
-	switch output.Format(o.PrintFlags.Format) {
-	case output.JSON:
-		return output.PrintJSON(o.Out, res)
-	case output.YAML:
-		return output.PrintYAML(o.Out, res)
-	case output.Dot:
-		return PrintRepoDot(o.Out, res)
-	case output.Mermaid:
-		return PrintRepoMermaid(o.Out, res)
-	}
-	return PrintRepoText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return PrintRepoText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{
+		Dot:     func(w io.Writer) error { return PrintRepoDot(w, res) },
+		Mermaid: func(w io.Writer) error { return PrintRepoMermaid(w, res) },
+	})
 }

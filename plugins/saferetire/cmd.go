@@ -6,6 +6,7 @@ package saferetire
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -229,8 +230,6 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 }
 
 func (o *SafeRetireOptions) print(res *Result) error {
-	if output.Format(o.PrintFlags.Format) == output.JSON {
-		return output.PrintJSON(o.Out, res)
-	}
-	return renderText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }

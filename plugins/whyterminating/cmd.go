@@ -5,6 +5,7 @@ package whyterminating
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -131,11 +132,6 @@ func (o *WhyTerminatingOptions) Run(ctx context.Context) error {
 }
 
 func (o *WhyTerminatingOptions) print(res *Result) error {
-	switch output.Format(o.PrintFlags.Format) {
-	case output.JSON:
-		return output.PrintJSON(o.Out, res)
-	case output.YAML:
-		return output.PrintYAML(o.Out, res)
-	}
-	return renderText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }
