@@ -153,3 +153,22 @@ func objectArgs(verb, resource, namespace, name string) []string {
 	}
 	return args
 }
+
+// NewDrill returns a Drill over c for chain. API discovery (and the explainer it feeds) runs
+// only when a root cause names objects, so a chain that names none costs no discovery; a
+// discovery that fails is returned as a warning and the drill reads without it.
+func NewDrill(c *cluster.Clients, chain *Chain) (*Drill, []string) {
+	d := &Drill{Dynamic: c.Dynamic, Target: c.Target}
+	for _, rc := range chain.RootCauses {
+		if len(rc.Failure.Objects) == 0 {
+			continue
+		}
+		catalog, err := kinds.Discover(c.Discovery)
+		if err != nil {
+			return d, []string{fmt.Sprintf("API discovery: %s", cluster.Reason(err))}
+		}
+		d.Catalog, d.Explainer = catalog, finalizers.New(c, catalog)
+		break
+	}
+	return d, nil
+}

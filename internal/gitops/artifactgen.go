@@ -3,8 +3,10 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -156,7 +158,7 @@ func generatorArtifacts(o *unstructured.Unstructured, root string) []*generated 
 				srcs[src] = true
 			}
 		}
-		g.Sources = sortedSet(srcs)
+		g.Sources = slices.Sorted(maps.Keys(srcs))
 		out = append(out, g)
 	}
 	return out

@@ -1,6 +1,10 @@
 package gitops
 
-import "context"
+import (
+	"context"
+	"maps"
+	"slices"
+)
 
 // notCovered is the loader's hook: why tier t is not built from the repository, "" when it is.
 // A ResourceSet's tier is rendered, never built, so it is always covered.
@@ -60,7 +64,7 @@ func (r *Tree) GeneratedSources() []string {
 	for id := range r.ext.byID {
 		set[externalArtifactKind+"/"+id] = true
 	}
-	return sortedSet(set)
+	return slices.Sorted(maps.Keys(set))
 }
 
 // reusable says whether the incremental hook may record and reuse t: a tier built from the

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
@@ -234,7 +235,7 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 		res.Files = append(res.Files, fileOf(u, rel, stripOrigins))
 	}
 	setCommonMetadata(obj, res.Objects)
-	res.Unresolved = sortedSet(unresolved)
+	res.Unresolved = slices.Sorted(maps.Keys(unresolved))
 	return nil
 }
 
@@ -285,15 +286,6 @@ func merged(into, from map[string]string) map[string]string {
 		into[k] = v
 	}
 	return into
-}
-
-func sortedSet(set map[string]bool) []string {
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // originPath reads the path of kustomize's origin annotation, a small YAML mapping such as

@@ -2,9 +2,11 @@ package gitops
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -165,5 +167,5 @@ func sortedUnique(in []string) []string {
 			set[p] = true
 		}
 	}
-	return sortedSet(set)
+	return slices.Sorted(maps.Keys(set))
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -167,7 +169,7 @@ func (l *readLog) inputs(in *Inputs) {
 	for p, kind := range in.Probed {
 		l.probed[p] = kind
 	}
-	in.Paths, in.Probed = sortedSet(l.read), l.probed
+	in.Paths, in.Probed = slices.Sorted(maps.Keys(l.read)), l.probed
 	if in.Incomplete == "" {
 		in.Incomplete = l.bad
 	}

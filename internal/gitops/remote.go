@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -266,5 +268,5 @@ func refusedURLs(err error) []string {
 	for _, m := range refusedURL.FindAllStringSubmatch(err.Error(), -1) {
 		set[m[1]+m[2]] = true
 	}
-	return sortedSet(set)
+	return slices.Sorted(maps.Keys(set))
 }

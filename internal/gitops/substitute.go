@@ -3,7 +3,9 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/fluxcd/pkg/envsubst"
@@ -191,7 +193,7 @@ func SubstitutionSources(objs []*unstructured.Unstructured) (configMaps map[stri
 					names[k] = true
 				}
 			}
-			secretKeys[key] = sortedSet(names)
+			secretKeys[key] = slices.Sorted(maps.Keys(names))
 			if secretKeys[key] == nil {
 				secretKeys[key] = []string{}
 			}

@@ -34,3 +34,26 @@ func Load(ctx context.Context, root string, opts Options) (*Repo, error) {
 	r.chain()
 	return r, nil
 }
+
+// BuildFailure is a tier whose path did not build: its objects were not judged.
+type BuildFailure struct {
+	Kustomization string   `json:"kustomization"`
+	Path          string   `json:"path"`
+	Error         string   `json:"error"`
+	RemoteURLs    []string `json:"remoteURLs,omitempty"`
+}
+
+// Unjudged returns what the rules could not judge: the tiers whose path did not build (never
+// nil), and the tiers built from another source than this repository ("id: why").
+func (r *Repo) Unjudged() (failed []BuildFailure, notCovered []string) {
+	failed = []BuildFailure{}
+	for _, t := range r.BuildFailures() {
+		failed = append(failed, BuildFailure{Kustomization: t.ID(), Path: t.Kustomization.Path, Error: t.Err.Error(), RemoteURLs: t.RemoteURLs})
+	}
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; t.NotCovered != "" {
+			notCovered = append(notCovered, id+": "+t.NotCovered)
+		}
+	}
+	return failed, notCovered
+}

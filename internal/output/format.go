@@ -114,3 +114,30 @@ func PrintYAML(w io.Writer, v any) error {
 	_, err = w.Write(b)
 	return err
 }
+
+// Graphs are a result's graph printers, for the commands that allow -o dot or -o mermaid.
+type Graphs struct {
+	Dot, Mermaid func(io.Writer) error
+}
+
+// Print writes v to w in the format -o chose: json and yaml marshal v, dot and mermaid call
+// graphs', and text calls text with the colours UseColor decides for w. Validate has already
+// refused any format the command does not allow.
+func (f *PrintFlags) Print(w io.Writer, v any, text func(io.Writer, Palette) error, graphs Graphs) error {
+	switch Format(f.Format) {
+	case JSON:
+		return PrintJSON(w, v)
+	case YAML:
+		return PrintYAML(w, v)
+	case Dot, Mermaid:
+		draw := graphs.Dot
+		if Format(f.Format) == Mermaid {
+			draw = graphs.Mermaid
+		}
+		if draw == nil {
+			return exitcode.UsageErrorf("this command draws no graph: -o %s", f.Format)
+		}
+		return draw(w)
+	}
+	return text(w, Palette{On: f.UseColor(w)})
+}

@@ -58,7 +58,7 @@ func TestForbiddenSourceListIsUnknown(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit %d, want 2; stderr %s\n%s", code, stderr, out)
 	}
-	if !strings.Contains(out, "WARNINGS") || !strings.Contains(out, "gitrepositories.source.toolkit.fluxcd.io") || !strings.Contains(out, "forbidden") {
-		t.Errorf("no warning about the forbidden list:\n%s", out)
+	if !strings.Contains(out, "INCOMPLETE") || !strings.Contains(out, "listing gitrepositories.source.toolkit.fluxcd.io") || !strings.Contains(out, "forbidden") {
+		t.Errorf("the forbidden list is not named as incomplete:\n%s", out)
 	}
 }

@@ -6,19 +6,18 @@ package fluxchain
 import (
 	"context"
 	"errors"
-	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/version"
 )
@@ -81,21 +80,23 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "flux-chain [NAME]",
 		Short: "Show the Flux Kustomization dependency chain, its root failures and their blast radius",
-		Long: `Show Flux Kustomizations in dependsOn order (topological tiers), tell the ones that fail
-for their own reason from the ones that only wait on them, list every Kustomization each
-failure freezes, and follow the failure message to the objects it names — explaining the
-ones stuck Terminating.
+		Long: templates.LongDesc(`
+			Show Flux Kustomizations in dependsOn order (topological tiers), tell the ones that fail for
+			their own reason from the ones that only wait on them, list every Kustomization each failure
+			freezes, and follow the failure message to the objects it names — explaining the ones stuck
+			Terminating.
 
-Exit codes: 0 every Kustomization Ready at its source's revision, 1 a failing or waiting
-tier or another finding, 2 an incomplete read, 3 bad input (including Flux not installed).
+			Exit codes: 0 every Kustomization Ready at its source's revision, 1 a failing or waiting
+			tier or another finding, 2 an incomplete read, 3 bad input (including Flux not installed).
 
-With --repo, lint a repository instead: build its entry path and every Kustomization's path
-as kustomize-controller would, draw the same chain and report rule findings with the file and
-line to fix. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a path did not build,
-3 bad input. --live also compares the repository with the cluster (Kustomizations on one side
-only, spec.path or dependsOn drift, CRDs of kinds the repository uses that only the cluster
-has) as live-* findings; a live read that fails makes the result incomplete (exit 2).`,
-		Example:      example,
+			With --repo, lint a repository instead: build its entry path and every Kustomization's path
+			as kustomize-controller would, draw the same chain and report rule findings with the file
+			and line to fix. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a path did not
+			build, 3 bad input. --live also compares the repository with the cluster (Kustomizations on
+			one side only, spec.path or dependsOn drift, CRDs of kinds the repository uses that only the
+			cluster has) as live-* findings; a live read that fails makes the result incomplete (exit
+			2).`),
+		Example:      templates.Examples(example),
 		Args:         cli.ExactArgsRange(0, 1),
 		SilenceUsage: true,
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flux-chain"},
@@ -179,7 +180,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 	}
 	objs.FetchOutOfScope(ctx, c.Dynamic, namespace)
 	chain := flux.Build(objs)
-	res := &Result{Target: c.Target, Namespace: namespace, Warnings: append([]string{}, objs.Warnings...), Incomplete: objs.Incomplete}
+	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: output.GapsOf(objs.Warnings), Warnings: []string{}}
 	if name != "" {
 		res.Focus = namespace + "/" + name
 		if chain.Node(res.Focus) == nil {
@@ -187,42 +188,18 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 		}
 		chain = chain.Focus(res.Focus)
 	}
-	res.Warnings = append(res.Warnings, drill(ctx, c, chain, objs)...)
+	d, warnings := flux.NewDrill(c, chain)
+	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
 	res.Chain = *chain
 	res.finish()
 	return res, nil
 }
 
-// drill reads the objects the root causes name; discovery runs only when one names any.
-func drill(ctx context.Context, c *cluster.Clients, chain *flux.Chain, objs *flux.Objects) []string {
-	d := &flux.Drill{Dynamic: c.Dynamic, Target: c.Target}
-	var warnings []string
-	for _, rc := range chain.RootCauses {
-		if len(rc.Failure.Objects) == 0 {
-			continue
-		}
-		catalog, err := kinds.Discover(c.Discovery)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("API discovery: %s", cluster.Reason(err)))
-			break
-		}
-		d.Catalog, d.Explainer = catalog, finalizers.New(c, catalog)
-		break
-	}
-	return append(warnings, d.Run(ctx, chain, objs)...)
-}
-
 // print hands the result to the printer -o chose.
 func (o *FluxChainOptions) print(res *Result) error {
-	switch output.Format(o.PrintFlags.Format) {
-	case output.JSON:
-		return output.PrintJSON(o.Out, res)
-	case output.YAML:
-		return output.PrintYAML(o.Out, res)
-	case output.Dot:
-		return PrintDot(o.Out, res)
-	case output.Mermaid:
-		return PrintMermaid(o.Out, res)
-	}
-	return PrintText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return PrintText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{
+		Dot:     func(w io.Writer) error { return PrintDot(w, res) },
+		Mermaid: func(w io.Writer) error { return PrintMermaid(w, res) },
+	})
 }

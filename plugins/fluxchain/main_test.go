@@ -18,8 +18,6 @@ import (
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 // env is the control plane every integration test shares; nil under -short.
 var env *testenv.Env
 

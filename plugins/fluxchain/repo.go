@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -105,23 +106,16 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 	case len(r.Tiers) == 0:
 		return nil, exitcode.UsageErrorf("%s: the build of entry path %s holds no Flux Kustomization (kustomize.toolkit.fluxcd.io); give --path the directory with the root Kustomization or the Kustomizations it applies", root, r.Entry)
 	}
+	var gaps []output.Gap
 	if live != nil {
-		live.LiveDiff = *r.Compare(live.objects)
+		live.LiveDiff, gaps = *r.Compare(live.objects), live.gaps
 	}
 	out, err := lint.Check(r, s)
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%v", err)
 	}
-	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed,
-		BuildFailures: []BuildFailure{}, Undecoded: r.Undecoded}
-	for _, t := range r.BuildFailures() {
-		res.BuildFailures = append(res.BuildFailures, BuildFailure{Kustomization: t.ID(), Path: t.Kustomization.Path, Error: t.Err.Error(), RemoteURLs: t.RemoteURLs})
-	}
-	for _, id := range r.IDs() {
-		if t := r.Tiers[id]; t.NotCovered != "" {
-			res.NotCovered = append(res.NotCovered, id+": "+t.NotCovered)
-		}
-	}
+	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed, Undecoded: r.Undecoded, Incomplete: gaps}
+	res.BuildFailures, res.NotCovered = r.Unjudged()
 	return res, nil
 }
 
@@ -166,15 +160,9 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 
 // printRepo hands the result to the printer -o chose; the graphs are live mode's.
 func (o *FluxChainOptions) printRepo(res *RepoResult) error {
-	switch output.Format(o.PrintFlags.Format) {
-	case output.JSON:
-		return output.PrintJSON(o.Out, res)
-	case output.YAML:
-		return output.PrintYAML(o.Out, res)
-	case output.Dot:
-		return PrintRepoDot(o.Out, res)
-	case output.Mermaid:
-		return PrintRepoMermaid(o.Out, res)
-	}
-	return PrintRepoText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return PrintRepoText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{
+		Dot:     func(w io.Writer) error { return PrintRepoDot(w, res) },
+		Mermaid: func(w io.Writer) error { return PrintRepoMermaid(w, res) },
+	})
 }

@@ -15,24 +15,19 @@ import (
 	"github.com/kubeforensics/suite/internal/output"
 )
 
-// LiveComparison is what --live found comparing the repository with a cluster: the cluster,
-// the differences (each also a finding of a live-* rule in RepoResult.Lint) and the reads that
-// failed.
+// LiveComparison is what --live found comparing the repository with a cluster: the cluster and
+// the differences (each also a finding of a live-* rule in RepoResult.Lint). The reads that
+// failed are RepoResult.Incomplete.
 type LiveComparison struct {
 	Target cluster.Target `json:"target"`
 	// Namespace is the namespace compared; "" means all namespaces.
 	Namespace string `json:"namespace"`
 	lint.LiveDiff
-	// Warnings name reads that failed; Incomplete is set when any did (exit 2).
-	Warnings   []string `json:"warnings"`
-	Incomplete bool     `json:"incomplete"`
 
-	// objects are what was read, for the comparison.
+	// objects are what was read, for the comparison; gaps the reads that failed.
 	objects *lint.Live
+	gaps    []output.Gap
 }
-
-// incomplete reports whether the comparison missed a read; false without --live.
-func (l *LiveComparison) incomplete() bool { return l != nil && l.Incomplete }
 
 // completeLive connects to the cluster for --live: all namespaces unless -n names one.
 func (o *FluxChainOptions) completeLive() error {
@@ -58,11 +53,10 @@ func (o *FluxChainOptions) readLive(ctx context.Context) (*LiveComparison, error
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
-	lc := &LiveComparison{Target: c.Target, Namespace: o.namespace, Warnings: append([]string{}, objs.Warnings...), Incomplete: objs.Incomplete,
+	lc := &LiveComparison{Target: c.Target, Namespace: o.namespace, gaps: output.GapsOf(objs.Warnings),
 		objects: &lint.Live{Namespace: o.namespace, Kustomizations: objs.Kustomizations}}
 	if lc.objects.CRDs, err = flux.ListCRDs(ctx, c.Dynamic); err != nil {
-		lc.Warnings = append(lc.Warnings, fmt.Sprintf("listing %s: %s", flux.CRDGVR.GroupResource(), cluster.Reason(err)))
-		lc.Incomplete = true
+		lc.gaps = append(lc.gaps, output.Gap{What: "listing " + flux.CRDGVR.GroupResource().String(), Reason: cluster.Reason(err)})
 	}
 	return lc, nil
 }
@@ -75,9 +69,9 @@ func (o *FluxChainOptions) liveBanner() {
 }
 
 // liveText adds the LIVE section to the repository's text output: what was compared and
-// the counts (each difference is a live-* finding above it), what was not compared, and the
-// reads that failed.
-func liveText(root *output.Node, l *LiveComparison, p output.Palette) {
+// the counts (each difference is a live-* finding above it) and what was not compared; the
+// reads that failed follow in the INCOMPLETE section.
+func liveText(root *output.Node, l *LiveComparison, incomplete bool, p output.Palette) {
 	if l == nil {
 		return
 	}
@@ -86,7 +80,7 @@ func liveText(root *output.Node, l *LiveComparison, p output.Palette) {
 		scope = "namespace " + l.Namespace
 	}
 	head := fmt.Sprintf("LIVE: compared with %s in %s", l.Target, scope)
-	if l.Incomplete {
+	if incomplete {
 		head = p.Warn(head + " (INCOMPLETE)")
 	}
 	sec := root.Add(p.Bold(head))
@@ -99,24 +93,18 @@ func liveText(root *output.Node, l *LiveComparison, p output.Palette) {
 			n.Add(s)
 		}
 	}
-	if len(l.Warnings) > 0 {
-		n := sec.Add(p.Warn("WARNINGS: these reads failed, so the comparison is incomplete"))
-		for _, w := range l.Warnings {
-			n.Add(w)
-		}
-	}
 }
 
 // liveSummary is the step summary's line about --live, "" without it.
-func liveSummary(l *LiveComparison) string {
+func liveSummary(l *LiveComparison, gaps []output.Gap) string {
 	if l == nil {
 		return ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Compared with %s: %d Kustomizations in both, %d only in the repository, %d only in the cluster, %d spec difference(s), %d CRD(s) only in the cluster.\n\n",
 		ghactions.Cell(l.Target.String()), l.InBoth, len(l.NotInCluster), len(l.NotInRepo), len(l.SpecDrift), len(l.CRDsOnlyLive))
-	for _, w := range l.Warnings {
-		fmt.Fprintf(&b, "- ⚠️ live read failed: %s\n", ghactions.Cell(w))
+	for _, g := range gaps {
+		fmt.Fprintf(&b, "- ⚠️ live read failed: %s\n", ghactions.Cell(g.String()))
 	}
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/golden"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 
@@ -64,13 +65,6 @@ func runRepo(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errOut.String(), code
 }
 
-// repoGolden compares got with testdata/name after replacing the temporary repository
-// directory with REPO, so the files can be regenerated with -update.
-func repoGolden(t *testing.T, name, got, dir string) {
-	t.Helper()
-	golden(t, name, strings.ReplaceAll(got, dir, "REPO"))
-}
-
 func TestRepoOutputs(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "")
 	dir := copyRepo(t, "seeded")
@@ -80,7 +74,7 @@ func TestRepoOutputs(t *testing.T) {
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
 			}
-			repoGolden(t, "repo-seeded."+format, out, dir)
+			goldens.Assert(t, "repo-seeded."+format, out, golden.Literal(dir, "REPO"))
 		})
 	}
 }
@@ -131,5 +125,5 @@ func TestRepoGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repoGolden(t, "repo-seeded.summary.md", string(md), dir)
+	goldens.Assert(t, "repo-seeded.summary.md", string(md), golden.Literal(dir, "REPO"))
 }

@@ -23,7 +23,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	} else {
 		sec := root.Add(p.Bold(fmt.Sprintf("LINT (%d, failing at %s)", len(res.Lint), res.FailOn)))
 		for _, f := range res.Lint {
-			n := addFinding(sec, f, p)
+			n := f.AddText(sec, p)
 			n.Add("why: " + f.Why)
 			n.Add("fix: " + f.Fix)
 		}
@@ -31,7 +31,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	if len(res.Suppressed) > 0 {
 		sec := root.Add(fmt.Sprintf("SUPPRESSED (%d): not counted, each with its reason", len(res.Suppressed)))
 		for _, f := range res.Suppressed {
-			n := addFinding(sec, f, p)
+			n := f.AddText(sec, p)
 			n.Add(fmt.Sprintf("suppressed by %s: %s", f.Suppressed.By, f.Suppressed.Reason))
 		}
 	}
@@ -53,25 +53,10 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 			sec.Add(u)
 		}
 	}
-	liveText(root, res.Live, p)
+	liveText(root, res.Live, len(res.Incomplete) > 0, p)
+	output.AddIncomplete(root, res.Incomplete, p)
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)%s", res.Verdict, res.ExitCode, unknownSuffix(res)))
 	return root.Render(w, p)
-}
-
-// addFinding adds one finding's headline, where it is fixed and the tiers it is about when
-// one cause yields it in several.
-func addFinding(sec *output.Node, f lint.Finding, p output.Palette) *output.Node {
-	n := sec.Add(fmt.Sprintf("%s %s %s", severityText(f.Severity, p), p.Bold(f.Rule), f.Message))
-	if loc := f.Location(); loc != "" {
-		n.Add("at " + loc)
-	}
-	if len(f.Kustomizations) > 1 {
-		n.Add(fmt.Sprintf("in %d Kustomizations: %s", len(f.Kustomizations), strings.Join(f.Kustomizations, ", ")))
-	}
-	if len(f.Objects) > 1 {
-		n.Add(fmt.Sprintf("for %d objects: %s", len(f.Objects), strings.Join(f.Objects, ", ")))
-	}
-	return n
 }
 
 // unknownSuffix explains an UNKNOWN verdict: what was not judged, with counts.
@@ -80,16 +65,6 @@ func unknownSuffix(res *RepoResult) string {
 		return ""
 	}
 	return ": " + unknownWhy(res)
-}
-
-func severityText(s lint.Severity, p output.Palette) string {
-	switch s {
-	case lint.Error:
-		return p.Bad(strings.ToUpper(string(s)))
-	case lint.Warning:
-		return p.Warn(strings.ToUpper(string(s)))
-	}
-	return strings.ToUpper(string(s))
 }
 
 // repoGitHub writes, under GITHUB_ACTIONS=true, one annotation per finding at its file and line
@@ -117,10 +92,8 @@ func (o *FluxChainOptions) repoGitHub(res *RepoResult) error {
 	for _, b := range res.BuildFailures {
 		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: not built", Message: b.Kustomization + ": " + b.Error})
 	}
-	if res.Live != nil {
-		for _, lw := range res.Live.Warnings {
-			as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed", Message: lw})
-		}
+	for _, g := range res.Incomplete {
+		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed", Message: g.String()})
 	}
 	ghactions.WriteAnnotations(w, as)
 	return ghactions.AppendSummary(o.repo.getenv, repoSummary(res))
@@ -137,11 +110,11 @@ func repoSummary(res *RepoResult) string {
 		verdict = "UNKNOWN: " + unknownWhy(res)
 	}
 	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from %s.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), ghactions.Code(res.Path))
-	b.WriteString(liveSummary(res.Live))
+	b.WriteString(liveSummary(res.Live, res.Incomplete))
 	if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")
 		for _, f := range res.Lint {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(findingText(f)), ghactions.Cell(f.Fix))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(f.Detail()), ghactions.Cell(f.Fix))
 		}
 		b.WriteString("\n")
 	}
@@ -173,20 +146,8 @@ func unknownWhy(res *RepoResult) string {
 	if n := len(res.Undecoded); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d Flux object(s) not decoded", n))
 	}
-	if res.Live.incomplete() {
+	if len(res.Incomplete) > 0 {
 		parts = append(parts, "a read of the cluster failed")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// findingText is the finding's message with the tiers one cause yields it in.
-func findingText(f lint.Finding) string {
-	s := f.Message
-	if len(f.Kustomizations) > 1 {
-		s += fmt.Sprintf(" (in %d Kustomizations: %s)", len(f.Kustomizations), strings.Join(f.Kustomizations, ", "))
-	}
-	if len(f.Objects) > 1 {
-		s += fmt.Sprintf(" (for %d objects: %s)", len(f.Objects), strings.Join(f.Objects, ", "))
-	}
-	return s
 }

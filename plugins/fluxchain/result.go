@@ -6,6 +6,7 @@ import (
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/lint"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // resultAPIVersion versions the Result and RepoResult schemas (docs/flux-chain.md).
@@ -22,9 +23,11 @@ type Result struct {
 	// Focus is the Kustomization (namespace/name) the view was narrowed to, if any.
 	Focus string `json:"focus,omitempty"`
 	flux.Chain
-	// Warnings name reads that failed; when a LIST failed the result is incomplete (exit 2).
-	Warnings   []string `json:"warnings"`
-	Incomplete bool     `json:"incomplete"`
+	// Incomplete are the reads of Flux objects that failed: the result is UNKNOWN (exit 2).
+	Incomplete []output.Gap `json:"incomplete,omitempty"`
+	// Warnings name reads about a root cause's objects that failed (API discovery, the object a
+	// health check waits on): noted, they do not change the verdict.
+	Warnings []string `json:"warnings"`
 	// Verdict is HEALTHY, FAILING or UNKNOWN; ExitCode is the process exit code it maps to.
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
@@ -34,7 +37,7 @@ type Result struct {
 // Ready or anything was found, OK otherwise.
 func (r *Result) Code() exitcode.Code {
 	switch {
-	case r.Incomplete:
+	case len(r.Incomplete) > 0:
 		return exitcode.Unknown
 	case !r.Healthy():
 		return exitcode.Finding
@@ -69,7 +72,7 @@ type RepoResult struct {
 	Config       string `json:"config,omitempty"`
 	DeclaredCRDs int    `json:"declaredCRDs,omitempty"`
 	// BuildFailures are the tiers whose path did not build: their objects were not judged.
-	BuildFailures []BuildFailure `json:"buildFailures"`
+	BuildFailures []lint.BuildFailure `json:"buildFailures"`
 	// NotCovered are the tiers built from another source than this repository.
 	NotCovered []string `json:"notCovered,omitempty"`
 	// Undecoded are Flux objects whose spec did not decode: the chain holds what could be read
@@ -79,27 +82,22 @@ type RepoResult struct {
 	FailOn lint.Severity `json:"failOn"`
 	// Live is the comparison with a cluster, with --live only (repo_live.go).
 	Live *LiveComparison `json:"live,omitempty"`
+	// Incomplete are the reads of the cluster --live made that failed: the verdict cannot be
+	// CLEAN.
+	Incomplete []output.Gap `json:"incomplete,omitempty"`
 	// Verdict is FINDINGS, UNKNOWN or CLEAN; ExitCode is the process exit code it maps to.
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
 }
 
-// BuildFailure is a tier whose path did not build.
-type BuildFailure struct {
-	Kustomization string   `json:"kustomization"`
-	Path          string   `json:"path"`
-	Error         string   `json:"error"`
-	RemoteURLs    []string `json:"remoteURLs,omitempty"`
-}
-
 // Code is the exit code of the result: FINDING for findings at or above FailOn, else UNKNOWN
 // when a tier was not judged (not built, or not covered: built from another source), a Flux
-// object did not decode or a live read failed, else OK.
+// object did not decode or a live read failed (Incomplete), else OK.
 func (r *RepoResult) Code() exitcode.Code {
 	switch {
 	case lint.AtLeast(r.Lint, r.FailOn) > 0:
 		return exitcode.Finding
-	case len(r.BuildFailures) > 0, len(r.NotCovered) > 0, len(r.Undecoded) > 0, r.Live.incomplete():
+	case len(r.BuildFailures) > 0, len(r.NotCovered) > 0, len(r.Undecoded) > 0, len(r.Incomplete) > 0:
 		return exitcode.Unknown
 	}
 	return exitcode.OK

@@ -125,7 +125,7 @@ func TestScenarios(t *testing.T) {
 			}
 			tc.check(t, res)
 			text, _, _ := run(t, "-n", ns)
-			golden(t, ns+".txt", text)
+			goldens.Assert(t, ns+".txt", text)
 		})
 	}
 }

@@ -3,9 +3,7 @@ package fluxchain_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"regexp"
+	"flag"
 	"strings"
 	"testing"
 
@@ -14,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforensics/suite/internal/testsupport/golden"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 
@@ -114,50 +113,24 @@ func TestSeedChain(t *testing.T) {
 	if diff := cmp.Diff([]string{"fc-seed/flux-system", "fc-seed/infra", "fc-seed/monitoring"}, res.Unaffected); diff != "" {
 		t.Errorf("unaffected (-want +got):\n%s", diff)
 	}
-	golden(t, "seed.json", out)
+	goldens.Assert(t, "seed.json", out)
 	for _, format := range []string{"text", "yaml", "dot", "mermaid"} {
 		out, _, code := run(t, "-n", "fc-seed", "-o", format)
 		if code != 1 {
 			t.Errorf("-o %s: exit %d, want 1", format, code)
 		}
-		golden(t, "seed."+map[string]string{"text": "txt"}[format]+map[bool]string{true: format}[format != "text"], out)
+		goldens.Assert(t, "seed."+map[string]string{"text": "txt"}[format]+map[bool]string{true: format}[format != "text"], out)
 	}
 }
 
-var normalisers = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	{regexp.MustCompile(`https://127\.0\.0\.1:\d+`), "https://127.0.0.1:PORT"},
-	{regexp.MustCompile(`--kubeconfig=\S*kubeforensics-testenv-\d+/kubeconfig`), "--kubeconfig=KUBECONFIG"},
-	{regexp.MustCompile(`"deletionTimestamp": "[^"]*"`), `"deletionTimestamp": "TIME"`},
-	{regexp.MustCompile(`deletionTimestamp: "?[0-9TZ:.-]+"?`), `deletionTimestamp: TIME`},
-	{regexp.MustCompile(`(?i)(terminating ?for"?:? "?)\d+[smhd]`), "${1}AGE"},
-	{regexp.MustCompile(`\b\d+s ago\b`), "AGE ago"},
-	{regexp.MustCompile(`\bage \d+[smhd]\b`), "age AGE"},
-}
-
-// golden compares got with testdata/name after normalising ports and times; -update rewrites it.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	for _, n := range normalisers {
-		got = n.re.ReplaceAllString(got, n.with)
-	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
+// goldens are the files under testdata/, with ports, the kubeconfig's path and times
+// normalised; -update rewrites them.
+var goldens = golden.Register(flag.CommandLine, "testdata",
+	golden.Regexp(`https://127\.0\.0\.1:\d+`, "https://127.0.0.1:PORT"),
+	golden.Regexp(`--kubeconfig=\S*kubeforensics-testenv-\d+/kubeconfig`, "--kubeconfig=KUBECONFIG"),
+	golden.Regexp(`"deletionTimestamp": "[^"]*"`, `"deletionTimestamp": "TIME"`),
+	golden.Regexp(`deletionTimestamp: "?[0-9TZ:.-]+"?`, `deletionTimestamp: TIME`),
+	golden.Regexp(`(?i)(terminating ?for"?:? "?)\d+[smhd]`, "${1}AGE"),
+	golden.Regexp(`\b\d+s ago\b`, "AGE ago"),
+	golden.Regexp(`\bage \d+[smhd]\b`, "age AGE"),
+)

@@ -6,11 +6,13 @@ package saferetire
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -79,10 +81,16 @@ func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string
 func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) string) *cobra.Command {
 	o := NewSafeRetireOptions(streams, getenv)
 	cmd := &cobra.Command{
-		Use:          "safe-retire --dry-run [--repo DIR] [--base REV] [--candidate REV] [--offline] [flags]",
-		Short:        "Catch a change that would make Flux prune persistent state, and plan its safe retirement",
-		Long:         "Compare what each Flux Kustomization builds to at a base and a candidate revision (and, live, what its inventory holds), decide for every dropped object whether Flux prunes it, keeps it (an opt-out) or hands it to another Kustomization, and refuse unprotected persistent state. Unsafe removals get a staged plan: protect, drain, remove the manifest, verify and delete by hand. Without --dry-run, the live steps of the plan are carried out, only with an explicit --context and after confirmation.",
-		Example:      example,
+		Use:   "safe-retire --dry-run [--repo DIR] [--base REV] [--candidate REV] [--offline] [flags]",
+		Short: "Catch a change that would make Flux prune persistent state, and plan its safe retirement",
+		Long: templates.LongDesc(`
+			Compare what each Flux Kustomization builds to at a base and a candidate revision (and,
+			live, what its inventory holds), decide for every dropped object whether Flux prunes it,
+			keeps it (an opt-out) or hands it to another Kustomization, and refuse unprotected
+			persistent state. Unsafe removals get a staged plan: protect, drain, remove the manifest,
+			verify and delete by hand. Without --dry-run, the live steps of the plan are carried out,
+			only with an explicit --context and after confirmation.`),
+		Example:      templates.Examples(example),
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 0),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl safe-retire"},
@@ -199,7 +207,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		res.Mode, res.Orphans = "orphans", found.Orphans
-		res.Kustomizations, res.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
+		res.Kustomizations, res.Report.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
 		res.finish()
 		return res, nil
 	}
@@ -222,8 +230,6 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 }
 
 func (o *SafeRetireOptions) print(res *Result) error {
-	if output.Format(o.PrintFlags.Format) == output.JSON {
-		return output.PrintJSON(o.Out, res)
-	}
-	return renderText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }

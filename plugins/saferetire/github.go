@@ -45,7 +45,7 @@ func annotations(res *Result) []ghactions.Annotation {
 		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN tier " + u.Kustomization, Message: unbuiltLine(u)})
 	}
 	for _, s := range res.Incomplete {
-		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN", Message: s})
+		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN", Message: s.String()})
 	}
 	return out
 }
@@ -105,7 +105,7 @@ func writeSummary(w io.Writer, res *Result) error {
 		fmt.Fprintf(&b, "- not covered (another source): %s\n", md(s))
 	}
 	for _, s := range res.Incomplete {
-		fmt.Fprintf(&b, "- ⚠️ %s\n", md(s))
+		fmt.Fprintf(&b, "- ⚠️ %s\n", md(s.String()))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

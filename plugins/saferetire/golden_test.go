@@ -2,52 +2,19 @@ package saferetire_test
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/golden"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// normalisers make a run's output independent of the temporary repository and its commits.
-var normalisers = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	{regexp.MustCompile(`\b[0-9a-f]{40}\b`), "COMMIT"},
-	{regexp.MustCompile(`\([0-9a-f]{12}\)`), "(COMMIT)"},
-}
-
-// golden compares got with testdata/name after replacing dir with REPO and commit ids with
-// COMMIT; -update rewrites it.
-func golden(t *testing.T, name, got, dir string) {
-	t.Helper()
-	got = strings.ReplaceAll(got, dir, "REPO")
-	for _, n := range normalisers {
-		got = n.re.ReplaceAllString(got, n.with)
-	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
+// goldens are the files under testdata/; the normalisers make a run's output independent of
+// the temporary repository's commits (each case replaces the repository's directory with REPO).
+var goldens = golden.Register(flag.CommandLine, "testdata",
+	golden.Regexp(`\b[0-9a-f]{40}\b`, "COMMIT"),
+	golden.Regexp(`\([0-9a-f]{12}\)`, "(COMMIT)"),
+)
 
 // goldenCase is one offline gate whose text (stdout, then stderr) and json are kept in
 // testdata/<name>.txt and testdata/<name>.json.
@@ -103,9 +70,9 @@ func TestGoldens(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, out, errOut)
 			}
-			golden(t, tc.name+".txt", out+"--- stderr\n"+errOut, r.Dir)
+			goldens.Assert(t, tc.name+".txt", out+"--- stderr\n"+errOut, golden.Literal(r.Dir, "REPO"))
 			out, _, _ = invocation{}.raw(t, append(args, "-o", "json")...)
-			golden(t, tc.name+".json", out, r.Dir)
+			goldens.Assert(t, tc.name+".json", out, golden.Literal(r.Dir, "REPO"))
 		})
 	}
 }

@@ -3,6 +3,7 @@ package saferetire
 import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
@@ -17,6 +18,9 @@ type Result struct {
 	// Report is what the gate found (for --orphans, only the Kustomizations read and what
 	// could not be).
 	retire.Report
+	// Incomplete are the builds and reads that failed (Report's, as gaps): the verdict cannot
+	// be SAFE or CLEAN with any. It stands in for Report's list in json.
+	Incomplete []output.Gap `json:"incomplete,omitempty"`
 	// Orphans are objects Flux applied that no Kustomization's inventory lists (--orphans).
 	Orphans []retire.Orphan `json:"orphans,omitempty"`
 	// Actions are the live steps carried out without --dry-run, in order.
@@ -68,6 +72,7 @@ func (r *Result) finish() {
 	if r.Kustomizations == nil {
 		r.Kustomizations = []string{}
 	}
+	r.Incomplete = output.GapsOf(r.Report.Incomplete)
 	code := r.Code()
 	r.ExitCode = int(code)
 	switch {

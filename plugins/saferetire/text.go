@@ -46,12 +46,7 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	if len(r.Unchanged) > 0 {
 		root.Add(fmt.Sprintf("Unchanged by the candidate, reused from the base (they remove nothing): %d tier(s)", len(r.Unchanged)))
 	}
-	if len(r.Incomplete) > 0 {
-		n := root.Add(p.Warn("INCOMPLETE: these builds or reads failed, so what they would show is unknown:"))
-		for _, s := range r.Incomplete {
-			n.Add(s)
-		}
-	}
+	output.AddIncomplete(root, r.Incomplete, p)
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
 	return root.Render(w, p)
 }

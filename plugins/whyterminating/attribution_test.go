@@ -44,9 +44,9 @@ func TestArgoCDControllerScaledToZero(t *testing.T) {
 		"fix 1: Bring statefulsets.apps/argocd-application-controller -n argocd back to ready replicas",
 		"fix 2: deployments.apps/argocd-server -n argocd is running (1/1 ready) and may update applications.argoproj.io: read its logs",
 	}, []string{"none found", "argocd-redis", "Reinstall", "last resort"})
-	golden(t, "argocd-controller-scaled-to-zero.txt", out)
+	goldens.Assert(t, "argocd-controller-scaled-to-zero.txt", out)
 	js, _, _ := run(t, "applications.argoproj.io", "guestbook", "-n", "argocd", "-o", "json")
-	golden(t, "argocd-controller-scaled-to-zero.json", js)
+	goldens.Assert(t, "argocd-controller-scaled-to-zero.json", js)
 }
 
 // Rancher's controller.cattle.io finalizers on a namespace while deployments.apps/rancher runs
@@ -137,7 +137,7 @@ func TestCrossplaneProviderGone(t *testing.T) {
 		"fix 1: Reinstall providerrevisions.pkg.crossplane.io/provider-aws-s3-9f3c2a (it installed this type)",
 		"last resort 2: Only if the controller is gone for good: remove finalizer finalizer.managedresource.crossplane.io by hand.",
 	}, []string{"read its logs", "no blocker found"})
-	golden(t, "crossplane-provider-gone.txt", out)
+	goldens.Assert(t, "crossplane-provider-gone.txt", out)
 }
 
 // A Strimzi KafkaTopic whose Kafka cluster no longer runs a topic operator (replays
@@ -170,7 +170,7 @@ func TestStrimziTopicOperatorGone(t *testing.T) {
 		"fix 1: Restore deployments.apps/my-cluster-entity-operator -n kafka",
 		"last resort 2:",
 	}, []string{"controller: deployments.apps/strimzi-cluster-operator", "read its logs"})
-	golden(t, "strimzi-topic-operator-gone.txt", out)
+	goldens.Assert(t, "strimzi-topic-operator-gone.txt", out)
 }
 
 // KubeVirt's foregroundDeleteVirtualMachine has no domain (replays

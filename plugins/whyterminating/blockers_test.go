@@ -76,7 +76,7 @@ func TestAdmissionWebhookBlocksNamespace(t *testing.T) {
 		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " delete validatingwebhookconfigurations.admissionregistration.k8s.io kyverno-resource-validating-webhook-cfg",
 		"cost: until the configuration is re-created, the policy it enforces is not applied",
 	}, []string{"needs no help unless the count stops falling"})
-	golden(t, "admission-webhook-blocks-namespace.txt", out)
+	goldens.Assert(t, "admission-webhook-blocks-namespace.txt", out)
 }
 
 // A CRD whose conversion webhook's service is gone: the namespace controller cannot list the
@@ -150,5 +150,5 @@ func TestNamespaceSpecFinalizerLeftBehind(t *testing.T) {
 		"last resort 1: Only if the controller behind openshift.io/origin is gone for good",
 		`jq '.spec.finalizers -= ["openshift.io/origin"]'`,
 	}, []string{"finalizer kubernetes\n", "no blocker found"})
-	golden(t, "namespace-spec-finalizer-left-behind.txt", out)
+	goldens.Assert(t, "namespace-spec-finalizer-left-behind.txt", out)
 }

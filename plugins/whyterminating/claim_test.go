@@ -77,9 +77,9 @@ func TestStuckClaimJSON(t *testing.T) {
 	if len(f.Remedies) == 0 || !strings.Contains(f.Remedies[0].Command, "--context="+env.Context) || f.Remedies[0].LastResort {
 		t.Errorf("remedies = %+v", f.Remedies)
 	}
-	golden(t, "seed-claim.json", out)
+	goldens.Assert(t, "seed-claim.json", out)
 	text, _, _ := run(t, "pvc", "headlamp", "-n", "headlamp")
-	golden(t, "seed-claim.txt", text)
+	goldens.Assert(t, "seed-claim.txt", text)
 }
 
 func TestNotTerminating(t *testing.T) {

@@ -5,10 +5,12 @@ package whyterminating
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -57,10 +59,14 @@ func NewWhyTerminatingOptions(streams genericiooptions.IOStreams) *WhyTerminatin
 func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewWhyTerminatingOptions(streams)
 	cmd := &cobra.Command{
-		Use:          "why-terminating [TYPE NAME | TYPE/NAME | INVENTORY-ID | TYPE] [flags]",
-		Short:        "Explain what holds an object in Terminating and how to release it safely",
-		Long:         "Explain, for each finalizer of a Terminating object, who removes it, the concrete objects that block it, their owners and GitOps owner, and the safe remediation with what it costs. Without arguments, explain every Terminating object in the namespace (-n) or the cluster (-A).",
-		Example:      example,
+		Use:   "why-terminating [TYPE NAME | TYPE/NAME | INVENTORY-ID | TYPE] [flags]",
+		Short: "Explain what holds an object in Terminating and how to release it safely",
+		Long: templates.LongDesc(`
+			Explain, for each finalizer of a Terminating object, who removes it, the concrete objects
+			that block it, their owners and GitOps owner, and the safe remediation with what it costs.
+			Without arguments, explain every Terminating object in the namespace (-n) or the cluster
+			(-A).`),
+		Example:      templates.Examples(example),
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 2),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl why-terminating"},
@@ -126,11 +132,6 @@ func (o *WhyTerminatingOptions) Run(ctx context.Context) error {
 }
 
 func (o *WhyTerminatingOptions) print(res *Result) error {
-	switch output.Format(o.PrintFlags.Format) {
-	case output.JSON:
-		return output.PrintJSON(o.Out, res)
-	case output.YAML:
-		return output.PrintYAML(o.Out, res)
-	}
-	return renderText(o.Out, res, output.Palette{On: o.PrintFlags.UseColor(o.Out)})
+	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
+	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // Request is what to explain: one object, one type in a namespace, or a sweep.
@@ -102,7 +103,13 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		scope, res.Scope = "", "cluster"
 	}
 	s := finalizers.ScanScope(ctx, c, catalog, scope)
-	res.Unreadable, res.Requests, res.swept = s.Failed, s.Requests, true
+	res.Requests, res.swept = s.Requests, true
+	for _, f := range s.Failed {
+		res.Incomplete = append(res.Incomplete, output.Gap{What: "listing " + f.Resource, Reason: f.Reason})
+	}
+	for _, d := range res.DiscoveryFailures {
+		res.Incomplete = append(res.Incomplete, output.Gap{What: "discovery of " + d.GroupVersion, Reason: d.Error})
+	}
 	if len(s.Types) > 0 && len(s.Failed) == len(s.Types) {
 		return cluster.ReadError(c.Target, "listing every resource type", errors.New(s.Failed[0].Reason))
 	}

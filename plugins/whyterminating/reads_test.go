@@ -50,11 +50,11 @@ func TestForbiddenTypeIsUnknown(t *testing.T) {
 		t.Errorf("verdict %s, want UNKNOWN", res.Verdict)
 	}
 	named := false
-	for _, u := range res.Unreadable {
-		named = named || (u.Resource == "secrets" && strings.Contains(u.Reason, "forbidden"))
+	for _, g := range res.Incomplete {
+		named = named || (g.What == "listing secrets" && strings.Contains(g.Reason, "forbidden"))
 	}
 	if !named {
-		t.Errorf("unreadable types do not name secrets as forbidden: %+v", res.Unreadable)
+		t.Errorf("incomplete reads do not name secrets as forbidden: %+v", res.Incomplete)
 	}
 	// What could be read is still reported: the stuck claim.
 	found := false
@@ -65,7 +65,7 @@ func TestForbiddenTypeIsUnknown(t *testing.T) {
 		t.Errorf("the stuck claim is missing from a partial sweep")
 	}
 	text, _, _ := run(t, "-n", incident.Namespace, "--as", sa)
-	if !strings.Contains(text, "INCOMPLETE: these reads failed") || !strings.Contains(text, "secrets: forbidden") || !strings.Contains(text, "verdict: UNKNOWN (exit 2)") {
+	if !strings.Contains(text, "INCOMPLETE: these reads or builds failed") || !strings.Contains(text, "listing secrets: forbidden") || !strings.Contains(text, "verdict: UNKNOWN (exit 2)") {
 		t.Errorf("text output does not flag the forbidden read:\n%s", text)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // Result is everything one invocation found; json and yaml marshal it as is, and the text
@@ -21,8 +22,9 @@ type Result struct {
 	Objects []*finalizers.Explanation `json:"objects"`
 	// Shadowed names same-named types of other groups the core group won over.
 	Shadowed []string `json:"shadowedTypes,omitempty"`
-	// Unreadable lists resource types a sweep could not list; their objects are unknown.
-	Unreadable []finalizers.ReadFailure `json:"unreadable,omitempty"`
+	// Incomplete lists the reads a sweep missed: each resource type it could not list ("listing
+	// TYPE") and each API group version discovery could not describe; their objects are unknown.
+	Incomplete []output.Gap `json:"incomplete,omitempty"`
 	// DiscoveryFailures lists API group versions the server could not describe.
 	DiscoveryFailures []kinds.GroupFailure `json:"discoveryFailures,omitempty"`
 	// Verdict is STUCK, CLEAR or UNKNOWN; ExitCode is the process exit code it maps to.
@@ -31,7 +33,8 @@ type Result struct {
 	// Requests counts the LIST requests the sweep made.
 	Requests int64 `json:"listRequests,omitempty"`
 
-	// swept is set for sweeps, which cannot see the objects of groups discovery missed.
+	// swept is set for sweeps, which cannot see the objects of groups discovery missed (so
+	// those are in Incomplete); one object's explanation does not depend on them.
 	swept bool
 }
 
@@ -53,7 +56,7 @@ func (r *Result) Code() exitcode.Code {
 }
 
 func (r *Result) incomplete() bool {
-	if len(r.Unreadable) > 0 || (r.swept && len(r.DiscoveryFailures) > 0) {
+	if len(r.Incomplete) > 0 {
 		return true
 	}
 	for _, e := range r.Objects {

@@ -66,6 +66,6 @@ func TestSweepUnderNarrowRoleSummarises(t *testing.T) {
 	wantAll(t, out, []string{
 		"namespaces/narrow-stuck Terminating for",
 		"could not be listed here either (each named once at the end)",
-		"INCOMPLETE: these reads failed",
+		"INCOMPLETE: these reads or builds failed",
 	}, []string{"listing secrets in the namespace"})
 }

@@ -18,8 +18,10 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		root.Add(p.Good("Nothing is Terminating") + " in " + r.Scope + ".")
 	}
 	unreadable := map[string]bool{}
-	for _, u := range r.Unreadable {
-		unreadable[u.Resource] = true
+	for _, g := range r.Incomplete {
+		if t := listedType(g.What); t != "" {
+			unreadable[t] = true
+		}
 	}
 	for _, e := range r.Objects {
 		addExplanation(root, collapseGaps(e, unreadable), p)
@@ -27,15 +29,8 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	for _, s := range r.Shadowed {
 		root.Add(p.Faint("note: the core group was chosen; " + s + " has the same name"))
 	}
-	if len(r.Unreadable) > 0 || (r.swept && len(r.DiscoveryFailures) > 0) {
-		n := root.Add(p.Warn("INCOMPLETE: these reads failed, so objects of these types are unknown (not absent):"))
-		for _, u := range r.Unreadable {
-			n.Add(u.Resource + ": " + u.Reason)
-		}
-		for _, d := range r.DiscoveryFailures {
-			n.Add("discovery of " + d.GroupVersion + ": " + d.Error)
-		}
-	} else if len(r.DiscoveryFailures) > 0 {
+	output.AddIncomplete(root, r.Incomplete, p)
+	if !r.swept && len(r.DiscoveryFailures) > 0 {
 		// One object's explanation does not depend on groups it does not touch.
 		n := root.Add(p.Faint("note: discovery failed for these group versions; the explanation above does not depend on them:"))
 		for _, d := range r.DiscoveryFailures {

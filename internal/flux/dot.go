@@ -1,4 +1,4 @@
-package fluxchain
+package flux
 
 import (
 	"fmt"
@@ -6,54 +6,39 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
 )
 
 // dotColor is the fill colour of each state in the Graphviz output.
-var dotColor = map[flux.State]string{
-	flux.Ready:       "palegreen",
-	flux.Failing:     "salmon",
-	flux.Waiting:     "khaki",
-	flux.Progressing: "lightblue",
-	flux.Suspended:   "lightgrey",
-	flux.NoStatus:    "white",
-	flux.Declared:    "white",
+var dotColor = map[State]string{
+	Ready:       "palegreen",
+	Failing:     "salmon",
+	Waiting:     "khaki",
+	Progressing: "lightblue",
+	Suspended:   "lightgrey",
+	NoStatus:    "white",
+	Declared:    "white",
 }
 
-// PrintDot writes the chain as a Graphviz digraph: one node per Kustomization, an edge from
-// each dependency to its dependent, root causes outlined in bold, tiers as ranks.
-func PrintDot(w io.Writer, res *Result) error {
-	return writeDot(w, &res.Chain, lintNotes{})
-}
-
-// PrintRepoDot writes the repository's chain as PrintDot does, each Kustomization labelled
-// with its lint findings (rule and count) and outlined by the most severe; findings that name
-// no Kustomization go on a note of their own.
-func PrintRepoDot(w io.Writer, res *RepoResult) error {
-	return writeDot(w, &res.Chain, notesOf(res.Lint))
-}
-
-func writeDot(w io.Writer, c *flux.Chain, notes lintNotes) error {
+// WriteDot writes the chain as a Graphviz digraph: one node per Kustomization labelled with its
+// notes, an edge from each dependency to its dependent, root causes and MarkError in bold red,
+// MarkWarning in orange, tiers as ranks, missing dependencies dashed. Every label is escaped.
+func (c *Chain) WriteDot(w io.Writer, notes Notes) error {
 	var b strings.Builder
 	b.WriteString("digraph \"flux-chain\" {\n  rankdir=LR;\n  node [shape=box, style=filled, fontname=\"Helvetica\"];\n")
-	roots := map[string]bool{}
-	for _, rc := range c.RootCauses {
-		roots[rc.Kustomization] = true
-	}
+	roots := c.rootSet()
 	for _, n := range c.Kustomizations {
-		label := strings.Join(append([]string{n.ID, string(n.State)}, notes.lines[n.ID]...), "\n")
+		label := strings.Join(append([]string{n.ID, string(n.State)}, notes.Lines[n.ID]...), "\n")
 		attrs := fmt.Sprintf("label=%s, fillcolor=%q", strconv.Quote(label), dotColor[n.State])
-		switch {
-		case roots[n.ID], notes.worst[n.ID] == lint.Error:
+		switch notes.mark(roots, n.ID) {
+		case MarkError:
 			attrs += ", penwidth=3, color=red"
-		case notes.worst[n.ID] == lint.Warning:
+		case MarkWarning:
 			attrs += ", penwidth=2, color=orange"
 		}
 		fmt.Fprintf(&b, "  %s [%s];\n", strconv.Quote(n.ID), attrs)
 	}
-	if lines := notes.lines[entryNote]; len(lines) > 0 {
+	if lines := notes.Lines[EntryNote]; len(lines) > 0 {
 		label := strings.Join(append([]string{"entry path"}, lines...), "\n")
 		fmt.Fprintf(&b, "  \"(entry path)\" [shape=note, label=%s, fillcolor=white];\n", strconv.Quote(label))
 	}

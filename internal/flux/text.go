@@ -1,63 +1,48 @@
-package fluxchain
+package flux
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
-	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/output"
 )
 
-// PrintText draws the result for people: root causes first (with what they name and what
-// they freeze), then the tiers in dependency order, then the other findings.
-func PrintText(w io.Writer, res *Result, p output.Palette) error {
-	root := &output.Node{}
-	if len(res.Kustomizations) == 0 {
-		scope := "namespace " + res.Namespace
-		if res.Namespace == "" {
-			scope = "any namespace"
-		}
-		root.Add(fmt.Sprintf("No Kustomizations in %s.", scope))
-	}
-	if len(res.RootCauses) > 0 {
-		sec := root.Add(p.Bold(fmt.Sprintf("ROOT CAUSES (%d)", len(res.RootCauses))))
-		for _, rc := range res.RootCauses {
-			addRootCause(sec, res, rc, p)
+// AddText draws the chain under root for people: root causes first (with what they name and
+// what they freeze), then the tiers in dependency order, then the other findings and, when
+// something failed, the Kustomizations nothing reaches. The tree only renders the chain; it
+// stays a Chain for the structured outputs.
+func (c *Chain) AddText(root *output.Node, p output.Palette) {
+	if len(c.RootCauses) > 0 {
+		sec := root.Add(p.Bold(fmt.Sprintf("ROOT CAUSES (%d)", len(c.RootCauses))))
+		for _, rc := range c.RootCauses {
+			c.addRootCause(sec, rc, p)
 		}
 	}
-	if len(res.Kustomizations) > 0 {
-		addTiers(root.Add(p.Bold("TIERS")), res, p)
+	if len(c.Kustomizations) > 0 {
+		c.addTiers(root.Add(p.Bold("TIERS")), p)
 	}
-	if len(res.Findings) > 0 {
-		sec := root.Add(p.Bold(fmt.Sprintf("FINDINGS (%d)", len(res.Findings))))
-		for _, f := range res.Findings {
+	if len(c.Findings) > 0 {
+		sec := root.Add(p.Bold(fmt.Sprintf("FINDINGS (%d)", len(c.Findings))))
+		for _, f := range c.Findings {
 			sec.Add(fmt.Sprintf("%s %s: %s", p.Warn(string(f.Kind)), f.Kustomization, f.Message))
 		}
 	}
-	if len(res.RootCauses) > 0 && len(res.Unaffected) > 0 {
-		root.Add(p.Good("UNAFFECTED: ") + strings.Join(res.Unaffected, ", "))
+	if len(c.RootCauses) > 0 && len(c.Unaffected) > 0 {
+		root.Add(p.Good("UNAFFECTED: ") + strings.Join(c.Unaffected, ", "))
 	}
-	if len(res.Warnings) > 0 {
-		sec := root.Add(p.Warn("WARNINGS (the result may be incomplete)"))
-		for _, wr := range res.Warnings {
-			sec.Add(wr)
-		}
-	}
-	return root.Render(w, p)
 }
 
 // addRootCause renders one root cause, its named objects, its HelmReleases and blast radius.
-func addRootCause(sec *output.Node, res *Result, rc flux.RootCause, p output.Palette) {
+func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
 	tier := ""
-	if n := res.Node(rc.Kustomization); n != nil {
+	if n := c.Node(rc.Kustomization); n != nil {
 		tier = fmt.Sprintf(" (tier %d)", n.Tier)
 		if n.Tier < 0 {
 			tier = " (unordered)"
 		}
 	}
-	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(flux.KustomizationRef(rc.Kustomization)) + tier)
+	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(KustomizationRef(rc.Kustomization)) + tier)
 	if rc.Message != "" {
 		node.Add(rc.Message)
 	}
@@ -73,18 +58,18 @@ func addRootCause(sec *output.Node, res *Result, rc flux.RootCause, p output.Pal
 	br := node.Add(fmt.Sprintf("blast radius: %d Kustomization(s) frozen", len(rc.BlastRadius)))
 	for _, id := range rc.BlastRadius {
 		state := ""
-		if n := res.Node(id); n != nil {
+		if n := c.Node(id); n != nil {
 			state = " " + stateText(n.State, p)
 		}
 		br.Add(id + state)
 	}
-	for _, c := range rc.Commands {
-		node.Add(p.Faint("$ " + c))
+	for _, cmd := range rc.Commands {
+		node.Add(p.Faint("$ " + cmd))
 	}
 }
 
 // addBlockingObject renders an object a health check waited for, and why it is Terminating.
-func addBlockingObject(parent *output.Node, bo flux.BlockingObject, p output.Palette) {
+func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette) {
 	name := bo.Item.Ref()
 	if bo.Object != nil {
 		name = bo.Object.String()
@@ -151,7 +136,7 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 }
 
 // addHelmRelease renders a HelmRelease of a failing tier.
-func addHelmRelease(parent *output.Node, hr flux.HelmRelease, p output.Palette) {
+func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette) {
 	state := "no Ready condition"
 	if hr.Ready != nil {
 		state = fmt.Sprintf("Ready=%s %s", hr.Ready.Status, hr.Ready.Reason)
@@ -166,26 +151,26 @@ func addHelmRelease(parent *output.Node, hr flux.HelmRelease, p output.Palette) 
 }
 
 // addTiers renders each tier and its Kustomizations in dependency order.
-func addTiers(sec *output.Node, res *Result, p output.Palette) {
-	for i, tier := range res.Tiers {
+func (c *Chain) addTiers(sec *output.Node, p output.Palette) {
+	for i, tier := range c.Tiers {
 		if len(tier) == 0 {
 			continue
 		}
 		t := sec.Add(fmt.Sprintf("tier %d", i))
 		for _, id := range tier {
-			addNodeLine(t, res.Node(id), p)
+			addNodeLine(t, c.Node(id), p)
 		}
 	}
-	if len(res.Unordered) > 0 {
+	if len(c.Unordered) > 0 {
 		t := sec.Add(p.Bad("unordered (cycle)"))
-		for _, id := range res.Unordered {
-			addNodeLine(t, res.Node(id), p)
+		for _, id := range c.Unordered {
+			addNodeLine(t, c.Node(id), p)
 		}
 	}
 }
 
 // addNodeLine renders one Kustomization: state, gating, source revision and dependencies.
-func addNodeLine(parent *output.Node, n *flux.Node, p output.Palette) {
+func addNodeLine(parent *output.Node, n *Node, p output.Palette) {
 	if n == nil {
 		return
 	}
@@ -208,28 +193,28 @@ func addNodeLine(parent *output.Node, n *flux.Node, p output.Palette) {
 	case !n.Source.Found:
 		src += " " + p.Bad("not found")
 	case n.RevisionLag:
-		src += fmt.Sprintf(" at %s, applied %s %s", n.Source.Revision, orNone(n.LastApplied), p.Warn("(lagging)"))
+		src += fmt.Sprintf(" at %s, applied %s %s", n.Source.Revision, orNothing(n.LastApplied), p.Warn("(lagging)"))
 	case n.Source.Revision != "":
 		src += " at " + n.Source.Revision
 	}
 	c.Add(src)
-	if n.State != flux.Ready && n.Ready != nil && n.Ready.Reason != "" {
+	if n.State != Ready && n.Ready != nil && n.Ready.Reason != "" {
 		c.Add(n.Ready.Reason + ": " + n.Ready.Message)
 	}
 }
 
 // stateText colours a state.
-func stateText(s flux.State, p output.Palette) string {
+func stateText(s State, p output.Palette) string {
 	switch s {
-	case flux.Ready:
+	case Ready:
 		return p.Good(string(s))
-	case flux.Failing:
+	case Failing:
 		return p.Bad(string(s))
 	}
 	return p.Warn(string(s))
 }
 
-func orNone(s string) string {
+func orNothing(s string) string {
 	if s == "" {
 		return "nothing"
 	}

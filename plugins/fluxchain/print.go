@@ -1,0 +1,55 @@
+package fluxchain
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/lint"
+	"github.com/kubeforensics/suite/internal/output"
+)
+
+// PrintText draws the result for people: the chain (flux.Chain.AddText: root causes, tiers,
+// findings), then the reads that failed.
+func PrintText(w io.Writer, res *Result, p output.Palette) error {
+	root := &output.Node{}
+	if len(res.Kustomizations) == 0 {
+		scope := "namespace " + res.Namespace
+		if res.Namespace == "" {
+			scope = "any namespace"
+		}
+		root.Add(fmt.Sprintf("No Kustomizations in %s.", scope))
+	}
+	res.AddText(root, p)
+	output.AddIncomplete(root, res.Incomplete, p)
+	if len(res.Warnings) > 0 {
+		sec := root.Add(p.Warn("WARNINGS (the root causes' objects may be incompletely explained)"))
+		for _, wr := range res.Warnings {
+			sec.Add(wr)
+		}
+	}
+	return root.Render(w, p)
+}
+
+// PrintDot writes the chain as a Graphviz digraph (flux.Chain.WriteDot).
+func PrintDot(w io.Writer, res *Result) error {
+	return res.WriteDot(w, flux.Notes{})
+}
+
+// PrintRepoDot writes the repository's chain as PrintDot does, each Kustomization labelled
+// with its lint findings (rule and count) and outlined by the most severe; findings that name
+// no Kustomization go on a note of their own.
+func PrintRepoDot(w io.Writer, res *RepoResult) error {
+	return res.WriteDot(w, lint.GraphNotes(res.Lint))
+}
+
+// PrintMermaid writes the chain as a Mermaid flowchart (flux.Chain.WriteMermaid).
+func PrintMermaid(w io.Writer, res *Result) error {
+	return res.WriteMermaid(w, flux.Notes{})
+}
+
+// PrintRepoMermaid writes the repository's chain as PrintMermaid does, each Kustomization
+// labelled with its lint findings and outlined by the most severe.
+func PrintRepoMermaid(w io.Writer, res *RepoResult) error {
+	return res.WriteMermaid(w, lint.GraphNotes(res.Lint))
+}
