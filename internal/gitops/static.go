@@ -3,9 +3,11 @@ package gitops
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -127,7 +129,7 @@ func (s *staticReader) tier(ks Kustomization) staticReads {
 		spec, _ := ks.Object.Object["spec"].(map[string]any)
 		in.anyName = in.anyName || spec["namePrefix"] != nil || spec["nameSuffix"] != nil || spec["patches"] != nil
 	}
-	in.paths, in.files = sortedSet(paths), sortedSet(files)
+	in.paths, in.files = slices.Sorted(maps.Keys(paths)), slices.Sorted(maps.Keys(files))
 	return in
 }
 
