@@ -102,7 +102,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.Repo, "repo", o.Repo, "A directory in the GitOps repository's git working tree.")
 	f.StringVar(&o.Base, "base", "", "Base revision (default: merge-base with the upstream default branch, else HEAD~1).")
 	f.StringVar(&o.Candidate, "candidate", "", "Candidate revision (default: the working tree, uncommitted changes included).")
-	f.StringVar(&o.Path, "path", "", "The entry path, relative to the source root, whose build declares the Flux Kustomizations when --offline (default: the only directory under clusters/, else the source root); live, the path of the root Kustomization, whose source is the repository's.")
+	f.StringVar(&o.Path, "path", "", "The entry path, relative to the source root, whose build declares the Flux Kustomizations when --offline (default: detected: the only clusters/<name> or flux/cluster directory that declares Flux Kustomizations, else the source root; several such directories are refused, naming them); live, the path of the root Kustomization, whose source is the repository's.")
 	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at the candidate, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
