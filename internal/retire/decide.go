@@ -24,28 +24,81 @@ type Unit struct {
 }
 
 // MarkRemoved sets Removed on every unit whose Kustomization a base build declares and no
-// candidate build does (its parent prunes it; live, the cluster still holds it and its path
-// still builds), and drops its candidate objects: all it applied is at stake.
-func MarkRemoved(units []Unit) {
-	declared := func(objs []*unstructured.Unstructured) map[string]bool {
-		m := map[string]bool{}
-		for _, o := range objs {
-			if gvk := o.GroupVersionKind(); gvk.Group == fluxKustomizeGroup && gvk.Kind == "Kustomization" {
-				m[o.GetNamespace()+"/"+o.GetName()] = true
+// candidate build does, and that its parent really deletes (live, the cluster still holds it and
+// its path still builds), and drops its candidate objects: all it applied is at stake. A child
+// its parent keeps instead (the parent does not prune, is suspended, or orphans what it applied,
+// or the child's manifest opts out of pruning) stays on the cluster and goes on reconciling its
+// path at the candidate revision, which no build here covers: that unit is left out of
+// judged, with the reason in incomplete (never judged as deleted,
+// never as unchanged).
+func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
+	type declaration struct {
+		by  int
+		obj *unstructured.Unstructured
+	}
+	declared := func(candidate bool) map[string]declaration {
+		m := map[string]declaration{}
+		for i, u := range units {
+			objs := u.Base
+			if candidate {
+				objs = u.Candidate
+			}
+			for _, o := range objs {
+				if gvk := o.GroupVersionKind(); gvk.Group == fluxKustomizeGroup && gvk.Kind == "Kustomization" {
+					m[o.GetNamespace()+"/"+o.GetName()] = declaration{by: i, obj: o}
+				}
 			}
 		}
 		return m
 	}
-	var base, cand []*unstructured.Unstructured
+	before, after := declared(false), declared(true)
+	gone := func(id string) bool {
+		_, b := before[id]
+		_, a := after[id]
+		return b && !a
+	}
 	for _, u := range units {
-		base, cand = append(base, u.Base...), append(cand, u.Candidate...)
-	}
-	before, after := declared(base), declared(cand)
-	for i := range units {
-		if id := units[i].Kustomization.ID(); before[id] && !after[id] {
-			units[i].Removed, units[i].Candidate = true, nil
+		id := u.Kustomization.ID()
+		if !gone(id) {
+			judged = append(judged, u)
+			continue
 		}
+		d := before[id]
+		if why := keptBy(units[d.by].Kustomization, gone(units[d.by].Kustomization.ID()), d.obj); why != "" {
+			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, why, u.Kustomization.Path))
+			continue
+		}
+		u.Removed, u.Candidate = true, nil
+		judged = append(judged, u)
 	}
+	return judged, incomplete
+}
+
+// keptBy says why parent does not delete the Kustomization object obj that its candidate no
+// longer declares, "" when it deletes it; parentGone is set when the candidate deletes the
+// parent itself, whose spec.deletionPolicy then decides instead of its spec.prune.
+func keptBy(parent Kustomization, parentGone bool, obj *unstructured.Unstructured) string {
+	if opt := objectOptOutOf(obj, exclusionsFor(parent)); opt != "" {
+		return "its manifest carries " + opt
+	}
+	if parent.Suspend {
+		return "its parent Kustomization " + parent.ID() + " is suspended"
+	}
+	if parentGone {
+		switch parent.DeletionPolicy {
+		case kustomizev1.DeletionPolicyOrphan:
+			return "its parent Kustomization " + parent.ID() + ", which the candidate deletes, orphans what it applied (spec.deletionPolicy Orphan)"
+		case "", kustomizev1.DeletionPolicyMirrorPrune:
+			if !parent.Prune {
+				return "its parent Kustomization " + parent.ID() + ", which the candidate deletes, does not prune (deletionPolicy " + policy(parent) + ")"
+			}
+		}
+		return ""
+	}
+	if !parent.Prune {
+		return "its parent Kustomization " + parent.ID() + " does not prune (spec.prune: false)"
+	}
+	return ""
 }
 
 // Diff lists, per Kustomization, every object present at base or in the live inventory and

@@ -139,8 +139,8 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		return nil, err
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
-	units := p.units
-	MarkRemoved(units)
+	units, kept := MarkRemoved(p.units)
+	rep.Incomplete = append(rep.Incomplete, kept...)
 	for i := range units {
 		rep.Kustomizations = append(rep.Kustomizations, units[i].Kustomization.ID())
 		if lk != nil {

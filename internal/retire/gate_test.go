@@ -192,6 +192,35 @@ func TestDeletionPolicy(t *testing.T) {
 	}
 }
 
+// A child Kustomization its parent keeps is not deleted with what it applied: when the parent
+// does not prune (or the child's manifest opts out, or the parent is deleted with
+// deletionPolicy Orphan), kustomize-controller leaves the child object in place and the child
+// goes on reconciling its own path at the new revision. That is not built here, so the verdict
+// is UNKNOWN, named; before, the child's claim was reported deleted (a confident UNSAFE).
+func TestKeptChildKustomization(t *testing.T) {
+	apps := incident.KustomizationManifest("flux-system", "apps", "./k8s/apps", true)
+	cases := []struct {
+		name, apps  string
+		parentPrune bool
+		code        exitcode.Code
+		mention     string
+	}{
+		{"parent does not prune", apps, false, exitcode.Unknown, "its parent Kustomization flux-system/flux-system does not prune (spec.prune: false), so it stays on the cluster"},
+		{"child opts out", strings.Replace(apps, "  namespace: flux-system\n", "  namespace: flux-system\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", 1), true, exitcode.Unknown, "its manifest carries kustomize.toolkit.fluxcd.io/prune: disabled"},
+		{"parent prunes", apps, true, exitcode.Finding, "deletionPolicy MirrorPrune (prune: true) deletes PersistentVolumeClaim headlamp/headlamp"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fixture{
+				files: files(incident.RepoFiles(), map[string]string{"clusters/prod/apps.yaml": tc.apps, "clusters/prod/kustomization.yaml": "resources:\n- apps.yaml\n- flux-system.yaml\n",
+					"clusters/prod/flux-system.yaml": incident.KustomizationManifest("flux-system", "flux-system", "./clusters/prod", tc.parentPrune)}),
+				change: map[string]string{"clusters/prod/kustomization.yaml": "resources:\n- flux-system.yaml\n"},
+			}
+			wantCode(t, f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil), tc.code, tc.mention)
+		})
+	}
+}
+
 // Prune opt-outs are decided as kustomize-controller decides them, through fluxcd/pkg/ssa's
 // utils.AnyInMetadata: the label counts as well as the annotation, values case-insensitively.
 func TestPruneOptOuts(t *testing.T) {
