@@ -151,6 +151,11 @@ func (l *Layout) chooseEntry(top string) error {
 	cs := entryCandidates(top)
 	switch len(cs) {
 	case 0:
+		if !hasKustomizationFile(top) {
+			if roots := unbuiltDeclarers(top); len(roots) > 0 {
+				return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; these directories declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: %s: choose one with --path", strings.Join(roots, ", "))
+			}
+		}
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no clusters/ or flux/cluster directory anywhere)"
 		l.Entry, l.EntryHow = ".", "the source root (no clusters/ directory)"
 		return nil

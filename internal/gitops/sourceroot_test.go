@@ -135,6 +135,25 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 		{name: "entry given from the top", entry: "k8s/clusters/prod", files: map[string]string{
 			"k8s/clusters/prod/flux-system/gotk-sync.yaml": gotkSync("./k8s/clusters/prod"),
 		}, wantRoot: ".", wantPath: "k8s/clusters/prod"},
+		// https://github.com/krobertson/home-ops at ec9f5d89f9 (later than the case above): the
+		// FluxInstance syncs setup/flux/config, no clusters/ or flux/cluster directory exists and
+		// the top level holds a Taskfile, not a kustomization.yaml. Building the top level as the
+		// entry failed to decode the Taskfile (UNKNOWN); the directory the bootstrap syncs is
+		// named instead, as the only one whose Kustomizations no other Kustomization builds.
+		{name: "no bootstrap directory: the unbuilt declarer is named", files: map[string]string{
+			"setup/flux/config/ks.yaml":                ks("cluster-apps", "./kubernetes"),
+			"kubernetes/media/plex/ks.yaml":            ks("plex", "./kubernetes/media/plex/app"),
+			"kubernetes/media/plex/app/namespace.yaml": ns,
+			".taskfiles/bootstrap/Taskfile.yaml":       "version: '3'\n",
+		}, wantErr: "declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: setup/flux/config: choose one with --path"},
+		{name: "no bootstrap directory, a kustomization.yaml at the top: the top is the entry", files: map[string]string{
+			"kustomization.yaml":                       "resources:\n- setup/flux/config\n",
+			"setup/flux/config/ks.yaml":                ks("cluster-apps", "./kubernetes"),
+			"kubernetes/media/plex/app/namespace.yaml": ns,
+		}, wantRoot: ".", wantPath: "."},
+		{name: "no Flux Kustomization anywhere: the top is the entry", files: map[string]string{
+			"apps/namespace.yaml": ns,
+		}, wantRoot: ".", wantPath: "."},
 		{name: "given root holding flux/cluster", sourceRoot: "deploy", files: map[string]string{
 			"deploy/flux/cluster/ks.yaml": ks("apps", "./apps"), "deploy/apps/a.yaml": ns,
 		}, wantRoot: "deploy", wantPath: "flux/cluster"},
