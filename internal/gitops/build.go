@@ -185,9 +185,27 @@ func generate(root, dir string, obj *unstructured.Unstructured, opts BuildOption
 	}
 	fs := securefs.MakeFsInMemory(disk)
 	if err := fs.WriteFile(kfile, manifest); err != nil {
+		if name := illegalRootName(root); name != "" {
+			return nil, false, fmt.Errorf("the repository's path %s has a directory name kustomize's in-memory file system refuses (%q: it allows only letters, digits and - _ . :), which kustomize-controller never meets in its own checkout: clone or move the repository to a path without other characters: %w", root, name, err)
+		}
 		return nil, false, err
 	}
 	return fs, added, nil
+}
+
+// illegalRootName is the first directory name on the path to root that kustomize's in-memory
+// file system refuses to create (kyaml filesys: only [a-zA-Z0-9-_.:]), "" when there is none.
+// Names inside the repository are left to the build: kustomize-controller refuses them too.
+func illegalRootName(root string) string {
+	for _, name := range strings.Split(filepath.ToSlash(filepath.Clean(root)), "/") {
+		legal := func(r rune) bool {
+			return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:", r)
+		}
+		if strings.IndexFunc(name, func(r rune) bool { return !legal(r) }) >= 0 {
+			return name
+		}
+	}
+	return ""
 }
 
 // withOriginAnnotations adds "originAnnotations" to the kustomization's buildMetadata. It is

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -132,5 +133,32 @@ func TestLoadHomeOpsLayout(t *testing.T) {
 	}
 	if got := ids(tier.Objects); !reflect.DeepEqual(got, []string{"media_plex__PersistentVolumeClaim"}) {
 		t.Errorf("objects %v, want the PVC only", got)
+	}
+}
+
+// A checkout whose own path holds a name kustomize's in-memory file system refuses (a clone
+// into /tmp/bjw-s-labs+home-ops, as a user may name it) cannot be built where it is:
+// kustomize-controller never meets that, in its own checkout. The build fails naming the
+// directory and what to do, not with kustomize's bare "illegal name"; a plain path builds.
+func TestBuildUnderAPathKustomizeRefuses(t *testing.T) {
+	for _, tc := range []struct{ dir, wantErr string }{
+		{"bjw-s-labs+home-ops", `has a directory name kustomize's in-memory file system refuses ("bjw-s-labs+home-ops"`},
+		{"k=v,x", `("k=v,x"`},
+		{"home-ops_2.0:x", ""},
+	} {
+		root := filepath.Join(t.TempDir(), tc.dir)
+		if err := incident.WriteFiles(root, map[string]string{"apps/claim.yaml": pvc("data", "media")}); err != nil {
+			t.Fatal(err)
+		}
+		res := BuildPath(context.Background(), root, "apps", BuildOptions{})
+		switch {
+		case tc.wantErr == "" && res.Err != nil:
+			t.Errorf("%s: %v", tc.dir, res.Err)
+		case tc.wantErr != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tc.wantErr) || !strings.Contains(res.Err.Error(), "clone or move the repository")):
+			t.Errorf("%s: err %v, want %q", tc.dir, res.Err, tc.wantErr)
+		}
+	}
+	if got := illegalRootName("/home/runner/work/home-ops/home-ops"); got != "" {
+		t.Errorf("a CI checkout path is refused: %q", got)
 	}
 }
