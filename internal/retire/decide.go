@@ -28,9 +28,9 @@ type Unit struct {
 // its path still builds), and drops its candidate objects: all it applied is at stake. A child
 // its parent keeps instead (the parent does not prune, is suspended, or orphans what it applied,
 // or the child's manifest opts out of pruning) stays on the cluster and goes on reconciling its
-// path at the candidate revision, which no build here covers: that unit is left out of
-// judged, with the reason in incomplete (never judged as deleted,
-// never as unchanged).
+// path at the candidate revision: judged on that build when there is one (live, where the
+// cluster's Kustomizations are built at the candidate), else left out of judged with the
+// reason in incomplete (never judged as deleted, never as unchanged).
 func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
 	type declaration struct {
 		by  int
@@ -65,6 +65,12 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
 		}
 		d := before[id]
 		if why := keptBy(units[d.by].Kustomization, gone(units[d.by].Kustomization.ID()), d.obj); why != "" {
+			if !u.Removed {
+				// Its path was built at the candidate too (live: it is on the cluster), so
+				// what it prunes when it reconciles that revision is judged exactly.
+				judged = append(judged, u)
+				continue
+			}
 			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, why, u.Kustomization.Path))
 			continue
 		}

@@ -291,3 +291,39 @@ func TestLiveMissingPath(t *testing.T) {
 		t.Fatalf("exit %d, want 2 naming the Kustomization\n%s\n%s", code, out, errOut)
 	}
 }
+
+// Live, a child Kustomization that its parent stops declaring but does not prune (spec.prune:
+// false) stays on the cluster and reconciles its own path at the new revision: what it prunes
+// is judged on that build, here nothing, so its claim is not reported deleted (it was, as if
+// the child went with everything it applied). A parent that prunes still deletes it.
+func TestLiveKeptChildKustomization(t *testing.T) {
+	needEnv(t)
+	for _, tc := range []struct {
+		name       string
+		prune      bool
+		code       int
+		wantOutput string
+	}{
+		{"parent does not prune", false, 0, "verdict: SAFE"},
+		{"parent prunes", true, 1, "UNSAFE PersistentVolumeClaim "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := namespace(t, "keptchild")
+			createKS(t, ns, "parent", map[string]any{"interval": "10m", "path": "./k8s/" + ns + "/parent", "prune": tc.prune,
+				"sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}}, ns+"_db_kustomize.toolkit.fluxcd.io_Kustomization")
+			liveKS(t, ns, "db", "./k8s/"+ns+"/db", ns+"_data__PersistentVolumeClaim")
+			liveClaim(t, ns, "data", nil, false)
+			r := gittest.New(t, map[string]string{
+				"k8s/" + ns + "/parent/db.yaml":       fluxKS(ns, "db", "./k8s/"+ns+"/db", true),
+				"k8s/" + ns + "/parent/settings.yaml": configMap(ns, "settings"),
+				"k8s/" + ns + "/db/claim.yaml":        claim(ns, "data"),
+			})
+			base := r.Git("rev-parse", "HEAD")
+			r.Write(map[string]string{"k8s/" + ns + "/parent/db.yaml": ""})
+			out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
+			if code != tc.code || !strings.Contains(out, tc.wantOutput) {
+				t.Fatalf("exit %d, want %d and %q\n%s\n%s", code, tc.code, tc.wantOutput, out, errOut)
+			}
+		})
+	}
+}
