@@ -26,8 +26,9 @@ type Unit struct {
 // MarkRemoved sets Removed on every unit whose Kustomization a base build declares and no
 // candidate build does, and that its parent really deletes (live, the cluster still holds it and
 // its path still builds), and drops its candidate objects: all it applied is at stake. A child
-// its parent keeps instead (the parent does not prune, is suspended, or orphans what it applied,
-// or the child's manifest opts out of pruning) stays on the cluster and goes on reconciling its
+// its parent keeps instead, as optOut decides for any object the parent stops declaring (the
+// parent does not prune, or is deleted while suspended or with deletionPolicy Orphan, or the
+// child's manifest opts out), stays on the cluster and goes on reconciling its
 // path at the candidate revision: judged on that build when there is one (live, where the
 // cluster's Kustomizations are built at the candidate), else left out of judged with the
 // reason in incomplete (never judged as deleted, never as unchanged).
@@ -64,47 +65,21 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
 			continue
 		}
 		d := before[id]
-		if why := keptBy(units[d.by].Kustomization, gone(units[d.by].Kustomization.ID()), d.obj); why != "" {
+		parent := Unit{Kustomization: units[d.by].Kustomization, Removed: gone(units[d.by].Kustomization.ID())}
+		if why := optOut(parent, &Removal{base: d.obj}); why != "" {
 			if !u.Removed {
 				// Its path was built at the candidate too (live: it is on the cluster), so
 				// what it prunes when it reconciles that revision is judged exactly.
 				judged = append(judged, u)
 				continue
 			}
-			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, why, u.Kustomization.Path))
+			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but it is kept by %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, why, u.Kustomization.Path))
 			continue
 		}
 		u.Removed, u.Candidate = true, nil
 		judged = append(judged, u)
 	}
 	return judged, incomplete
-}
-
-// keptBy says why parent does not delete the Kustomization object obj that its candidate no
-// longer declares, "" when it deletes it; parentGone is set when the candidate deletes the
-// parent itself, whose spec.deletionPolicy then decides instead of its spec.prune.
-func keptBy(parent Kustomization, parentGone bool, obj *unstructured.Unstructured) string {
-	if opt := objectOptOutOf(obj, exclusionsFor(parent)); opt != "" {
-		return "its manifest carries " + opt
-	}
-	if parent.Suspend {
-		return "its parent Kustomization " + parent.ID() + " is suspended"
-	}
-	if parentGone {
-		switch parent.DeletionPolicy {
-		case kustomizev1.DeletionPolicyOrphan:
-			return "its parent Kustomization " + parent.ID() + ", which the candidate deletes, orphans what it applied (spec.deletionPolicy Orphan)"
-		case "", kustomizev1.DeletionPolicyMirrorPrune:
-			if !parent.Prune {
-				return "its parent Kustomization " + parent.ID() + ", which the candidate deletes, does not prune (deletionPolicy " + policy(parent) + ")"
-			}
-		}
-		return ""
-	}
-	if !parent.Prune {
-		return "its parent Kustomization " + parent.ID() + " does not prune (spec.prune: false)"
-	}
-	return ""
 }
 
 // Diff lists, per Kustomization, every object present at base or in the live inventory and

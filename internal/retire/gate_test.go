@@ -205,8 +205,8 @@ func TestKeptChildKustomization(t *testing.T) {
 		code        exitcode.Code
 		mention     string
 	}{
-		{"parent does not prune", apps, false, exitcode.Unknown, "its parent Kustomization flux-system/flux-system does not prune (spec.prune: false), so it stays on the cluster"},
-		{"child opts out", strings.Replace(apps, "  namespace: flux-system\n", "  namespace: flux-system\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", 1), true, exitcode.Unknown, "its manifest carries kustomize.toolkit.fluxcd.io/prune: disabled"},
+		{"parent does not prune", apps, false, exitcode.Unknown, "kept by spec.prune is false on Kustomization flux-system/flux-system, so it stays on the cluster"},
+		{"child opts out", strings.Replace(apps, "  namespace: flux-system\n", "  namespace: flux-system\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", 1), true, exitcode.Unknown, "kept by kustomize.toolkit.fluxcd.io/prune: disabled, so it stays on the cluster"},
 		{"parent prunes", apps, true, exitcode.Finding, "deletionPolicy MirrorPrune (prune: true) deletes PersistentVolumeClaim headlamp/headlamp"},
 	}
 	for _, tc := range cases {
