@@ -1,7 +1,6 @@
 package gitops
 
 import (
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -28,38 +27,13 @@ func hasKustomizationFile(dir string) bool {
 // unbuiltDeclarers lists, sorted, the directories of the tree at top (not hidden, at most
 // maxRootDepth deep) whose own YAML files declare a Flux Kustomization with a spec.path, and
 // that lie under no spec.path declared anywhere in the tree (read from the top level): what a
-// bootstrap syncs first and no Kustomization builds. Files are read as written, at most
-// maxPeekSize bytes each, aliases never followed (kustomizationPaths).
+// bootstrap syncs first and no Kustomization builds. Files are read as written (peekYAML).
 func unbuiltDeclarers(top string) []string {
 	declaring := map[string]bool{}
 	var declared []string
-	files := 0
-	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(top, p)
-		rel = filepath.ToSlash(rel)
-		switch {
-		case err != nil:
-			return nil
-		case d.IsDir() && rel != "." && (strings.HasPrefix(d.Name(), ".") || strings.Count(rel, "/") > maxRootDepth):
-			return filepath.SkipDir
-		case !d.Type().IsRegular() || (filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml"):
-			return nil
-		case files >= maxDeclarerFiles:
-			return filepath.SkipAll
-		}
-		files++
-		if fi, err := d.Info(); err != nil || fi.Size() > maxPeekSize {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil
-		}
-		if paths := kustomizationPaths(data); len(paths) > 0 {
-			declaring[path.Dir(rel)] = true
-			declared = append(declared, paths...)
-		}
-		return nil
+	peekYAML(top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
+		declaring[path.Dir(rel)] = true
+		declared = append(declared, paths...)
 	})
 	var out []string
 	for dir := range declaring {

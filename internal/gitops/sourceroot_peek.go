@@ -3,9 +3,10 @@ package gitops
 import (
 	"bytes"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	yaml "sigs.k8s.io/kustomize/kyaml/yaml"
@@ -19,40 +20,48 @@ const (
 
 // declaredPaths reads the spec.paths of the Flux Kustomizations declared in the YAML files
 // under dir, as written (no build: only to choose a source root), cleaned, sorted, without
-// those that use ${VARS}. It reads at most maxPeekFiles files of at most maxPeekSize bytes,
-// and never expands a YAML alias.
+// those that use ${VARS}. It reads at most maxPeekFiles files (peekYAML's bounds).
 func declaredPaths(dir string) []string {
 	set := map[string]bool{}
+	peekYAML(dir, maxPeekFiles, -1, func(_ string, paths []string) {
+		for _, sp := range paths {
+			set[sp] = true
+		}
+	})
+	return slices.Sorted(maps.Keys(set))
+}
+
+// peekYAML calls visit with the slash path (relative to dir) of each YAML file under dir that
+// declares Flux Kustomizations with a spec.path, and those paths (kustomizationPaths). Hidden
+// directories are skipped, and those more than maxDepth levels down when maxDepth >= 0; at
+// most maxFiles files are read, of at most maxPeekSize bytes each, and no YAML alias is ever
+// expanded.
+func peekYAML(dir string, maxFiles, maxDepth int, visit func(rel string, paths []string)) {
 	files := 0
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
 		switch {
 		case err != nil:
 			return nil
-		case d.IsDir() && p != dir && strings.HasPrefix(d.Name(), "."):
+		case d.IsDir() && rel != "." && (strings.HasPrefix(d.Name(), ".") || maxDepth >= 0 && strings.Count(rel, "/") > maxDepth):
 			return filepath.SkipDir
 		case !d.Type().IsRegular() || (filepath.Ext(p) != ".yaml" && filepath.Ext(p) != ".yml"):
 			return nil
-		case files >= maxPeekFiles:
+		case files >= maxFiles:
 			return filepath.SkipAll
 		}
 		files++
 		if fi, err := d.Info(); err != nil || fi.Size() > maxPeekSize {
 			return nil
 		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			for _, sp := range kustomizationPaths(data) {
-				set[sp] = true
+		if data, err := os.ReadFile(p); err == nil {
+			if paths := kustomizationPaths(data); len(paths) > 0 {
+				visit(rel, paths)
 			}
 		}
 		return nil
 	})
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // kustomizationPaths reads spec.path of each kustomize.toolkit.fluxcd.io Kustomization among
