@@ -97,7 +97,7 @@ func (e Executor) helmSuspended(ctx context.Context, rm *Removal, gvr schema.Gro
 	suspended, _, err := unstructured.NestedBool(hr.Object, "spec", "suspend")
 	if err != nil || !suspended {
 		return fmt.Errorf("%s is not suspended: deleting it uninstalls its release and everything the chart installed; suspend it first: %s", rm.Object,
-			e.Planner.kubectl(rm.Object.Namespace, "patch", rm.Object.Resource(), rm.Object.Name, "--type=merge", "-p", `{"spec":{"suspend":true}}`))
+			e.Planner.suspend(rm.Object))
 	}
 	return nil
 }

@@ -207,7 +207,13 @@ func HelmUnseen(rs []Removal) []string {
 func (p Planner) helmKeep(r *Removal) string {
 	return fmt.Sprintf("deleting HelmRelease %s uninstalls release %s and deletes what it installed; to keep those objects and their data, suspend it first: %s",
 		r.Object.Namespace+"/"+r.Object.Name, r.Helm.Release,
-		p.kubectl(r.Object.Namespace, "patch", r.Object.Resource(), r.Object.Name, "--type=merge", "-p", `{"spec":{"suspend":true}}`))
+		p.suspend(r.Object))
+}
+
+// suspend is the command that sets spec.suspend on the Flux object o (a HelmRelease before
+// it is deleted, so helm-controller does not uninstall its release).
+func (p Planner) suspend(o Ref) string {
+	return p.kubectl(o.Namespace, "patch", o.Resource(), o.Name, "--type=merge", "-p", `{"spec":{"suspend":true}}`)
 }
 
 // helmReleaseName is the release a HelmRelease manifest installs, namespace/name, as
