@@ -98,18 +98,24 @@ func pairCases() []pairCase {
 	return out
 }
 
+// pairRepo commits pairFixture to a new repository and opens it; base is that commit.
+func pairRepo(t *testing.T) (g *gittest.Repo, repo *Repo, base string) {
+	t.Helper()
+	g = gittest.New(t, pairFixture())
+	repo, err := OpenRepo(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, repo, g.Git("rev-parse", "HEAD")
+}
+
 // TestLoadPairEqualsLoad loads each change of pairCases with LoadPair and in full, and checks
 // object by object that every tier LoadPair built equals the full build, that every tier it
 // left unbuilt builds to the same objects at both revisions (which is what makes leaving it
 // out sound), and that after FillSkipped both trees equal the full ones.
 func TestLoadPairEqualsLoad(t *testing.T) {
 	ctx := context.Background()
-	g := gittest.New(t, pairFixture())
-	repo, err := OpenRepo(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseCommit := g.Git("rev-parse", "HEAD")
+	g, repo, baseCommit := pairRepo(t)
 	opts := LoadOptions{Entry: "clusters/main", NoFiles: true}
 	baseDir := snapshot(t, repo, baseCommit).Dir
 	fullBase, err := Load(ctx, baseDir, opts)

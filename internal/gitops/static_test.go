@@ -16,12 +16,7 @@ import (
 // paths did not change unbuilt sound. Only the remote tier is beyond the reader.
 func TestStaticReadsCoverRecorded(t *testing.T) {
 	ctx := context.Background()
-	g := gittest.New(t, pairFixture())
-	repo, err := OpenRepo(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseCommit := g.Git("rev-parse", "HEAD")
+	g, repo, baseCommit := pairRepo(t)
 	for _, c := range pairCases() {
 		t.Run(c.name, func(t *testing.T) {
 			g.Git("checkout", "--quiet", "-B", "static", baseCommit)
