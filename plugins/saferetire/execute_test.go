@@ -288,9 +288,7 @@ func TestExecuteRefusesUnsuspendedHelmRelease(t *testing.T) {
 	}
 	hr := strings.Replace(appTemplateRelease(ns, "paperless", ""), "  namespace: "+ns+"\n",
 		"  namespace: "+ns+"\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", 1)
-	r := gittest.New(t, map[string]string{"k8s/" + ns + "/paperless.yaml": hr})
-	base := r.Git("rev-parse", "HEAD")
-	r.Write(map[string]string{"k8s/" + ns + "/paperless.yaml": "", "k8s/" + ns + "/settings.yaml": configMap(ns, "settings")})
+	r, base := removedRelease(t, ns, "paperless", hr)
 
 	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
 	contains(t, out, "STOPPED at stage 4 (delete by hand) of HelmRelease "+ns+"/paperless", "HelmRelease "+ns+"/paperless is not suspended: deleting it uninstalls its release",

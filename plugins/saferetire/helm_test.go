@@ -140,12 +140,7 @@ func TestHelmReleaseRemovalLive(t *testing.T) {
 	liveStatefulSet(t, ns, "paperless-db", owned, helm)
 	helmClaim(t, ns, "data-paperless-db-0", map[string]string{"app": "paperless-db"}, nil, "")
 
-	r := gittest.New(t, map[string]string{
-		"k8s/" + ns + "/settings.yaml":  configMap(ns, "settings"),
-		"k8s/" + ns + "/paperless.yaml": appTemplateRelease(ns, "paperless", "    persistence:\n      data:\n        accessMode: ReadWriteOnce\n        size: 15Gi\n"),
-	})
-	base := r.Git("rev-parse", "HEAD")
-	r.Write(map[string]string{"k8s/" + ns + "/paperless.yaml": ""})
+	r, base := removedRelease(t, ns, "paperless", appTemplateRelease(ns, "paperless", "    persistence:\n      data:\n        accessMode: ReadWriteOnce\n        size: 15Gi\n"))
 	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
@@ -165,6 +160,19 @@ func TestHelmReleaseRemovalLive(t *testing.T) {
 	if first, rest := strings.Index(out, "deletes PersistentVolumeClaim "+ns+"/paperless-data"), strings.Index(out, "other objects"); first < 0 || first > rest {
 		t.Errorf("the claim is not named before the rest of the release\n%s", out)
 	}
+}
+
+// removedRelease commits the HelmRelease manifest as k8s/<ns>/<name>.yaml beside a ConfigMap,
+// then removes it in the working tree; base is the commit.
+func removedRelease(t *testing.T, ns, name, manifest string) (*gittest.Repo, string) {
+	t.Helper()
+	r := gittest.New(t, map[string]string{
+		"k8s/" + ns + "/settings.yaml":     configMap(ns, "settings"),
+		"k8s/" + ns + "/" + name + ".yaml": manifest,
+	})
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"k8s/" + ns + "/" + name + ".yaml": ""})
+	return r, base
 }
 
 // liveHelmRelease creates HelmRelease ns/name, installed (status.storageNamespace set).
@@ -259,12 +267,7 @@ func TestHelmReleaseRemovalLiveReads(t *testing.T) {
 		Annotations: map[string]string{"meta.helm.sh/release-name": "web", "meta.helm.sh/release-namespace": ns}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r := gittest.New(t, map[string]string{
-		"k8s/" + ns + "/settings.yaml": configMap(ns, "settings"),
-		"k8s/" + ns + "/web.yaml":      appTemplateRelease(ns, "web", ""),
-	})
-	base := r.Git("rev-parse", "HEAD")
-	r.Write(map[string]string{"k8s/" + ns + "/web.yaml": ""})
+	r, base := removedRelease(t, ns, "web", appTemplateRelease(ns, "web", ""))
 	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 {
 		t.Fatalf("admin: exit %d, want 0\n%s\n%s", code, out, errOut)
