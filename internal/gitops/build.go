@@ -54,6 +54,8 @@ type BuildOptions struct {
 	ignore *sourceIgnore
 	// reads logs every path the build reads (LoadOptions.RecordInputs).
 	reads *readLog
+	// cache keeps the builds of tiers between runs (LoadOptions.Cache).
+	cache *tierCache
 }
 
 // BuildResult is what one path built to.

@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/fluxcd/pkg/sourceignore"
 
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -52,26 +56,49 @@ func confinedDisk(root string, allowNetwork bool, symlinkFree *bool) (filesys.Fi
 
 // SymlinkFree reports whether no symlink lies in the tree at root (.git aside) or on the path
 // to it. Load asks once for all the builds of a tree.
-func SymlinkFree(root string) bool {
-	free := true
+func SymlinkFree(root string) bool { return scanRoot(root).symlinkFree }
+
+// rootScan is what one walk of a tree tells the loader: whether it is free of symlinks and,
+// when it is (the walk then saw every directory), where its .sourceignore files are.
+type rootScan struct {
+	symlinkFree bool
+	// ignoreFiles are the root-relative .sourceignore entries, in the order source-controller
+	// reads them (a directory's own before its subdirectories', these in name order); nil
+	// unless symlinkFree.
+	ignoreFiles []string
+}
+
+// scanRoot walks root once (.git aside), stopping at the first symlink or unreadable entry.
+func scanRoot(root string) rootScan {
 	if real, err := filepath.EvalSymlinks(root); err != nil || filepath.Clean(real) != filepath.Clean(mustAbs(root)) {
-		free = false
-	} else {
-		_ = filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				free = false
-				return filepath.SkipAll
-			case d.Type()&fs.ModeSymlink != 0:
-				free = false
-				return filepath.SkipAll
-			case d.IsDir() && d.Name() == ".git":
-				return filepath.SkipDir
-			}
-			return nil
-		})
+		return rootScan{}
 	}
-	return free
+	sc := rootScan{symlinkFree: true, ignoreFiles: []string{}}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil, d.Type()&fs.ModeSymlink != 0:
+			sc = rootScan{}
+			return filepath.SkipAll
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case !d.IsDir() && d.Name() == sourceignore.IgnoreFile:
+			if r, err := filepath.Rel(root, p); err == nil {
+				sc.ignoreFiles = append(sc.ignoreFiles, filepath.ToSlash(r))
+			}
+		}
+		return nil
+	})
+	// The walk meets a directory's entries in name order, its subdirectories among its files.
+	slices.SortStableFunc(sc.ignoreFiles, func(a, b string) int { return slices.Compare(dirNames(a), dirNames(b)) })
+	return sc
+}
+
+// dirNames are the names of the directories down to root-relative file f, none for the root.
+func dirNames(f string) []string {
+	if d := path.Dir(f); d != "." {
+		return strings.Split(d, "/")
+	}
+	return nil
 }
 
 func mustAbs(p string) string {

@@ -25,6 +25,10 @@ import (
 type sourceIgnore struct {
 	root string
 
+	// known are the tree's .sourceignore files when a walk already found them (rootScan),
+	// nil to look for them.
+	known []string
+
 	once    sync.Once
 	domain  []string
 	files   []string // the .sourceignore files read, relative to root
@@ -42,7 +46,11 @@ func (s *sourceIgnore) load() error {
 		abs := filepath.Clean(mustAbs(s.root))
 		s.domain = strings.Split(abs, string(filepath.Separator))
 		var ps []gitignore.Pattern
-		ps, s.err = s.readDir(abs, s.domain)
+		if s.known != nil {
+			ps, s.err = s.readKnown(abs)
+		} else {
+			ps, s.err = s.readDir(abs, s.domain)
+		}
 		if s.err != nil {
 			return
 		}
@@ -55,27 +63,48 @@ func (s *sourceIgnore) load() error {
 	return s.err
 }
 
-// readDir reads dir's .sourceignore, then its subdirectories' (.git aside) in name order, each
-// pattern scoped to the directory that holds it. Only regular files are read, at most
-// maxFileSize each: a .sourceignore that is a symlink could point outside the tree.
-func (s *sourceIgnore) readDir(dir string, domain []string) ([]gitignore.Pattern, error) {
+// readKnown reads the .sourceignore files a walk found, in its order, as readDir would.
+func (s *sourceIgnore) readKnown(abs string) ([]gitignore.Pattern, error) {
 	var ps []gitignore.Pattern
-	p := filepath.Join(dir, sourceignore.IgnoreFile)
+	for _, f := range s.known {
+		domain := append(append([]string(nil), s.domain...), dirNames(f)...)
+		more, err := s.readFile(filepath.Join(abs, filepath.FromSlash(f)), domain)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, more...)
+	}
+	return ps, nil
+}
+
+// readFile reads the rules of one .sourceignore file p, scoped to domain; none when p does not
+// exist.
+func (s *sourceIgnore) readFile(p string, domain []string) ([]gitignore.Pattern, error) {
 	switch fi, err := os.Lstat(p); {
 	case os.IsNotExist(err):
+		return nil, nil
 	case err != nil:
 		return nil, err
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file: its ignore rules are not read", s.rel(p))
 	case fi.Size() > maxFileSize:
 		return nil, fmt.Errorf("%s is larger than %d bytes", s.rel(p), maxFileSize)
-	default:
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		s.files = append(s.files, s.rel(p))
-		ps = append(ps, sourceignore.ReadPatterns(bytes.NewReader(data), domain)...)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	s.files = append(s.files, s.rel(p))
+	return sourceignore.ReadPatterns(bytes.NewReader(data), domain), nil
+}
+
+// readDir reads dir's .sourceignore, then its subdirectories' (.git aside) in name order, each
+// pattern scoped to the directory that holds it. Only regular files are read, at most
+// maxFileSize each: a .sourceignore that is a symlink could point outside the tree.
+func (s *sourceIgnore) readDir(dir string, domain []string) ([]gitignore.Pattern, error) {
+	ps, err := s.readFile(filepath.Join(dir, sourceignore.IgnoreFile), domain)
+	if err != nil {
+		return nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -2,11 +2,13 @@ package gitops
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
@@ -160,5 +162,55 @@ func TestBuildUnderAPathKustomizeRefuses(t *testing.T) {
 	}
 	if got := illegalRootName("/home/runner/work/home-ops/home-ops"); got != "" {
 		t.Errorf("a CI checkout path is refused: %q", got)
+	}
+}
+
+// TestIgnoreRulesFromTheScan checks that the .sourceignore files one walk of the tree found are
+// read in source-controller's order (a directory's own before its subdirectories', by name,
+// with names that sort before and after ".sourceignore"), giving the rules a walk of the
+// directories gives.
+func TestIgnoreRulesFromTheScan(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		".sourceignore":          "*.txt\n",
+		"-early/.sourceignore":   "!keep.txt\n",
+		".github/.sourceignore":  "!*.txt\n",
+		"apps/.sourceignore":     "!*.txt\nsecret.yaml\n",
+		"apps/a/.sourceignore":   "*.txt\n",
+		"apps/a-b/.sourceignore": "!x.txt\n",
+		"apps/a/b/.sourceignore": "!deep.txt\n",
+		"zz/.sourceignore":       "*.yaml\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walked := newSourceIgnore(root)
+	scanned := newSourceIgnore(root)
+	sc := scanRoot(root)
+	if !sc.symlinkFree {
+		t.Fatal("a tree without symlinks was not found free of them")
+	}
+	scanned.known = sc.ignoreFiles
+	if err := walked.load(); err != nil {
+		t.Fatal(err)
+	}
+	if err := scanned.load(); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(walked.files, scanned.files); d != "" {
+		t.Errorf("the files are read in another order (-walk +scan):\n%s", d)
+	}
+	for _, p := range []string{"a.txt", "-early/keep.txt", "-early/b.txt", ".github/c.txt", "apps/x.txt", "apps/secret.yaml",
+		"apps/a/y.txt", "apps/a/b/deep.txt", "apps/a-b/x.txt", "apps/a-b/y.txt", "zz/z.yaml", "zz/z.txt"} {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if w, s := walked.excluded(abs, false), scanned.excluded(abs, false); w != s {
+			t.Errorf("%s: excluded %t by the walked rules, %t by the scanned ones", p, w, s)
+		}
 	}
 }

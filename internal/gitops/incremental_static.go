@@ -102,7 +102,7 @@ func (r *Tree) buildNow(ctx context.Context, tiers []*Tier) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r.rebuild(ctx, t, t, r.opts)
+			r.opts.cache.around(t, r.opts, func(o BuildOptions) { r.rebuild(ctx, t, t, o) })
 		})
 	}
 	wg.Wait()
@@ -161,6 +161,14 @@ func (s *staticSkip) missed(r *Tree) bool {
 		}
 	}
 	return false
+}
+
+// staticReader is the reader LoadPair skips tiers with, nil when it does not.
+func (i *incremental) staticReader() *staticReader {
+	if i == nil || i.static == nil {
+		return nil
+	}
+	return i.static.reader
 }
 
 // see records the substituteFrom names of a level of the walk before any of it is built.

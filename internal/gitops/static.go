@@ -47,6 +47,8 @@ type staticReader struct {
 	mu    sync.Mutex
 	dirs  map[string]*staticDir
 	facts map[string]*fileFacts
+	// sums are the digests of the kustomization files read (contentSum), for BuildCache keys.
+	sums map[string]string
 	// prev is the reader of the other revision, whose answers hold here for what changes
 	// does not touch.
 	prev    *staticReader
@@ -54,7 +56,7 @@ type staticReader struct {
 }
 
 func newStaticReader(root string) *staticReader {
-	return &staticReader{root: root, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
+	return &staticReader{root: root, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}, sums: map[string]string{}}
 }
 
 // fromPrev is the other revision's reading of directory d when nothing it read changed.
@@ -86,6 +88,26 @@ func (s *staticReader) factsFromPrev(f string) *fileFacts {
 	s.prev.mu.Lock()
 	defer s.prev.mu.Unlock()
 	return s.prev.facts[f]
+}
+
+// sum is the digest of file f's content when this reader (or, for a file the change does not
+// touch, the other revision's) has read it.
+func (s *staticReader) sum(f string) (string, bool) {
+	for r := s; r != nil; r = r.prev {
+		r.mu.Lock()
+		sum, ok := r.sums[f]
+		if ff := r.facts[f]; !ok && ff != nil && ff.sum != "" {
+			sum, ok = ff.sum, true
+		}
+		r.mu.Unlock()
+		if ok {
+			return sum, true
+		}
+		if s.changes == nil || s.changes.Touches(f) {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // tier returns the static inputs of ks's build: its path as the controller's generator reads
@@ -180,6 +202,9 @@ func (s *staticReader) readDir(d string) *staticDir {
 		sd.mustBuild = fmt.Sprintf("%s cannot be read: %v", kfile, err)
 		return sd
 	}
+	s.mu.Lock()
+	s.sums[kfile] = contentSum(data)
+	s.mu.Unlock()
 	var k map[string]any
 	if err := yaml.Unmarshal(data, &k); err != nil {
 		sd.mustBuild = fmt.Sprintf("%s does not parse", kfile)

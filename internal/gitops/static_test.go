@@ -3,8 +3,6 @@ package gitops
 import (
 	"context"
 	"fmt"
-	"path"
-	"strings"
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
@@ -52,24 +50,6 @@ func TestStaticReadsCoverRecorded(t *testing.T) {
 			}
 		})
 	}
-}
-
-// covers reports whether a change that touches p (at or below it, or anything below a
-// directory whose kind only matters when dir) touches one of paths. A .sourceignore file
-// anywhere is covered by LoadPair itself, which skips nothing when one changes.
-func covers(paths []string, p string, dir bool) bool {
-	if path.Base(p) == ".sourceignore" {
-		return true
-	}
-	for _, s := range paths {
-		switch {
-		case s == p || s == "." || strings.HasPrefix(p, s+"/"):
-			return true
-		case dir && (p == "." || strings.HasPrefix(s, p+"/")):
-			return true
-		}
-	}
-	return false
 }
 
 // TestStaticReaderGivesUp checks that what the reader does not model makes the tier built.

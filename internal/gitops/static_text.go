@@ -23,6 +23,8 @@ type fileFacts struct {
 	anyName bool
 	// names are the names of the ConfigMaps and Secrets it declares, a variable as "*".
 	names []string
+	// sum is the digest of the text read (contentSum), "" when it could not be read.
+	sum string
 }
 
 // harmlessFluxGroups are Flux APIs whose objects the walk does not read.
@@ -48,6 +50,7 @@ func (s *staticReader) fileFacts(f string) *fileFacts {
 			ff = &fileFacts{flux: true, anyName: true}
 		} else {
 			ff = readFacts(data)
+			ff.sum = contentSum(data)
 		}
 	}
 	s.mu.Lock()

@@ -159,6 +159,8 @@ type LoadOptions struct {
 	// RecordInputs records each tier's inputs (Tier.Inputs), which LoadIncremental needs of
 	// a base tree.
 	RecordInputs bool
+	// Cache, when set, keeps tier builds between runs (see BuildCache).
+	Cache *BuildCache
 
 	incr *incremental // LoadIncremental's
 }
@@ -179,8 +181,7 @@ var strictVar = regexp.MustCompile(`post build failed for '([^']*)'.*variable no
 // entry path itself is returned as an error; a tier that does not build is recorded on it.
 func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 	entry := CleanPath(opts.Entry)
-	free := SymlinkFree(root)
-	bopts := BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free, ignore: newSourceIgnore(root)}
+	bopts := rootOptions(root, opts)
 	eb := BuildPath(ctx, root, entry, bopts)
 	if eb.Err != nil {
 		return nil, fmt.Errorf("building entry path %s: %w", entry, eb.Err)
@@ -204,6 +205,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		r.Source = PrimarySource(ext.sourcesThrough(kss), entry)
 	}
 	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, incr: opts.incremental(root)}
+	l.bopts.cache = opts.Cache.forRoot(root, l.incr.staticReader(), bopts.ignore)
 	defer ext.close()
 	level := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
@@ -243,13 +245,22 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 	return r, nil
 }
 
+// rootOptions are the options of every build under root: one walk of the tree tells whether
+// it holds symlinks and where its ignore rules are.
+func rootOptions(root string, opts LoadOptions) BuildOptions {
+	sc := scanRoot(root)
+	ign := newSourceIgnore(root)
+	ign.known = sc.ignoreFiles
+	return BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &sc.symlinkFree, ignore: ign}
+}
+
 // BuildAll builds the paths of Kustomizations known from elsewhere (a cluster) under root: no
 // entry, no walk. Those whose source is not opts.Source are not covered; those that use
 // postBuild.substituteFrom are built again with every ConfigMap and Secret the builds declare.
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
-	free := SymlinkFree(root)
-	l := &loader{root: root, parallel: opts.Parallel, bopts: BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &free, ignore: newSourceIgnore(root)}, primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
+	l := &loader{root: root, parallel: opts.Parallel, bopts: rootOptions(root, opts), primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
+	l.bopts.cache = opts.Cache.forRoot(root, nil, l.bopts.ignore)
 	defer l.ext.close()
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
@@ -326,8 +337,12 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			l.build(ctx, t, opts)
-			if l.reusable(t) {
+			static, hit := l.bopts.cache.around(t, opts, func(o BuildOptions) { l.build(ctx, t, o) })
+			switch {
+			case !l.reusable(t):
+			case hit:
+				l.incr.cached(t, static)
+			default:
 				l.incr.built(t, opts)
 			}
 		})

@@ -1,0 +1,226 @@
+package gitops
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// A BuildCache keeps the output of tier builds on disk between runs, keyed by a digest of
+// everything such a build reads (see tierKey): the Kustomization object, the substitution
+// sources it reads, the content of every file its kustomization files lead to and the
+// source's ignore rules, under a salt naming this program's executable and dependencies. A
+// pull-request gate then builds again only what nobody built before: the base branch's
+// unchanged tiers come from an earlier run.
+//
+// Only successful builds whose recorded reads the key covers are stored; anything else is
+// built every time. An entry that does not decode or names another key is a miss. Entries
+// are written to a temporary file and renamed, so concurrent runs share a directory safely.
+// The directory must be writable only by whoever runs the gate: an entry is trusted as a
+// build's output.
+type BuildCache struct {
+	dir  string
+	salt string
+
+	hits, misses, stored atomic.Int64
+}
+
+// maxCacheEntry bounds what one entry may hold when read back.
+const maxCacheEntry = 256 << 20
+
+// DefaultBuildCacheDir is where a plugin keeps its builds unless told otherwise:
+// kubeforensics/builds under the user's cache directory ($XDG_CACHE_HOME or ~/.cache).
+func DefaultBuildCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "kubeforensics", "builds")
+}
+
+// OpenBuildCache opens (creating it, mode 0700) the cache at dir.
+func OpenBuildCache(dir string) (*BuildCache, error) {
+	if dir == "" {
+		return nil, errors.New("no build cache directory")
+	}
+	salt, err := cacheSalt()
+	if err != nil {
+		return nil, fmt.Errorf("build cache: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("build cache: %w", err)
+	}
+	// The values an unstructured object holds besides scalars (see fromNode); registering a
+	// type again is a no-op.
+	gob.Register(map[string]any{})
+	gob.Register([]any{})
+	return &BuildCache{dir: dir, salt: salt}, nil
+}
+
+// Dir is the cache's directory.
+func (c *BuildCache) Dir() string { return c.dir }
+
+// Stats says how many tier builds this process found in the cache, had to build and stored.
+func (c *BuildCache) Stats() (hits, misses, stored int64) {
+	if c == nil {
+		return 0, 0, 0
+	}
+	return c.hits.Load(), c.misses.Load(), c.stored.Load()
+}
+
+// cacheSalt names this executable (path, size, modification time), the Go toolchain and every
+// module it was built from, so another build of the program never reads this one's entries.
+func cacheSalt() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "kubeforensics build cache v1\n%s\n%d %d\n%s\n", exe, fi.Size(), fi.ModTime().UnixNano(), runtime.Version())
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		fmt.Fprintf(h, "%s %s\n", bi.Main.Path, bi.Main.Version)
+		for _, d := range bi.Deps {
+			fmt.Fprintf(h, "%s %s %s\n", d.Path, d.Version, d.Sum)
+		}
+		for _, s := range bi.Settings {
+			fmt.Fprintf(h, "%s=%s\n", s.Key, s.Value)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// cacheEntry is one stored build.
+type cacheEntry struct {
+	Key        string
+	Objects    []map[string]any
+	Files      []string
+	RemoteURLs []string
+	Undefined  []Undefined
+	Unresolved []string
+}
+
+func (c *BuildCache) path(key string) string { return filepath.Join(c.dir, key[:2], key) }
+
+// get fills t's output from the entry for key and reports whether there was one.
+func (c *BuildCache) get(key string, t *Tier) bool {
+	e, ok := c.read(key)
+	if !ok {
+		c.misses.Add(1)
+		return false
+	}
+	c.hits.Add(1)
+	t.Objects = make([]*unstructured.Unstructured, len(e.Objects))
+	for i, o := range e.Objects {
+		t.Objects[i] = &unstructured.Unstructured{Object: o}
+	}
+	t.Files, t.Err, t.RemoteURLs, t.Undefined, t.Unresolved = e.Files, nil, e.RemoteURLs, e.Undefined, e.Unresolved
+	now := time.Now()
+	_ = os.Chtimes(c.path(key), now, now) // kept longest when used most recently (Trim)
+	return true
+}
+
+func (c *BuildCache) read(key string) (*cacheEntry, bool) {
+	f, err := os.Open(c.path(key))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxCacheEntry+1))
+	if err != nil || len(data) > maxCacheEntry {
+		return nil, false
+	}
+	var e cacheEntry
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&e) != nil || e.Key != key {
+		return nil, false
+	}
+	return &e, true
+}
+
+// put stores t's output under key; a failure to store only costs a later build.
+func (c *BuildCache) put(key string, t *Tier) {
+	e := cacheEntry{Key: key, Files: t.Files, RemoteURLs: t.RemoteURLs, Undefined: t.Undefined, Unresolved: t.Unresolved}
+	e.Objects = make([]map[string]any, len(t.Objects))
+	for i, o := range t.Objects {
+		e.Objects[i] = o.Object
+	}
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(&e) != nil || buf.Len() > maxCacheEntry {
+		return
+	}
+	dir := filepath.Dir(c.path(key))
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	f, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(buf.Bytes())
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), c.path(key)) != nil {
+		_ = os.Remove(f.Name())
+		return
+	}
+	c.stored.Add(1)
+}
+
+// Trim removes the least recently used entries until the cache holds at most maxBytes, and
+// temporary files older than an hour (a run that died while writing).
+func (c *BuildCache) Trim(maxBytes int64) error {
+	type file struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var files []file
+	var total int64
+	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil // removed meanwhile
+		}
+		if strings.HasPrefix(d.Name(), ".tmp-") {
+			if time.Since(fi.ModTime()) > time.Hour {
+				_ = os.Remove(p)
+			}
+			return nil
+		}
+		files = append(files, file{p, fi.Size(), fi.ModTime()})
+		total += fi.Size()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
+	for _, f := range files {
+		if total <= maxBytes {
+			break
+		}
+		if err := os.Remove(f.path); err == nil || errors.Is(err, fs.ErrNotExist) {
+			total -= f.size
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package gitops
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// tierCache is a BuildCache as the builds of one root use it. A nil *tierCache builds
+// everything.
+type tierCache struct {
+	c      *BuildCache
+	root   string
+	static *staticReader
+	ignore *sourceIgnore
+
+	once      sync.Once
+	ignoreSum string // "" when the ignore rules could not be read: nothing is cached
+
+	mu    sync.Mutex
+	files map[string]string // content digests by root-relative path
+}
+
+// forRoot is the cache as the builds of root use it, reading kustomization graphs with
+// static (shared with LoadPair's skipping when it has one) and the root's ignore rules.
+func (c *BuildCache) forRoot(root string, static *staticReader, ignore *sourceIgnore) *tierCache {
+	if c == nil {
+		return nil
+	}
+	if static == nil {
+		static = newStaticReader(root)
+	}
+	return &tierCache{c: c, root: root, static: static, ignore: ignore, files: map[string]string{}}
+}
+
+// around builds t with build unless the cache holds the output of a build with the same
+// inputs; a build the cache could not answer is stored when it succeeded and every path it
+// read or probed is among those the key covers. It returns the paths the key covers (which
+// stand for the reads of a build taken from the cache) and whether t came from the cache.
+func (tc *tierCache) around(t *Tier, opts BuildOptions, build func(BuildOptions)) (static []string, hit bool) {
+	key, static := tc.key(t, opts)
+	if key == "" {
+		build(opts)
+		return nil, false
+	}
+	if tc.c.get(key, t) {
+		return static, true
+	}
+	if opts.reads == nil {
+		opts.reads = newReadLog(tc.root)
+	}
+	build(opts)
+	if t.Err == nil && opts.reads.within(static) {
+		tc.c.put(key, t)
+	}
+	return static, false
+}
+
+// key is the digest of everything t's build reads, with the paths it covers; "" when the
+// build cannot be bounded that way: a tier built from elsewhere than the root, a tree with
+// symlinks, remote bases allowed, a kustomization graph the static reader does not model
+// (staticReader), or a directory listed whole by the controller's generator.
+func (tc *tierCache) key(t *Tier, opts BuildOptions) (string, []string) {
+	switch {
+	case tc == nil, opts.AllowNetwork, opts.symlinkFree == nil, !*opts.symlinkFree,
+		t.Owner != "", t.Kustomization.SourceKind == externalArtifactKind, t.NotCovered != "":
+		return "", nil
+	}
+	spec, subst := specFingerprint(t.Kustomization), substFingerprint(t.Kustomization.Object, opts)
+	ign := tc.ignoreDigest()
+	if spec == "" || subst == "" || ign == "" {
+		return "", nil
+	}
+	in := tc.static.tier(t.Kustomization)
+	if in.mustBuild != "" {
+		return "", nil
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nnofiles=%t\nignore=%s\nspec=%s\nsubst=%s\n", tc.c.salt, opts.NoFiles, ign, spec, subst)
+	for _, p := range in.paths {
+		sum := tc.fileDigest(p)
+		if sum == "" {
+			return "", nil
+		}
+		fmt.Fprintf(h, "%q %s\n", p, sum)
+	}
+	return hex.EncodeToString(h.Sum(nil)), in.paths
+}
+
+// fileDigest is the digest of root-relative p's content, "absent" when nothing is there, ""
+// for what a key cannot stand for: a directory (listed whole), anything but a regular file,
+// a file too large to build.
+func (tc *tierCache) fileDigest(p string) string {
+	if sum, ok := tc.static.sum(p); ok {
+		return sum
+	}
+	tc.mu.Lock()
+	sum, ok := tc.files[p]
+	tc.mu.Unlock()
+	if ok {
+		return sum
+	}
+	sum = digestFile(filepath.Join(tc.root, filepath.FromSlash(p)))
+	tc.mu.Lock()
+	tc.files[p] = sum
+	tc.mu.Unlock()
+	return sum
+}
+
+func digestFile(abs string) string {
+	fi, err := os.Lstat(abs)
+	switch {
+	case os.IsNotExist(err):
+		return "absent"
+	case err != nil, !fi.Mode().IsRegular(), fi.Size() > maxFileSize:
+		return ""
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, maxFileSize+1)); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// contentSum is the digest a cache key holds of a file's content, as digestFile computes it.
+func contentSum(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// ignoreDigest is the digest of the root's .sourceignore files (none: the default rules),
+// which decide whether a build may read its kustomization file.
+func (tc *tierCache) ignoreDigest() string {
+	tc.once.Do(func() {
+		if tc.ignore == nil || tc.ignore.load() != nil {
+			return
+		}
+		h := sha256.New()
+		for _, f := range tc.ignore.files {
+			sum := digestFile(filepath.Join(tc.root, filepath.FromSlash(f)))
+			if sum == "" {
+				return
+			}
+			fmt.Fprintf(h, "%q %s\n", f, sum)
+		}
+		tc.ignoreSum = hex.EncodeToString(h.Sum(nil))
+	})
+	return tc.ignoreSum
+}
+
+// within reports whether the log is complete and everything in it is covered by paths: a
+// change that touches a read or probed path touches one of them.
+func (l *readLog) within(paths []string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.bad != "" {
+		return false
+	}
+	for p := range l.read {
+		if !covers(paths, p, false) {
+			return false
+		}
+	}
+	for p, kind := range l.probed {
+		if !covers(paths, p, kind == "dir") {
+			return false
+		}
+	}
+	return true
+}
+
+// covers reports whether a change that touches p (at or below it, or anything below a
+// directory whose kind only matters when dir) touches one of paths. A .sourceignore file
+// anywhere is covered apart: LoadPair skips nothing when one changes, and a cache key holds
+// the ignore rules.
+func covers(paths []string, p string, dir bool) bool {
+	if path.Base(p) == ".sourceignore" {
+		return true
+	}
+	for _, s := range paths {
+		switch {
+		case s == p || s == "." || strings.HasPrefix(p, s+"/"):
+			return true
+		case dir && (p == "." || strings.HasPrefix(s, p+"/")):
+			return true
+		}
+	}
+	return false
+}
+
+// cached gives t, taken from the cache, the inputs of a build: the paths its key covers.
+func (i *incremental) cached(t *Tier, static []string) {
+	if i == nil || t.Inputs == nil {
+		return
+	}
+	seen := map[string]bool{}
+	var paths []string
+	for _, list := range [][]string{t.Inputs.Paths, static} {
+		for _, p := range list {
+			if !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+		}
+	}
+	slices.Sort(paths)
+	t.Inputs.Paths = paths
+}
