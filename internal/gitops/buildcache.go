@@ -44,10 +44,16 @@ type BuildCache struct {
 const maxCacheEntry = 256 << 20
 
 // DefaultBuildCacheDir is where a plugin keeps its builds unless told otherwise:
-// kubeforensics/builds under the user's cache directory ($XDG_CACHE_HOME or ~/.cache).
-func DefaultBuildCacheDir() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
+// kubeforensics/builds under the user's cache directory ($XDG_CACHE_HOME, else $HOME/.cache,
+// as os.UserCacheDir finds it on Linux), read with getenv; "" (no cache) when neither is set.
+func DefaultBuildCacheDir(getenv func(string) string) string {
+	dir := getenv("XDG_CACHE_HOME")
+	if dir == "" {
+		if home := getenv("HOME"); home != "" {
+			dir = filepath.Join(home, ".cache")
+		}
+	}
+	if !filepath.IsAbs(dir) {
 		return ""
 	}
 	return filepath.Join(dir, "kubeforensics", "builds")

@@ -36,11 +36,11 @@ type incrBench struct {
 	base, one, every, two string // commits
 	baseDir, oneDir       string
 	everyDir, twoDir      string
-	opts               LoadOptions
-	n                  int
-	floorPaths         []string
-	extractPerRevision time.Duration
-	baseBuilt          int // tiers the last LoadPair built at the base
+	opts                  LoadOptions
+	n                     int
+	floorPaths            []string
+	extractPerRevision    time.Duration
+	baseBuilt             int // tiers the last LoadPair built at the base
 }
 
 func newIncrBench(b *testing.B, n int) *incrBench {

@@ -32,8 +32,19 @@ type Request struct {
 	Target cluster.Target
 	// Full builds every tier at the candidate. Without it an offline gate builds at the
 	// candidate only the tiers whose inputs changed since the base (gitops.LoadIncremental);
-	// the others are the base's, listed as unchanged.
+	// the others are the base's, listed as unchanged. Full also leaves Cache unused.
 	Full bool
+	// Cache keeps tier builds between runs; nil builds every tier it needs.
+	Cache *gitops.BuildCache
+}
+
+// CacheUse says how much of a run's building the build cache answered.
+type CacheUse struct {
+	Dir string `json:"dir"`
+	// FromCache are the tier builds read from it, Built those it could not answer (stored
+	// when they succeeded). Builds the cache cannot key are in neither.
+	FromCache int64 `json:"fromCache"`
+	Built     int64 `json:"built"`
 }
 
 // Report is what one gate found: the revisions and layout compared, every removal judged and
@@ -58,6 +69,8 @@ type Report struct {
 	// FullBuild says why every tier was built at the candidate, "" when unchanged ones were
 	// reused (or live, where every tier is built).
 	FullBuild string `json:"fullBuild,omitempty"`
+	// BuildCache says how many tier builds came from the build cache; nil without one.
+	BuildCache *CacheUse `json:"buildCache,omitempty"`
 	// Unbuilt are the tiers that did not build on a side (a remote resource offline, a broken
 	// kustomization): their removals are UNKNOWN, never judged unsafe.
 	Unbuilt []Unbuilt `json:"unbuilt,omitempty"`
@@ -112,6 +125,10 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	}
 	defer revs.Close()
 	rep := &Report{Repo: repo.Dir, Base: revs.Base, Candidate: revs.Candidate, BaseHow: revs.BaseHow}
+	if req.Full {
+		req.Cache = nil
+	}
+	hits0, misses0, _ := req.Cache.Stats()
 	var b *built
 	var lk *LiveKustomizations
 	if live == nil {
@@ -127,6 +144,10 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		return nil, err
 	}
 	rep.Layout, rep.Incomplete, rep.FullBuild = b.layout, append(rep.Incomplete, b.incomplete...), b.fullBuild
+	if req.Cache != nil {
+		hits, misses, _ := req.Cache.Stats()
+		rep.BuildCache = &CacheUse{Dir: req.Cache.Dir(), FromCache: hits - hits0, Built: misses - misses0}
+	}
 	if b.cand != nil {
 		for _, id := range b.cand.IDs() {
 			if b.cand.Tiers[id].Unchanged {

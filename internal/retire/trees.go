@@ -28,7 +28,7 @@ type built struct {
 // (gitops.FillSkipped); with req.Full both are built whole, concurrently.
 func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions, req Request) (*built, error) {
 	// Files are found afterwards, for the removed objects only (removalFiles).
-	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
+	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true, Cache: req.Cache}
 	candDir, err := revs.CandidateDir()
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func removes(base, cand *gitops.Tree) bool {
 // from another source than the repository, which are listed as not covered. The
 // postBuild.substituteFrom ConfigMaps are read from the cluster, as the controller reads them.
 func liveTrees(ctx context.Context, revs *gitops.Revisions, req Request, live Cluster, lk *LiveKustomizations) (*built, error) {
-	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true}
+	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true, Cache: req.Cache}
 	candDir, err := revs.CandidateDir()
 	if err != nil {
 		return nil, err

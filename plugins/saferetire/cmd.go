@@ -41,6 +41,9 @@ const example = `  # In a checkout of the GitOps repo: what would this branch re
   # Retained leftovers Flux no longer manages, waiting to be deleted by hand
   kubectl safe-retire --context=prod --orphans`
 
+// maxCacheBytes bounds the build cache: its least recently used entries go beyond it.
+const maxCacheBytes = 1 << 30
+
 // SafeRetireOptions holds the flags and inputs of one invocation.
 type SafeRetireOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
@@ -53,6 +56,7 @@ type SafeRetireOptions struct {
 	SourceRoot      string
 	AllowNetwork    bool
 	Full            bool
+	CacheDir        string
 	NetworkTimeout  time.Duration
 	DryRun          bool
 	Offline         bool
@@ -62,6 +66,7 @@ type SafeRetireOptions struct {
 
 	clients *cluster.Clients
 	target  cluster.Target
+	cache   *gitops.BuildCache
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
 }
@@ -73,6 +78,7 @@ func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string
 		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON),
 		IOStreams:   streams,
 		Repo:        ".",
+		CacheDir:    gitops.DefaultBuildCacheDir(getenv),
 		getenv:      getenv,
 	}
 }
@@ -105,6 +111,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.Path, "path", "", "The entry path, relative to the source root, whose build declares the Flux Kustomizations when --offline (default: detected: the only clusters/<name> or flux/cluster directory that declares Flux Kustomizations, else the source root; several such directories are refused, naming them); live, the path of the root Kustomization, whose source is the repository's.")
 	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at the candidate, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches.")
+	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
 	f.DurationVar(&o.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
@@ -121,6 +128,13 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
 func (o *SafeRetireOptions) Complete(_ []string) error {
 	o.target = cluster.Offline(o.ConfigFlags)
+	if o.CacheDir != "" && !o.Full && !o.AllowNetwork && !o.Orphans {
+		c, err := gitops.OpenBuildCache(o.CacheDir)
+		if err != nil {
+			fmt.Fprintf(o.ErrOut, "# %s; building without it\n", output.Sanitize(err.Error()))
+		}
+		o.cache = c
+	}
 	if o.Offline {
 		return nil
 	}
@@ -166,6 +180,11 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
 	res, err := o.compute(gitops.WithNetworkTimeout(ctx, o.NetworkTimeout))
+	if o.cache != nil {
+		if err := o.cache.Trim(maxCacheBytes); err != nil {
+			fmt.Fprintf(o.ErrOut, "# trimming the build cache: %s\n", output.Sanitize(err.Error()))
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -212,7 +231,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		return res, nil
 	}
 	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
-		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full}
+		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache}
 	var live retire.Cluster
 	if o.clients != nil {
 		live = retire.NewLiveCluster(o.clients)

@@ -46,6 +46,9 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	if len(r.Unchanged) > 0 {
 		root.Add(fmt.Sprintf("Unchanged by the candidate, reused from the base (they remove nothing): %d tier(s)", len(r.Unchanged)))
 	}
+	if c := r.BuildCache; c != nil && c.FromCache+c.Built > 0 {
+		root.Add(fmt.Sprintf("Build cache %s: %d tier build(s) read from it, %d built", c.Dir, c.FromCache, c.Built))
+	}
 	output.AddIncomplete(root, r.Incomplete, p)
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
 	return root.Render(w, p)
