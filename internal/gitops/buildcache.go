@@ -161,8 +161,15 @@ func (c *BuildCache) read(key string) (*cacheEntry, bool) {
 	return &e, true
 }
 
-// put stores t's output under key; a failure to store only costs a later build.
+// put stores t's output under key; a failure to store only costs a later build. A build
+// that holds a Secret's values (data or stringData, encrypted or not) is not stored: the
+// cache keeps no copy of them.
 func (c *BuildCache) put(key string, t *Tier) {
+	for _, o := range t.Objects {
+		if o.GetKind() == "Secret" && o.GroupVersionKind().Group == "" && (o.Object["data"] != nil || o.Object["stringData"] != nil) {
+			return
+		}
+	}
 	e := cacheEntry{Key: key, Files: t.Files, RemoteURLs: t.RemoteURLs, Undefined: t.Undefined, Unresolved: t.Unresolved}
 	e.Objects = make([]map[string]any, len(t.Objects))
 	for i, o := range t.Objects {

@@ -116,6 +116,13 @@ func TestBuildCacheEntry(t *testing.T) {
 	if c.get(key, &Tier{}) {
 		t.Error("a truncated entry was taken")
 	}
+	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "s"}, "stringData": map[string]any{"password": "hunter2"}}}
+	withSecret := "cd" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab"
+	c.put(withSecret, &Tier{Objects: []*unstructured.Unstructured{secret}})
+	if _, err := os.Stat(c.path(withSecret)); err == nil {
+		t.Error("a build holding a Secret's values was stored")
+	}
 }
 
 // TestBuildCacheStoresOnlyCoveredBuilds checks that a build whose reads its key does not cover
