@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,17 +93,17 @@ func (r *Repo) extract(ctx context.Context, commit, dir string) error {
 	if err := checkTree(entries); err != nil {
 		return err
 	}
-	root, err := os.OpenRoot(dir)
+	w, err := newTreeWriter(dir)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer w.Close()
 	var blobs []treeEntry
 	for _, e := range entries {
 		switch {
 		case e.typ == "tree" || e.typ == "commit":
 			// A submodule is an empty directory, as git archive writes it.
-			err = root.Mkdir(e.path, 0o755)
+			err = w.mkdir(e.path)
 		case e.typ == "blob":
 			blobs = append(blobs, e)
 		default:
@@ -114,7 +113,7 @@ func (r *Repo) extract(ctx context.Context, commit, dir string) error {
 			return err
 		}
 	}
-	return r.writeBlobs(ctx, root, blobs)
+	return r.writeBlobs(ctx, w, blobs)
 }
 
 // lsTree lists every entry of commit's tree, directories before what they hold.
@@ -165,7 +164,7 @@ func checkTree(entries []treeEntry) error {
 
 // writeBlobs reads the blobs from one `git cat-file --batch` process, in order, and writes
 // each as a new file (or symlink) under root; nothing existing is overwritten or followed out.
-func (r *Repo) writeBlobs(ctx context.Context, root *os.Root, blobs []treeEntry) error {
+func (r *Repo) writeBlobs(ctx context.Context, w *treeWriter, blobs []treeEntry) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := gitCommand(ctx, r.Dir, "cat-file", "--batch")
@@ -192,7 +191,7 @@ func (r *Repo) writeBlobs(ctx context.Context, root *os.Root, blobs []treeEntry)
 		_ = w.Flush()
 		_ = stdin.Close()
 	}()
-	werr := writeBatch(ctx, root, bufio.NewReaderSize(stdout, 64<<10), blobs)
+	werr := writeBatch(ctx, w, bufio.NewReaderSize(stdout, 64<<10), blobs)
 	if werr != nil {
 		cancel() // stop git rather than drain what is left
 	}
@@ -203,7 +202,7 @@ func (r *Repo) writeBlobs(ctx context.Context, root *os.Root, blobs []treeEntry)
 }
 
 // writeBatch writes the blobs cat-file streams, checking each header and the size limits.
-func writeBatch(ctx context.Context, root *os.Root, br *bufio.Reader, blobs []treeEntry) error {
+func writeBatch(ctx context.Context, w *treeWriter, br *bufio.Reader, blobs []treeEntry) error {
 	var total int64
 	for _, b := range blobs {
 		if err := ctx.Err(); err != nil {
@@ -216,7 +215,7 @@ func writeBatch(ctx context.Context, root *os.Root, br *bufio.Reader, blobs []tr
 		if total += size; size > maxBlob || total > maxSnapshot {
 			return fmt.Errorf("%q is %d bytes: above the limit of %d bytes for a file and %d for a revision", b.path, size, maxBlob, maxSnapshot)
 		}
-		if err := writeBlob(root, b, io.LimitReader(br, size), size); err != nil {
+		if err := w.write(b, io.LimitReader(br, size), size); err != nil {
 			return fmt.Errorf("writing %q: %w", b.path, err)
 		}
 		if nl, err := br.ReadByte(); err != nil || nl != '\n' {
@@ -237,34 +236,6 @@ func batchHeader(br *bufio.Reader, b treeEntry) (int64, error) {
 		return 0, fmt.Errorf("git cat-file: %q (%s): unexpected answer %q", b.path, b.oid, strings.TrimSpace(line))
 	}
 	return strconv.ParseInt(f[2], 10, 64)
-}
-
-// writeBlob creates b under root: a symlink for mode 120000 (its target is the blob), else a
-// regular file, executable for mode 100755. O_EXCL refuses to open anything that exists.
-func writeBlob(root *os.Root, b treeEntry, r io.Reader, size int64) error {
-	if b.mode == "120000" {
-		if size > 4096 {
-			return errors.New("symlink target too long")
-		}
-		target, err := io.ReadAll(r)
-		if err != nil {
-			return err
-		}
-		return root.Symlink(string(target), b.path)
-	}
-	perm := os.FileMode(0o644)
-	if b.mode == "100755" {
-		perm = 0o755
-	}
-	f, err := root.OpenFile(b.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.CopyN(f, r, size); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // mkSnapshotDir makes the directory a revision is extracted into: under memory-backed
