@@ -49,6 +49,9 @@ type BuildOptions struct {
 
 	// symlinkFree is SymlinkFree(root) when the caller (Load) already knows it.
 	symlinkFree *bool
+	// links are root's symlinks, which the reuse of builds and the cache keep clear of; nil
+	// when unknown.
+	links *linkSet
 	// ignore is what source-controller leaves out of root's artifact, shared by the builds of
 	// one root (Build makes its own when nil).
 	ignore *sourceIgnore

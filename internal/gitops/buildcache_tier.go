@@ -30,13 +30,14 @@ type tierCache struct {
 
 // forRoot is the cache as the builds of root use it, reading kustomization graphs with
 // static (shared with LoadPair's skipping when it has one) and the root's ignore rules.
-func (c *BuildCache) forRoot(root string, static *staticReader, ignore *sourceIgnore) *tierCache {
+func (c *BuildCache) forRoot(root string, static *staticReader, opts BuildOptions) *tierCache {
 	if c == nil {
 		return nil
 	}
 	if static == nil {
-		static = newStaticReader(root)
+		static = newStaticReader(root, opts.links)
 	}
+	ignore := opts.ignore
 	return &tierCache{c: c, root: root, static: static, ignore: ignore, files: map[string]string{}}
 }
 
@@ -64,12 +65,12 @@ func (tc *tierCache) around(t *Tier, opts BuildOptions, build func(BuildOptions)
 }
 
 // key is the digest of everything t's build reads, with the paths it covers; "" when the
-// build cannot be bounded that way: a tier built from elsewhere than the root, a tree with
-// symlinks, remote bases allowed, a kustomization graph the static reader does not model
+// build cannot be bounded that way: a tier built from elsewhere than the root, one that reads
+// at, above or below a symlink, remote bases allowed, a kustomization graph the static reader does not model
 // (staticReader), or a directory listed whole by the controller's generator.
 func (tc *tierCache) key(t *Tier, opts BuildOptions) (string, []string) {
 	switch {
-	case tc == nil, opts.AllowNetwork, opts.symlinkFree == nil, !*opts.symlinkFree,
+	case tc == nil, opts.AllowNetwork, opts.links == nil,
 		t.Owner != "", t.Kustomization.SourceKind == externalArtifactKind, t.NotCovered != "":
 		return "", nil
 	}
@@ -79,7 +80,7 @@ func (tc *tierCache) key(t *Tier, opts BuildOptions) (string, []string) {
 		return "", nil
 	}
 	in := tc.static.tier(t.Kustomization)
-	if in.mustBuild != "" {
+	if in.mustBuild != "" || !opts.links.clear(in.paths...) {
 		return "", nil
 	}
 	h := sha256.New()

@@ -58,39 +58,87 @@ func confinedDisk(root string, allowNetwork bool, symlinkFree *bool) (filesys.Fi
 // to it. Load asks once for all the builds of a tree.
 func SymlinkFree(root string) bool { return scanRoot(root).symlinkFree }
 
-// rootScan is what one walk of a tree tells the loader: whether it is free of symlinks and,
-// when it is (the walk then saw every directory), where its .sourceignore files are.
+// rootScan is what one walk of a tree tells the loader: whether it is free of symlinks, where
+// they are and where its .sourceignore files are.
 type rootScan struct {
 	symlinkFree bool
+	// links are the tree's symlinks; nil when the tree could not be walked whole (or the path
+	// to it is not its real path), so no path is known to be free of them.
+	links *linkSet
 	// ignoreFiles are the root-relative .sourceignore entries, in the order source-controller
 	// reads them (a directory's own before its subdirectories', these in name order); nil
-	// unless symlinkFree.
+	// when the tree could not be walked.
 	ignoreFiles []string
 }
 
-// scanRoot walks root once (.git aside), stopping at the first symlink or unreadable entry.
+// scanRoot walks root once (.git aside), without following symlinks.
 func scanRoot(root string) rootScan {
 	if real, err := filepath.EvalSymlinks(root); err != nil || filepath.Clean(real) != filepath.Clean(mustAbs(root)) {
 		return rootScan{}
 	}
-	sc := rootScan{symlinkFree: true, ignoreFiles: []string{}}
+	links := &linkSet{}
+	sc := rootScan{ignoreFiles: []string{}}
+	failed := false
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, rerr := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
 		switch {
-		case err != nil, d.Type()&fs.ModeSymlink != 0:
-			sc = rootScan{}
+		case err != nil || rerr != nil:
+			failed = true
 			return filepath.SkipAll
+		case d.Type()&fs.ModeSymlink != 0:
+			links.paths = append(links.paths, rel)
 		case d.IsDir() && d.Name() == ".git":
 			return filepath.SkipDir
 		case !d.IsDir() && d.Name() == sourceignore.IgnoreFile:
-			if r, err := filepath.Rel(root, p); err == nil {
-				sc.ignoreFiles = append(sc.ignoreFiles, filepath.ToSlash(r))
-			}
+			sc.ignoreFiles = append(sc.ignoreFiles, rel)
 		}
 		return nil
 	})
+	if failed {
+		return rootScan{}
+	}
+	sc.links, sc.symlinkFree = links, len(links.paths) == 0
 	// The walk meets a directory's entries in name order, its subdirectories among its files.
 	slices.SortStableFunc(sc.ignoreFiles, func(a, b string) int { return slices.Compare(dirNames(a), dirNames(b)) })
 	return sc
+}
+
+// linkSet are the symlinks of a tree, root-relative. A nil *linkSet stands for a tree that
+// could not be walked: no path is clear of symlinks.
+type linkSet struct {
+	paths []string
+}
+
+// through reports whether a symlink lies at or above root-relative p, or the links are not
+// known: reading p would follow one.
+func (l *linkSet) through(p string) bool {
+	if l == nil {
+		return true
+	}
+	for _, q := range l.paths {
+		if q == p || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// clear reports whether no symlink lies at, above or below any of the root-relative paths:
+// reading them (or, for a directory, anything under it) never goes through a link, so what is
+// read is what a list of changed paths describes, and never lies outside the tree.
+func (l *linkSet) clear(paths ...string) bool {
+	if l == nil {
+		return false
+	}
+	for _, p := range paths {
+		for _, q := range l.paths {
+			if p == "." || q == p || strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // dirNames are the names of the directories down to root-relative file f, none for the root.

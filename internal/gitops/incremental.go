@@ -3,7 +3,9 @@ package gitops
 import (
 	"context"
 	"errors"
+	"maps"
 	"path/filepath"
+	"slices"
 )
 
 // Against is what LoadIncremental reuses.
@@ -66,8 +68,8 @@ func (a Against) fullReason(opts LoadOptions) string {
 		return "the base was loaded from another entry path"
 	case a.Base.opts.NoFiles != opts.NoFiles:
 		return "the base was loaded with other options"
-	case a.Base.opts.symlinkFree == nil || !*a.Base.opts.symlinkFree:
-		return "the base holds symlinks, which a list of changed paths does not follow"
+	case a.Base.opts.links == nil:
+		return "the base's tree could not be walked for symlinks"
 	}
 	return ""
 }
@@ -126,8 +128,8 @@ func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
 	if i.base == nil || i.off != "" {
 		return false
 	}
-	if opts.symlinkFree == nil || !*opts.symlinkFree {
-		i.off = "the candidate holds symlinks, which a list of changed paths does not follow"
+	if opts.links == nil {
+		i.off = "the candidate's tree could not be walked for symlinks"
 		return false
 	}
 	bt := i.base.Tiers[t.ID()]
@@ -162,6 +164,13 @@ func (i *incremental) unchanged(t, bt *Tier, opts BuildOptions) bool {
 	in := bt.Inputs
 	if fp := specFingerprint(t.Kustomization); fp == "" || fp != in.spec {
 		return false
+	}
+	// A read through a symlink reads what a list of changed paths does not describe.
+	probed := slices.Collect(maps.Keys(in.Probed))
+	for _, links := range []*linkSet{opts.links, i.base.opts.links} {
+		if !links.clear(in.Paths...) || !links.clear(probed...) {
+			return false
+		}
 	}
 	if fp := substFingerprint(t.Kustomization.Object, opts); fp == "" || fp != in.subst[0] {
 		return false

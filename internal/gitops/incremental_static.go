@@ -111,7 +111,9 @@ func (r *Tree) buildNow(ctx context.Context, tiers []*Tier) {
 // staticSkip is the loader's reader of kustomization files at one root, with the names that
 // postBuild.substituteFrom reads in the Kustomizations the walk has met so far.
 type staticSkip struct {
-	reader  *staticReader
+	reader *staticReader
+	// scan is the walk of the root, which Load reuses.
+	scan    *rootScan
 	changes *Changes
 	refs    refNames
 	// off says why nothing is skipped.
@@ -119,7 +121,8 @@ type staticSkip struct {
 }
 
 func newStaticSkip(root string, changes *Changes) *staticSkip {
-	s := &staticSkip{reader: newStaticReader(root), changes: changes}
+	scan := scanRoot(root)
+	s := &staticSkip{reader: newStaticReader(root, scan.links), changes: changes, scan: &scan}
 	for _, p := range changes.Paths {
 		if path.Base(p) == ".sourceignore" || p == "." {
 			s.off = "a .sourceignore file changed, which may change what every build sees"
@@ -130,14 +133,14 @@ func newStaticSkip(root string, changes *Changes) *staticSkip {
 
 // skippable reports whether t need not be built at this root: see LoadPair.
 func (s *staticSkip) skippable(t *Tier, opts BuildOptions) bool {
-	if s.off != "" || opts.symlinkFree == nil || !*opts.symlinkFree || specFingerprint(t.Kustomization) == "" {
+	if s.off != "" || opts.links == nil || specFingerprint(t.Kustomization) == "" {
 		return false
 	}
 	if s.reader.kind(CleanPath(t.Kustomization.Path)) != "dir" {
 		return false // it fails, and says so
 	}
 	in := s.reader.tier(t.Kustomization)
-	if in.mustBuild != "" {
+	if in.mustBuild != "" || !opts.links.clear(in.paths...) {
 		return false
 	}
 	for _, p := range in.paths {
@@ -161,6 +164,14 @@ func (s *staticSkip) missed(r *Tree) bool {
 		}
 	}
 	return false
+}
+
+// rootScan is LoadPair's walk of the root, nil without one.
+func (i *incremental) rootScan() *rootScan {
+	if i == nil || i.static == nil {
+		return nil
+	}
+	return i.static.scan
 }
 
 // staticReader is the reader LoadPair skips tiers with, nil when it does not.

@@ -49,14 +49,16 @@ type staticReader struct {
 	facts map[string]*fileFacts
 	// sums are the digests of the kustomization files read (contentSum), for BuildCache keys.
 	sums map[string]string
+	// links are the root's symlinks: nothing at or below one is read.
+	links *linkSet
 	// prev is the reader of the other revision, whose answers hold here for what changes
 	// does not touch.
 	prev    *staticReader
 	changes *Changes
 }
 
-func newStaticReader(root string) *staticReader {
-	return &staticReader{root: root, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}, sums: map[string]string{}}
+func newStaticReader(root string, links *linkSet) *staticReader {
+	return &staticReader{root: root, links: links, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}, sums: map[string]string{}}
 }
 
 // fromPrev is the other revision's reading of directory d when nothing it read changed.
@@ -174,6 +176,10 @@ func (s *staticReader) dir(d string) *staticDir {
 
 func (s *staticReader) readDir(d string) *staticDir {
 	sd := &staticDir{}
+	if s.links.through(d) {
+		sd.mustBuild = fmt.Sprintf("a symlink lies at or above %s", d)
+		return sd
+	}
 	if s.kind(d) != "dir" {
 		sd.paths = []string{d} // it may appear
 		return sd
@@ -181,6 +187,10 @@ func (s *staticReader) readDir(d string) *staticDir {
 	var kfile string
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		p := path.Join(d, name)
+		if s.links.through(p) {
+			sd.mustBuild = fmt.Sprintf("%s is a symlink", p)
+			return sd
+		}
 		sd.paths = append(sd.paths, p)
 		if kfile == "" && s.kind(p) == "file" {
 			kfile = p

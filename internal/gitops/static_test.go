@@ -27,7 +27,7 @@ func TestStaticReadsCoverRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newStaticReader(root)
+			s := newStaticReader(root, scanRoot(root).links)
 			for _, id := range tree.IDs() {
 				tier := tree.Tiers[id]
 				in := s.tier(tier.Kustomization)
@@ -66,7 +66,7 @@ func TestStaticReaderGivesUp(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := gittest.New(t, map[string]string{"apps/x/kustomization.yaml": c.kustomization}).Dir
-			if in := newStaticReader(root).tier(Kustomization{Path: "apps/x"}); in.mustBuild == "" {
+			if in := newStaticReader(root, scanRoot(root).links).tier(Kustomization{Path: "apps/x"}); in.mustBuild == "" {
 				t.Errorf("the reader bounds %q: %q", c.kustomization, in.paths)
 			}
 		})

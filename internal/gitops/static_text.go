@@ -41,7 +41,9 @@ func (s *staticReader) fileFacts(f string) *fileFacts {
 	if ok {
 		return ff
 	}
-	if ff = s.factsFromPrev(f); ff == nil {
+	if ff = s.factsFromPrev(f); ff == nil && s.links.through(f) {
+		ff = &fileFacts{flux: true, anyName: true} // not read through a link: anything
+	} else if ff == nil {
 		data, err := os.ReadFile(s.abs(f))
 		if err == nil {
 			err = checkLoad(f, data) // the build's own limits: size, alias bombs

@@ -205,7 +205,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		r.Source = PrimarySource(ext.sourcesThrough(kss), entry)
 	}
 	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, incr: opts.incremental(root)}
-	l.bopts.cache = opts.Cache.forRoot(root, l.incr.staticReader(), bopts.ignore)
+	l.bopts.cache = opts.Cache.forRoot(root, l.incr.staticReader(), bopts)
 	defer ext.close()
 	level := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
@@ -248,10 +248,15 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 // rootOptions are the options of every build under root: one walk of the tree tells whether
 // it holds symlinks and where its ignore rules are.
 func rootOptions(root string, opts LoadOptions) BuildOptions {
-	sc := scanRoot(root)
+	var sc rootScan
+	if s := opts.incr.rootScan(); s != nil {
+		sc = *s
+	} else {
+		sc = scanRoot(root)
+	}
 	ign := newSourceIgnore(root)
 	ign.known = sc.ignoreFiles
-	return BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &sc.symlinkFree, ignore: ign}
+	return BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &sc.symlinkFree, links: sc.links, ignore: ign}
 }
 
 // BuildAll builds the paths of Kustomizations known from elsewhere (a cluster) under root: no
@@ -260,7 +265,7 @@ func rootOptions(root string, opts LoadOptions) BuildOptions {
 func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
 	l := &loader{root: root, parallel: opts.Parallel, bopts: rootOptions(root, opts), primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
-	l.bopts.cache = opts.Cache.forRoot(root, nil, l.bopts.ignore)
+	l.bopts.cache = opts.Cache.forRoot(root, nil, l.bopts)
 	defer l.ext.close()
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
