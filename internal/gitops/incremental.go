@@ -29,10 +29,12 @@ type Against struct {
 // Secrets the builds declare, wherever they are declared.
 //
 // A tier is built whenever its reuse is uncertain: a new tier, one whose base build read
-// outside the root or wrote to disk, failed for another reason than remote bases or a
-// missing path, or was not recorded. Every tier is built, and Tree.FullBuild says why, when
-// a.Full is set, there is no base or no trustworthy list of changes, either root holds a
-// symlink, or the options differ from the base's. The returned tree records its own inputs.
+// outside the root or wrote to disk, read at, above or below a symlink of either root (a
+// change to the link's target changes no path the tier read), failed for another reason than
+// remote bases or a missing path, or was not recorded. Every tier is built, and
+// Tree.FullBuild says why, when a.Full is set, there is no base or no trustworthy list of
+// changes, either root could not be walked for its symlinks, or the options differ from the
+// base's. The returned tree records its own inputs.
 func LoadIncremental(ctx context.Context, root string, opts LoadOptions, a Against) (*Tree, error) {
 	return loadIncremental(ctx, root, opts, a, nil)
 }
@@ -87,8 +89,8 @@ type incremental struct {
 	base    *Tree
 	changes *Changes
 	root    string
-	// off says why no tier is reused (set before Load, or by the first build that finds a
-	// symlink in the candidate).
+	// off says why no tier is reused (set before Load, or by the first build that finds the
+	// candidate's symlinks unknown).
 	off string
 	// static, when set, skips the tiers no revision needs built (LoadPair).
 	static *staticSkip

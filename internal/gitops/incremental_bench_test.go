@@ -146,7 +146,7 @@ func benchIncremental(b *testing.B, n int) {
 	ib := newIncrBench(b, n)
 	rounds := 3
 	if n >= 1000 {
-		rounds = 1
+		rounds = 2
 	}
 	var floorR, todayR, oneR, everyR, warmR, gateR, warmGateR run
 	var oneBuilt, everyBuilt, oneBase int
