@@ -180,7 +180,7 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
 	res, err := o.compute(gitops.WithNetworkTimeout(ctx, o.NetworkTimeout))
-	if o.cache != nil {
+	if _, _, stored := o.cache.Stats(); stored > 0 { // only a run that added entries walks the cache
 		if err := o.cache.Trim(maxCacheBytes); err != nil {
 			fmt.Fprintf(o.ErrOut, "# trimming the build cache: %s\n", output.Sanitize(err.Error()))
 		}
