@@ -220,8 +220,7 @@ func (a *artifacts) build(ctx context.Context, root string, t *Tier, opts BuildO
 		t.Objects, t.Files, t.Err = nil, nil, fmt.Errorf("materialising %s/%s from ArtifactGenerator %s: %w", externalArtifactKind, g.Artifact, g.Generator, m.err)
 		return
 	}
-	free := SymlinkFree(m.dir)
-	opts.symlinkFree = &free
+	opts.links = scanRoot(m.dir).links
 	BuildTier(ctx, m.dir, t, opts)
 	for i, f := range t.Files {
 		t.Files[i] = m.files[f]

@@ -47,10 +47,9 @@ type BuildOptions struct {
 	// fifth of a build. Tree.WithFiles builds one tier again with them.
 	NoFiles bool
 
-	// symlinkFree is SymlinkFree(root) when the caller (Load) already knows it.
-	symlinkFree *bool
-	// links are root's symlinks, which the reuse of builds and the cache keep clear of; nil
-	// when unknown.
+	// links are root's symlinks when the caller (Load) already walked it: a tree without
+	// any is read on the lexical file system (confinedFS), and the reuse of builds and the
+	// cache keep clear of them. nil when unknown: Build looks, and nothing is reused.
 	links *linkSet
 	// ignore is what source-controller leaves out of root's artifact, shared by the builds of
 	// one root (Build makes its own when nil).
@@ -166,7 +165,7 @@ func minimalObject(ks Kustomization) *unstructured.Unstructured {
 // kustomization file. It also turns on origin annotations so each object's file is known;
 // addedOrigins says whether they must be removed again.
 func generate(root, dir string, obj *unstructured.Unstructured, opts BuildOptions) (filesys.FileSystem, bool, error) {
-	disk, err := confinedFS(root, opts.AllowNetwork, opts.symlinkFree)
+	disk, err := confinedFS(root, opts.AllowNetwork, opts.links)
 	if err != nil {
 		return nil, false, err
 	}

@@ -24,27 +24,26 @@ import (
 // large repository's build time. When no symlink exists under root (checked once per root)
 // that resolution cannot change a path, so a lexical check gives the same answers; a tree
 // with symlinks, or a build allowed to fetch remote bases into temporary clones, gets the
-// controller's own file system. symlinkFree is what SymlinkFree said of root, or nil to ask.
+// controller's own file system. links are root's symlinks (rootScan), or nil to look.
 //
 // Every file is read through boundedFS: no file above maxFileSize, no YAML whose aliases
 // expand past maxAliasNodes.
-func confinedFS(root string, allowNetwork bool, symlinkFree *bool) (filesys.FileSystem, error) {
-	disk, err := confinedDisk(root, allowNetwork, symlinkFree)
+func confinedFS(root string, allowNetwork bool, links *linkSet) (filesys.FileSystem, error) {
+	disk, err := confinedDisk(root, allowNetwork, links)
 	if err != nil {
 		return nil, err
 	}
 	return boundedFS{disk}, nil
 }
 
-func confinedDisk(root string, allowNetwork bool, symlinkFree *bool) (filesys.FileSystem, error) {
+func confinedDisk(root string, allowNetwork bool, links *linkSet) (filesys.FileSystem, error) {
 	if allowNetwork {
 		return securefs.MakeFsOnDiskSecureBuild(root)
 	}
-	if symlinkFree == nil {
-		free := SymlinkFree(root)
-		symlinkFree = &free
+	if links == nil {
+		links = scanRoot(root).links
 	}
-	if !*symlinkFree {
+	if !links.none() {
 		return securefs.MakeFsOnDiskSecure(root)
 	}
 	abs, err := filepath.Abs(root)
@@ -56,12 +55,11 @@ func confinedDisk(root string, allowNetwork bool, symlinkFree *bool) (filesys.Fi
 
 // SymlinkFree reports whether no symlink lies in the tree at root (.git aside) or on the path
 // to it. Load asks once for all the builds of a tree.
-func SymlinkFree(root string) bool { return scanRoot(root).symlinkFree }
+func SymlinkFree(root string) bool { return scanRoot(root).links.none() }
 
-// rootScan is what one walk of a tree tells the loader: whether it is free of symlinks, where
-// they are and where its .sourceignore files are.
+// rootScan is what one walk of a tree tells the loader: where its symlinks and its
+// .sourceignore files are.
 type rootScan struct {
-	symlinkFree bool
 	// links are the tree's symlinks; nil when the tree could not be walked whole (or the path
 	// to it is not its real path), so no path is known to be free of them.
 	links *linkSet
@@ -98,7 +96,7 @@ func scanRoot(root string) rootScan {
 	if failed {
 		return rootScan{}
 	}
-	sc.links, sc.symlinkFree = links, len(links.paths) == 0
+	sc.links = links
 	// The walk meets a directory's entries in name order, its subdirectories among its files.
 	slices.SortStableFunc(sc.ignoreFiles, func(a, b string) int { return slices.Compare(dirNames(a), dirNames(b)) })
 	return sc
@@ -109,6 +107,9 @@ func scanRoot(root string) rootScan {
 type linkSet struct {
 	paths []string
 }
+
+// none reports whether the tree was walked and holds no symlink.
+func (l *linkSet) none() bool { return l != nil && len(l.paths) == 0 }
 
 // through reports whether a symlink lies at or above root-relative p, or the links are not
 // known: reading p would follow one.

@@ -193,7 +193,7 @@ func TestIgnoreRulesFromTheScan(t *testing.T) {
 	walked := newSourceIgnore(root)
 	scanned := newSourceIgnore(root)
 	sc := scanRoot(root)
-	if !sc.symlinkFree {
+	if !sc.links.none() {
 		t.Fatal("a tree without symlinks was not found free of them")
 	}
 	scanned.known = sc.ignoreFiles

@@ -253,8 +253,8 @@ func (s *staticReader) filesBelow(d string) ([]string, string) {
 	return out, bad
 }
 
-// kind is what root-relative p is: "dir", "file" or "" (nothing, or a symlink's target is
-// not looked at: SymlinkFree roots only reach here).
+// kind is what root-relative p is: "dir", "file" or "" (nothing). It follows a symlink, which
+// only stats its target: readDir and fileFacts read nothing at or under one (linkSet.through).
 func (s *staticReader) kind(p string) string { return pathKind(s.abs(p)) }
 
 func (s *staticReader) abs(p string) string { return filepath.Join(s.root, filepath.FromSlash(p)) }

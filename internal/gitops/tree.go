@@ -256,7 +256,7 @@ func rootOptions(root string, opts LoadOptions) BuildOptions {
 	}
 	ign := newSourceIgnore(root)
 	ign.known = sc.ignoreFiles
-	return BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, symlinkFree: &sc.symlinkFree, links: sc.links, ignore: ign}
+	return BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, links: sc.links, ignore: ign}
 }
 
 // BuildAll builds the paths of Kustomizations known from elsewhere (a cluster) under root: no
