@@ -47,8 +47,6 @@ type staticReader struct {
 	mu    sync.Mutex
 	dirs  map[string]*staticDir
 	facts map[string]*fileFacts
-	// sums are the digests of the kustomization files read (contentSum), for BuildCache keys.
-	sums map[string]string
 	// links are the root's symlinks: nothing at or below one is read.
 	links *linkSet
 	// prev is the reader of the other revision, whose answers hold here for what changes
@@ -58,7 +56,7 @@ type staticReader struct {
 }
 
 func newStaticReader(root string, links *linkSet) *staticReader {
-	return &staticReader{root: root, links: links, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}, sums: map[string]string{}}
+	return &staticReader{root: root, links: links, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
 }
 
 // fromPrev is the other revision's reading of directory d when nothing it read changed.
@@ -95,21 +93,16 @@ func (s *staticReader) factsFromPrev(f string) *fileFacts {
 // sum is the digest of file f's content when this reader (or, for a file the change does not
 // touch, the other revision's) has read it.
 func (s *staticReader) sum(f string) (string, bool) {
-	for r := s; r != nil; r = r.prev {
-		r.mu.Lock()
-		sum, ok := r.sums[f]
-		if ff := r.facts[f]; !ok && ff != nil && ff.sum != "" {
-			sum, ok = ff.sum, true
-		}
-		r.mu.Unlock()
-		if ok {
-			return sum, true
-		}
-		if s.changes == nil || s.changes.Touches(f) {
-			return "", false
-		}
+	s.mu.Lock()
+	ff := s.facts[f]
+	s.mu.Unlock()
+	if ff == nil {
+		ff = s.factsFromPrev(f)
 	}
-	return "", false
+	if ff == nil || ff.sum == "" {
+		return "", false
+	}
+	return ff.sum, true
 }
 
 // tier returns the static inputs of ks's build: its path as the controller's generator reads
@@ -212,8 +205,9 @@ func (s *staticReader) readDir(d string) *staticDir {
 		sd.mustBuild = fmt.Sprintf("%s cannot be read: %v", kfile, err)
 		return sd
 	}
+	ff := factsOf(data) // what discovery reads of it, without reading it again
 	s.mu.Lock()
-	s.sums[kfile] = contentSum(data)
+	s.facts[kfile] = ff
 	s.mu.Unlock()
 	var k map[string]any
 	if err := yaml.Unmarshal(data, &k); err != nil {

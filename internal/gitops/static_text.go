@@ -51,13 +51,19 @@ func (s *staticReader) fileFacts(f string) *fileFacts {
 		if err != nil {
 			ff = &fileFacts{flux: true, anyName: true}
 		} else {
-			ff = readFacts(data)
-			ff.sum = contentSum(data)
+			ff = factsOf(data)
 		}
 	}
 	s.mu.Lock()
 	s.facts[f] = ff
 	s.mu.Unlock()
+	return ff
+}
+
+// factsOf are the facts of a file's text, with its digest.
+func factsOf(data []byte) *fileFacts {
+	ff := readFacts(data)
+	ff.sum = contentSum(data)
 	return ff
 }
 
