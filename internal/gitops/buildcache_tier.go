@@ -206,16 +206,7 @@ func (i *incremental) cached(t *Tier, static []string) {
 	if i == nil || t.Inputs == nil {
 		return
 	}
-	seen := map[string]bool{}
-	var paths []string
-	for _, list := range [][]string{t.Inputs.Paths, static} {
-		for _, p := range list {
-			if !seen[p] {
-				seen[p] = true
-				paths = append(paths, p)
-			}
-		}
-	}
+	paths := append(slices.Clone(t.Inputs.Paths), static...)
 	slices.Sort(paths)
-	t.Inputs.Paths = paths
+	t.Inputs.Paths = slices.Compact(paths)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -215,7 +216,7 @@ func writeBatch(ctx context.Context, w *treeWriter, br *bufio.Reader, blobs []tr
 		if total += size; size > maxBlob || total > maxSnapshot {
 			return fmt.Errorf("%q is %d bytes: above the limit of %d bytes for a file and %d for a revision", b.path, size, maxBlob, maxSnapshot)
 		}
-		if err := w.write(b, io.LimitReader(br, size), size); err != nil {
+		if err := writeEntry(w, b, io.LimitReader(br, size), size); err != nil {
 			return fmt.Errorf("writing %q: %w", b.path, err)
 		}
 		if nl, err := br.ReadByte(); err != nil || nl != '\n' {
@@ -236,6 +237,26 @@ func batchHeader(br *bufio.Reader, b treeEntry) (int64, error) {
 		return 0, fmt.Errorf("git cat-file: %q (%s): unexpected answer %q", b.path, b.oid, strings.TrimSpace(line))
 	}
 	return strconv.ParseInt(f[2], 10, 64)
+}
+
+// writeEntry creates b with w: a symlink for mode 120000 (its target is the blob, at most
+// 4 KiB), else a regular file, executable for mode 100755.
+func writeEntry(w *treeWriter, b treeEntry, r io.Reader, size int64) error {
+	if b.mode == "120000" {
+		if size > 4096 {
+			return errors.New("symlink target too long")
+		}
+		target, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		return w.symlink(string(target), b.path)
+	}
+	perm := os.FileMode(0o644)
+	if b.mode == "100755" {
+		perm = 0o755
+	}
+	return w.create(b.path, perm, r, size)
 }
 
 // mkSnapshotDir makes the directory a revision is extracted into: under memory-backed

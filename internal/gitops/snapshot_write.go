@@ -94,39 +94,34 @@ func (w *treeWriter) mkdir(p string) error {
 	return nil
 }
 
-// write creates b: a symlink for mode 120000 (its target is the blob), else a regular file,
-// executable for mode 100755, with the size bytes r holds.
-func (w *treeWriter) write(b treeEntry, r io.Reader, size int64) error {
-	dir, name := split(b.path)
+// symlink creates p, a link to target.
+func (w *treeWriter) symlink(target, p string) error {
+	dir, name := split(p)
 	fd, err := w.at(dir)
 	if err != nil {
 		return err
 	}
-	if b.mode == "120000" {
-		if size > 4096 {
-			return errors.New("symlink target too long")
-		}
-		target, err := io.ReadAll(r)
-		if err != nil {
-			return err
-		}
-		if err := unix.Symlinkat(string(target), fd, name); err != nil {
-			return &os.PathError{Op: "symlinkat", Path: b.path, Err: err}
-		}
-		return nil
+	if err := unix.Symlinkat(target, fd, name); err != nil {
+		return &os.PathError{Op: "symlinkat", Path: p, Err: err}
 	}
-	perm := uint32(0o644)
-	if b.mode == "100755" {
-		perm = 0o755
-	}
-	ffd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	return nil
+}
+
+// create creates the regular file p with perm and the size bytes r holds.
+func (w *treeWriter) create(p string, perm os.FileMode, r io.Reader, size int64) error {
+	dir, name := split(p)
+	fd, err := w.at(dir)
 	if err != nil {
-		return &os.PathError{Op: "openat", Path: b.path, Err: err}
+		return err
 	}
-	f := os.NewFile(uintptr(ffd), b.path)
+	ffd, err := unix.Openat(fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
+	if err != nil {
+		return &os.PathError{Op: "openat", Path: p, Err: err}
+	}
+	f := os.NewFile(uintptr(ffd), p)
 	if _, err := io.CopyN(f, r, size); err != nil {
 		f.Close()
-		return fmt.Errorf("writing %s: %w", b.path, err)
+		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	return f.Close()
 }

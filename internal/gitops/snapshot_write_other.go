@@ -3,7 +3,6 @@
 package gitops
 
 import (
-	"errors"
 	"io"
 	"os"
 )
@@ -29,24 +28,12 @@ func (w *treeWriter) Close() error { return w.root.Close() }
 // mkdir creates directory p.
 func (w *treeWriter) mkdir(p string) error { return w.root.Mkdir(p, 0o755) }
 
-// write creates b: a symlink for mode 120000 (its target is the blob), else a regular file,
-// executable for mode 100755, with the size bytes r holds.
-func (w *treeWriter) write(b treeEntry, r io.Reader, size int64) error {
-	if b.mode == "120000" {
-		if size > 4096 {
-			return errors.New("symlink target too long")
-		}
-		target, err := io.ReadAll(r)
-		if err != nil {
-			return err
-		}
-		return w.root.Symlink(string(target), b.path)
-	}
-	perm := os.FileMode(0o644)
-	if b.mode == "100755" {
-		perm = 0o755
-	}
-	f, err := w.root.OpenFile(b.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+// symlink creates p, a link to target.
+func (w *treeWriter) symlink(target, p string) error { return w.root.Symlink(target, p) }
+
+// create creates the regular file p with perm and the size bytes r holds.
+func (w *treeWriter) create(p string, perm os.FileMode, r io.Reader, size int64) error {
+	f, err := w.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
