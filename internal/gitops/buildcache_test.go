@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,39 +35,17 @@ func TestBuildCacheEqualsBuild(t *testing.T) {
 		}
 		for pass := range 2 {
 			for _, c := range pairCases() {
-				g.Git("checkout", "--quiet", "-B", "cache", baseCommit)
-				cand := baseCommit
-				if len(c.files) > 0 {
-					cand = g.Commit(c.name, c.files)
-				}
-				candDir := snapshot(t, repo, cand).Dir
-				changes, err := repo.Changes(baseCommit, cand)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fullCand, err := Load(ctx, candDir, plain)
-				if err != nil {
-					t.Fatal(err)
-				}
-				where := func(what string) string {
-					return what + " of " + c.name + ", pass " + string(rune('1'+pass)) + map[bool]string{true: ", without files", false: ", with files"}[noFiles]
-				}
-				pb, pc, errB, errC := LoadPair(ctx, baseDir, candDir, cached, changes)
-				if errB != nil || errC != nil {
-					t.Fatal(errB, errC)
-				}
-				FillSkipped(ctx, pb, pc)
-				for what, pair := range map[string][2]*Tree{"LoadPair's base": {fullBase, pb}, "LoadPair's candidate": {fullCand, pc}} {
-					if d := cmp.Diff(treeView(pair[0]), treeView(pair[1])); d != "" {
-						t.Errorf("%s differs from the load without a cache (-plain +cached):\n%s", where(what), d)
-					}
-				}
+				cand := commitCase(g, "cache", baseCommit, c.name, c.files)
+				candDir, changes, fullCand := loadCandidate(t, repo, baseCommit, cand, plain)
+				where := fmt.Sprintf("%s, pass %d, NoFiles %t", c.name, pass+1, noFiles)
+				pb, pc := loadPair(t, baseDir, candDir, cached, changes)
+				checkFilled(t, where+", LoadPair with the cache", pb, pc, fullBase, fullCand)
 				lc, err := Load(ctx, candDir, cached)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if d := cmp.Diff(treeView(fullCand), treeView(lc)); d != "" {
-					t.Errorf("%s differs from the load without a cache (-plain +cached):\n%s", where("Load"), d)
+					t.Errorf("%s: Load with the cache differs from the load without it (-plain +cached):\n%s", where, d)
 				}
 			}
 		}

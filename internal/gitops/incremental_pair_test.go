@@ -109,6 +109,54 @@ func pairRepo(t *testing.T) (g *gittest.Repo, repo *Repo, base string) {
 	return g, repo, g.Git("rev-parse", "HEAD")
 }
 
+// commitCase commits files on branch, reset to base, and returns the commit: base itself when
+// there are no files.
+func commitCase(g *gittest.Repo, branch, base, name string, files map[string]string) string {
+	g.Git("checkout", "--quiet", "-B", branch, base)
+	if len(files) == 0 {
+		return base
+	}
+	return g.Commit(name, files)
+}
+
+// loadCandidate extracts cand and returns its directory, the changes since base and its full
+// load.
+func loadCandidate(t *testing.T, repo *Repo, base, cand string, opts LoadOptions) (string, *Changes, *Tree) {
+	t.Helper()
+	dir := snapshot(t, repo, cand).Dir
+	changes, err := repo.Changes(base, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Load(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, changes, full
+}
+
+// loadPair is LoadPair, failing the test when either side fails.
+func loadPair(t *testing.T, baseDir, candDir string, opts LoadOptions, changes *Changes) (base, cand *Tree) {
+	t.Helper()
+	base, cand, errB, errC := LoadPair(context.Background(), baseDir, candDir, opts, changes)
+	if errB != nil || errC != nil {
+		t.Fatal(errB, errC)
+	}
+	return base, cand
+}
+
+// checkFilled builds what LoadPair left unbuilt (FillSkipped) and compares each side with its
+// full load, object by object.
+func checkFilled(t *testing.T, where string, pb, pc, fullBase, fullCand *Tree) {
+	t.Helper()
+	FillSkipped(context.Background(), pb, pc)
+	for side, pair := range map[string][2]*Tree{"base": {fullBase, pb}, "candidate": {fullCand, pc}} {
+		if d := cmp.Diff(treeView(pair[0]), treeView(pair[1])); d != "" {
+			t.Errorf("%s: the %s after FillSkipped differs from the full load (-full +pair):\n%s", where, side, d)
+		}
+	}
+}
+
 // TestLoadPairEqualsLoad loads each change of pairCases with LoadPair and in full, and checks
 // object by object that every tier LoadPair built equals the full build, that every tier it
 // left unbuilt builds to the same objects at both revisions (which is what makes leaving it
@@ -124,24 +172,9 @@ func TestLoadPairEqualsLoad(t *testing.T) {
 	}
 	for _, c := range pairCases() {
 		t.Run(c.name, func(t *testing.T) {
-			g.Git("checkout", "--quiet", "-B", "pair", baseCommit)
-			cand := baseCommit
-			if len(c.files) > 0 {
-				cand = g.Commit(c.name, c.files)
-			}
-			candDir := snapshot(t, repo, cand).Dir
-			changes, err := repo.Changes(baseCommit, cand)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fullCand, err := Load(ctx, candDir, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pb, pc, errB, errC := LoadPair(ctx, baseDir, candDir, opts, changes)
-			if errB != nil || errC != nil {
-				t.Fatal(errB, errC)
-			}
+			cand := commitCase(g, "pair", baseCommit, c.name, c.files)
+			candDir, changes, fullCand := loadCandidate(t, repo, baseCommit, cand, opts)
+			pb, pc := loadPair(t, baseDir, candDir, opts, changes)
 			checkPairSide(t, "base", pb, fullBase, fullCand)
 			checkPairSide(t, "candidate", pc, fullCand, fullBase)
 			if c.base != nil {
@@ -158,12 +191,7 @@ func TestLoadPairEqualsLoad(t *testing.T) {
 					t.Errorf("the base built %s, which the walk does not need and the candidate did not build", id)
 				}
 			}
-			FillSkipped(ctx, pb, pc)
-			for side, pair := range map[string][2]*Tree{"base": {fullBase, pb}, "candidate": {fullCand, pc}} {
-				if d := cmp.Diff(treeView(pair[0]), treeView(pair[1])); d != "" {
-					t.Errorf("%s after FillSkipped differs from the full load (-full +pair):\n%s", side, d)
-				}
-			}
+			checkFilled(t, c.name, pb, pc, fullBase, fullCand)
 		})
 	}
 }

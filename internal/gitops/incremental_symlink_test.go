@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -83,22 +84,11 @@ func TestLoadPairWithSymlinks(t *testing.T) {
 			g.Git("checkout", "--quiet", "-B", "links", baseCommit)
 			c.edit()
 			cand := g.Commit(c.name, nil)
-			candDir := snapshot(t, repo, cand).Dir
-			changes, err := repo.Changes(baseCommit, cand)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fullCand, err := Load(ctx, candDir, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			candDir, changes, fullCand := loadCandidate(t, repo, baseCommit, cand, opts)
 			for pass, cached := range []*BuildCache{nil, cache, cache} {
 				o := opts
 				o.Cache = cached
-				pb, pc, errB, errC := LoadPair(ctx, baseDir, candDir, o, changes)
-				if errB != nil || errC != nil {
-					t.Fatal(errB, errC)
-				}
+				pb, pc := loadPair(t, baseDir, candDir, o, changes)
 				if pc.FullBuild != "" {
 					t.Fatalf("pass %d: everything was built: %s", pass, pc.FullBuild)
 				}
@@ -111,12 +101,7 @@ func TestLoadPairWithSymlinks(t *testing.T) {
 				if d := cmp.Diff(c.built, built); d != "" {
 					t.Errorf("pass %d: tiers built at the candidate (-want +got):\n%s", pass, d)
 				}
-				FillSkipped(ctx, pb, pc)
-				for side, pair := range map[string][2]*Tree{"base": {fullBase, pb}, "candidate": {fullCand, pc}} {
-					if d := cmp.Diff(treeView(pair[0]), treeView(pair[1])); d != "" {
-						t.Errorf("pass %d: %s differs from the full load (-full +pair):\n%s", pass, side, d)
-					}
-				}
+				checkFilled(t, fmt.Sprintf("pass %d", pass), pb, pc, fullBase, fullCand)
 			}
 		})
 	}

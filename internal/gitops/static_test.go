@@ -17,12 +17,7 @@ func TestStaticReadsCoverRecorded(t *testing.T) {
 	g, repo, baseCommit := pairRepo(t)
 	for _, c := range pairCases() {
 		t.Run(c.name, func(t *testing.T) {
-			g.Git("checkout", "--quiet", "-B", "static", baseCommit)
-			rev := baseCommit
-			if len(c.files) > 0 {
-				rev = g.Commit(c.name, c.files)
-			}
-			root := snapshot(t, repo, rev).Dir
+			root := snapshot(t, repo, commitCase(g, "static", baseCommit, c.name, c.files)).Dir
 			tree, err := Load(ctx, root, LoadOptions{Entry: "clusters/main", NoFiles: true, RecordInputs: true})
 			if err != nil {
 				t.Fatal(err)
