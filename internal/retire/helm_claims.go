@@ -21,13 +21,9 @@ const templateClaimPages = 20
 // it. The StatefulSet controller names them <template>-<statefulset>-<ordinal> and labels them
 // with the StatefulSet's selector, which is what is listed.
 func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Unstructured, l *Live) []HelmObject {
-	tpls, _, _ := unstructured.NestedSlice(sts.Object, "spec", "volumeClaimTemplates")
+	tpls, policy := claimTemplates(sts)
 	if len(tpls) == 0 {
 		return nil
-	}
-	policy, _, _ := unstructured.NestedString(sts.Object, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
-	if policy == "" {
-		policy = "Retain"
 	}
 	match, _, _ := unstructured.NestedStringMap(sts.Object, "spec", "selector", "matchLabels")
 	via := fmt.Sprintf("a volumeClaimTemplates claim of StatefulSet %s/%s (whenDeleted: %s)", sts.GetNamespace(), sts.GetName(), policy)

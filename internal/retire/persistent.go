@@ -101,18 +101,25 @@ func statefulSet(base *unstructured.Unstructured) *Persistence {
 	if base == nil {
 		return &Persistence{Detail: "a StatefulSet known only from the live inventory: check its volumeClaimTemplates by hand"}
 	}
-	tpls, _, _ := unstructured.NestedSlice(base.Object, "spec", "volumeClaimTemplates")
+	tpls, policy := claimTemplates(base)
 	if len(tpls) == 0 {
 		return nil
-	}
-	policy, _, _ := unstructured.NestedString(base.Object, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
-	if policy == "" {
-		policy = "Retain"
 	}
 	if policy == "Delete" {
 		return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: Delete: its claims and their data are deleted with it", len(tpls))}
 	}
 	return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: %s: its pods go and its claims are left orphaned", len(tpls), policy)}
+}
+
+// claimTemplates are a StatefulSet's volumeClaimTemplates and what becomes of their claims
+// when it is deleted: its persistentVolumeClaimRetentionPolicy.whenDeleted, Retain by default.
+func claimTemplates(sts *unstructured.Unstructured) (tpls []any, whenDeleted string) {
+	tpls, _, _ = unstructured.NestedSlice(sts.Object, "spec", "volumeClaimTemplates")
+	whenDeleted, _, _ = unstructured.NestedString(sts.Object, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
+	if whenDeleted == "" {
+		whenDeleted = "Retain"
+	}
+	return tpls, whenDeleted
 }
 
 // crdKind reads the group and kind a CRD serves, from its manifest or, lacking that, its name.
