@@ -79,7 +79,7 @@ func (r *Repo) Compare(live *Live) *LiveDiff {
 }
 
 // checkLive returns the findings Compare recorded for the rule.
-func checkLive(r *Repo, rule Rule) []Finding {
+func checkLive(r *Repo, rule Rule, _ Settings) []Finding {
 	if r.live == nil {
 		return nil
 	}

@@ -27,7 +27,7 @@ var ruleDependencies = Rule{
 	check: checkDependencies,
 }
 
-func checkDependsOnParent(r *Repo, rule Rule) []Finding {
+func checkDependsOnParent(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.IDsTiers() {
 		ks := t.Kustomization
@@ -49,7 +49,7 @@ func checkDependsOnParent(r *Repo, rule Rule) []Finding {
 
 // checkHealthCheckDownstream finds spec.healthChecks entries whose object only tiers that depend
 // on this one create (a Kustomization health check names the tier itself).
-func checkHealthCheckDownstream(r *Repo, rule Rule) []Finding {
+func checkHealthCheckDownstream(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.Built() {
 		ks := t.Kustomization
@@ -109,7 +109,7 @@ func contains(list []string, s string) bool {
 }
 
 // checkDependencies turns the chain's cycle and missing-dependency findings into lint findings.
-func checkDependencies(r *Repo, rule Rule) []Finding {
+func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, f := range r.Chain.Findings {
 		if f.Kind != flux.FindingCycle && f.Kind != flux.FindingMissingDependency {
