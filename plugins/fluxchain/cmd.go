@@ -190,6 +190,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 	}
 	d, warnings := flux.NewDrill(c, chain)
 	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
+	res.Incomplete = append(res.Incomplete, chain.Unevaluated...)
 	res.Chain = *chain
 	res.finish()
 	return res, nil
