@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/lint"
@@ -27,7 +28,6 @@ type repoOptions struct {
 	Live bool
 	configFlags
 
-	failOn lint.Severity
 	// root is the repository's top level; layout says where its Flux source starts.
 	root   string
 	layout gitops.Layout
@@ -38,7 +38,7 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.Dir, "repo", "", "Lint the Flux chain of this GitOps repository (working tree) instead of reading a cluster.")
 	cmd.Flags().StringVar(&r.Path, "path", "", "With --repo: the entry path to build first, relative to the source root, e.g. the path of a root Kustomization the bootstrap tool created in the cluster (default: detected: the only clusters/<name> or flux/cluster directory that declares Flux Kustomizations, else the source root; several such directories are refused, naming them).")
 	cmd.Flags().StringVar(&r.SourceRoot, "source-root", "", "With --repo: the directory spec.paths are relative to, when Flux's source is an artifact pushed from a subdirectory (default: detected, and reported).")
-	cmd.Flags().StringVar(&r.FailOn, "fail-on", string(lint.Error), "With --repo: exit 1 for findings at or above this severity: error, warning or info.")
+	cmd.Flags().StringVar(&r.FailOn, "fail-on", "", "With --repo: exit 1 for findings at or above this severity: error, warning or info (default error).")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
 	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
@@ -46,22 +46,19 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// validate checks the --repo flags without reading anything.
-func (r *repoOptions) validate(name string, allNamespaces bool) error {
-	sev, err := lint.ParseSeverity(r.FailOn)
-	if err != nil {
-		return exitcode.UsageErrorf("--fail-on: %w", err)
-	}
-	r.failOn = sev
-	if r.NetworkTimeout <= 0 {
-		return exitcode.UsageErrorf("--network-timeout must be positive")
-	}
+// validate checks the --repo flags without reading anything, and that none is given without
+// --repo; the live chain's flags are liveOptions.validate's.
+func (r *repoOptions) validate() error {
 	if r.Dir == "" {
 		switch {
 		case r.Path != "":
 			return exitcode.UsageErrorf("--path needs --repo")
 		case r.SourceRoot != "":
 			return exitcode.UsageErrorf("--source-root needs --repo")
+		case r.FailOn != "":
+			return exitcode.UsageErrorf("--fail-on needs --repo: the live chain exits 1 for any finding")
+		case r.AllowNetwork:
+			return exitcode.UsageErrorf("--allow-network needs --repo")
 		case r.Live:
 			return exitcode.UsageErrorf("--live needs --repo: it compares a repository with the cluster")
 		case r.configFlags.used():
@@ -69,10 +66,21 @@ func (r *repoOptions) validate(name string, allNamespaces bool) error {
 		}
 		return nil
 	}
-	if name != "" || allNamespaces {
-		return exitcode.UsageErrorf("--repo lints the whole repository: it takes no NAME and no -A")
+	if _, err := lint.ParseSeverity(string(r.failOn())); err != nil {
+		return exitcode.UsageErrorf("--fail-on: %w", err)
+	}
+	if r.NetworkTimeout <= 0 {
+		return exitcode.UsageErrorf("--network-timeout must be positive")
 	}
 	return nil
+}
+
+// failOn is the severity --fail-on names, error when it names none; Validate has checked it.
+func (r *repoOptions) failOn() lint.Severity {
+	if r.FailOn == "" {
+		return lint.Error
+	}
+	return lint.Severity(r.FailOn)
 }
 
 // complete opens the repository and settles the entry path.
@@ -122,7 +130,9 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 // runRepo lints the repository (and with --live compares it with the cluster), prints the
 // result and returns its exit code (RepoResult.Code).
 func (o *FluxChainOptions) runRepo(ctx context.Context) error {
-	o.liveBanner()
+	if o.repo.Live {
+		cli.Banner(o.ErrOut, o.clients.Target)
+	}
 	l := o.repo.layout
 	// Directory names come from the repository: escaped like every printed field.
 	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", output.Sanitize(o.repo.root),
@@ -147,7 +157,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 			fs[i].File = l.FromTop(fs[i].File)
 		}
 	}
-	res.FailOn = o.repo.failOn
+	res.FailOn = o.repo.failOn()
 	res.finish()
 	if err := o.printRepo(res); err != nil {
 		return err
@@ -158,11 +168,14 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	return exitError(res.ExitCode)
 }
 
-// printRepo hands the result to the printer -o chose; the graphs are live mode's.
+// printRepo hands the result to the printer -o chose. The graphs are live mode's, each
+// Kustomization labelled with its lint findings (rule and count) and outlined by the most
+// severe; findings that name no Kustomization go on a note of their own.
 func (o *FluxChainOptions) printRepo(res *RepoResult) error {
 	text := func(w io.Writer, p output.Palette) error { return PrintRepoText(w, res, p) }
+	notes := lint.GraphNotes(res.Lint)
 	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{
-		Dot:     func(w io.Writer) error { return PrintRepoDot(w, res) },
-		Mermaid: func(w io.Writer) error { return PrintRepoMermaid(w, res) },
+		Dot:     func(w io.Writer) error { return res.WriteDot(w, notes) },
+		Mermaid: func(w io.Writer) error { return res.WriteMermaid(w, notes) },
 	})
 }
