@@ -12,9 +12,11 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
 // repoOptions are the flags of the --repo mode, which lints a repository instead of reading a
@@ -30,7 +32,7 @@ type repoOptions struct {
 
 	// root is the repository's top level; layout says where its Flux source starts.
 	root   string
-	layout gitops.Layout
+	layout sourceroot.Layout
 	getenv func(string) string
 }
 
@@ -40,7 +42,7 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.SourceRoot, "source-root", "", "With --repo: the directory spec.paths are relative to, when Flux's source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	cmd.Flags().StringVar(&r.FailOn, "fail-on", "", "With --repo: exit 1 for findings at or above this severity: error, warning or info (default error).")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
-	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
+	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
 	r.configFlags.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
@@ -85,7 +87,7 @@ func (r *repoOptions) failOn() lint.Severity {
 
 // complete opens the repository and settles the entry path.
 func (r *repoOptions) complete() error {
-	repo, err := gitops.OpenRepo(r.Dir)
+	repo, err := gitrev.OpenRepo(r.Dir)
 	if err != nil {
 		return err
 	}
@@ -93,7 +95,7 @@ func (r *repoOptions) complete() error {
 	if r.getenv == nil {
 		r.getenv = os.Getenv
 	}
-	layout, err := gitops.DetectLayout(r.root, r.SourceRoot, r.Path, nil)
+	layout, err := sourceroot.Detect(r.root, r.SourceRoot, r.Path, nil)
 	if err != nil {
 		return exitcode.UsageErrorf("%s: %v", r.Dir, err)
 	}
@@ -107,7 +109,7 @@ func (r *repoOptions) complete() error {
 func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings) (*RepoResult, error) {
 	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork})
 	switch {
-	case errors.Is(err, gitops.ErrPathNotFound):
+	case errors.Is(err, kbuild.ErrPathNotFound):
 		return nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
 	case err != nil:
 		return nil, exitcode.WithCode(exitcode.Unknown, err)
@@ -137,7 +139,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	// Directory names come from the repository: escaped like every printed field.
 	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", output.Sanitize(o.repo.root),
 		output.Sanitize(l.SourceRoot), output.Sanitize(l.SourceRootHow), output.Sanitize(l.Entry), output.Sanitize(l.EntryHow))
-	ctx = gitops.WithNetworkTimeout(ctx, o.repo.NetworkTimeout)
+	ctx = kbuild.WithNetworkTimeout(ctx, o.repo.NetworkTimeout)
 	var live *LiveComparison
 	if o.repo.Live {
 		var err error

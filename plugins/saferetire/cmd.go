@@ -19,6 +19,7 @@ import (
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/version"
@@ -113,7 +114,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at both revisions, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches, and read no build cache.")
 	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
-	f.DurationVar(&o.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
+	f.DurationVar(&o.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
@@ -179,7 +180,7 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	} else {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
-	res, err := o.compute(gitops.WithNetworkTimeout(ctx, o.NetworkTimeout))
+	res, err := o.compute(kbuild.WithNetworkTimeout(ctx, o.NetworkTimeout))
 	if _, _, stored := o.cache.Stats(); stored > 0 { // only a run that added entries walks the cache
 		if err := o.cache.Trim(maxCacheBytes); err != nil {
 			fmt.Fprintf(o.ErrOut, "# trimming the build cache: %s\n", output.Sanitize(err.Error()))
