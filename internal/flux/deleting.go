@@ -32,6 +32,9 @@ func (d *Drill) explainDeleting(ctx context.Context, c *Chain) []string {
 			warnings = append(warnings, fmt.Sprintf("explaining %s %s/%s: %v", gk.Kind, ns, name, err))
 			return nil
 		}
+		if exp.Incomplete() {
+			warnings = append(warnings, fmt.Sprintf("explaining %s %s/%s: some reads failed, see its finalizers", gk.Kind, ns, name))
+		}
 		return exp
 	}
 	for _, n := range c.Kustomizations {
