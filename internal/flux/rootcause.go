@@ -23,7 +23,8 @@ const (
 	// ReasonReadyExprUnevaluated: a dependsOn readyExpr cannot be evaluated (the verdict is
 	// UNKNOWN).
 	ReasonReadyExprUnevaluated = "ReadyExprUnevaluated"
-	// ReasonNotFound: a Secret or ServiceAccount several tiers need does not exist.
+	// ReasonNotFound: a source the chain did not find, or a Secret or ServiceAccount
+	// kustomize-controller reported not found.
 	ReasonNotFound = "NotFound"
 )
 
@@ -259,18 +260,30 @@ func sharedCause(n *Node) (key, object, reason, message string) {
 		}
 		return key, object, src.Ready.Reason, src.Ready.Message
 	}
+	if n.Ready.Reason == meta.HealthCheckFailedReason {
+		return "", "", "", "" // the objects a health check names are the drill-down's
+	}
 	if m := notFoundRe.FindStringSubmatch(n.Ready.Message); m != nil {
 		kind := map[string]string{"secrets": "Secret", "serviceaccounts": "ServiceAccount"}[m[1]]
-		return kind + "/" + n.Namespace + "/" + m[2], objectRef(m[1], n.Namespace, m[2]), ReasonNotFound,
-			fmt.Sprintf("%s %s/%s does not exist: %s", kind, n.Namespace, m[2], n.Ready.Message)
+		ns := n.Namespace
+		if q := qualifiedRe.FindStringSubmatch(n.Ready.Message); q != nil && q[2] == m[2] {
+			ns = q[1]
+		}
+		return kind + "/" + ns + "/" + m[2], objectRef(m[1], ns, m[2]), ReasonNotFound,
+			fmt.Sprintf("kustomize-controller did not find %s %s/%s: %s", kind, ns, m[2], n.Ready.Message)
 	}
 	return "", "", "", ""
 }
 
 // notFoundRe finds the API server's NotFound error for a Secret or ServiceAccount in a
-// Kustomization's message (a decryption Secret, an impersonated ServiceAccount, a kubeConfig
-// Secret): both live in the Kustomization's namespace.
-var notFoundRe = regexp.MustCompile(`\b(secrets|serviceaccounts) "([^"]+)" not found`)
+// Kustomization's message (a decryption Secret, a substituteFrom Secret, an impersonated
+// ServiceAccount, a kubeConfig Secret). They live in the Kustomization's namespace, unless
+// the message names another (qualifiedRe: the controller's own SOPS age Secret, `Secret
+// 'flux-system/sops-age'`).
+var (
+	notFoundRe  = regexp.MustCompile(`\b(secrets|serviceaccounts) "([^"]+)" not found`)
+	qualifiedRe = regexp.MustCompile(`(?:Secret|ServiceAccount) '([^'/]+)/([^']+)'`)
+)
 
 // sourceResource is the qualified resource of a source kind.
 func sourceResource(kind string) string {

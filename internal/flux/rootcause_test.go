@@ -102,6 +102,13 @@ func TestSharedCauses(t *testing.T) {
 			ks("a", "False", meta.BuildFailedReason, sopsMissing),
 			ks("b", "False", meta.BuildFailedReason, sopsMissing)),
 			map[string][]string{"secrets/sops-age -n flux-system": {"flux-system/a", "flux-system/b"}}},
+		{"the controller's own SOPS Secret", objects(
+			ks("a", "False", meta.BuildFailedReason, `cannot get sops SOPS age decryption Secret 'kube-system/sops-age': secrets "sops-age" is forbidden, secrets "sops-age" not found`),
+			ks("b", "False", meta.BuildFailedReason, `cannot get sops SOPS age decryption Secret 'kube-system/sops-age': secrets "sops-age" not found`)),
+			map[string][]string{"secrets/sops-age -n kube-system": {"flux-system/a", "flux-system/b"}}},
+		{"a health check names no shared object", objects(
+			ks("a", "False", meta.HealthCheckFailedReason, `health check failed after 5m0s: timeout waiting for: [Deployment/x/y status: 'InProgress': secrets "tls" not found]`)),
+			map[string][]string{"flux-system/a": nil}},
 		{"own reason beside an unready source", unready(objects(
 			ks("a", "False", meta.HealthCheckFailedReason, "health check failed"))),
 			map[string][]string{"flux-system/a": nil}},

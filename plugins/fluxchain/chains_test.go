@@ -264,3 +264,25 @@ func installCertificateCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMissingSecretIsOneCause replays https://github.com/onedr0p/cluster-template/issues/156:
+// the sops-age Secret the Kustomizations decrypt with was created in another namespace, so
+// every tier that decrypts fails its build on it, with the message kustomize-controller's
+// decryptor returns for a missing Secret. The Secret is the one cause, named fully qualified.
+func TestMissingSecretIsOneCause(t *testing.T) {
+	needEnv(t)
+	const ns = "fc-missing-secret"
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	missing := cond("Ready", "False", "BuildFailed", `secrets "sops-age" not found`)
+	f.ks(kspec{name: "cluster-meta", applied: rev0, ready: missing})
+	f.ks(kspec{name: "cluster-apps", deps: []string{"cluster-meta"}, applied: rev0, ready: missing})
+	res, code := decode(t, "-n", ns)
+	if code != 1 || len(res.RootCauses) != 1 {
+		t.Fatalf("exit %d, root causes %+v; want 1 and the Secret alone", code, res.RootCauses)
+	}
+	rc := res.RootCauses[0]
+	if rc.Object != "secrets/sops-age -n "+ns || rc.Reason != flux.ReasonNotFound || !slices.Equal(rc.Tiers, []string{ns + "/cluster-apps", ns + "/cluster-meta"}) {
+		t.Errorf("root cause = %+v", rc)
+	}
+}
