@@ -12,6 +12,7 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/runtime/cel"
 	celtypes "github.com/google/cel-go/common/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubeforensics/suite/internal/output"
@@ -100,11 +101,16 @@ func (re *ReadyExpr) evaluate(self, dep *kustomizev1.Kustomization) {
 }
 
 // exprVars converts both objects to maps, as kustomize-controller does before evaluating.
+// The controller reads the dependency through its uncached API reader, whose decoder clears
+// apiVersion and kind, and the dependent from its cache, which sets them: dep is converted
+// without them so an expression reading dep.kind fails here as it fails there.
 func exprVars(self, dep *kustomizev1.Kustomization) (map[string]any, error) {
 	s, err := runtime.DefaultUnstructuredConverter.ToUnstructured(self)
 	if err != nil {
 		return nil, fmt.Errorf("converting %s to a map: %w", exprSelf, err)
 	}
+	dep = dep.DeepCopy()
+	dep.TypeMeta = metav1.TypeMeta{}
 	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(dep)
 	if err != nil {
 		return nil, fmt.Errorf("converting %s to a map: %w", exprDep, err)

@@ -39,6 +39,12 @@ func TestReadyExprCauses(t *testing.T) {
 			"", 0},
 		{"a missing field", withReadyExpr(ks("api", "False", "DependencyNotReady", byExpr, "db"), "db", "dep.status.replicas == 3"),
 			ReasonReadyExprUnevaluated, 1},
+		// kustomize-controller reads dep without apiVersion and kind (its API reader's decoder
+		// clears them), self from its cache with them.
+		{"dep has no kind", withReadyExpr(ks("api", "False", "DependencyNotReady", byExpr, "db"), "db", "dep.kind == 'Kustomization'"),
+			ReasonReadyExprUnevaluated, 1},
+		{"self has its kind", withReadyExpr(ks("api", "False", "DependencyNotReady", byExpr, "db"), "db", "self.kind == 'Kustomization'"),
+			"", 0},
 		{"not a boolean", withReadyExpr(ks("api", "False", "DependencyNotReady", byExpr, "db"), "db", "dep.metadata.name"),
 			ReasonReadyExprUnevaluated, 1},
 	}
