@@ -88,7 +88,7 @@ func commitCase(g *gittest.Repo, branch, base, name string, files map[string]str
 func loadCandidate(t *testing.T, repo *gitrev.Repo, base, cand string, opts LoadOptions) (string, *gitrev.Changes, *Tree) {
 	t.Helper()
 	dir := snapshot(t, repo, cand).Dir
-	changes, err := repo.Changes(base, cand)
+	changes, err := repo.Changes(t.Context(), base, cand)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ spec:
 	}
 	base := g.Git("rev-parse", "HEAD")
 	cand := g.Commit("bump", map[string]string{"kubernetes/apps/default/web/app/helmrelease.yaml": helmRelease("web", "1.1.0")})
-	changes, err := repo.Changes(base, cand)
+	changes, err := repo.Changes(t.Context(), base, cand)
 	if err != nil {
 		t.Fatal(err)
 	}
