@@ -122,7 +122,9 @@ func Build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 	}
 	rel := CleanPath(ks.Path)
 	dir := filepath.Join(root, filepath.FromSlash(rel))
-	opts.Reads.generatorReads(dir, obj)
+	if opts.Reads != nil {
+		opts.Reads.generatorReads(dir, obj)
+	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		res.Err = fmt.Errorf("%w: %s", ErrPathNotFound, rel)
 		return res
