@@ -57,7 +57,7 @@ type Options struct {
 
 	// NoFiles skips recording each object's file (Result.Files stays empty unless the
 	// kustomization asks for origin annotations itself): asking kustomize for them costs a
-	// fifth of a build. Tree.WithFiles builds one tier again with them.
+	// fifth of a build. gitops.Tree.WithFiles builds one tier again with them.
 	NoFiles bool
 
 	// Root is the walk of root that its builds share (ScanRoot): its symlinks choose the
