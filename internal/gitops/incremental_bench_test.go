@@ -100,7 +100,7 @@ func (ib *incrBench) gate(b *testing.B, cand string, cache *BuildCache) {
 		}
 		defer s.Close()
 	}
-	changes, err := ib.repo.Changes(ib.base, cand)
+	changes, err := ib.repo.Changes(b.Context(), ib.base, cand)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func (ib *incrBench) gate(b *testing.B, cand string, cache *BuildCache) {
 // with cache when not nil; it returns how many tiers were built at the candidate.
 func (ib *incrBench) incremental(b *testing.B, cand, candDir string, cache *BuildCache) int {
 	ctx := context.Background()
-	changes, err := ib.repo.Changes(ib.base, cand)
+	changes, err := ib.repo.Changes(b.Context(), ib.base, cand)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,43 +12,6 @@ import (
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
-// pairFixture is homeOps with tiers that read files a static reader could miss: patch files
-// and a component that includes another (tuned), a generator's env file and a file outside
-// its directory (gen) (the layout of onedr0p/home-ops' apps with
-// configMapGenerator and patches, https://github.com/onedr0p/home-ops).
-func pairFixture() map[string]string {
-	files := homeOps()
-	files["kubernetes/apps/default/kustomization.yaml"] = "resources:\n- namespace.yaml\n- ./web/ks.yaml\n- ./db/ks.yaml\n- ./plain/ks.yaml\n- ./tuned/ks.yaml\n- ./gen/ks.yaml\n"
-	files["kubernetes/apps/default/tuned/ks.yaml"] = appKS("tuned", "default", "tuned", nil, "")
-	files["kubernetes/apps/default/tuned/app/kustomization.yaml"] = `resources:
-- deployment.yaml
-components:
-- ../../../../components/nested
-patches:
-- path: patch.yaml
-- path: smp.yaml
-`
-	files["kubernetes/apps/default/gen/ks.yaml"] = appKS("gen", "default", "gen", nil, "")
-	files["kubernetes/apps/default/gen/app/kustomization.yaml"] = `configMapGenerator:
-- name: gen-env
-  envs:
-  - settings.env
-  files:
-  - conf=../../../../shared/gen.conf
-generatorOptions:
-  disableNameSuffixHash: true
-`
-	files["kubernetes/apps/default/gen/app/settings.env"] = "MODE=fast\n"
-	files["kubernetes/shared/gen.conf"] = "threads=4\n"
-	files["kubernetes/apps/default/tuned/app/deployment.yaml"] = deployment("tuned", "nginx:1.27")
-	files["kubernetes/apps/default/tuned/app/patch.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tuned\nspec:\n  replicas: 2\n"
-	files["kubernetes/apps/default/tuned/app/smp.yaml"] = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tuned\n  labels:\n    tier: web\n"
-	files["kubernetes/components/nested/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncomponents:\n- ../inner\n"
-	files["kubernetes/components/inner/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- extra.yaml\n"
-	files["kubernetes/components/inner/extra.yaml"] = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ${APP}-extra\n"
-	return files
-}
-
 // pairCase is one change on top of pairFixture and the tiers each side must build (not
 // checked when base is nil: every case checks that a tier the base built beyond those the
 // walk needs is one the candidate built or removed).
@@ -125,7 +88,7 @@ func commitCase(g *gittest.Repo, branch, base, name string, files map[string]str
 func loadCandidate(t *testing.T, repo *gitrev.Repo, base, cand string, opts LoadOptions) (string, *gitrev.Changes, *Tree) {
 	t.Helper()
 	dir := snapshot(t, repo, cand).Dir
-	changes, err := repo.Changes(base, cand)
+	changes, err := repo.Changes(t.Context(), base, cand)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +249,7 @@ spec:
 	}
 	base := g.Git("rev-parse", "HEAD")
 	cand := g.Commit("bump", map[string]string{"kubernetes/apps/default/web/app/helmrelease.yaml": helmRelease("web", "1.1.0")})
-	changes, err := repo.Changes(base, cand)
+	changes, err := repo.Changes(t.Context(), base, cand)
 	if err != nil {
 		t.Fatal(err)
 	}

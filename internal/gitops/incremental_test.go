@@ -104,7 +104,7 @@ func TestLoadIncrementalEqualsLoad(t *testing.T) {
 				cand = baseCommit
 			}
 			snap := snapshot(t, repo, cand)
-			changes, err := repo.Changes(baseCommit, cand)
+			changes, err := repo.Changes(t.Context(), baseCommit, cand)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestLoadIncrementalEqualsLoad(t *testing.T) {
 	t.Run("working tree with an untracked file", func(t *testing.T) {
 		g.Git("checkout", "--quiet", baseCommit)
 		g.Write(map[string]string{"kubernetes/apps/default/plain/app/extra.yaml": deployment("extra", "busybox:1")})
-		changes, err := repo.Changes(baseCommit, "")
+		changes, err := repo.Changes(t.Context(), baseCommit, "")
 		if err != nil {
 			t.Fatal(err)
 		}

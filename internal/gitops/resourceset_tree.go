@@ -12,7 +12,7 @@ import (
 // OwnerResourceSet is Tier.Owner for the objects a Flux Operator ResourceSet renders.
 const OwnerResourceSet = "ResourceSet"
 
-// resourceSetTiers is the loader's hook when a level of the walk runs dry: every ResourceSet
+// resourceSetTiers is what the walk builds next when a level runs dry: every ResourceSet
 // the builds so far yield, not rendered yet, becomes a tier of its own (Owner "ResourceSet",
 // id "ResourceSet/namespace/name") holding what it renders with the ResourceSetInputProviders
 // among all. Those tiers are the next level, so the Kustomizations they render join the walk.

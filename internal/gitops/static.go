@@ -250,7 +250,7 @@ func (s *staticReader) filesBelow(d string) ([]string, string) {
 }
 
 // kind is what root-relative p is: "dir", "file" or "" (nothing). It follows a symlink, which
-// only stats its target: readDir and fileFacts read nothing at or under one (linkSet.through).
+// only stats its target: readDir and fileFacts read nothing at or under one (kbuild.LinkSet.Through).
 func (s *staticReader) kind(p string) string { return kbuild.PathKind(s.abs(p)) }
 
 func (s *staticReader) abs(p string) string { return filepath.Join(s.root, filepath.FromSlash(p)) }

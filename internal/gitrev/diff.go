@@ -1,6 +1,7 @@
 package gitrev
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -31,7 +32,7 @@ var commitID = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 // snapshot of the working tree holds those too). Both commits are ids from Resolve. It reads
 // git's raw diff format, not --name-only, so that no path is ever the first bytes of the
 // output, which the git runner trims.
-func (r *Repo) Changes(base, cand string) (*Changes, error) {
+func (r *Repo) Changes(ctx context.Context, base, cand string) (*Changes, error) {
 	for _, c := range []string{base, cand} {
 		if c != "" && !commitID.MatchString(c) {
 			return nil, fmt.Errorf("changes: %q is not a commit id", c)
@@ -41,7 +42,7 @@ func (r *Repo) Changes(base, cand string) (*Changes, error) {
 	if cand != "" {
 		args = append(args, cand)
 	}
-	out, err := r.git(append(args, "--")...)
+	out, err := r.git(ctx, append(args, "--")...)
 	if err != nil {
 		return nil, fmt.Errorf("listing changes since %s: %w", base, err)
 	}
@@ -50,7 +51,7 @@ func (r *Repo) Changes(base, cand string) (*Changes, error) {
 		return nil, err
 	}
 	if cand == "" {
-		others, err := r.git("ls-files", "-z", "-t", "--others", "--directory")
+		others, err := r.git(ctx, "ls-files", "-z", "-t", "--others", "--directory")
 		if err != nil {
 			return nil, fmt.Errorf("listing untracked files: %w", err)
 		}
@@ -65,7 +66,7 @@ func (r *Repo) Changes(base, cand string) (*Changes, error) {
 		// Two commits are both read from git's objects as they are (Snapshot), so the diff
 		// of their trees is the difference of their snapshots; the working tree is what
 		// filters, attributes and submodules made of it.
-		c.Uncertain, err = r.snapshotGaps(base)
+		c.Uncertain, err = r.snapshotGaps(ctx, base)
 	}
 	return c, err
 }
@@ -88,8 +89,8 @@ func parseRawDiff(out string) ([]string, error) {
 // (.gitattributes in the tree, or the repository's info/attributes) that a snapshot read
 // from git's objects never applies, and a snapshot holds a submodule as an empty directory
 // where the working tree has its files. "" when none of that can happen.
-func (r *Repo) snapshotGaps(base string) (string, error) {
-	if p, err := r.git("rev-parse", "--git-path", "info/attributes"); err == nil {
+func (r *Repo) snapshotGaps(ctx context.Context, base string) (string, error) {
+	if p, err := r.git(ctx, "rev-parse", "--git-path", "info/attributes"); err == nil {
 		if !path.IsAbs(p) {
 			p = r.Dir + "/" + p
 		}
@@ -97,7 +98,7 @@ func (r *Repo) snapshotGaps(base string) (string, error) {
 			return "the repository has " + p + ", which may make the working tree differ from its commit", nil
 		}
 	}
-	out, err := r.git("ls-tree", "-r", "-z", "--full-tree", base)
+	out, err := r.git(ctx, "ls-tree", "-r", "-z", "--full-tree", base)
 	if err != nil {
 		return "", fmt.Errorf("listing %s: %w", base, err)
 	}

@@ -24,7 +24,7 @@ func TestChanges(t *testing.T) {
 	g.Git("mv", "apps/b/pvc.yaml", "apps/b/claim.yaml")
 	cand := g.Commit("rename and edit", map[string]string{" lead.yaml": "edited\n"})
 
-	got, err := repo.Changes(base, cand)
+	got, err := repo.Changes(t.Context(), base, cand)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestChanges(t *testing.T) {
 	}
 
 	g.Write(map[string]string{"apps/a/deploy.yaml": "worktree\n", "apps/new/x.yaml": "x\n", "ignored/cache.yaml": "c\n"})
-	got, err = repo.Changes(cand, "")
+	got, err = repo.Changes(t.Context(), cand, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestChanges(t *testing.T) {
 		t.Errorf("working tree: untracked and ignored files are in the snapshot too (-want +got):\n%s", d)
 	}
 
-	if _, err := repo.Changes("--output=/tmp/x", cand); err == nil {
+	if _, err := repo.Changes(t.Context(), "--output=/tmp/x", cand); err == nil {
 		t.Error("an option as a revision was accepted")
 	}
 }
@@ -57,12 +57,12 @@ func TestChangesUncertain(t *testing.T) {
 	base := g.Git("rev-parse", "HEAD")
 	cand := g.Commit("attributes", map[string]string{"apps/.gitattributes": "a.yaml filter=lfs\n"})
 	// Both commits are read from git's objects as they are: their diff is certain.
-	got, err := repo.Changes(base, cand)
+	got, err := repo.Changes(t.Context(), base, cand)
 	if err != nil || got.Uncertain != "" {
 		t.Errorf("commit to commit: Uncertain = %q (%v), want none", got.Uncertain, err)
 	}
 	// The working tree is what the filters made of the commit.
-	got, err = repo.Changes(cand, "")
+	got, err = repo.Changes(t.Context(), cand, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func OpenRepo(dir string) (*Repo, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, exitcode.UsageErrorf("%s is not a directory", dir)
 	}
-	top, err := git(dir, "rev-parse", "--show-toplevel")
+	top, err := git(context.Background(), dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%s is not a git working tree: %w", dir, err)
 	}
@@ -48,25 +48,28 @@ var upstreamRefs = []string{"origin/HEAD", "origin/main", "origin/master"}
 // DefaultBase returns the revision a change is judged against: the merge-base of HEAD with
 // the upstream default branch (origin/HEAD, else origin/main, else origin/master), or HEAD~1
 // when there is no upstream. how says in words which was used, for the command to print.
-func (r *Repo) DefaultBase() (rev string, how string, err error) {
+func (r *Repo) DefaultBase(ctx context.Context) (rev string, how string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
 	for _, ref := range upstreamRefs {
-		if _, err := r.git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		if _, err := r.git(ctx, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
 			continue
 		}
 		name := ref
 		if ref == "origin/HEAD" {
 			// Name the branch origin/HEAD points to, which is what a reader recognises.
-			if target, err := r.git("symbolic-ref", "--short", "refs/remotes/origin/HEAD"); err == nil {
+			if target, err := r.git(ctx, "symbolic-ref", "--short", "refs/remotes/origin/HEAD"); err == nil {
 				name = target
 			}
 		}
-		mb, err := r.git("merge-base", "HEAD", ref)
+		mb, err := r.git(ctx, "merge-base", "HEAD", ref)
 		if err != nil {
 			return "", "", exitcode.UsageErrorf("HEAD and %s have no common ancestor; give the base revision explicitly: %w", name, err)
 		}
 		return mb, "merge-base with " + name, nil
 	}
-	parent, err := r.git("rev-parse", "--verify", "--quiet", "HEAD~1^{commit}")
+	parent, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "HEAD~1^{commit}")
 	if err != nil {
 		return "", "", exitcode.UsageErrorf("no upstream default branch (origin/HEAD, origin/main, origin/master) and HEAD has no parent; give the base revision explicitly")
 	}
@@ -74,23 +77,28 @@ func (r *Repo) DefaultBase() (rev string, how string, err error) {
 }
 
 // Resolve returns the commit a revision names, or a usage error naming the revision.
-func (r *Repo) Resolve(rev string) (string, error) {
+func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	if strings.HasPrefix(rev, "-") {
 		return "", exitcode.UsageErrorf("unknown revision %q", rev)
 	}
-	commit, err := r.git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	commit, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if cerr := ctx.Err(); cerr != nil {
+		return "", cerr // cancelled, not an unknown revision
+	}
 	if err != nil {
 		return "", exitcode.UsageErrorf("unknown revision %q in %s", rev, r.Dir)
 	}
 	return commit, nil
 }
 
-func (r *Repo) git(args ...string) (string, error) { return git(r.Dir, args...) }
+func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
+	return git(ctx, r.Dir, args...)
+}
 
-// git runs the git CLI in dir and returns its trimmed standard output. The error carries
-// git's own message.
-func git(dir string, args ...string) (string, error) {
-	cmd := gitCommand(context.Background(), dir, args...)
+// git runs the git CLI in dir and returns its trimmed standard output; cancelling ctx stops
+// it. The error carries git's own message.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := gitCommand(ctx, dir, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -118,7 +118,7 @@ func TestDefaultBase(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := repo.DefaultBase(); exitcode.Of(err) != exitcode.Usage {
+		if _, _, err := repo.DefaultBase(t.Context()); exitcode.Of(err) != exitcode.Usage {
 			t.Fatalf("DefaultBase() = %v, want a usage error", err)
 		}
 	})
@@ -163,7 +163,7 @@ func assertBase(t *testing.T, dir, wantRev, wantHow string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rev, how, err := repo.DefaultBase()
+	rev, how, err := repo.DefaultBase(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

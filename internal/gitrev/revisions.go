@@ -75,7 +75,7 @@ func (p *pending) dir() (string, error) {
 func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisions, error) {
 	r := &Revisions{BaseHow: "given with --base"}
 	if base == "" {
-		rev, how, err := repo.DefaultBase()
+		rev, how, err := repo.DefaultBase(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -83,11 +83,11 @@ func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisio
 	}
 	r.Base, r.Candidate = Revision{Rev: base}, Revision{Rev: cand}
 	var err error
-	if r.Base.Commit, err = repo.Resolve(base); err != nil {
+	if r.Base.Commit, err = repo.Resolve(ctx, base); err != nil {
 		return nil, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("base revision %q: %w", base, err))
 	}
 	if cand != "" {
-		if r.Candidate.Commit, err = repo.Resolve(cand); err != nil {
+		if r.Candidate.Commit, err = repo.Resolve(ctx, cand); err != nil {
 			return nil, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("candidate revision %q: %w", cand, err))
 		}
 	}

@@ -47,7 +47,7 @@ func (r *Repo) Snapshot(ctx context.Context, rev string) (*Snapshot, error) {
 	if rev == "" {
 		return &Snapshot{Dir: r.Dir}, nil
 	}
-	commit, err := r.Resolve(rev)
+	commit, err := r.Resolve(ctx, rev)
 	if err != nil {
 		return nil, err
 	}

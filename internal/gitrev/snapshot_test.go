@@ -1,6 +1,8 @@
 package gitrev
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -175,8 +177,35 @@ func TestGitIgnoresCallerEnvironment(t *testing.T) {
 	if repo.Dir != r.Dir {
 		t.Fatalf("opened %s, want %s", repo.Dir, r.Dir)
 	}
-	commit, err := repo.Resolve("HEAD")
+	commit, err := repo.Resolve(t.Context(), "HEAD")
 	if err != nil || commit != head {
 		t.Fatalf("HEAD = %s, %v; want %s's", commit, err, r.Dir)
+	}
+}
+
+// TestSnapshotCancelled checks that extraction stops with the command: a cancelled context
+// fails the snapshot, and OpenRevisions, with the cancellation itself, not as an unknown
+// revision (which is bad input, exit 3).
+func TestSnapshotCancelled(t *testing.T) {
+	r := gittest.New(t, map[string]string{"apps/a.yaml": "a: 1\n"})
+	first := r.Git("rev-parse", "HEAD")
+	r.Commit("second", map[string]string{"apps/b.yaml": "b: 1\n"})
+	repo, err := OpenRepo(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if s, err := repo.Snapshot(ctx, "HEAD"); !errors.Is(err, context.Canceled) {
+		if s != nil {
+			_ = s.Close()
+		}
+		t.Errorf("Snapshot with a cancelled context: %v, want context.Canceled", err)
+	}
+	if revs, err := OpenRevisions(ctx, repo, first, "HEAD"); !errors.Is(err, context.Canceled) {
+		if revs != nil {
+			revs.Close()
+		}
+		t.Errorf("OpenRevisions with a cancelled context: %v, want context.Canceled", err)
 	}
 }

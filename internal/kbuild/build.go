@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
@@ -56,7 +57,7 @@ type Options struct {
 
 	// NoFiles skips recording each object's file (Result.Files stays empty unless the
 	// kustomization asks for origin annotations itself): asking kustomize for them costs a
-	// fifth of a build. Tree.WithFiles builds one tier again with them.
+	// fifth of a build. gitops.Tree.WithFiles builds one tier again with them.
 	NoFiles bool
 
 	// Root is the walk of root that its builds share (ScanRoot): its symlinks choose the
@@ -121,7 +122,9 @@ func Build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 	}
 	rel := CleanPath(ks.Path)
 	dir := filepath.Join(root, filepath.FromSlash(rel))
-	opts.Reads.generatorReads(dir, obj)
+	if opts.Reads != nil {
+		opts.Reads.generatorReads(dir, obj)
+	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		res.Err = fmt.Errorf("%w: %s", ErrPathNotFound, rel)
 		return res
@@ -301,31 +304,16 @@ func fileOf(u *unstructured.Unstructured, rel string, strip bool) string {
 	return CleanPath(path.Join(rel, p))
 }
 
-// setCommonMetadata applies spec.commonMetadata to every object, as kustomize-controller
-// does after the build: its labels and annotations win over the objects' own.
+// setCommonMetadata applies spec.commonMetadata to every object with the controller's own
+// function (fluxcd/pkg/ssa), as kustomize-controller does after the build: its labels and
+// annotations win over the objects' own.
 func setCommonMetadata(obj *unstructured.Unstructured, objs []*unstructured.Unstructured) {
 	labels, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "commonMetadata", "labels")
 	annotations, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "commonMetadata", "annotations")
 	if len(labels) == 0 && len(annotations) == 0 {
 		return
 	}
-	for _, o := range objs {
-		o.SetLabels(merged(o.GetLabels(), labels))
-		o.SetAnnotations(merged(o.GetAnnotations(), annotations))
-	}
-}
-
-func merged(into, from map[string]string) map[string]string {
-	if len(from) == 0 {
-		return into
-	}
-	if into == nil {
-		into = map[string]string{}
-	}
-	for k, v := range from {
-		into[k] = v
-	}
-	return into
+	ssautil.SetCommonMetadata(objs, labels, annotations)
 }
 
 // originPath reads the path of kustomize's origin annotation, a small YAML mapping such as

@@ -25,7 +25,7 @@ import (
 type sourceIgnore struct {
 	root string
 
-	// known are the tree's .sourceignore files when a walk already found them (rootScan),
+	// known are the tree's .sourceignore files when a walk already found them (ScanRoot),
 	// nil to look for them.
 	known []string
 

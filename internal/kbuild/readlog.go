@@ -102,9 +102,6 @@ func (l *ReadLog) fail(why string) {
 // the whole directory when none exists (the generator walks it to write one), and the
 // Kustomization's spec.components, whose existence it checks.
 func (l *ReadLog) generatorReads(dir string, obj *unstructured.Unstructured) {
-	if l == nil {
-		return
-	}
 	l.probe(dir)
 	found := false
 	for _, name := range konfig.RecognizedKustomizationFileNames() {

@@ -55,7 +55,7 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 		b.fullBuild = "--full"
 	} else {
 		var changes *gitrev.Changes
-		if ch, err := repo.Changes(revs.Base.Commit, revs.Candidate.Commit); err == nil {
+		if ch, err := repo.Changes(ctx, revs.Base.Commit, revs.Candidate.Commit); err == nil {
 			changes = ch.Under(layout.SourceRoot)
 		}
 		b.base, b.cand, errB, errC = gitops.LoadPair(ctx, layout.Dir(baseDir), layout.Dir(candDir), opts, changes)
