@@ -145,11 +145,11 @@ func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
 // findings lists cycles, missing dependencies and sources, suspensions and lags, in node order.
 func findings(c *Chain, topo topology) []Finding {
 	out := []Finding{}
-	if len(topo.cycle) > 0 {
-		for _, id := range topo.unordered {
-			out = append(out, Finding{Kind: FindingCycle, Kustomization: id,
-				Message: fmt.Sprintf("dependsOn cycle or behind one (%s); kustomize-controller waits here forever", joinList(topo.cycle))})
-		}
+	// One finding per cycle, on its first member: listing the cycle again for each member (and
+	// each Kustomization behind it) made the output grow with the square of the input.
+	for _, cy := range topo.cycles {
+		out = append(out, Finding{Kind: FindingCycle, Kustomization: cy.members[0],
+			Message: fmt.Sprintf("dependsOn cycle through %d Kustomization(s) (%s); kustomize-controller waits on them, and on every Kustomization behind them, forever", len(cy.members), joinList(cy.edges))})
 	}
 	for _, n := range c.Kustomizations {
 		for _, dep := range topo.missing[n.ID] {

@@ -30,8 +30,10 @@ func dependencies(ks *kustomizev1.Kustomization) []string {
 type topology struct {
 	tiers     [][]string
 	unordered []string
-	// cycle holds the edges left when no further tier could be peeled off.
-	cycle    []string
+	// cycles holds each dependsOn cycle (a strongly connected component, or a Kustomization
+	// that depends on itself) as its edges, sorted; the Kustomizations behind one are
+	// unordered but in none.
+	cycles   []cycle
 	missing  map[string][]string // dependent id -> missing dependency ids
 	children map[string][]string // dependency id -> dependent ids
 }
@@ -54,6 +56,7 @@ func order(nodes map[string]*Node) topology {
 		g.AddNode(simple.Node(i))
 	}
 	blocked := map[string]bool{}
+	var selfDep []string
 	deps := map[string][]string{}
 	for _, id := range ids {
 		for _, dep := range nodes[id].DependsOn {
@@ -65,18 +68,23 @@ func order(nodes map[string]*Node) topology {
 			t.children[dep] = append(t.children[dep], id)
 			if dep == id {
 				blocked[id] = true // a self-dependency: gonum's simple graph has no self edges
+				selfDep = append(selfDep, id)
 				continue
 			}
 			g.SetEdge(g.NewEdge(simple.Node(index[dep]), simple.Node(index[id])))
 		}
 	}
 	sorted, err := topo.Sort(g)
-	var cycles topo.Unorderable
-	if errors.As(err, &cycles) {
-		for _, component := range cycles {
-			for _, n := range component {
+	component := map[string]int{} // cycle member -> its strongly connected component
+	components := 0
+	var unorderable topo.Unorderable
+	if errors.As(err, &unorderable) {
+		for _, c := range unorderable {
+			for _, n := range c {
 				blocked[ids[n.ID()]] = true
+				component[ids[n.ID()]] = components
 			}
+			components++
 		}
 	}
 	tierOf := map[string]int{}
@@ -102,17 +110,11 @@ func order(nodes map[string]*Node) topology {
 		t.tiers[tier] = append(t.tiers[tier], id)
 	}
 	for _, id := range ids {
-		if !blocked[id] {
-			continue
-		}
-		t.unordered = append(t.unordered, id)
-		for _, dep := range deps[id] {
-			if blocked[dep] {
-				t.cycle = append(t.cycle, fmt.Sprintf("%s -> %s", id, dep))
-			}
+		if blocked[id] {
+			t.unordered = append(t.unordered, id)
 		}
 	}
-	sort.Strings(t.cycle)
+	t.cycles = cycleEdges(components, component, selfDep, deps)
 	for _, tier := range t.tiers {
 		sort.Strings(tier)
 	}
@@ -125,4 +127,37 @@ func order(nodes map[string]*Node) topology {
 // downstream returns every transitive dependent of id, sorted.
 func (t topology) downstream(id string) []string {
 	return reach(id, func(cur string) []string { return t.children[cur] })
+}
+
+// cycle is one dependsOn cycle: its members and the dependsOn entries from one member to
+// another, both sorted.
+type cycle struct {
+	members, edges []string
+}
+
+// cycleEdges lists each cycle with its edges, the cycles in member order; a self-dependency
+// not inside a larger cycle is a cycle of its own. Every edge appears in at most one cycle,
+// so the list is no longer than the dependsOn entries.
+func cycleEdges(components int, component map[string]int, selfDep []string, deps map[string][]string) []cycle {
+	out := make([]cycle, components)
+	for id, c := range component {
+		out[c].members = append(out[c].members, id)
+		for _, dep := range deps[id] {
+			if dc, ok := component[dep]; ok && dc == c {
+				out[c].edges = append(out[c].edges, fmt.Sprintf("%s -> %s", id, dep))
+			}
+		}
+	}
+	for _, id := range selfDep {
+		if _, ok := component[id]; !ok {
+			out = append(out, cycle{members: []string{id}, edges: []string{id + " -> " + id}})
+		}
+	}
+	out = slices.DeleteFunc(out, func(c cycle) bool { return len(c.members) == 0 })
+	for _, c := range out {
+		sort.Strings(c.members)
+		sort.Strings(c.edges)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].members[0] < out[j].members[0] })
+	return out
 }
