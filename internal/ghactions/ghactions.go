@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kubeforensics/suite/internal/output"
 )
@@ -38,34 +39,86 @@ func Enabled(getenv func(string) string) bool {
 	return getenv != nil && getenv("GITHUB_ACTIONS") == "true"
 }
 
-// WriteAnnotations writes each annotation as a workflow command, one per line.
-func WriteAnnotations(w io.Writer, as []Annotation) {
+// What GitHub keeps of a step (actions/toolkit docs/problem-matchers.md, "Limitations"; the
+// runner's "$GITHUB_STEP_SUMMARY upload aborted, supports content up to a size of 1024k"):
+// 10 annotations of each level per step, a step summary of at most 1 MiB, or none of it.
+const (
+	// AnnotationsPerLevel is how many annotations of one level GitHub shows for a step.
+	AnnotationsPerLevel = 10
+	// MaxSummary is the most a step summary may hold; above it GitHub drops all of it.
+	MaxSummary = 1 << 20
+	// MaxMessage bounds one annotation's message (before escaping).
+	MaxMessage = 4 << 10
+)
+
+// WriteAnnotations writes the annotations as workflow commands, one per line, at most
+// AnnotationsPerLevel of each level: past that, the last one of the level says how many were
+// left out and where the full report is (full, such as "run with -o json > report.json"),
+// since GitHub would drop them silently. A message above MaxMessage is cut the same way.
+func WriteAnnotations(w io.Writer, as []Annotation, full string) {
+	total := map[Level]int{}
 	for _, a := range as {
-		var props []string
-		if a.File != "" {
-			props = append(props, "file="+EscapeProperty(a.File))
-			if a.Line > 0 {
-				props = append(props, fmt.Sprintf("line=%d", a.Line))
-			}
+		total[level(a)]++
+	}
+	written := map[Level]int{}
+	for _, a := range as {
+		l := level(a)
+		switch n := written[l]; {
+		case n == AnnotationsPerLevel-1 && total[l] > AnnotationsPerLevel:
+			a = Annotation{Level: l, Title: "not shown",
+				Message: fmt.Sprintf("%d more %s annotation(s) not shown (GitHub shows %d per step); %s", total[l]-n, l, AnnotationsPerLevel, full)}
+		case n >= AnnotationsPerLevel-1 && total[l] > AnnotationsPerLevel:
+			continue
 		}
-		if a.Title != "" {
-			props = append(props, "title="+EscapeProperty(a.Title))
+		written[l]++
+		if len(a.Message) > MaxMessage {
+			a.Message = cut(a.Message, MaxMessage) + fmt.Sprintf(" … (%d bytes more; %s)", len(a.Message)-len(cut(a.Message, MaxMessage)), full)
 		}
-		level := a.Level
-		if level == "" {
-			level = Notice
-		}
-		head := "::" + string(level)
-		if len(props) > 0 {
-			head += " " + strings.Join(props, ",")
-		}
-		fmt.Fprintf(w, "%s::%s\n", head, EscapeData(a.Message))
+		writeAnnotation(w, a)
 	}
 }
 
+func level(a Annotation) Level {
+	if a.Level == "" {
+		return Notice
+	}
+	return a.Level
+}
+
+func writeAnnotation(w io.Writer, a Annotation) {
+	var props []string
+	if a.File != "" {
+		props = append(props, "file="+EscapeProperty(a.File))
+		if a.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", a.Line))
+		}
+	}
+	if a.Title != "" {
+		props = append(props, "title="+EscapeProperty(a.Title))
+	}
+	head := "::" + string(level(a))
+	if len(props) > 0 {
+		head += " " + strings.Join(props, ",")
+	}
+	fmt.Fprintf(w, "%s::%s\n", head, EscapeData(a.Message))
+}
+
+// cut is s's longest prefix of at most n bytes that ends on a UTF-8 boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // AppendSummary appends markdown to the file $GITHUB_STEP_SUMMARY names; without one it does
-// nothing.
-func AppendSummary(getenv func(string) string, markdown string) error {
+// nothing. What would take the file past MaxSummary (GitHub then shows none of it) is left
+// out at a line boundary, open code fences and <details> closed, and a last line says how
+// much was left out and where the full report is (full).
+func AppendSummary(getenv func(string) string, markdown, full string) error {
 	path := getenv("GITHUB_STEP_SUMMARY")
 	if path == "" {
 		return nil
@@ -74,11 +127,80 @@ func AppendSummary(getenv func(string) string, markdown string) error {
 	if err != nil {
 		return fmt.Errorf("appending to $GITHUB_STEP_SUMMARY %s: %w", path, err)
 	}
-	if _, err := io.WriteString(f, markdown); err != nil {
+	var have int64
+	if fi, err := f.Stat(); err == nil {
+		have = fi.Size()
+	}
+	if _, err := io.WriteString(f, FitSummary(markdown, MaxSummary-int(have), full)); err != nil {
 		f.Close()
 		return fmt.Errorf("appending to $GITHUB_STEP_SUMMARY %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// FitSummary is markdown when it fits in budget bytes; otherwise its longest run of whole
+// lines that leaves room for closing what is open (code fences, <details>) and a line saying
+// how many bytes and lines were left out and where the full report is. The result never
+// exceeds budget (nothing when budget cannot hold even that line).
+func FitSummary(markdown string, budget int, full string) string {
+	if len(markdown) <= budget {
+		return markdown
+	}
+	notice := func(bytes, lines int) string {
+		return fmt.Sprintf("\n**Cut short:** %d bytes (%d lines) of this summary are left out: GitHub keeps at most %d KiB per step. %s\n",
+			bytes, lines, MaxSummary>>10, full)
+	}
+	reserve := len(notice(len(markdown), strings.Count(markdown, "\n")+1)) + 512 // closers are short
+	if budget < reserve {
+		return ""
+	}
+	keep := strings.LastIndexByte(markdown[:budget-reserve], '\n') + 1
+	kept := markdown[:keep]
+	out := kept + closers(kept) + notice(len(markdown)-keep, strings.Count(markdown[keep:], "\n")+1)
+	if len(out) > budget { // more left open than the reserve closes: only the notice
+		return notice(len(markdown), strings.Count(markdown, "\n")+1)
+	}
+	return out
+}
+
+// FullReport is the line that says where a run's full report is: its own output when that
+// is JSON or YAML already, else the same command again with -o json written to a file.
+func FullReport(format string) string {
+	if format == "json" || format == "yaml" {
+		return "The full report is this step's -o " + format + " output."
+	}
+	return "For the full report, run the same command with " + Code("-o json > report.json") + "."
+}
+
+// closers closes what the kept markdown left open: a fenced code block (a line of only
+// backticks, as CodeBlock writes, opens one and a line of at least as many closes it) and
+// <details> elements.
+func closers(md string) string {
+	var out strings.Builder
+	fence, indent := 0, ""
+	details := 0
+	for _, line := range strings.Split(md, "\n") {
+		t := strings.TrimLeft(line, " ")
+		if n := len(t); n >= 3 && strings.Trim(t, "`") == "" {
+			switch {
+			case fence == 0:
+				fence, indent = n, line[:len(line)-n]
+			case n >= fence:
+				fence = 0
+			}
+			continue
+		}
+		if fence == 0 {
+			details += strings.Count(line, "<details>") - strings.Count(line, "</details>")
+		}
+	}
+	if fence > 0 {
+		out.WriteString(indent + strings.Repeat("`", fence) + "\n")
+	}
+	for range max(details, 0) {
+		out.WriteString("\n</details>\n")
+	}
+	return out.String()
 }
 
 // EscapeData escapes an annotation's message as the workflow-command syntax requires (%, CR

@@ -91,8 +91,9 @@ func (o *FluxChainOptions) repoGitHub(res *RepoResult) error {
 	for _, g := range res.Incomplete {
 		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed", Message: g.String()})
 	}
-	ghactions.WriteAnnotations(w, as)
-	return ghactions.AppendSummary(o.repo.getenv, repoSummary(res))
+	full := ghactions.FullReport(o.PrintFlags.Format)
+	ghactions.WriteAnnotations(w, as, full)
+	return ghactions.AppendSummary(o.repo.getenv, repoSummary(res), full)
 }
 
 // repoSummary is the markdown step summary: a verdict line and one table row per finding.

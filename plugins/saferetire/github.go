@@ -22,12 +22,13 @@ func (o *SafeRetireOptions) github(res *Result) error {
 	if output.Format(o.PrintFlags.Format) == output.JSON {
 		w = o.ErrOut
 	}
-	ghactions.WriteAnnotations(w, annotations(res))
+	full := ghactions.FullReport(o.PrintFlags.Format)
+	ghactions.WriteAnnotations(w, annotations(res), full)
 	var b strings.Builder
 	if err := writeSummary(&b, res); err != nil {
 		return err
 	}
-	return ghactions.AppendSummary(o.getenv, b.String())
+	return ghactions.AppendSummary(o.getenv, b.String(), full)
 }
 
 // annotations are an error on the manifest of each unsafe removal and a warning per gap.
