@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
@@ -31,13 +32,19 @@ import (
 // Only successful builds whose recorded reads the key covers are stored; anything else is
 // built every time. An entry that does not decode or names another key is a miss. Entries
 // are written to a temporary file and renamed, so concurrent runs share a directory safely.
-// The directory must be writable only by whoever runs the gate: an entry is trusted as a
-// build's output.
+//
+// A key is no secret (anyone can compute it from public content), so an entry is only as
+// honest as whoever can write it. The directory, its shards and its entries must belong to the
+// running user and be writable by nobody else, or the run refuses them (ErrUntrustedCache);
+// with a secret kept outside the cache (ReadBuildCacheKey) each entry also carries an
+// HMAC-SHA256 under it, and one that fails it is a miss, counted and named.
 type BuildCache struct {
-	dir  string
-	salt string
+	dir    string
+	salt   string
+	secret []byte
 
 	hits, misses, stored atomic.Int64
+	refusals             cacheRefusals
 }
 
 // maxCacheEntry bounds what one entry may hold when read back.
@@ -59,8 +66,15 @@ func DefaultBuildCacheDir(getenv func(string) string) string {
 	return filepath.Join(dir, "kubeforensics", "builds")
 }
 
-// OpenBuildCache opens (creating it, mode 0700) the cache at dir.
-func OpenBuildCache(dir string) (*BuildCache, error) {
+// OpenBuildCache opens (creating it, mode 0700) the cache at dir, its entries authenticated
+// only against damage: see OpenKeyedBuildCache.
+func OpenBuildCache(dir string) (*BuildCache, error) { return OpenKeyedBuildCache(dir, nil) }
+
+// OpenKeyedBuildCache opens (creating it, mode 0700) the cache at dir, whose entries carry an
+// HMAC-SHA256 under secret (nil: none, entries then only as trustworthy as the directory). A
+// directory that is a link, or that someone else owns or may write, is refused with an error
+// wrapping ErrUntrustedCache.
+func OpenKeyedBuildCache(dir string, secret []byte) (*BuildCache, error) {
 	if dir == "" {
 		return nil, errors.New("no build cache directory")
 	}
@@ -71,11 +85,14 @@ func OpenBuildCache(dir string) (*BuildCache, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("build cache: %w", err)
 	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
 	// The values an unstructured object holds besides scalars (see fromNode); registering a
 	// type again is a no-op.
 	gob.Register(map[string]any{})
 	gob.Register([]any{})
-	return &BuildCache{dir: dir, salt: salt}, nil
+	return &BuildCache{dir: dir, salt: salt, secret: secret}, nil
 }
 
 // Dir is the cache's directory.
@@ -101,7 +118,7 @@ func cacheSalt() (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "kubeforensics build cache v1\n%s\n%d %d\n%s\n", exe, fi.Size(), fi.ModTime().UnixNano(), runtime.Version())
+	fmt.Fprintf(h, "kubeforensics build cache v2\n%s\n%d %d\n%s\n", exe, fi.Size(), fi.ModTime().UnixNano(), runtime.Version())
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		fmt.Fprintf(h, "%s %s\n", bi.Main.Path, bi.Main.Version)
 		for _, d := range bi.Deps {
@@ -144,21 +161,49 @@ func (c *BuildCache) get(key string, t *Tier) bool {
 	return true
 }
 
+// read is the entry stored under key when there is one the running user alone could have
+// written and whose tag authenticates it; a shard or entry others could write is refused for
+// the whole run (Untrusted), one that fails authentication is a miss (Unauthenticated).
 func (c *BuildCache) read(key string) (*cacheEntry, bool) {
-	f, err := os.Open(c.path(key))
+	p := c.path(key)
+	f, err := openNoFollow(p)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
+	if err := c.trustedEntry(f, p); err != nil {
+		c.refusals.refuse(err)
+		return nil, false
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxCacheEntry+1))
 	if err != nil || len(data) > maxCacheEntry {
 		return nil, false
 	}
+	if len(data) < entryTagSize || !hmac.Equal(data[:entryTagSize], c.entryTag(key, data[entryTagSize:])) {
+		c.refusals.forgedEntry(p)
+		return nil, false
+	}
 	var e cacheEntry
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&e) != nil || e.Key != key {
+	if gob.NewDecoder(bytes.NewReader(data[entryTagSize:])).Decode(&e) != nil || e.Key != key {
 		return nil, false
 	}
 	return &e, true
+}
+
+// trustedEntry refuses an entry, or the shard directory holding it, that is not a regular
+// file (a directory) the running user alone may write.
+func (c *BuildCache) trustedEntry(f *os.File, p string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("build cache: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is not a regular file", ErrUntrustedCache, p)
+	}
+	if err := checkTrusted(fi, p); err != nil {
+		return err
+	}
+	return checkDir(filepath.Dir(p))
 }
 
 // put stores t's output under key; a failure to store only costs a later build. A build
@@ -176,18 +221,25 @@ func (c *BuildCache) put(key string, t *Tier) {
 		e.Objects[i] = o.Object
 	}
 	var buf bytes.Buffer
+	buf.Write(make([]byte, entryTagSize)) // the tag, once the content is known
 	if gob.NewEncoder(&buf).Encode(&e) != nil || buf.Len() > maxCacheEntry {
 		return
 	}
+	data := buf.Bytes()
+	copy(data, c.entryTag(key, data[entryTagSize:]))
 	dir := filepath.Dir(c.path(key))
 	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	if err := checkDir(dir); err != nil {
+		c.refusals.refuse(err)
 		return
 	}
 	f, err := os.CreateTemp(dir, ".tmp-")
 	if err != nil {
 		return
 	}
-	_, werr := f.Write(buf.Bytes())
+	_, werr := f.Write(data)
 	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), c.path(key)) != nil {
 		_ = os.Remove(f.Name())
 		return
