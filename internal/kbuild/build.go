@@ -259,6 +259,9 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 	if err != nil {
 		return err
 	}
+	if err := sub.bound(ctx, m.Resources()); err != nil {
+		return err
+	}
 	unresolved := map[string]bool{}
 	for _, r := range m.Resources() {
 		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
