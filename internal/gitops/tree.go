@@ -235,6 +235,9 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	}
 	all := append([]*unstructured.Unstructured(nil), eb.Objects...)
 	for len(level) > 0 {
+		if ctx.Err() != nil { // stopped: build no further level
+			return nil, fmt.Errorf("walking the Kustomizations under %s: %w", root, context.Cause(ctx))
+		}
 		var fresh []*Tier
 		for _, t := range level {
 			if _, seen := r.Tiers[t.ID()]; !seen {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/progress"
 )
 
 // Limits on what a revision may hold. A blob git keeps compressed (a gigabyte of zeros packs
@@ -22,6 +24,10 @@ const (
 	maxBlob = 100 << 20
 	// maxSnapshot bounds the bytes one snapshot writes in all.
 	maxSnapshot = 2 << 30
+	// maxInMemory is the largest revision extracted into memory-backed /dev/shm; a larger
+	// one goes to the temporary directory on disk, so no revision near maxSnapshot takes
+	// that much memory (twice, with base and candidate).
+	maxInMemory = 256 << 20
 )
 
 // Snapshot is one revision of a Repo on disk.
@@ -51,7 +57,12 @@ func (r *Repo) Snapshot(ctx context.Context, rev string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := mkSnapshotDir()
+	defer progress.Begin(ctx, "extracting revision %s (%s)", rev, shortCommit(commit))()
+	entries, total, err := r.listTree(ctx, commit)
+	if err != nil {
+		return nil, fmt.Errorf("extracting %s (%s): %w", rev, commit, err)
+	}
+	dir, err := mkSnapshotDir(total)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +71,40 @@ func (r *Repo) Snapshot(ctx context.Context, rev string) (*Snapshot, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := r.extract(ctx, commit, s.Dir); err != nil {
+	if err := r.extract(ctx, entries, s.Dir); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("extracting %s (%s): %w", rev, commit, err)
 	}
 	return s, nil
+}
+
+// listTree lists commit's tree, checked (checkTree), with the bytes its files hold in all:
+// a file above maxBlob or a revision above maxSnapshot is refused before anything is
+// written, the error naming the file or the revision's total.
+func (r *Repo) listTree(ctx context.Context, commit string) ([]treeEntry, int64, error) {
+	entries, err := r.lsTree(ctx, commit)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := checkTree(entries); err != nil {
+		return nil, 0, err
+	}
+	var total int64
+	files := 0
+	for _, e := range entries {
+		if e.typ != "blob" {
+			continue
+		}
+		if e.size > maxBlob {
+			return nil, 0, fmt.Errorf("%q is %d bytes, above the limit of %d bytes for a file", e.path, e.size, maxBlob)
+		}
+		total += e.size
+		files++
+	}
+	if total > maxSnapshot {
+		return nil, 0, fmt.Errorf("the revision holds %d bytes (%.1f GiB) in %d files, above the limit of %d bytes (2 GiB) for a revision; nothing was written", total, float64(total)/(1<<30), files, maxSnapshot)
+	}
+	return entries, total, nil
 }
 
 // Close removes the snapshot's temporary directory; it leaves a working tree alone.
@@ -75,27 +115,25 @@ func (s *Snapshot) Close() error {
 	return os.RemoveAll(s.Dir)
 }
 
-// treeEntry is one line of `git ls-tree -r -t`: a tree, blob, symlink or submodule.
+// treeEntry is one line of `git ls-tree -r -t -l`: a tree, blob, symlink or submodule, and
+// a blob's size.
 type treeEntry struct {
 	mode, typ, oid, path string
+	size                 int64
 }
 
-// extract writes the tree of commit into dir.
-func (r *Repo) extract(ctx context.Context, commit, dir string) error {
-	entries, err := r.lsTree(ctx, commit)
-	if err != nil {
-		return err
-	}
-	if err := checkTree(entries); err != nil {
-		return err
-	}
+// extract writes the checked entries of a tree (listTree) into dir.
+func (r *Repo) extract(ctx context.Context, entries []treeEntry, dir string) error {
 	w, err := newTreeWriter(dir)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
 	var blobs []treeEntry
-	for _, e := range entries {
+	for i, e := range entries {
+		if i%1024 == 0 && ctx.Err() != nil { // a million directories take seconds
+			return context.Cause(ctx)
+		}
 		switch {
 		case e.typ == "tree" || e.typ == "commit":
 			// A submodule is an empty directory, as git archive writes it.
@@ -114,7 +152,7 @@ func (r *Repo) extract(ctx context.Context, commit, dir string) error {
 
 // lsTree lists every entry of commit's tree, directories before what they hold.
 func (r *Repo) lsTree(ctx context.Context, commit string) ([]treeEntry, error) {
-	cmd := gitCommand(ctx, r.Dir, "ls-tree", "-r", "-t", "-z", "--full-tree", commit)
+	cmd := gitCommand(ctx, r.Dir, "ls-tree", "-r", "-t", "-l", "-z", "--full-tree", commit)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -127,10 +165,18 @@ func (r *Repo) lsTree(ctx context.Context, commit string) ([]treeEntry, error) {
 		}
 		meta, p, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
-		if !ok || len(f) != 3 {
+		if !ok || len(f) != 4 {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
-		out = append(out, treeEntry{mode: f[0], typ: f[1], oid: f[2], path: p})
+		e := treeEntry{mode: f[0], typ: f[1], oid: f[2], path: p}
+		if e.typ == "blob" {
+			size, err := strconv.ParseInt(f[3], 10, 64)
+			if err != nil || size < 0 {
+				return nil, fmt.Errorf("git ls-tree: unexpected size in %q", rec)
+			}
+			e.size = size
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }
@@ -199,19 +245,18 @@ func (r *Repo) writeBlobs(ctx context.Context, w *treeWriter, blobs []treeEntry)
 
 // writeBatch writes the blobs cat-file streams, checking each header and the size limits.
 func writeBatch(ctx context.Context, w *treeWriter, br *bufio.Reader, blobs []treeEntry) error {
-	var total int64
 	for _, b := range blobs {
 		if err := ctx.Err(); err != nil {
-			return err
+			return context.Cause(ctx)
 		}
 		size, err := batchHeader(br, b)
 		if err != nil {
 			return err
 		}
-		if total += size; size > maxBlob || total > maxSnapshot {
-			return fmt.Errorf("%q is %d bytes: above the limit of %d bytes for a file and %d for a revision", b.path, size, maxBlob, maxSnapshot)
+		if size != b.size { // listTree counted the sizes ls-tree gave: cat-file must agree
+			return fmt.Errorf("git cat-file: %q is %d bytes, ls-tree said %d", b.path, size, b.size)
 		}
-		if err := writeEntry(w, b, io.LimitReader(br, size), size); err != nil {
+		if err := writeEntry(w, b, ctxReader{ctx, io.LimitReader(br, size)}, size); err != nil {
 			return fmt.Errorf("writing %q: %w", b.path, err)
 		}
 		if nl, err := br.ReadByte(); err != nil || nl != '\n' {
@@ -254,12 +299,25 @@ func writeEntry(w *treeWriter, b treeEntry, r io.Reader, size int64) error {
 	return w.create(b.path, perm, r, size)
 }
 
-// mkSnapshotDir makes the directory a revision is extracted into: under memory-backed
-// /dev/shm where it exists and is writable (a snapshot is small, short-lived and written file
-// by file, which costs several times more on a disk), else in the temporary directory. An
-// explicit $TMPDIR wins.
-func mkSnapshotDir() (string, error) {
-	if os.Getenv("TMPDIR") == "" {
+// ctxReader stops reading once ctx ends, so one large file does not hold up a stop.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(p)
+}
+
+// mkSnapshotDir makes the directory a revision of size bytes is extracted into: under
+// memory-backed /dev/shm where it exists and is writable and the revision holds at most
+// maxInMemory (a snapshot is small, short-lived and written file by file, which costs several
+// times more on a disk), else in the temporary directory. An explicit $TMPDIR wins.
+func mkSnapshotDir(size int64) (string, error) {
+	if os.Getenv("TMPDIR") == "" && size <= maxInMemory {
 		if dir, err := os.MkdirTemp("/dev/shm", "gitops-snapshot-"); err == nil {
 			return dir, nil
 		}

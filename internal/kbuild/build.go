@@ -30,6 +30,8 @@ import (
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforensics/suite/internal/progress"
 )
 
 // ErrPathNotFound means a Kustomization's spec.path does not exist in the snapshot.
@@ -109,12 +111,31 @@ func BuildPath(ctx context.Context, root, p string, opts Options) *Result {
 // The snapshot is never written to: the generated kustomization.yaml lives in an in-memory
 // layer over the read-only tree, so builds of the same root may run concurrently.
 // SOPS-encrypted Secrets are built as the YAML they are and never decrypted.
+//
+// kustomize cannot be interrupted, so the build runs in a goroutine that Build stops waiting
+// for when ctx ends: it returns at once with ctx's cause, and the abandoned build finishes
+// (and leaves the network gate) on its own. While it runs, a progress.Tracker in ctx names it.
 func Build(ctx context.Context, root string, ks Kustomization, opts Options) *Result {
-	res := &Result{}
 	if err := ctx.Err(); err != nil {
-		res.Err = err
-		return res
+		return &Result{Err: context.Cause(ctx)}
 	}
+	what := "entry path " + CleanPath(ks.Path)
+	if ks.Name != "" {
+		what = fmt.Sprintf("Kustomization %s (path %s)", ks.ID(), CleanPath(ks.Path))
+	}
+	defer progress.Begin(ctx, "building %s", what)()
+	done := make(chan *Result, 1)
+	go func() { done <- build(ctx, root, ks, opts) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+		return &Result{Err: fmt.Errorf("building %s: stopped: %w", what, context.Cause(ctx))}
+	}
+}
+
+func build(ctx context.Context, root string, ks Kustomization, opts Options) *Result {
+	res := &Result{}
 	defer netGate.enter(ctx, opts.AllowNetwork)()
 	obj := ks.Object
 	if obj == nil {
