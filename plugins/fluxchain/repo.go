@@ -26,6 +26,7 @@ type repoOptions struct {
 	SourceRoot        string
 	AllowNetwork      bool
 	NetworkTimeout    time.Duration
+	Timeout           time.Duration
 	// Live also compares the repository with the cluster the connection flags select.
 	Live bool
 	configFlags
@@ -43,6 +44,7 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.FailOn, "fail-on", "", "With --repo: exit 1 for findings at or above this severity: error, warning or info (default error).")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
 	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
+	cmd.Flags().DurationVar(&r.Timeout, "timeout", cli.DefaultTimeout, "With --repo: the longest the lint may take (every build, and the live read with --live); past it the run ends UNKNOWN (exit 2), naming what was still being built.")
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
 	r.configFlags.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
@@ -73,6 +75,9 @@ func (r *repoOptions) validate() error {
 	}
 	if r.NetworkTimeout <= 0 {
 		return exitcode.UsageErrorf("--network-timeout must be positive")
+	}
+	if r.Timeout <= 0 {
+		return exitcode.UsageErrorf("--timeout must be positive")
 	}
 	return nil
 }
@@ -139,21 +144,11 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	// Directory names come from the repository: escaped like every printed field.
 	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", output.Sanitize(o.repo.root),
 		output.Sanitize(l.SourceRoot), output.Sanitize(l.SourceRootHow), output.Sanitize(l.Entry), output.Sanitize(l.EntryHow))
-	ctx = kbuild.WithNetworkTimeout(ctx, o.repo.NetworkTimeout)
-	var live *LiveComparison
-	if o.repo.Live {
-		var err error
-		if live, err = o.readLive(ctx); err != nil {
-			return err
-		}
-	}
-	s := o.repo.settings
-	s.TopPath = l.FromTop
-	res, err := computeRepo(ctx, l.Dir(o.repo.root), o.repo.Path, o.repo.AllowNetwork, live, s)
+	res, err := o.lintRepo(ctx)
 	if err != nil {
 		return err
 	}
-	res.Repo, res.Layout, res.Config, res.DeclaredCRDs = o.repo.root, &l, o.repo.path, s.CRDs.Len()
+	res.Repo, res.Layout, res.Config, res.DeclaredCRDs = o.repo.root, &l, o.repo.path, o.repo.settings.CRDs.Len()
 	for _, fs := range [][]lint.Finding{res.Lint, res.Suppressed} {
 		for i := range fs {
 			fs[i].File = l.FromTop(fs[i].File)
@@ -168,6 +163,30 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 		return err
 	}
 	return exitError(res.ExitCode)
+}
+
+// lintRepo reads the cluster (--live) and lints the repository within --timeout; past it the
+// run is UNKNOWN, naming what was still being built.
+func (o *FluxChainOptions) lintRepo(ctx context.Context) (*RepoResult, error) {
+	tctx, tracker, cancel := cli.WithTimeout(ctx, o.repo.Timeout)
+	defer cancel()
+	ctx = kbuild.WithSubstitutionBudget(kbuild.WithNetworkTimeout(tctx, o.repo.NetworkTimeout), kbuild.DefaultSubstitutionBudget)
+	var live *LiveComparison
+	var err error
+	if o.repo.Live {
+		live, err = o.readLive(ctx)
+	}
+	var res *RepoResult
+	if err == nil {
+		s := o.repo.settings
+		s.TopPath = o.repo.layout.FromTop
+		res, err = computeRepo(ctx, o.repo.layout.Dir(o.repo.root), o.repo.Path, o.repo.AllowNetwork, live, s)
+	}
+	cancel()
+	if terr := cli.TimedOut(tctx, o.repo.Timeout, tracker); terr != nil {
+		return nil, terr
+	}
+	return res, err
 }
 
 // printRepo hands the result to the printer -o chose. The graphs are live mode's, each

@@ -5,8 +5,10 @@ package saferetire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -58,7 +60,9 @@ type SafeRetireOptions struct {
 	AllowNetwork    bool
 	Full            bool
 	CacheDir        string
+	CacheKeyFile    string
 	NetworkTimeout  time.Duration
+	Timeout         time.Duration
 	DryRun          bool
 	Offline         bool
 	Orphans         bool
@@ -79,6 +83,7 @@ func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string
 		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON),
 		IOStreams:   streams,
 		Repo:        ".",
+		Timeout:     cli.DefaultTimeout,
 		CacheDir:    gitops.DefaultBuildCacheDir(getenv),
 		getenv:      getenv,
 	}
@@ -113,8 +118,10 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at both revisions, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches, and read no build cache.")
 	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
+	f.StringVar(&o.CacheKeyFile, "build-cache-key-file", "", "A file (yours, mode 0600) holding the secret that authenticates build cache entries (HMAC-SHA256), so a cache restored from a store others can write cannot be forged; default $"+gitops.BuildCacheKeyEnv+". Without one, entries are trusted because only you can write the directory.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
 	f.DurationVar(&o.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "The longest the gate may take (reading revisions and the cluster, every build); past it the run ends UNKNOWN (exit 2), naming what was still being built. The live steps carried out without --dry-run are not counted.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
@@ -130,8 +137,15 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 func (o *SafeRetireOptions) Complete(_ []string) error {
 	o.target = cluster.Offline(o.ConfigFlags)
 	if o.CacheDir != "" && !o.Full && !o.AllowNetwork && !o.Orphans {
-		c, err := gitops.OpenBuildCache(o.CacheDir)
+		key, err := gitops.ReadBuildCacheKey(o.CacheKeyFile, o.getenv)
 		if err != nil {
+			return exitcode.WithCode(exitcode.Usage, err)
+		}
+		c, err := gitops.OpenKeyedBuildCache(o.CacheDir, key)
+		switch {
+		case errors.Is(err, gitops.ErrUntrustedCache):
+			return exitcode.WithCode(exitcode.Usage, err)
+		case err != nil:
 			fmt.Fprintf(o.ErrOut, "# %s; building without it\n", output.Sanitize(err.Error()))
 		}
 		o.cache = c
@@ -158,6 +172,8 @@ func (o *SafeRetireOptions) Validate() error {
 		return exitcode.UsageErrorf("--orphans reads the cluster's inventories; it cannot run --offline")
 	case o.NetworkTimeout <= 0:
 		return exitcode.UsageErrorf("--network-timeout must be positive")
+	case o.Timeout <= 0:
+		return exitcode.UsageErrorf("--timeout must be positive")
 	case o.Orphans && (o.Path != "" || o.SourceRoot != "" || o.AllowNetwork):
 		return exitcode.UsageErrorf("--orphans reads only the cluster: --path, --source-root and --allow-network do not apply")
 	case !o.DryRun && !o.Orphans && o.Offline:
@@ -180,7 +196,19 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	} else {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
-	res, err := o.compute(kbuild.WithNetworkTimeout(ctx, o.NetworkTimeout))
+	gctx, tracker, cancel := cli.WithTimeout(ctx, o.Timeout)
+	res, err := o.compute(kbuild.WithSubstitutionBudget(kbuild.WithNetworkTimeout(gctx, o.NetworkTimeout), kbuild.DefaultSubstitutionBudget))
+	cancel()
+	if terr := cli.TimedOut(gctx, o.Timeout, tracker); terr != nil {
+		return terr
+	}
+	if bad := o.cache.Untrusted(); bad != nil { // a planted entry may have decided the result
+		return exitcode.WithCode(exitcode.Usage, bad)
+	}
+	if n, named := o.cache.Unauthenticated(); n > 0 {
+		fmt.Fprintf(o.ErrOut, "# build cache: %d entr(ies) failed authentication (forged, damaged, or written under another key) and were built instead: %s\n",
+			n, output.Sanitize(strings.Join(named, ", ")))
+	}
 	if _, _, stored := o.cache.Stats(); stored > 0 { // only a run that added entries walks the cache
 		if err := o.cache.Trim(maxCacheBytes); err != nil {
 			fmt.Fprintf(o.ErrOut, "# trimming the build cache: %s\n", output.Sanitize(err.Error()))

@@ -1,0 +1,214 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/plugins/fluxchain"
+	"github.com/kubeforensics/suite/plugins/saferetire"
+)
+
+// slowOverlays is issue 25 item 3's repository: a tier whose overlays are depth levels deep,
+// each including the level below twice (under two name prefixes), so kustomize builds the
+// bottom 2^depth times; 13 levels took past 130 s. The entry path declares the one Flux
+// Kustomization, "slow".
+func slowOverlays(depth int) map[string]string {
+	files := map[string]string{
+		"clusters/prod/kustomization.yaml": "resources:\n- slow.yaml\n",
+		"clusters/prod/slow.yaml": fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: slow
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./slow/l%d
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`, depth),
+		"slow/l0/kustomization.yaml": "resources:\n- cm.yaml\n",
+		"slow/l0/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  v: base\n",
+	}
+	for i := 1; i <= depth; i++ {
+		files[fmt.Sprintf("slow/l%d/kustomization.yaml", i)] = "resources:\n- a\n- b\n"
+		for _, p := range []string{"a", "b"} {
+			files[fmt.Sprintf("slow/l%d/%s/kustomization.yaml", i, p)] = fmt.Sprintf("namePrefix: %s-\nresources:\n- ../../l%d\n", p, i-1)
+		}
+	}
+	return files
+}
+
+// slowRepo commits slowOverlays and a second commit that changes the bottom, so a gate
+// between the two must build the slow tier at both revisions.
+func slowRepo(t *testing.T, depth int) *gittest.Repo {
+	r := gittest.New(t, slowOverlays(depth))
+	r.Commit("change the bottom", map[string]string{
+		"slow/l0/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  v: changed\n"})
+	return r
+}
+
+// child runs a plugin (KF_CHILD_PLUGIN) with args in a child process, TMPDIR set to tmp.
+func child(t *testing.T, tmp, plugin string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPluginChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "KF_CHILD_PLUGIN="+plugin, "KF_CHILD_ARGS="+strings.Join(args, "\x1f"), "GITHUB_ACTIONS=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+// wait waits at most limit for cmd and returns how long it took; past limit it kills it and
+// fails the test.
+func wait(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return time.Since(start)
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running after %s\n%s", limit, stderr.String())
+	}
+	return 0
+}
+
+// TestTimeoutStopsBuilds is issue 25 item 3: a repository whose one tier takes minutes to
+// build held the gate as long. --timeout covers the whole run, builds included: past it the
+// run ends within a second or two, UNKNOWN (exit 2), naming the tier still being built, and
+// the snapshots are gone.
+func TestTimeoutStopsBuilds(t *testing.T) {
+	r := slowRepo(t, 13)
+	for _, tc := range []struct {
+		plugin string
+		args   []string
+	}{
+		{"safe-retire", []string{"--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--build-cache", "", "--timeout", "2s"}},
+		{"flux-chain", []string{"--repo", r.Dir, "--timeout", "2s"}},
+	} {
+		t.Run(tc.plugin, func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd, stderr := child(t, tmp, tc.plugin, tc.args...)
+			took := wait(t, cmd, stderr, 30*time.Second)
+			t.Logf("ended after %s\n%s", took.Round(time.Millisecond), stderr.String())
+			if took > 6*time.Second {
+				t.Errorf("ended %s after starting with --timeout 2s", took.Round(time.Millisecond))
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Errorf("exit code %d, want 2 (UNKNOWN)", code)
+			}
+			if !strings.Contains(stderr.String(), "--timeout 2s passed while building") || !strings.Contains(stderr.String(), "flux-system/slow") {
+				t.Errorf("stderr does not name the tier still being built:\n%s", stderr.String())
+			}
+			if n := leftovers(t, tmp); n > 0 {
+				t.Errorf("%d snapshot directories left in TMPDIR", n)
+			}
+		})
+	}
+}
+
+// TestSignalStopsBuild is issue 25 item 5: a build already running went on for 35 s after
+// SIGTERM, and CI's cancel sequence then killed the process with the snapshots still on
+// disk. SIGTERM during a build ends the run within a second or two, with no snapshot left.
+func TestSignalStopsBuild(t *testing.T) {
+	r := slowRepo(t, 13)
+	tmp := t.TempDir()
+	cmd, stderr := child(t, tmp, "safe-retire", "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--build-cache", "")
+	deadline := time.Now().Add(30 * time.Second)
+	for leftovers(t, tmp) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // both revisions extracted (a few files), the builds running
+	stopped := stop(t, cmd, stderr)
+	if stopped > 2500*time.Millisecond {
+		t.Errorf("ended %s after SIGTERM, want within a second or two", stopped.Round(time.Millisecond))
+	}
+	if n := leftovers(t, tmp); n > 0 {
+		t.Errorf("%d snapshot directories left in TMPDIR", n)
+	}
+}
+
+// TestSignalStopsExtraction is issue 25 item 5's other half: a large extraction went on for
+// 16 s after SIGTERM. Two revisions of 1.2 GiB each (twelve 100 MiB files: one blob the trees
+// name twelve times, so the repository stays small) take seconds to write; SIGTERM once the
+// first snapshot directory appears ends the run within a second or two, and what was written
+// is removed.
+func TestSignalStopsExtraction(t *testing.T) {
+	r := gittest.New(t, map[string]string{"clusters/prod/kustomization.yaml": "resources: []\n"})
+	clusters := r.Git("rev-parse", "HEAD:clusters")
+	blob := r.Blob(strings.Repeat("\x00", 100<<20))
+	entries := []string{"040000 tree " + clusters + "\tclusters"}
+	for i := range 12 {
+		entries = append(entries, fmt.Sprintf("100644 blob %s\tbulk%02d.bin", blob, i))
+	}
+	base := r.CommitTree(r.Tree(entries...), "base")
+	cand := r.CommitTree(r.Tree(append(entries, "100644 blob "+r.Blob("x\n")+"\textra.txt")...), "candidate")
+	tmp := t.TempDir()
+	cmd, stderr := child(t, tmp, "safe-retire", "--dry-run", "--offline", "--repo", r.Dir, "--base", base, "--candidate", cand, "--build-cache", "")
+	deadline := time.Now().Add(30 * time.Second)
+	for leftovers(t, tmp) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	stopped := stop(t, cmd, stderr)
+	if stopped > 2500*time.Millisecond {
+		t.Errorf("ended %s after SIGTERM, want within a second or two", stopped.Round(time.Millisecond))
+	}
+	if n := leftovers(t, tmp); n > 0 {
+		t.Errorf("%d snapshot directories left in TMPDIR", n)
+	}
+}
+
+// stop sends SIGTERM to the running child, checks it ends UNKNOWN saying so, and returns how
+// long it took to end.
+func stop(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) time.Duration {
+	t.Helper()
+	if cmd.ProcessState != nil {
+		t.Fatalf("the run ended before the signal\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	took := wait(t, cmd, stderr, 30*time.Second)
+	t.Logf("ended %s after SIGTERM\n%s", took.Round(time.Millisecond), stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("exit code %d, want 2 (UNKNOWN)", code)
+	}
+	if !strings.Contains(stderr.String(), "stopped before the run finished") {
+		t.Errorf("stderr does not say the signal stopped the run:\n%s", stderr.String())
+	}
+	return took
+}
+
+// TestPluginChild is the plugin process of the tests above: it runs MainAs as the binary's
+// main does and exits with its code.
+func TestPluginChild(t *testing.T) {
+	plugin := os.Getenv("KF_CHILD_PLUGIN")
+	if plugin == "" {
+		t.Skip("child process of the stop tests")
+	}
+	os.Args = append([]string{"kubectl-" + strings.ReplaceAll(plugin, "-", "_")}, strings.Split(os.Getenv("KF_CHILD_ARGS"), "\x1f")...)
+	newCmd := func(s genericiooptions.IOStreams) *cobra.Command { return saferetire.NewCmdSafeRetire(s, os.Getenv) }
+	if plugin == "flux-chain" {
+		newCmd = fluxchain.NewCmdFluxChain
+	}
+	os.Exit(cli.MainAs(newCmd, cli.FormOf(os.Args[0])))
+}
