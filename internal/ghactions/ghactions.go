@@ -71,8 +71,8 @@ func WriteAnnotations(w io.Writer, as []Annotation, full string) {
 			continue
 		}
 		written[l]++
-		if len(a.Message) > MaxMessage {
-			a.Message = cut(a.Message, MaxMessage) + fmt.Sprintf(" … (%d bytes more; %s)", len(a.Message)-len(cut(a.Message, MaxMessage)), full)
+		if kept := cut(a.Message, MaxMessage); len(kept) < len(a.Message) {
+			a.Message = kept + fmt.Sprintf(" … (%d bytes more; %s)", len(a.Message)-len(kept), full)
 		}
 		writeAnnotation(w, a)
 	}
