@@ -44,7 +44,7 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.FailOn, "fail-on", "", "With --repo: exit 1 for findings at or above this severity: error, warning or info (default error).")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
 	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
-	cmd.Flags().DurationVar(&r.Timeout, "timeout", cli.DefaultTimeout, "With --repo: the longest the lint may take (every build, and the live read with --live); past it the run ends UNKNOWN (exit 2), naming what was still being built.")
+	cmd.Flags().DurationVar(&r.Timeout, "timeout", 0, fmt.Sprintf("With --repo: the longest the lint may take (every build, and the live read with --live); past it the run ends UNKNOWN (exit 2), naming what was still being built (default %s).", cli.DefaultTimeout))
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
 	r.configFlags.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
@@ -63,6 +63,8 @@ func (r *repoOptions) validate() error {
 			return exitcode.UsageErrorf("--fail-on needs --repo: the live chain exits 1 for any finding")
 		case r.AllowNetwork:
 			return exitcode.UsageErrorf("--allow-network needs --repo")
+		case r.Timeout != 0:
+			return exitcode.UsageErrorf("--timeout needs --repo")
 		case r.Live:
 			return exitcode.UsageErrorf("--live needs --repo: it compares a repository with the cluster")
 		case r.configFlags.used():
@@ -76,7 +78,7 @@ func (r *repoOptions) validate() error {
 	if r.NetworkTimeout <= 0 {
 		return exitcode.UsageErrorf("--network-timeout must be positive")
 	}
-	if r.Timeout <= 0 {
+	if r.Timeout < 0 {
 		return exitcode.UsageErrorf("--timeout must be positive")
 	}
 	return nil
@@ -168,7 +170,11 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 // lintRepo reads the cluster (--live) and lints the repository within --timeout; past it the
 // run is UNKNOWN, naming what was still being built.
 func (o *FluxChainOptions) lintRepo(ctx context.Context) (*RepoResult, error) {
-	tctx, tracker, cancel := cli.WithTimeout(ctx, o.repo.Timeout)
+	timeout := o.repo.Timeout
+	if timeout == 0 {
+		timeout = cli.DefaultTimeout
+	}
+	tctx, tracker, cancel := cli.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx = kbuild.WithSubstitutionBudget(kbuild.WithNetworkTimeout(tctx, o.repo.NetworkTimeout), kbuild.DefaultSubstitutionBudget)
 	var live *LiveComparison
@@ -183,7 +189,7 @@ func (o *FluxChainOptions) lintRepo(ctx context.Context) (*RepoResult, error) {
 		res, err = computeRepo(ctx, o.repo.layout.Dir(o.repo.root), o.repo.Path, o.repo.AllowNetwork, live, s)
 	}
 	cancel()
-	if terr := cli.TimedOut(tctx, o.repo.Timeout, tracker); terr != nil {
+	if terr := cli.TimedOut(tctx, timeout, tracker); terr != nil {
 		return nil, terr
 	}
 	return res, err
