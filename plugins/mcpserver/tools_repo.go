@@ -57,11 +57,11 @@ func (s *server) fluxChainLint(ctx context.Context, _ *mcp.CallToolRequest, in F
 // safeRetirePlan is `kubectl safe-retire --dry-run` for one call; it never executes a step.
 func (s *server) safeRetirePlan(ctx context.Context, _ *mcp.CallToolRequest, in SafeRetirePlanInput) (*mcp.CallToolResult, any, error) {
 	return s.call(ctx, func(ctx context.Context) (report, error) {
-		dir, err := s.roots.check(in.Repo)
+		name, err := s.contexts.resolve(in.Context)
 		if err != nil {
 			return report{}, err
 		}
-		name, err := s.contexts.resolve(in.Context)
+		dir, err := s.roots.check(in.Repo)
 		if err != nil {
 			return report{}, err
 		}
