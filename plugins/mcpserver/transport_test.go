@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -82,8 +83,12 @@ func TestStreamableHTTP(t *testing.T) {
 	if url == "" {
 		t.Fatalf("no address on stderr:\n%s", log.String())
 	}
+	// A transport of its own: once a repository tool has run in this test process, kbuild's
+	// network gate refuses requests on http.DefaultTransport that carry no User-Agent, as the
+	// SDK's client sends them.
+	client := &http.Client{Transport: &http.Transport{}}
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "kubeforensics-test", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "kubeforensics-test", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
