@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
@@ -41,6 +42,17 @@ func TestWhyTerminatingStuckClaim(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An object that is not Terminating is CLEAR (exit 0), from its own read.
+func TestWhyTerminatingClear(t *testing.T) {
+	needEnv(t)
+	cs := connect(t, config(env.Kubeconfig, t.TempDir()))
+	var r whyterminating.Result
+	structured(t, call(t, cs, "why_terminating", map[string]any{"object": "deploy/headlamp", "namespace": incident.Namespace}), &r)
+	if r.Verdict != "CLEAR" || r.ExitCode != 0 || len(r.Objects) != 1 || r.Objects[0].Terminating {
+		t.Fatalf("verdict %s exit %d objects %+v", r.Verdict, r.ExitCode, r.Objects)
 	}
 }
 
@@ -84,4 +96,13 @@ func TestFluxChain(t *testing.T) {
 		t.Errorf("focus = %q", focus.Focus)
 	}
 	refused(t, call(t, cs, "flux_chain", map[string]any{"name": "nope"}), "not found")
+}
+
+// A call stopped by --call-timeout is UNKNOWN, whatever it had read by then.
+func TestCallTimeoutIsUnknown(t *testing.T) {
+	needEnv(t)
+	cfg := config(env.Kubeconfig, t.TempDir())
+	cfg.CallTimeout = time.Millisecond
+	cs := connect(t, cfg)
+	refused(t, call(t, cs, "why_terminating", map[string]any{"allNamespaces": true}), "UNKNOWN (exit 2)")
 }

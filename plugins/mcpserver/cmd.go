@@ -133,6 +133,12 @@ func (o *MCPServerOptions) Run(ctx context.Context) error {
 		return serveHTTP(ctx, o.server, o.HTTP, o.ErrOut)
 	}
 	fmt.Fprintln(o.ErrOut, "# serving MCP on stdio")
+	if f, ok := o.Out.(*os.File); ok && f == os.Stdout {
+		// The protocol owns stdout: a library that printed there would corrupt the stream,
+		// so anything printed to os.Stdout while serving goes to stderr instead.
+		os.Stdout = os.Stderr
+		defer func() { os.Stdout = f }()
+	}
 	t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}, MaxLineLength: maxRequestLine}
 	err := o.server.Run(ctx, t)
 	if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) {

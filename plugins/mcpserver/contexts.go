@@ -44,9 +44,10 @@ func newContexts(flags *genericclioptions.ConfigFlags, pattern string) (*context
 		}
 		return c, nil
 	}
-	if c.allow, err = regexp.Compile(`^(?:` + pattern + `)$`); err != nil {
+	if _, err := regexp.Compile(pattern); err != nil {
 		return nil, exitcode.UsageErrorf("--contexts: %w", err)
 	}
+	c.allow = regexp.MustCompile(`^(?:` + pattern + `)$`) // valid: pattern compiled alone
 	for name := range raw.Contexts {
 		if c.allow.MatchString(name) {
 			c.listed = append(c.listed, name)

@@ -10,8 +10,8 @@ import (
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
 
-// twoContexts writes a kubeconfig with the test cluster's context and a second context,
-// "replica", for the same cluster, and returns its path.
+// twoContexts writes a kubeconfig with the test cluster's context, a second context for the
+// same cluster ("replica") and one whose server does not answer ("dead"), and returns its path.
 func twoContexts(t *testing.T) string {
 	t.Helper()
 	cfg, err := clientcmd.LoadFromFile(env.Kubeconfig)
@@ -20,6 +20,13 @@ func twoContexts(t *testing.T) string {
 	}
 	c := *cfg.Contexts[env.Context]
 	cfg.Contexts["replica"] = &c
+	// "dead" is a context whose server does not answer.
+	dead := *cfg.Clusters[c.Cluster]
+	dead.Server = "https://127.0.0.1:1"
+	cfg.Clusters["dead"] = &dead
+	d := c
+	d.Cluster = "dead"
+	cfg.Contexts["dead"] = &d
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
@@ -68,5 +75,22 @@ func TestContextAllowList(t *testing.T) {
 	structured(t, call(t, cs, "why_terminating", claim), &r)
 	if r.Target.Context != env.Context {
 		t.Fatalf("after a call on replica, a call naming no context read %+v; want the default %s", r.Target, env.Context)
+	}
+}
+
+// An allowed context whose server does not answer is UNKNOWN (exit 2), never CLEAR.
+func TestUnreachableContextIsUnknown(t *testing.T) {
+	needEnv(t)
+	cfg := config(twoContexts(t), t.TempDir())
+	cfg.Contexts = "dead"
+	cs := connect(t, cfg)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"why_terminating", map[string]any{"context": "dead", "allNamespaces": true}},
+		{"flux_chain", map[string]any{"context": "dead"}},
+	} {
+		refused(t, call(t, cs, tc.tool, tc.args), "UNKNOWN (exit 2)")
 	}
 }
