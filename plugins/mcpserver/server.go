@@ -57,6 +57,7 @@ func NewServer(cfg Config) (*mcp.Server, error) {
 	return srv, err
 }
 
+// build is NewServer, also returning what the command's banner names.
 func build(cfg Config) (*server, *mcp.Server, error) {
 	if cfg.CallTimeout <= 0 || cfg.MaxResultBytes <= 0 || cfg.Parallel <= 0 {
 		return nil, nil, exitcode.UsageErrorf("--call-timeout, --max-result-bytes and --parallel must be positive")
@@ -95,7 +96,7 @@ func readOnly(title string, openWorld bool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, DestructiveHint: &f, IdempotentHint: true, OpenWorldHint: &openWorld}
 }
 
-// addTool registers a tool whose output schema is the schema of the report type Out and
+// addTool registers a tool whose output schema is the schema of the report type out and
 // whose handler returns that report's escaped JSON. Schema failures are returned, not
 // panicked.
 func addTool[In any](srv *mcp.Server, t *mcp.Tool, out reflect.Type, h mcp.ToolHandlerFor[In, any]) error {
