@@ -101,14 +101,18 @@ func TestRepoOutsideRoots(t *testing.T) {
 	}
 }
 
-// safe_retire_plan offline on the incident's change (#2741 deleted the claim's manifest): the
-// claim would be pruned while its pod mounts it, so the plan is UNSAFE, and nothing on the
-// cluster changes.
+// safe_retire_plan offline on the incident's change (#2741 deleted the claim's manifest), with a
+// Secret removed too: the claim would be pruned while its pod mounts it, so the plan is UNSAFE;
+// both removals are named and the Secret's value is in no answer.
 func TestSafeRetirePlanOffline(t *testing.T) {
 	root := t.TempDir()
-	r := gittest.In(t, root, incident.RepoFiles())
+	files := incident.RepoFiles()
+	files["k8s/apps/kustomization.yaml"] += "- headlamp/secret.yaml\n"
+	files["k8s/apps/headlamp/secret.yaml"] = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: headlamp-oidc\n  namespace: headlamp\nstringData:\n  clientSecret: " + secretValue + "\n"
+	r := gittest.In(t, root, files)
 	base := r.Git("rev-parse", "HEAD")
 	r.Write(incident.ClaimRemoval())
+	r.Write(map[string]string{"k8s/apps/headlamp/secret.yaml": ""})
 	cs := connect(t, config(emptyKubeconfig(t), root))
 	res := call(t, cs, "safe_retire_plan", map[string]any{"repo": r.Dir, "base": base, "offline": true})
 	var sr saferetire.Result
@@ -117,8 +121,11 @@ func TestSafeRetirePlanOffline(t *testing.T) {
 		t.Fatalf("envelope %s mode %s verdict %s exit %d actions %+v", sr.Kind, sr.Mode, sr.Verdict, sr.ExitCode, sr.Actions)
 	}
 	b, _ := json.Marshal(sr.Removals)
-	if !strings.Contains(string(b), `"name":"headlamp"`) || !strings.Contains(string(b), "PersistentVolumeClaim") {
-		t.Errorf("removals do not name the claim: %s", b)
+	if !strings.Contains(string(b), `"name":"headlamp"`) || !strings.Contains(string(b), "PersistentVolumeClaim") || !strings.Contains(string(b), `"name":"headlamp-oidc"`) {
+		t.Errorf("removals do not name the claim and the Secret: %s", b)
+	}
+	if raw, _ := json.Marshal(res.StructuredContent); strings.Contains(text(res)+string(raw), secretValue) {
+		t.Error("the answer carries the removed Secret's value")
 	}
 }
 
