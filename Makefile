@@ -3,11 +3,13 @@
 #   make demo   build everything, start a local control plane seeded with the incident,
 #               run the plugins against it, tear it down
 #   make test   every test: unit, fuzz seeds, and integration tests on a real control plane
-#   make build  the plugin executables in bin/
+#   make build  the plugin executables and the MCP server in bin/
 
 GO        ?= go
 BIN       := bin
 PLUGINS   := kubectl-why_terminating kubectl-flux_chain kubectl-safe_retire
+# The MCP server serving the plugins' analyses as tools (docs/mcp.md).
+SERVERS   := kubeforensics-mcp
 # The Flux CLI plugin names of the same binaries (internal/cli picks the form from argv[0]):
 # FLUXCD_PLUGINS=$PWD/bin makes `flux chain` run bin/flux-chain.
 FLUX_LINKS := flux-why-terminating:kubectl-why_terminating flux-chain:kubectl-flux_chain flux-safe-retire:kubectl-safe_retire
@@ -19,7 +21,7 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	@for p in $(PLUGINS); do \
+	@for p in $(PLUGINS) $(SERVERS); do \
 		if [ -d cmd/$$p ]; then $(GO) build -trimpath -o $(BIN)/$$p ./cmd/$$p || exit 1; fi; \
 	done
 	@for l in $(FLUX_LINKS); do ln -sf $${l#*:} $(BIN)/$${l%%:*}; done

@@ -136,6 +136,28 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 	return res, nil
 }
 
+// result builds and checks the completed repository (compared with live when that is set) and
+// fills in what the printers need: where the repository and its configuration are, file
+// paths from the top of the repository, and the verdict for --fail-on.
+func (r *repoOptions) result(ctx context.Context, live *LiveComparison) (*RepoResult, error) {
+	l := r.layout
+	s := r.settings
+	s.TopPath = l.FromTop
+	res, err := computeRepo(ctx, l.Dir(r.root), r.Path, r.AllowNetwork, live, s)
+	if err != nil {
+		return nil, err
+	}
+	res.Repo, res.Layout, res.Config, res.DeclaredCRDs = r.root, &l, r.path, s.CRDs.Len()
+	for _, fs := range [][]lint.Finding{res.Lint, res.Suppressed} {
+		for i := range fs {
+			fs[i].File = l.FromTop(fs[i].File)
+		}
+	}
+	res.FailOn = r.failOn()
+	res.finish()
+	return res, nil
+}
+
 // runRepo lints the repository (and with --live compares it with the cluster), prints the
 // result and returns its exit code (RepoResult.Code).
 func (o *FluxChainOptions) runRepo(ctx context.Context) error {
@@ -150,14 +172,6 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res.Repo, res.Layout, res.Config, res.DeclaredCRDs = o.repo.root, &l, o.repo.path, o.repo.settings.CRDs.Len()
-	for _, fs := range [][]lint.Finding{res.Lint, res.Suppressed} {
-		for i := range fs {
-			fs[i].File = l.FromTop(fs[i].File)
-		}
-	}
-	res.FailOn = o.repo.failOn()
-	res.finish()
 	if err := o.printRepo(res); err != nil {
 		return err
 	}
@@ -184,9 +198,7 @@ func (o *FluxChainOptions) lintRepo(ctx context.Context) (*RepoResult, error) {
 	}
 	var res *RepoResult
 	if err == nil {
-		s := o.repo.settings
-		s.TopPath = o.repo.layout.FromTop
-		res, err = computeRepo(ctx, o.repo.layout.Dir(o.repo.root), o.repo.Path, o.repo.AllowNetwork, live, s)
+		res, err = o.repo.result(ctx, live)
 	}
 	cancel()
 	if terr := cli.TimedOut(tctx, timeout, tracker); terr != nil {

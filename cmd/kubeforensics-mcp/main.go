@@ -1,0 +1,20 @@
+// Command kubeforensics-mcp serves the suite's analyses as read-only MCP tools.
+package main
+
+import (
+	"context"
+	"os"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, OIDC and cloud credential plugins
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/plugins/mcpserver"
+)
+
+func main() {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	// The server handles SIGINT and SIGTERM itself, as its normal end (exit 0): the run's own
+	// context is never cancelled.
+	os.Exit(cli.Run(context.Background(), mcpserver.NewCmdMCPServer(streams), os.Args[1:], os.Stderr))
+}
