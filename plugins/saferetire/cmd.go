@@ -14,11 +14,15 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"helm.sh/helm/v4/pkg/chart/common"
+
+	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/version"
@@ -57,6 +61,9 @@ type SafeRetireOptions struct {
 	AllowNetwork    bool
 	Full            bool
 	CacheDir        string
+	ChartsDir       string
+	ChartCacheDir   string
+	KubeVersion     string
 	NetworkTimeout  time.Duration
 	DryRun          bool
 	Offline         bool
@@ -67,6 +74,7 @@ type SafeRetireOptions struct {
 	clients *cluster.Clients
 	target  cluster.Target
 	cache   *gitops.BuildCache
+	charts  *charts.Cache
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
 }
@@ -74,12 +82,14 @@ type SafeRetireOptions struct {
 // NewSafeRetireOptions returns options with kubectl's standard flags and text output.
 func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string) string) *SafeRetireOptions {
 	return &SafeRetireOptions{
-		ConfigFlags: genericclioptions.NewConfigFlags(true),
-		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON),
-		IOStreams:   streams,
-		Repo:        ".",
-		CacheDir:    gitops.DefaultBuildCacheDir(getenv),
-		getenv:      getenv,
+		ConfigFlags:   genericclioptions.NewConfigFlags(true),
+		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON),
+		IOStreams:     streams,
+		Repo:          ".",
+		CacheDir:      gitops.DefaultBuildCacheDir(getenv),
+		ChartCacheDir: charts.DefaultCacheDir(getenv),
+		KubeVersion:   helmrender.DefaultKubeVersion,
+		getenv:        getenv,
 	}
 }
 
@@ -112,7 +122,10 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at both revisions, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches, and read no build cache.")
 	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
-	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
+	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases, and the charts of HelmReleases the change removes or changes; without it a tier that needs them is UNKNOWN, with their URLs.")
+	f.StringVar(&o.ChartsDir, "charts", "", "A directory of charts pulled beforehand (`helm pull` output, <name>-<version>.tgz), read to render HelmReleases offline.")
+	f.StringVar(&o.ChartCacheDir, "chart-cache", o.ChartCacheDir, "Keep downloaded charts in this directory, by digest, and read them offline (kubeforensics/charts under $XDG_CACHE_HOME, else ~/.cache); must belong to you and be writable by nobody else; empty for none.")
+	f.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, "The Kubernetes version charts see in .Capabilities when HelmReleases are rendered.")
 	f.DurationVar(&o.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
@@ -128,6 +141,13 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
 func (o *SafeRetireOptions) Complete(_ []string) error {
 	o.target = cluster.Offline(o.ConfigFlags)
+	if o.ChartCacheDir != "" && !o.Orphans {
+		c, err := charts.OpenCache(o.ChartCacheDir)
+		if err != nil {
+			fmt.Fprintf(o.ErrOut, "# %s; rendering without it\n", output.Sanitize(err.Error()))
+		}
+		o.charts = c
+	}
 	if o.CacheDir != "" && !o.Full && !o.AllowNetwork && !o.Orphans {
 		c, err := gitops.OpenBuildCache(o.CacheDir)
 		if err != nil {
@@ -163,6 +183,9 @@ func (o *SafeRetireOptions) Validate() error {
 		return exitcode.UsageErrorf("--offline only reports: add --dry-run")
 	case !o.DryRun && !o.Orphans && !explicit:
 		return exitcode.UsageErrorf("without --dry-run safe-retire deletes objects on the cluster: give --context explicitly (or add --dry-run)")
+	}
+	if _, err := common.ParseKubeVersion(o.KubeVersion); err != nil {
+		return exitcode.UsageErrorf("--kube-version %q: %v", o.KubeVersion, err)
 	}
 	for _, k := range o.PersistentKinds {
 		if _, err := retire.NewKinds(k); err != nil {
@@ -231,7 +254,11 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		return res, nil
 	}
 	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
-		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache}
+		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache,
+		Helm: &retire.HelmRender{
+			Charts:  &charts.Getter{Dir: o.ChartsDir, Cache: o.charts, AllowNetwork: o.AllowNetwork, Timeout: o.NetworkTimeout},
+			Options: helmrender.Options{KubeVersion: o.KubeVersion},
+		}}
 	var live retire.Cluster
 	if o.clients != nil {
 		live = retire.NewLiveCluster(o.clients)

@@ -18,6 +18,7 @@ import (
 	"github.com/distribution/distribution/v3/configuration"
 	"github.com/distribution/distribution/v3/registry/handlers"
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory" // the registry's storage
+	"github.com/sirupsen/logrus"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/registry"
@@ -104,8 +105,11 @@ func NewRegistry(tb testing.TB) *Registry {
 	tb.Helper()
 	cfg := &configuration.Configuration{}
 	cfg.Storage = configuration.Storage{"inmemory": configuration.Parameters{}}
-	cfg.Log.Level = "error"
 	cfg.Log.AccessLog.Disabled = true
+	cfg.HTTP.Secret = "charttest"
+	// handlers.NewApp logs through logrus' standard logger (the registry binary configures it
+	// from cfg.Log; an app made in process does not): keep the tests' output to the tests.
+	logrus.SetOutput(io.Discard)
 	app := handlers.NewApp(context.Background(), cfg)
 	var n counter
 	srv := httptest.NewServer(n.wrap(app))
