@@ -256,3 +256,9 @@ func decode(manifest, ns string, scope scoper) ([]*unstructured.Unstructured, er
 		out = append(out, scope.place(u, ns))
 	}
 }
+
+// CheckKubeVersion reports whether v is a Kubernetes version Helm accepts for .Capabilities.
+func CheckKubeVersion(v string) error {
+	_, err := common.ParseKubeVersion(v)
+	return err
+}
