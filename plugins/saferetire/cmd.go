@@ -14,8 +14,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"helm.sh/helm/v4/pkg/chart/common"
-
 	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -123,7 +121,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at both revisions, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches, and read no build cache.")
 	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases, and the charts of HelmReleases the change removes or changes; without it a tier that needs them is UNKNOWN, with their URLs.")
-	f.StringVar(&o.ChartsDir, "charts", "", "A directory of charts pulled beforehand (`helm pull` output, <name>-<version>.tgz), read to render HelmReleases offline.")
+	f.StringVar(&o.ChartsDir, "charts", "", "Read charts pulled beforehand from `DIR` (helm pull output, <name>-<version>.tgz) to render HelmReleases offline.")
 	f.StringVar(&o.ChartCacheDir, "chart-cache", o.ChartCacheDir, "Keep downloaded charts in this directory, by digest, and read them offline (kubeforensics/charts under $XDG_CACHE_HOME, else ~/.cache); must belong to you and be writable by nobody else; empty for none.")
 	f.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, "The Kubernetes version charts see in .Capabilities when HelmReleases are rendered.")
 	f.DurationVar(&o.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
@@ -184,7 +182,7 @@ func (o *SafeRetireOptions) Validate() error {
 	case !o.DryRun && !o.Orphans && !explicit:
 		return exitcode.UsageErrorf("without --dry-run safe-retire deletes objects on the cluster: give --context explicitly (or add --dry-run)")
 	}
-	if _, err := common.ParseKubeVersion(o.KubeVersion); err != nil {
+	if err := helmrender.CheckKubeVersion(o.KubeVersion); err != nil {
 		return exitcode.UsageErrorf("--kube-version %q: %v", o.KubeVersion, err)
 	}
 	for _, k := range o.PersistentKinds {
