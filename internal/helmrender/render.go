@@ -123,6 +123,10 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 		SecretValues: secret,
 	}
 	rel, err := run(ctx, hr, c, vals, opts)
+	if err != nil && secret && !errors.Is(err, errBound) {
+		// Helm's messages quote templates and values: with a Secret's among them, none is shown.
+		return nil, fmt.Errorf("rendering release %s (chart %s %s) failed; its values include a Secret's, so Helm's message is not shown", r.Release, r.Chart, r.Version)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rendering release %s (chart %s %s): %w", r.Release, r.Chart, r.Version, err)
 	}
@@ -146,6 +150,9 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 	}
 	return r, nil
 }
+
+// errBound marks a render stopped by its time or size bound.
+var errBound = errors.New("bounded")
 
 func crdPolicy(p, def string) string {
 	if p == "" {
@@ -208,7 +215,7 @@ func run(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, vals map[s
 	}()
 	select {
 	case <-ctx.Done():
-		return nil, fmt.Errorf("not rendered within %s (a chart is input: its templates are bounded in time)", timeout)
+		return nil, fmt.Errorf("%w: not rendered within %s (a chart is input: its templates are bounded in time)", errBound, timeout)
 	case res := <-done:
 		if res.err != nil {
 			return nil, res.err
@@ -221,7 +228,7 @@ func run(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, vals map[s
 			size += len(h.Manifest)
 		}
 		if size > maxBytes {
-			return nil, fmt.Errorf("the rendered manifest has %d bytes, more than the %d a release may render", size, maxBytes)
+			return nil, fmt.Errorf("%w: the rendered manifest has %d bytes, more than the %d a release may render", errBound, size, maxBytes)
 		}
 		return res.rel, nil
 	}

@@ -177,6 +177,24 @@ func TestValuesFrom(t *testing.T) {
 	}
 }
 
+// A render that fails with a Secret among its values does not show Helm's message, which can
+// quote the values.
+func TestSecretValuesNotInErrors(t *testing.T) {
+	objs := []*unstructured.Unstructured{obj(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: media}\nstringData:\n  tag: \"hunter2\"\n")}
+	c := charttest.Chart{Name: "leaky", Version: "1.0.0", Files: map[string]string{
+		"templates/cm.yaml": "{{ fail (printf \"bad tag %s\" .Values.tag) }}\n",
+	}}
+	hr := obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: leaky, namespace: media}\nspec:\n  chart: {spec: {chart: leaky, sourceRef: {kind: HelmRepository, name: r}}}\n  valuesFrom: [{kind: Secret, name: s, valuesKey: tag, targetPath: tag}]\n")
+	_, err := helmrender.Do(context.Background(), hr, load(t, c), "", objs, helmrender.Options{})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "Helm's message is not shown") {
+		t.Fatalf("got %v", err)
+	}
+	hr = obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: leaky, namespace: media}\nspec:\n  chart: {spec: {chart: leaky, sourceRef: {kind: HelmRepository, name: r}}}\n  values: {tag: public}\n")
+	if _, err := helmrender.Do(context.Background(), hr, load(t, c), "", objs, helmrender.Options{}); err == nil || !strings.Contains(err.Error(), "bad tag public") {
+		t.Fatalf("inline values: %v", err)
+	}
+}
+
 // spec.postRenderers' kustomize patches apply after the chart, before the origin labels.
 func TestPostRenderer(t *testing.T) {
 	hr := release(t, `  values:
