@@ -35,6 +35,9 @@ type HelmDrop struct {
 	// From and To are the charts rendered at base and candidate ("app-template 4.4.0").
 	From string `json:"from"`
 	To   string `json:"to"`
+	// Suspended is set when the candidate suspends the HelmRelease: helm-controller upgrades
+	// nothing until it is resumed, and then deletes the same objects.
+	Suspended bool `json:"suspended,omitempty"`
 }
 
 // rendered is one HelmRelease's render on one side, or why there is none.
@@ -193,6 +196,7 @@ func (s *helmSides) helmDrops(units []Unit) (rs []Removal, incomplete, warnings 
 			}
 			drop := HelmDrop{HelmRelease: c.GetNamespace() + "/" + c.GetName(), Release: b.render.Release, From: chartText(b.render), To: chartText(rc.render)}
 			drop.Reinstall = reinstall(b.render, rc.render, c)
+			drop.Suspended, _, _ = unstructured.NestedBool(c.Object, "spec", "suspend")
 			kept := map[string]bool{}
 			if drop.Reinstall == "" {
 				for _, o := range rc.render.Manifest {
@@ -239,6 +243,9 @@ func judgeHelmDrop(r *Removal, k Kinds, all []*unstructured.Unstructured) {
 	how := fmt.Sprintf("helm-controller upgrades release %s (HelmRelease %s, chart %s to %s) and Helm deletes %s, which the new manifest no longer has", d.Release, d.HelmRelease, d.From, d.To, r.Object)
 	if d.Reinstall != "" {
 		how = fmt.Sprintf("the candidate reinstalls release %s (HelmRelease %s: %s): helm-controller uninstalls it first, deleting %s of its old manifest", d.Release, d.HelmRelease, d.Reinstall, r.Object)
+	}
+	if d.Suspended {
+		how += " once the HelmRelease is resumed (the candidate sets spec.suspend: true, which only postpones it)"
 	}
 	if v := r.base.GetAnnotations()[HelmResourcePolicyAnnotation]; isKeep(v) {
 		r.Outcome, r.OptOut = Retained, HelmResourcePolicyAnnotation+": keep (Helm leaves it in place, no longer managed by the release)"

@@ -83,3 +83,20 @@ func TestHelmDropsFailedRender(t *testing.T) {
 		t.Fatalf("incomplete %v warnings %v", incomplete, warnings)
 	}
 }
+
+// A candidate that suspends the HelmRelease only postpones the upgrade: the drop is still
+// unsafe, and the reason says when it happens.
+func TestHelmDropsSuspended(t *testing.T) {
+	k, _ := NewKinds()
+	base := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "app", nil)
+	cand := base.DeepCopy()
+	_ = unstructured.SetNestedField(cand.Object, true, "spec", "suspend")
+	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps", Prune: true}, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{cand}}}
+	id := RefOf(base).ID()
+	s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: renderOf("app-template")}}
+	rs, _, _ := s.helmDrops(units)
+	Judge(rs, units, k)
+	if len(rs) != 1 || !rs[0].Unsafe || !strings.Contains(strings.Join(rs[0].Reasons, ""), "once the HelmRelease is resumed") {
+		t.Fatalf("got %+v", rs)
+	}
+}
