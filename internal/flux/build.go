@@ -24,8 +24,13 @@ const (
 // and findings. It reads nothing; Drill adds what the failing objects look like now.
 func Build(objs *Objects) *Chain {
 	nodes := map[string]*Node{}
+	byID := make(map[string]*kustomizev1.Kustomization, len(objs.Kustomizations))
 	for i := range objs.Kustomizations {
-		n := newNode(&objs.Kustomizations[i], objs)
+		ks := &objs.Kustomizations[i]
+		byID[ks.Namespace+"/"+ks.Name] = ks
+	}
+	for i := range objs.Kustomizations {
+		n := newNode(&objs.Kustomizations[i], objs, byID)
 		nodes[n.ID] = n
 	}
 	attachHelmReleases(nodes, objs.HelmReleases)
@@ -51,11 +56,13 @@ func Build(objs *Objects) *Chain {
 	c.Findings = append(findings(c, topo), stale...)
 	explainMissingKinds(c, objs)
 	c.Unaffected = unaffected(c)
+	c.Unevaluated = unevaluated(c.Kustomizations)
 	return c
 }
 
-// newNode reads one Kustomization and the state of its source.
-func newNode(ks *kustomizev1.Kustomization, objs *Objects) *Node {
+// newNode reads one Kustomization and the state of its source; the readyExprs of a waiting
+// one are evaluated against the Kustomizations in byID.
+func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kustomizev1.Kustomization) *Node {
 	n := &Node{
 		ID: ks.Namespace + "/" + ks.Name, Namespace: ks.Namespace, Name: ks.Name,
 		DependsOn:   dependencies(ks),
@@ -70,6 +77,7 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects) *Node {
 		RetryInterval: ks.GetRetryInterval().String(),
 		LastApplied:   ks.Status.LastAppliedRevision,
 		Generation:    ks.Generation, ObservedGen: ks.Status.ObservedGeneration,
+		Deleting: ks.DeletionTimestamp != nil,
 	}
 	ref := ks.Spec.SourceRef
 	n.Source = Source{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
@@ -82,12 +90,17 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects) *Node {
 	n.Source.Unread = objs.unread[ref.Kind]
 	n.RevisionLag = n.Source.Revision != "" && n.LastApplied != n.Source.Revision
 	n.State = stateOf(n)
+	if n.State == Waiting {
+		n.ReadyExprs = evalReadyExprs(ks, byID)
+	}
 	return n
 }
 
 // stateOf classifies a node from its spec and conditions.
 func stateOf(n *Node) State {
 	switch {
+	case n.Deleting:
+		return Terminating
 	case n.Suspend:
 		return Suspended
 	case n.Stalled != nil && n.Stalled.Status == string(metav1.ConditionTrue):
@@ -121,6 +134,7 @@ func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
 			Timeout:      timeout.String(),
 			Suspend:      hr.Spec.Suspend,
 			OutlivesTier: err == nil && n.Wait && timeout > tier,
+			Deleting:     hr.DeletionTimestamp != nil,
 		})
 	}
 	for _, n := range nodes {
@@ -146,20 +160,51 @@ func findings(c *Chain, topo topology) []Finding {
 			out = append(out, Finding{Kind: FindingMissingSource, Kustomization: n.ID,
 				Message: fmt.Sprintf("its source %s %s/%s was not found", n.Source.Kind, n.Source.Namespace, n.Source.Name)})
 		}
+		out = append(out, terminating(n)...)
 		if n.Suspend {
 			out = append(out, Finding{Kind: FindingSuspended, Kustomization: n.ID,
-				Message: "suspended: changes in its source are not applied and drift is not corrected (silent drift)"})
+				Message: suspendedWhere(n) + ": changes in its source are not applied and drift is not corrected (silent drift)"})
 		}
 		if n.RevisionLag {
 			out = append(out, Finding{Kind: FindingRevisionLag, Kustomization: n.ID,
 				Message: fmt.Sprintf("applied revision %s, but its source is at %s", orNone(n.LastApplied), n.Source.Revision)})
 		}
-		if n.ObservedGen != n.Generation {
+		if n.ObservedGen != n.Generation && !n.Deleting {
 			out = append(out, Finding{Kind: FindingGenerationLag, Kustomization: n.ID,
 				Message: fmt.Sprintf("observedGeneration %d behind generation %d: the controller has not acted on the latest spec", n.ObservedGen, n.Generation)})
 		}
 	}
 	return out
+}
+
+// terminating are the findings of a deleting Kustomization and of the deleting HelmReleases
+// it applies. A deletion raises metadata.generation, so the deleting node's generation lag is
+// the deletion itself and is not reported again.
+func terminating(n *Node) []Finding {
+	var out []Finding
+	if n.Deleting {
+		out = append(out, Finding{Kind: FindingTerminating, Kustomization: n.ID,
+			Message: "deletion requested; it stays until kustomize-controller removes its finalizer (" + fluxFinalizer + "), its last status is from before"})
+	}
+	for _, hr := range n.HelmReleases {
+		if hr.Deleting {
+			out = append(out, Finding{Kind: FindingTerminating, Kustomization: n.ID,
+				Message: fmt.Sprintf("its HelmRelease %s/%s: deletion requested; it stays until helm-controller uninstalls the release and removes its finalizer (%s)", hr.Namespace, hr.Name, fluxFinalizer)})
+		}
+	}
+	return out
+}
+
+// fluxFinalizer is the finalizer every Flux controller puts on the objects it reconciles.
+const fluxFinalizer = "finalizers.fluxcd.io"
+
+// suspendedWhere says what a suspended node stays at: the revision it applied last, when its
+// Ready condition says it applied one.
+func suspendedWhere(n *Node) string {
+	if n.LastApplied != "" && n.Ready != nil && n.Ready.Status == string(metav1.ConditionTrue) {
+		return "suspended at " + n.LastApplied
+	}
+	return "suspended"
 }
 
 func orNone(s string) string {

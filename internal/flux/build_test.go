@@ -11,7 +11,8 @@ import (
 
 // ks builds a Kustomization in flux-system with a Ready condition ("" for none).
 func ks(name, status, reason, msg string, deps ...string) kustomizev1.Kustomization {
-	k := kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "flux-system"}}
+	k := kustomizev1.Kustomization{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "flux-system"},
+		TypeMeta: metav1.TypeMeta{APIVersion: kustomizev1.GroupVersion.String(), Kind: kustomizev1.KustomizationKind}}
 	k.Spec.SourceRef = kustomizev1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "repo"}
 	for _, d := range deps {
 		k.Spec.DependsOn = append(k.Spec.DependsOn, meta.DependencyReference{Name: d})

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"sigs.k8s.io/cli-utils/pkg/object"
 )
 
 // explainMissingKinds tells, for each `no matches for kind` a root cause reports, that a custom
@@ -19,7 +17,7 @@ func explainMissingKinds(c *Chain, objs *Objects) {
 			continue
 		}
 		for _, e := range ks.Status.Inventory.Entries {
-			m, err := object.ParseObjMetadata(e.ID)
+			m, err := ParseInventoryID(e.ID)
 			if err == nil && m.GroupKind.Kind == "CustomResourceDefinition" {
 				crdOwners[m.Name] = append(crdOwners[m.Name], ks.Namespace+"/"+ks.Name)
 			}

@@ -18,6 +18,7 @@ var dotColor = map[State]string{
 	Suspended:   "lightgrey",
 	NoStatus:    "white",
 	Declared:    "white",
+	Terminating: "orchid",
 }
 
 // WriteDot writes the chain as a Graphviz digraph: one node per Kustomization labelled with its

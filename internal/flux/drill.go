@@ -3,14 +3,15 @@ package flux
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/cli-utils/pkg/object"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
@@ -34,10 +35,15 @@ type Drill struct {
 // Run fills in the root causes' blocking objects and commands. Reads that fail become notes
 // on the object and warnings in the returned list; they never hide the root cause itself.
 func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
-	var warnings []string
-	inventory := inventories(objs)
+	inventory, warnings := inventories(objs)
+	warnings = append(warnings, d.explainDeleting(ctx, c)...)
 	for i := range c.RootCauses {
 		rc := &c.RootCauses[i]
+		if rc.Object != "" {
+			ref, ns, _ := strings.Cut(rc.Object, " -n ")
+			rc.Commands = append(rc.Commands, d.Target.Command("describe", ref, "-n", ns))
+			continue
+		}
 		ksNS, ksName, _ := strings.Cut(rc.Kustomization, "/")
 		rc.Commands = append(rc.Commands, d.Target.Command(objectArgs("describe", "kustomizations.kustomize.toolkit.fluxcd.io", ksNS, ksName)...))
 		for _, hr := range rc.HelmReleases {
@@ -78,6 +84,7 @@ func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]str
 	if r, err := status.Compute(u); err == nil {
 		bo.KStatus, bo.KMessage = string(r.Status), r.Message
 	}
+	bo.Conditions = unhealthyConditions(u, bo.KMessage)
 	bo.Command = d.Target.Command(objectArgs("describe", ref.QualifiedResource(), ref.Namespace, ref.Name)...)
 	if u.GetDeletionTimestamp() == nil {
 		return bo, ""
@@ -121,9 +128,11 @@ func (d *Drill) resolve(item ObjectItem, inv map[string]string) (kinds.Resource,
 	return kinds.Resource{}, fmt.Sprintf("kind %q is served by %s; not guessing which one is meant", item.Kind, strings.Join(names, ", "))
 }
 
-// inventories maps each Kustomization id to its applied objects, Kind/ns/name -> group.
-func inventories(objs *Objects) map[string]map[string]string {
+// inventories maps each Kustomization id to its applied objects, Kind/ns/name -> group; an
+// entry that names no object is a warning, not skipped in silence.
+func inventories(objs *Objects) (map[string]map[string]string, []string) {
 	out := map[string]map[string]string{}
+	var warnings []string
 	for i := range objs.Kustomizations {
 		ks := &objs.Kustomizations[i]
 		if ks.Status.Inventory == nil {
@@ -131,13 +140,16 @@ func inventories(objs *Objects) map[string]map[string]string {
 		}
 		m := map[string]string{}
 		for _, e := range ks.Status.Inventory.Entries {
-			if om, err := object.ParseObjMetadata(e.ID); err == nil {
-				m[om.GroupKind.Kind+"/"+om.Namespace+"/"+om.Name] = om.GroupKind.Group
+			om, err := ParseInventoryID(e.ID)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("inventory of %s: %v", kustomizationRef(ks.Namespace+"/"+ks.Name), err))
+				continue
 			}
+			m[om.GroupKind.Kind+"/"+om.Namespace+"/"+om.Name] = om.GroupKind.Group
 		}
 		out[ks.Namespace+"/"+ks.Name] = m
 	}
-	return out
+	return out, warnings
 }
 
 // objectArgs are the words that name one object to kubectl after verb ("" for none):
@@ -155,20 +167,58 @@ func objectArgs(verb, resource, namespace, name string) []string {
 }
 
 // NewDrill returns a Drill over c for chain. API discovery (and the explainer it feeds) runs
-// only when a root cause names objects, so a chain that names none costs no discovery; a
-// discovery that fails is returned as a warning and the drill reads without it.
+// only when a root cause names objects or a Flux object is being deleted, so a chain without
+// either costs no discovery; a discovery that fails is returned as a warning and the drill
+// reads without it.
 func NewDrill(c *cluster.Clients, chain *Chain) (*Drill, []string) {
 	d := &Drill{Dynamic: c.Dynamic, Target: c.Target}
-	for _, rc := range chain.RootCauses {
-		if len(rc.Failure.Objects) == 0 {
-			continue
-		}
-		catalog, err := kinds.Discover(c.Discovery)
-		if err != nil {
-			return d, []string{fmt.Sprintf("API discovery: %s", cluster.Reason(err))}
-		}
-		d.Catalog, d.Explainer = catalog, finalizers.New(c, catalog)
-		break
+	if !needsDiscovery(chain) {
+		return d, nil
 	}
+	catalog, err := kinds.Discover(c.Discovery)
+	if err != nil {
+		return d, []string{fmt.Sprintf("API discovery: %s", cluster.Reason(err))}
+	}
+	d.Catalog, d.Explainer = catalog, finalizers.New(c, catalog)
 	return d, nil
 }
+
+// needsDiscovery reports whether the drill will resolve kinds: a root cause names objects, or
+// a Kustomization or HelmRelease is Terminating.
+func needsDiscovery(chain *Chain) bool {
+	for _, rc := range chain.RootCauses {
+		if len(rc.Failure.Objects) > 0 {
+			return true
+		}
+	}
+	for _, n := range chain.Kustomizations {
+		if n.Deleting || slices.ContainsFunc(n.HelmReleases, func(hr HelmRelease) bool { return hr.Deleting }) {
+			return true
+		}
+	}
+	return false
+}
+
+// unhealthyConditions are the conditions of u that say why it is not healthy: every False
+// condition and every True one of a type that reports trouble (Stalled, Failed, Degraded,
+// ReplicaFailure), except one whose message kstatus already reported.
+func unhealthyConditions(u *unstructured.Unstructured, reported string) []ObjectCondition {
+	list, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	var out []ObjectCondition
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { s, _ := m[k].(string); return s }
+		c := ObjectCondition{Type: str("type"), Condition: Condition{Status: str("status"), Reason: str("reason"), Message: str("message")}}
+		bad := c.Status == string(metav1.ConditionFalse) || (c.Status == string(metav1.ConditionTrue) && troubleConditions[c.Type])
+		if bad && c.Message != reported {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// troubleConditions are the condition types whose True status reports a problem.
+var troubleConditions = map[string]bool{"Stalled": true, "Failed": true, "Degraded": true, "ReplicaFailure": true}

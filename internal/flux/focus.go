@@ -18,11 +18,15 @@ func (c *Chain) Focus(id string) *Chain {
 		}
 	}
 	for _, rc := range c.RootCauses {
-		if keep[rc.Kustomization] {
+		if tiers := filter(rc.Tiers, keep); keep[rc.Kustomization] || len(tiers) > 0 {
+			if rc.Object != "" {
+				rc.Tiers = tiers
+			}
 			rc.BlastRadius = filter(rc.BlastRadius, keep)
 			out.RootCauses = append(out.RootCauses, rc)
 		}
 	}
+	out.Unevaluated = unevaluated(out.Kustomizations)
 	for _, f := range c.Findings {
 		if keep[f.Kustomization] {
 			out.Findings = append(out.Findings, f)

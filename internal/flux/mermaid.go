@@ -3,6 +3,7 @@ package flux
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/output"
@@ -57,6 +58,9 @@ func (c *Chain) WriteMermaid(w io.Writer, notes Notes) error {
 		}
 	}
 	b.WriteString(mermaidClasses)
+	if slices.ContainsFunc(c.Kustomizations, func(n *Node) bool { return n.State == Terminating }) {
+		b.WriteString("  classDef terminating fill:#d9d\n")
+	}
 	return output.WriteClean(w, b.String(), output.Palette{})
 }
 

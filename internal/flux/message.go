@@ -13,6 +13,7 @@ import (
 //	… no matches for kind "X" in version "group/v1" …
 //	dependency 'ns/name' is not ready
 //	dependency 'ns/name' revision is not up to date
+//	dependency 'ns/name' is not ready according to readyExpr eval
 //
 // where an item is `Kind/ns/name status: '<kstatus>'[: <error>]` (no ns part when
 // cluster-scoped) or `can't determine status for Kind/ns/name`. Anything else leaves every
@@ -28,6 +29,8 @@ type Failure struct {
 	// Dependency and DependencyRevision are set for the two dependency messages.
 	Dependency         string `json:"dependency,omitempty"`
 	DependencyRevision bool   `json:"dependencyRevision,omitempty"`
+	// ReadyExpr is set when the dependency failed the dependent's readyExpr (Flux 2.7+).
+	ReadyExpr bool `json:"readyExpr,omitempty"`
 }
 
 // ObjectItem is one object a health check named.
@@ -54,7 +57,7 @@ var (
 	itemRe        = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9]*)/([^\s/]+)(?:/([^\s/]+))? status: '([^']*)'(?:: (.*))?$`)
 	undeterminedR = regexp.MustCompile(`^can't determine status for ([A-Za-z][A-Za-z0-9]*)/([^\s/]+)(?:/([^\s/,]+))?$`)
 	noMatchRe     = regexp.MustCompile(`no matches for kind "([^"]+)"(?: in version "([^"]*)")?`)
-	dependencyRe  = regexp.MustCompile(`^dependency '([^']+)' (is not ready|revision is not up to date)`)
+	dependencyRe  = regexp.MustCompile(`^dependency '([^']+)' (is not ready according to readyExpr eval|is not ready|revision is not up to date)`)
 )
 
 // ParseFailure parses a Ready=False message. It never fails: unknown text yields a zero Failure.
@@ -80,6 +83,7 @@ func ParseFailure(msg string) Failure {
 	if m := dependencyRe.FindStringSubmatch(msg); m != nil {
 		f.Dependency = m[1]
 		f.DependencyRevision = strings.HasPrefix(m[2], "revision")
+		f.ReadyExpr = strings.HasSuffix(m[2], "readyExpr eval")
 	}
 	return f
 }

@@ -2,6 +2,7 @@ package flux
 
 import (
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/output"
 )
 
 // State is the verdict on one Kustomization.
@@ -21,6 +22,9 @@ const (
 	Suspended State = "Suspended"
 	// NoStatus: the controller has not written a Ready condition yet.
 	NoStatus State = "NoStatus"
+	// Terminating: deletion was requested and finalizers hold the object; whatever its status
+	// said is from before.
+	Terminating State = "Terminating"
 )
 
 // Condition is the part of a status condition the chain reports.
@@ -54,6 +58,10 @@ type HelmRelease struct {
 	// OutlivesTier is set when the HelmRelease may run longer than its Kustomization's timeout,
 	// so the tier's health check gives up before helm-controller does.
 	OutlivesTier bool `json:"outlivesTier,omitempty"`
+	// Deleting is set when the HelmRelease has a deletionTimestamp; Terminating explains what
+	// holds it (filled by Drill).
+	Deleting    bool                    `json:"deleting,omitempty"`
+	Terminating *finalizers.Explanation `json:"terminating,omitempty"`
 }
 
 // Node is one Kustomization in the chain.
@@ -87,6 +95,12 @@ type Node struct {
 	HelmReleases  []HelmRelease `json:"helmReleases,omitempty"`
 	// Dependents are the Kustomizations whose dependsOn names this one.
 	Dependents []string `json:"dependents,omitempty"`
+	// ReadyExprs are the readyExprs of its dependsOn entries, evaluated when it waits.
+	ReadyExprs []ReadyExpr `json:"readyExprs,omitempty"`
+	// Deleting is set when the Kustomization has a deletionTimestamp; Terminating explains what
+	// holds it (filled by Drill).
+	Deleting    bool                    `json:"deleting,omitempty"`
+	Terminating *finalizers.Explanation `json:"terminating,omitempty"`
 }
 
 // BlockingObject is an object a failing health check named, as it is on the server now.
@@ -100,24 +114,41 @@ type BlockingObject struct {
 	KMessage string `json:"kstatusMessage,omitempty"`
 	// Terminating explains a deletionTimestamp: who holds the object and how to release it.
 	Terminating *finalizers.Explanation `json:"terminating,omitempty"`
+	// Conditions are the object's conditions that say why it is not healthy, as they are now
+	// (a cert-manager Certificate's Issuing=False, a Deployment's Available=False).
+	Conditions []ObjectCondition `json:"conditions,omitempty"`
 	// Note says why the object could not be examined further (ambiguous kind, read failure).
 	Note    string `json:"note,omitempty"`
 	Command string `json:"command,omitempty"`
 }
 
-// RootCause is a Kustomization that fails for its own reason, with what it blocks.
+// ObjectCondition is one status condition of an object a health check named.
+type ObjectCondition struct {
+	Type string `json:"type"`
+	Condition
+}
+
+// RootCause is a Kustomization that fails for its own reason, or an object several fail on (a
+// source that produces no artifact, a missing Secret or ServiceAccount), with what it blocks.
 type RootCause struct {
-	Kustomization string           `json:"kustomization"` // namespace/name
-	Reason        string           `json:"reason"`
-	Message       string           `json:"message,omitempty"`
-	Failure       Failure          `json:"failure"`
-	Objects       []BlockingObject `json:"objects,omitempty"`
+	// Kustomization is the failing Kustomization (namespace/name); "" when Object is the cause.
+	Kustomization string `json:"kustomization"`
+	// Object is the cause when it is not a Kustomization, fully qualified
+	// (`gitrepositories.source.toolkit.fluxcd.io/fleet -n flux-system`), and Tiers the
+	// Kustomizations that fail on it directly; the rest of BlastRadius waits behind them.
+	Object  string           `json:"object,omitempty"`
+	Tiers   []string         `json:"tiers,omitempty"`
+	Reason  string           `json:"reason"`
+	Message string           `json:"message,omitempty"`
+	Failure Failure          `json:"failure"`
+	Objects []BlockingObject `json:"objects,omitempty"`
 	// Explanation is prose for the causes a message alone does not make plain (a CR before its
 	// CRD, a revision a dependent waits for, a missing source).
 	Explanation []string `json:"explanation,omitempty"`
 	// HelmReleases are the failing HelmReleases this Kustomization applies.
 	HelmReleases []HelmRelease `json:"helmReleases,omitempty"`
-	// BlastRadius lists every Kustomization downstream of this one, frozen until it recovers.
+	// BlastRadius lists every Kustomization downstream of this one (of an Object: its Tiers and
+	// everything downstream of them), frozen until it recovers.
 	BlastRadius []string `json:"blastRadius"`
 	Commands    []string `json:"commands,omitempty"`
 }
@@ -134,6 +165,7 @@ const (
 	FindingGenerationLag     FindingKind = "GenerationLag"
 	FindingMissingSource     FindingKind = "MissingSource"
 	FindingStaleWait         FindingKind = "StaleWait"
+	FindingTerminating       FindingKind = "Terminating"
 )
 
 // Finding is a problem in the chain that is not itself a failing reconciliation.
@@ -154,6 +186,9 @@ type Chain struct {
 	Findings       []Finding   `json:"findings"`
 	// Unaffected lists the Kustomizations no root cause reaches.
 	Unaffected []string `json:"unaffected"`
+	// Unevaluated are what the analysis could not decide (a readyExpr that did not evaluate):
+	// a command carries them into its result's incomplete reads, so the verdict is UNKNOWN.
+	Unevaluated []output.Gap `json:"-"`
 }
 
 // Node returns the node with the given id, or nil.

@@ -29,11 +29,15 @@ func (n Notes) mark(roots map[string]bool, id string) Mark {
 	return n.Marks[id]
 }
 
-// rootSet is the set of the chain's root causes.
+// rootSet is the set of the chain's failing Kustomizations: each root cause's, and the tiers
+// that fail directly on an object that is a root cause.
 func (c *Chain) rootSet() map[string]bool {
 	roots := map[string]bool{}
 	for _, rc := range c.RootCauses {
-		roots[rc.Kustomization] = true
+		roots[rc.Kustomization] = rc.Kustomization != ""
+		for _, id := range rc.Tiers {
+			roots[id] = true
+		}
 	}
 	return roots
 }

@@ -17,69 +17,128 @@ const (
 	ReasonDependencyCycle   = "DependencyCycle"
 	ReasonRevisionLag       = "RevisionLag"
 	ReasonSourceNotReady    = "SourceNotReady"
+	// ReasonReadyExprFalse: a dependsOn readyExpr evaluates to false on the objects now.
+	ReasonReadyExprFalse = "ReadyExprFalse"
+	// ReasonReadyExprUnevaluated: a dependsOn readyExpr cannot be evaluated (the verdict is
+	// UNKNOWN).
+	ReasonReadyExprUnevaluated = "ReadyExprUnevaluated"
+	// ReasonNotFound: a source the chain did not find, or a Secret or ServiceAccount
+	// kustomize-controller reported not found.
+	ReasonNotFound = "NotFound"
 )
 
-// rootCauses finds the Kustomizations that fail for their own reason: every Failing node,
-// and whatever a waiter's walk up its dependsOn ends at. A waiter whose dependencies all look
-// ready is reported as a StaleWait finding, not a cause.
-func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) {
-	causes := map[string]*RootCause{}
-	var stale []Finding
-	add := func(n *Node, reason, message string) *RootCause {
-		if rc, ok := causes[n.ID]; ok {
-			return rc
-		}
-		rc := &RootCause{Kustomization: n.ID, Reason: reason, Message: message}
-		causes[n.ID] = rc
+// causes collects the root causes of one analysis, one per Kustomization or shared object.
+type causes struct {
+	nodes map[string]*Node
+	topo  topology
+	byKey map[string]*RootCause
+}
+
+// add records n as a cause with reason and message, unless it already is one.
+func (cs *causes) add(n *Node, reason, message string) *RootCause {
+	if rc, ok := cs.byKey[n.ID]; ok {
 		return rc
 	}
-	for _, id := range slices.Sorted(maps.Keys(nodes)) {
-		n := nodes[id]
-		switch n.State {
-		case Failing:
-			reason, msg := ownReason(n)
-			add(n, reason, msg)
-		case Waiting:
-			found := walkUp(n, nodes, topo, map[string]bool{n.ID: true}, add)
-			if !found {
-				stale = append(stale, Finding{Kind: FindingStaleWait, Kustomization: n.ID,
-					Message: fmt.Sprintf("waits on dependencies that are ready now; kustomize-controller retries every %s", n.RetryInterval)})
-			}
+	rc := &RootCause{Kustomization: n.ID, Reason: reason, Message: message}
+	cs.byKey[n.ID] = rc
+	return rc
+}
+
+// addFailing records a Failing node: as the shared object it fails on, or for its own reason.
+func (cs *causes) addFailing(n *Node) {
+	key, object, reason, message := sharedCause(n)
+	if key == "" {
+		reason, msg := ownReason(n)
+		cs.add(n, reason, msg)
+		return
+	}
+	rc, ok := cs.byKey[key]
+	if !ok {
+		rc = &RootCause{Object: object, Reason: reason, Message: message}
+		cs.byKey[key] = rc
+	}
+	if !slices.Contains(rc.Tiers, n.ID) {
+		rc.Tiers = append(rc.Tiers, n.ID)
+	}
+}
+
+// rootCauses finds what fails for its own reason: every Failing node (or the source, Secret or
+// ServiceAccount it fails on, once for all the nodes that fail on it), and whatever a waiter's
+// walk up its dependsOn ends at. A waiter whose dependencies all look ready is reported as a
+// StaleWait finding, not a cause.
+func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) {
+	cs := &causes{nodes: nodes, topo: topo, byKey: map[string]*RootCause{}}
+	var stale []Finding
+	ids := slices.Sorted(maps.Keys(nodes))
+	for _, id := range ids {
+		if n := nodes[id]; n.State == Failing {
+			cs.addFailing(n)
 		}
 	}
-	out := make([]RootCause, 0, len(causes))
-	for _, id := range slices.Sorted(maps.Keys(causes)) {
-		rc := causes[id]
+	for _, id := range ids {
 		n := nodes[id]
-		rc.Failure = ParseFailure(rc.Message)
-		rc.BlastRadius = topo.downstream(id)
-		if rc.BlastRadius == nil {
-			rc.BlastRadius = []string{}
+		if n.State == Waiting && !cs.walkUp(n, map[string]bool{n.ID: true}) {
+			stale = append(stale, Finding{Kind: FindingStaleWait, Kustomization: n.ID,
+				Message: fmt.Sprintf("waits on dependencies that are ready now; kustomize-controller retries every %s", n.RetryInterval)})
 		}
-		if n.Source.Found && n.Source.Ready != nil && n.Source.Ready.Status != string(metav1.ConditionTrue) {
-			rc.Explanation = append(rc.Explanation, fmt.Sprintf("its source %s %s/%s is not ready: %s: %s",
-				n.Source.Kind, n.Source.Namespace, n.Source.Name, n.Source.Ready.Reason, n.Source.Ready.Message))
-		}
-		for _, hr := range n.HelmReleases {
-			if hr.Ready == nil || hr.Ready.Status != string(metav1.ConditionTrue) || hr.OutlivesTier {
-				rc.HelmReleases = append(rc.HelmReleases, hr)
-			}
-		}
-		out = append(out, *rc)
+	}
+	out := make([]RootCause, 0, len(cs.byKey))
+	for _, key := range slices.Sorted(maps.Keys(cs.byKey)) {
+		out = append(out, cs.finish(cs.byKey[key]))
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		ti, tj := tierKey(nodes[out[i].Kustomization].Tier), tierKey(nodes[out[j].Kustomization].Tier)
-		return ti < tj || (ti == tj && out[i].Kustomization < out[j].Kustomization)
+		ti, tj := causeTier(out[i], nodes), causeTier(out[j], nodes)
+		return ti < tj || (ti == tj && causeName(out[i]) < causeName(out[j]))
 	})
 	return out, stale
 }
 
-// tierKey orders unordered nodes (tier -1) after every tier.
-func tierKey(t int) int {
-	if t < 0 {
-		return 1 << 30
+// finish parses a cause's message and fills its blast radius, source and HelmReleases.
+func (cs *causes) finish(rc *RootCause) RootCause {
+	rc.Failure = ParseFailure(rc.Message)
+	if rc.Object != "" {
+		hit := slices.Clone(rc.Tiers)
+		for _, id := range rc.Tiers {
+			hit = append(hit, cs.topo.downstream(id)...)
+		}
+		rc.BlastRadius = slices.Compact(slices.Sorted(slices.Values(hit)))
+		return *rc
+	}
+	n := cs.nodes[rc.Kustomization]
+	rc.BlastRadius = cs.topo.downstream(rc.Kustomization)
+	if rc.BlastRadius == nil {
+		rc.BlastRadius = []string{}
+	}
+	if n.Source.Found && n.Source.Ready != nil && n.Source.Ready.Status != string(metav1.ConditionTrue) {
+		rc.Explanation = append(rc.Explanation, fmt.Sprintf("its source %s %s/%s is not ready: %s: %s",
+			n.Source.Kind, n.Source.Namespace, n.Source.Name, n.Source.Ready.Reason, n.Source.Ready.Message))
+	}
+	for _, hr := range n.HelmReleases {
+		if hr.Ready == nil || hr.Ready.Status != string(metav1.ConditionTrue) || hr.OutlivesTier || hr.Deleting {
+			rc.HelmReleases = append(rc.HelmReleases, hr)
+		}
+	}
+	return *rc
+}
+
+// causeTier is where a cause sorts: its Kustomization's tier, or its first tier's; unordered
+// nodes (tier -1) after every tier.
+func causeTier(rc RootCause, nodes map[string]*Node) int {
+	t := 1 << 30
+	for _, id := range append([]string{rc.Kustomization}, rc.Tiers...) {
+		if n := nodes[id]; n != nil && n.Tier >= 0 {
+			t = min(t, n.Tier)
+		}
 	}
 	return t
+}
+
+// causeName is what a cause is sorted by within a tier.
+func causeName(rc RootCause) string {
+	if rc.Object != "" {
+		return rc.Object
+	}
+	return rc.Kustomization
 }
 
 // ownReason is the reason and message a Failing node gives for itself.
@@ -93,57 +152,93 @@ func ownReason(n *Node) (string, string) {
 	return string(n.State), ""
 }
 
-// walkUp follows a waiter's dependsOn to the nodes that block it and records them as causes.
-// It returns whether any cause was found.
-func walkUp(n *Node, nodes map[string]*Node, topo topology, seen map[string]bool, add func(*Node, string, string) *RootCause) bool {
+// walkUp follows a waiter's dependsOn to what blocks it and records it as a cause. It returns
+// whether any cause was found.
+func (cs *causes) walkUp(n *Node, seen map[string]bool) bool {
 	found := false
-	if missing := topo.missing[n.ID]; len(missing) > 0 {
-		add(n, ReasonMissingDependency, "depends on "+joinList(missing)+", which does not exist")
+	if missing := cs.topo.missing[n.ID]; len(missing) > 0 {
+		cs.add(n, ReasonMissingDependency, "depends on "+joinList(missing)+", which does not exist")
 		found = true
 	}
-	waitsRevisionOf := ""
+	var waitsOn Failure
 	if n.Ready != nil {
-		if f := ParseFailure(n.Ready.Message); f.DependencyRevision {
-			waitsRevisionOf = f.Dependency
-		}
+		waitsOn = ParseFailure(n.Ready.Message)
 	}
 	for _, dep := range n.DependsOn {
-		d, ok := nodes[dep]
+		d, ok := cs.nodes[dep]
 		if !ok || seen[dep] {
 			continue
 		}
-		seen[dep] = true
-		switch d.State {
-		case Ready:
-			if dep == waitsRevisionOf {
-				rc := add(d, ReasonRevisionLag, fmt.Sprintf("applied %s, its source is at %s", orNone(d.LastApplied), orNone(d.Source.Revision)))
-				rc.Explanation = append(rc.Explanation, fmt.Sprintf("%s waits for it to apply revision %s",
-					kustomizationRef(n.ID), orNone(d.Source.Revision)))
+		if re := n.readyExpr(dep); re != nil {
+			if cs.readyExprBlocks(n, re) {
 				found = true
+				continue
 			}
-		case Waiting:
-			found = walkUp(d, nodes, topo, seen, add) || found
-		case Suspended:
-			add(d, meta.SuspendedReason, "suspended while not ready; its dependents wait until it is resumed")
-			found = true
-		case Failing:
-			reason, msg := ownReason(d)
-			add(d, reason, msg)
-			found = true
-		default:
-			msg := ""
-			if d.Reconciling != nil {
-				msg = d.Reconciling.Message
+			// A readyExpr that holds replaces the built-in check, unless the controller's
+			// AdditiveCELDependencyCheck gate adds it: then the message still names dep.
+			if waitsOn.Dependency != dep || waitsOn.ReadyExpr {
+				continue
 			}
-			add(d, string(d.State), msg)
-			found = true
 		}
+		seen[dep] = true
+		found = cs.blocks(n, d, waitsOn, seen) || found
 	}
 	if !found && n.Tier < 0 {
-		add(n, ReasonDependencyCycle, "its dependsOn leads into a cycle, so it can never become ready")
+		cs.add(n, ReasonDependencyCycle, "its dependsOn leads into a cycle, so it can never become ready")
 		found = true
 	}
 	return found
+}
+
+// readyExprBlocks records a readyExpr that is false, or cannot be evaluated, as the waiter's
+// own cause, and reports whether it did.
+func (cs *causes) readyExprBlocks(n *Node, re *ReadyExpr) bool {
+	switch {
+	case re.Ready == nil:
+		rc := cs.add(n, ReasonReadyExprUnevaluated, fmt.Sprintf("the readyExpr of its dependsOn %s cannot be evaluated: %s", re.Dependency, oneLine(re.Expr)))
+		rc.Explanation = append(rc.Explanation, re.Error)
+		return true
+	case !*re.Ready:
+		rc := cs.add(n, ReasonReadyExprFalse, fmt.Sprintf("the readyExpr of its dependsOn %s is false: %s", re.Dependency, oneLine(re.Expr)))
+		rc.Explanation = append(rc.Explanation, re.describe()+"; kustomize-controller waits until it holds, in place of its own readiness check on "+kustomizationRef(re.Dependency))
+		return true
+	}
+	return false
+}
+
+// blocks records what dependency d of waiter n blocks it with, and reports whether it does.
+func (cs *causes) blocks(n, d *Node, waitsOn Failure, seen map[string]bool) bool {
+	switch d.State {
+	case Ready:
+		if d.ID != waitsOn.Dependency || !waitsOn.DependencyRevision {
+			return false
+		}
+		rc := cs.add(d, ReasonRevisionLag, fmt.Sprintf("applied %s, its source is at %s", orNone(d.LastApplied), orNone(d.Source.Revision)))
+		rc.Explanation = append(rc.Explanation, fmt.Sprintf("%s waits for it to apply revision %s",
+			kustomizationRef(n.ID), orNone(d.Source.Revision)))
+	case Waiting:
+		return cs.walkUp(d, seen)
+	case Suspended:
+		if d.Ready == nil || d.Ready.Status != string(metav1.ConditionTrue) {
+			cs.add(d, meta.SuspendedReason, "suspended while not ready; its dependents wait until it is resumed")
+			return true
+		}
+		if !d.RevisionLag && (d.ID != waitsOn.Dependency || !waitsOn.DependencyRevision) {
+			return false
+		}
+		cs.add(d, meta.SuspendedReason, fmt.Sprintf("suspended at %s; dependents wait for %s", orNone(d.LastApplied), orNone(d.Source.Revision)))
+	case Failing:
+		cs.addFailing(d)
+	case Terminating:
+		cs.add(d, string(Terminating), "deletion requested; its dependents wait on an object that is going away")
+	default:
+		msg := ""
+		if d.Reconciling != nil {
+			msg = d.Reconciling.Message
+		}
+		cs.add(d, string(d.State), msg)
+	}
+	return true
 }
 
 // unaffected lists the nodes that are neither a root cause nor in any blast radius.

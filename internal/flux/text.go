@@ -2,6 +2,7 @@ package flux
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
@@ -35,6 +36,10 @@ func (c *Chain) AddText(root *output.Node, p output.Palette) {
 
 // addRootCause renders one root cause, its named objects, its HelmReleases and blast radius.
 func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
+	head := KustomizationRef(rc.Kustomization)
+	if rc.Object != "" {
+		head = rc.Object
+	}
 	tier := ""
 	if n := c.Node(rc.Kustomization); n != nil {
 		tier = fmt.Sprintf(" (tier %d)", n.Tier)
@@ -42,7 +47,7 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
 			tier = " (unordered)"
 		}
 	}
-	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(KustomizationRef(rc.Kustomization)) + tier)
+	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(head) + tier)
 	if rc.Message != "" {
 		node.Add(rc.Message)
 	}
@@ -55,16 +60,29 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
 	for _, hr := range rc.HelmReleases {
 		addHelmRelease(node, hr, p)
 	}
-	br := node.Add(fmt.Sprintf("blast radius: %d Kustomization(s) frozen", len(rc.BlastRadius)))
+	c.addBlastRadius(node, rc, p)
+	for _, cmd := range rc.Commands {
+		node.Add(p.Faint("$ " + cmd))
+	}
+}
+
+// addBlastRadius lists what a root cause freezes; of an object several tiers fail on, those
+// tiers are marked as failing on it directly, not as frozen behind one another.
+func (c *Chain) addBlastRadius(node *output.Node, rc RootCause, p output.Palette) {
+	head := fmt.Sprintf("blast radius: %d Kustomization(s) frozen", len(rc.BlastRadius))
+	if rc.Object != "" {
+		head = fmt.Sprintf("blast radius: %d Kustomization(s), %d failing on it directly", len(rc.BlastRadius), len(rc.Tiers))
+	}
+	br := node.Add(head)
 	for _, id := range rc.BlastRadius {
 		state := ""
 		if n := c.Node(id); n != nil {
 			state = " " + stateText(n.State, p)
 		}
+		if slices.Contains(rc.Tiers, id) {
+			state += " (fails on it directly)"
+		}
 		br.Add(id + state)
-	}
-	for _, cmd := range rc.Commands {
-		node.Add(p.Faint("$ " + cmd))
 	}
 }
 
@@ -89,6 +107,9 @@ func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette)
 	}
 	if bo.KMessage != "" {
 		n.Add(bo.KMessage)
+	}
+	for _, cd := range bo.Conditions {
+		n.Add(fmt.Sprintf("%s=%s %s: %s", cd.Type, cd.Status, cd.Reason, cd.Message))
 	}
 	if bo.Note != "" {
 		n.Add(p.Warn(bo.Note))
@@ -148,6 +169,9 @@ func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette) {
 	if hr.OutlivesTier {
 		n.Add(p.Warn("its timeout is longer than the tier's: the Kustomization's health check gives up before helm-controller does"))
 	}
+	if hr.Terminating != nil {
+		addExplanation(n, hr.Terminating, p)
+	}
 }
 
 // addTiers renders each tier and its Kustomizations in dependency order.
@@ -180,7 +204,7 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette) {
 	}
 	line := fmt.Sprintf("%s %s path=%s %s timeout=%s", n.ID, stateText(n.State, p), n.Path, gate, n.Timeout)
 	if n.Suspend {
-		line += " " + p.Warn("suspended")
+		line += " " + p.Warn(suspendedWhere(n))
 	}
 	c := parent.Add(line)
 	if len(n.DependsOn) > 0 {
@@ -201,6 +225,17 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette) {
 	if n.State != Ready && n.Ready != nil && n.Ready.Reason != "" {
 		c.Add(n.Ready.Reason + ": " + n.Ready.Message)
 	}
+	if n.Terminating != nil {
+		addExplanation(c, n.Terminating, p)
+	}
+	for _, hr := range n.HelmReleases {
+		if hr.Deleting {
+			h := c.Add(fmt.Sprintf("HelmRelease %s/%s %s", hr.Namespace, hr.Name, p.Bad(string(Terminating))))
+			if hr.Terminating != nil {
+				addExplanation(h, hr.Terminating, p)
+			}
+		}
+	}
 }
 
 // stateText colours a state.
@@ -208,7 +243,7 @@ func stateText(s State, p output.Palette) string {
 	switch s {
 	case Ready:
 		return p.Good(string(s))
-	case Failing:
+	case Failing, Terminating:
 		return p.Bad(string(s))
 	}
 	return p.Warn(string(s))

@@ -2,53 +2,66 @@ package gitops
 
 import (
 	"context"
-	"maps"
-	"slices"
+
+	"github.com/kubeforensics/suite/internal/artifactgen"
+	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
-// notCovered is the loader's hook: why tier t is not built from the repository, "" when it is.
-// A ResourceSet's tier is rendered, never built, so it is always covered.
+// notCovered says why tier t is not built from the repository, "" when it is. A
+// ResourceSet's tier is rendered, never built, so it is always covered.
 func (l *loader) notCovered(t *Tier) string {
 	if t.Owner != "" {
 		return ""
 	}
-	return l.ext.notCovered(t, l.primary)
+	return l.ext.NotCovered(t.Kustomization, l.primary)
 }
 
-// build is the loader's hook that builds one covered tier with opts.
-func (l *loader) build(ctx context.Context, t *Tier, opts BuildOptions) {
+// build builds one covered tier with opts; a ResourceSet's tier was rendered already.
+func (l *loader) build(ctx context.Context, t *Tier, opts kbuild.Options) {
 	if t.Owner != "" {
 		return
 	}
-	l.ext.build(ctx, l.root, t, opts, l.primary)
+	buildFrom(ctx, l.ext, l.root, t, opts, l.primary)
+}
+
+// buildFrom builds tier t: from root, or, when its source is an ExternalArtifact that a
+// generator of ext makes from root (whose source is primary), from that artifact
+// materialised first, with the links and ignore rules of its own directory. Files name the
+// source's files.
+func buildFrom(ctx context.Context, ext *artifactgen.Set, root string, t *Tier, opts kbuild.Options, primary string) {
+	g := ext.Lookup(t.Kustomization)
+	if g == nil || t.Kustomization.Source() == primary || g.From(primary) != "" {
+		BuildTier(ctx, root, t, opts)
+		return
+	}
+	t.Generated = g.Describe()
+	dir, files, err := ext.Materialise(g)
+	if err != nil {
+		t.Objects, t.Files, t.Err = nil, nil, err
+		return
+	}
+	opts.Root = kbuild.ScanRoot(dir)
+	BuildTier(ctx, dir, t, opts)
+	for i, f := range t.Files {
+		t.Files[i] = files[f]
+	}
 }
 
 // rebuild builds again as t was built, for WithFiles: from its artifact, materialised anew and
 // removed afterwards, when it was; a ResourceSet's tier keeps what it rendered, each object's
 // file being the ResourceSet's.
-func (r *Tree) rebuild(ctx context.Context, again, t *Tier, opts BuildOptions) {
+func (r *Tree) rebuild(ctx context.Context, again, t *Tier, opts kbuild.Options) {
 	switch {
 	case t.Owner != "":
 		again.Objects, again.Err = t.Objects, t.Err
 		again.Files = r.resourceSetFiles(ctx, t)
 	case r.ext != nil:
-		ext := r.ext.fresh()
-		defer ext.close()
-		ext.build(ctx, r.Root, again, opts, r.Source)
+		ext := r.ext.Fresh()
+		defer ext.Close()
+		buildFrom(ctx, ext, r.Root, again, opts, r.Source)
 	default:
 		BuildTier(ctx, r.Root, again, opts)
 	}
-}
-
-// fresh returns the same generators with no artifact materialised yet.
-func (a *artifacts) fresh() *artifacts {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	b := newArtifacts(a.root)
-	for id, g := range a.byID {
-		b.byID[id] = g
-	}
-	return b
 }
 
 // GeneratedSources lists the ExternalArtifacts ("ExternalArtifact/namespace/name") that the
@@ -58,19 +71,13 @@ func (r *Tree) GeneratedSources() []string {
 	if r.ext == nil {
 		return nil
 	}
-	r.ext.mu.Lock()
-	defer r.ext.mu.Unlock()
-	set := map[string]bool{}
-	for id := range r.ext.byID {
-		set[externalArtifactKind+"/"+id] = true
-	}
-	return slices.Sorted(maps.Keys(set))
+	return r.ext.Sources()
 }
 
-// reusable says whether the incremental hook may record and reuse t: a tier built from the
-// repository's own files. A ResourceSet's objects and an ExternalArtifact's build come from
-// inputs the recorded reads do not cover (the generator's copy, the providers' inputs), so
-// those tiers are always built.
-func (l *loader) reusable(t *Tier) bool {
-	return t.Owner == "" && t.Kustomization.SourceKind != "ExternalArtifact"
+// reusable says whether a Reuse may record and reuse t: a tier built from the repository's
+// own files. A ResourceSet's objects and an ExternalArtifact's build come from inputs the
+// recorded reads do not cover (the generator's copy, the providers' inputs), so those tiers
+// are always built.
+func reusable(t *Tier) bool {
+	return t.Owner == "" && t.Kustomization.SourceKind != artifactgen.Kind
 }

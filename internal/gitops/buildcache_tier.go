@@ -11,15 +11,18 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/kubeforensics/suite/internal/artifactgen"
+	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
-// tierCache is a BuildCache as the builds of one root use it. A nil *tierCache builds
-// everything.
+// tierCache is a BuildCache as the builds of one root use it.
 type tierCache struct {
 	c      *BuildCache
 	root   string
 	static *staticReader
-	ignore *sourceIgnore
+	// scan is the root's walk: its symlinks and the .sourceignore files its rules come from.
+	scan *kbuild.Root
 
 	once      sync.Once
 	ignoreSum string // "" when the ignore rules could not be read: nothing is cached
@@ -28,24 +31,41 @@ type tierCache struct {
 	files map[string]string // content digests by root-relative path
 }
 
-// forRoot is the cache as the builds of root use it, reading kustomization graphs with
-// static (shared with LoadPair's skipping when it has one) and the root's ignore rules.
-func (c *BuildCache) forRoot(root string, static *staticReader, opts BuildOptions) *tierCache {
+// forRoot is the cache as the builds of root with opts use it, reading kustomization graphs
+// with static (shared with LoadPair's skipping when it has one) and the root's ignore rules;
+// nil when c is: there is no cache.
+func (c *BuildCache) forRoot(root string, static *staticReader, opts kbuild.Options) *tierCache {
 	if c == nil {
 		return nil
 	}
 	if static == nil {
-		static = newStaticReader(root, opts.links)
+		static = newStaticReader(root, linksOf(opts))
 	}
-	ignore := opts.ignore
-	return &tierCache{c: c, root: root, static: static, ignore: ignore, files: map[string]string{}}
+	return &tierCache{c: c, root: root, static: static, scan: opts.Root, files: map[string]string{}}
+}
+
+// throughCache builds t with build, through cache when there is one (see tierCache.around).
+func throughCache(cache *tierCache, t *Tier, opts kbuild.Options, build func(kbuild.Options)) (covered []string, hit bool) {
+	if cache == nil {
+		build(opts)
+		return nil, false
+	}
+	return cache.around(t, opts, build)
+}
+
+// linksOf are the symlinks of the root opts builds, nil when they are not known.
+func linksOf(opts kbuild.Options) *kbuild.LinkSet {
+	if opts.Root == nil {
+		return nil
+	}
+	return opts.Root.Links
 }
 
 // around builds t with build unless the cache holds the output of a build with the same
 // inputs; a build the cache could not answer is stored when it succeeded and every path it
 // read or probed is among those the key covers. It returns the paths the key covers (which
 // stand for the reads of a build taken from the cache) and whether t came from the cache.
-func (tc *tierCache) around(t *Tier, opts BuildOptions, build func(BuildOptions)) (static []string, hit bool) {
+func (tc *tierCache) around(t *Tier, opts kbuild.Options, build func(kbuild.Options)) (static []string, hit bool) {
 	key, static := tc.key(t, opts)
 	if key == "" {
 		build(opts)
@@ -54,11 +74,11 @@ func (tc *tierCache) around(t *Tier, opts BuildOptions, build func(BuildOptions)
 	if tc.c.get(key, t) {
 		return static, true
 	}
-	if opts.reads == nil {
-		opts.reads = newReadLog(tc.root)
+	if opts.Reads == nil {
+		opts.Reads = kbuild.NewReadLog(tc.root)
 	}
 	build(opts)
-	if t.Err == nil && opts.reads.within(static) {
+	if t.Err == nil && within(opts.Reads, static) {
 		tc.c.put(key, t)
 	}
 	return static, false
@@ -68,10 +88,10 @@ func (tc *tierCache) around(t *Tier, opts BuildOptions, build func(BuildOptions)
 // build cannot be bounded that way: a tier built from elsewhere than the root, one that reads
 // at, above or below a symlink, remote bases allowed, a kustomization graph the static reader does not model
 // (staticReader), or a directory listed whole by the controller's generator.
-func (tc *tierCache) key(t *Tier, opts BuildOptions) (string, []string) {
+func (tc *tierCache) key(t *Tier, opts kbuild.Options) (string, []string) {
 	switch {
-	case tc == nil, opts.AllowNetwork, opts.links == nil,
-		t.Owner != "", t.Kustomization.SourceKind == externalArtifactKind, t.NotCovered != "":
+	case opts.AllowNetwork, linksOf(opts) == nil,
+		t.Owner != "", t.Kustomization.SourceKind == artifactgen.Kind, t.NotCovered != "":
 		return "", nil
 	}
 	spec, subst := specFingerprint(t.Kustomization), substFingerprint(t.Kustomization.Object, opts)
@@ -80,7 +100,7 @@ func (tc *tierCache) key(t *Tier, opts BuildOptions) (string, []string) {
 		return "", nil
 	}
 	in := tc.static.tier(t.Kustomization)
-	if in.mustBuild != "" || !opts.links.clear(in.paths...) {
+	if in.mustBuild != "" || !linksOf(opts).Clear(in.paths...) {
 		return "", nil
 	}
 	h := sha256.New()
@@ -120,7 +140,7 @@ func digestFile(abs string) string {
 	switch {
 	case os.IsNotExist(err):
 		return "absent"
-	case err != nil, !fi.Mode().IsRegular(), fi.Size() > maxFileSize:
+	case err != nil, !fi.Mode().IsRegular(), fi.Size() > kbuild.MaxFileSize:
 		return ""
 	}
 	f, err := os.Open(abs)
@@ -129,7 +149,7 @@ func digestFile(abs string) string {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, maxFileSize+1)); err != nil {
+	if _, err := io.Copy(h, io.LimitReader(f, kbuild.MaxFileSize+1)); err != nil {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -145,11 +165,15 @@ func contentSum(data []byte) string {
 // which decide whether a build may read its kustomization file.
 func (tc *tierCache) ignoreDigest() string {
 	tc.once.Do(func() {
-		if tc.ignore == nil || tc.ignore.load() != nil {
+		if tc.scan == nil {
+			return
+		}
+		files, err := tc.scan.IgnoreFiles()
+		if err != nil {
 			return
 		}
 		h := sha256.New()
-		for _, f := range tc.ignore.files {
+		for _, f := range files {
 			sum := digestFile(filepath.Join(tc.root, filepath.FromSlash(f)))
 			if sum == "" {
 				return
@@ -163,18 +187,22 @@ func (tc *tierCache) ignoreDigest() string {
 
 // within reports whether the log is complete and everything in it is covered by paths: a
 // change that touches a read or probed path touches one of them.
-func (l *readLog) within(paths []string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.bad != "" {
+func within(l *kbuild.ReadLog, paths []string) bool {
+	read, probed, bad := l.Reads()
+	return readsWithin(paths, read, probed, bad)
+}
+
+// readsWithin is within over a log's reads, probes and reason it is incomplete.
+func readsWithin(paths, read []string, probed map[string]string, bad string) bool {
+	if bad != "" {
 		return false
 	}
-	for p := range l.read {
+	for _, p := range read {
 		if !covers(paths, p, false) {
 			return false
 		}
 	}
-	for p, kind := range l.probed {
+	for p, kind := range probed {
 		if !covers(paths, p, kind == "dir") {
 			return false
 		}
@@ -203,7 +231,7 @@ func covers(paths []string, p string, dir bool) bool {
 
 // cached gives t, taken from the cache, the inputs of a build: the paths its key covers.
 func (i *incremental) cached(t *Tier, static []string) {
-	if i == nil || t.Inputs == nil {
+	if t.Inputs == nil {
 		return
 	}
 	paths := append(slices.Clone(t.Inputs.Paths), static...)

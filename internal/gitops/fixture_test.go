@@ -1,192 +1,42 @@
 package gitops
 
 import (
+	"sort"
 	"testing"
 
+	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/testsupport/gitopsfixture"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
-// fixture is a GitOps repository with the shapes real ones have: a plain directory, a
-// component that protects from pruning, variables, a remote resource, a SOPS Secret, and
-// Flux Kustomizations rendered from a base with placeholder paths patched by an overlay.
-var fixture = map[string]string{
-	"apps/plain/deploy.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: apps
-spec:
-  template:
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.27
-`,
-	"apps/plain/notes.txt": "not a manifest\n",
-	"apps/plain/sub/cm.yaml": `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings
-  namespace: apps
-data:
-  mode: fast
-`,
-	"apps/protected/kustomization.yaml": `apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-- pvc.yaml
-components:
-- ../../components/protect
-`,
-	"apps/protected/pvc.yaml": pvc("data", "apps"),
-	"components/protect/kustomization.yaml": `apiVersion: kustomize.config.k8s.io/v1alpha1
-kind: Component
-commonAnnotations:
-  kustomize.toolkit.fluxcd.io/prune: disabled
-`,
-	"apps/subst/pvc.yaml": pvc("data-${CLUSTER}", "${APP_NS:=apps}"),
-	"apps/subst/cm.yaml": `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: greeting
-  namespace: apps
-data:
-  text: ${GREETING}
-`,
-	"apps/subst/literal.yaml": `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: literal-${NOT_A_VAR}
-  namespace: apps
-  annotations:
-    kustomize.toolkit.fluxcd.io/substitute: disabled
-`,
-	"apps/remote/kustomization.yaml": "resources:\n- local.yaml\n- ../remote-base\n",
-	"apps/remote/local.yaml":         pvc("local", "apps"),
-	"apps/remote-base/kustomization.yaml": `resources:
-- https://raw.githubusercontent.com/example/operator/v1.0.0/deploy/crds.yaml
-- github.com/example/platform//base?ref=v1
-`,
-	"apps/sops/secret.yaml": `apiVersion: v1
-kind: Secret
-metadata:
-  name: db
-  namespace: apps
-type: Opaque
-stringData:
-  password: ENC[AES256_GCM,data:8Jq1Yw==,iv:Aq0Xx5Q5uG3zkX6bW1dQ0x7ZWbqU2r2bG0Wl3l6m3aE=,tag:kq3iYk0b8Q8y1F8QJm3V2A==,type:str]
-sops:
-  age:
-  - recipient: age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq
-    enc: |
-      -----BEGIN AGE ENCRYPTED FILE-----
-      YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOQ==
-      -----END AGE ENCRYPTED FILE-----
-  lastmodified: "2025-01-01T00:00:00Z"
-  mac: ENC[AES256_GCM,data:c2VjcmV0,iv:aXY=,tag:dGFn,type:str]
-  encrypted_regex: ^(data|stringData)$
-  version: 3.9.0
-`,
-	"apps/broken/kustomization.yaml": "resources:\n- missing.yaml\n",
-	// A shared base of tier Kustomizations with a placeholder path; the overlay patches it.
-	"infra/base/kustomization.yaml": "resources:\n- ks.yaml\n- helmrelease.yaml\n",
-	"infra/base/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: infra
-  namespace: flux-system
-spec:
-  interval: 10m
-  timeout: 1m
-  path: ./clusters/__CLUSTER__/infra
-  prune: true
-  dependsOn:
-  - name: crds
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-`,
-	"infra/base/helmrelease.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: db
-  namespace: flux-system
-spec:
-  chart:
-    spec:
-      chart: db
-  driftDetection:
-    mode: enabled
-    ignore:
-    - paths: ["/spec/replicas"]
-      target:
-        kind: StatefulSet
-    - paths: ["/spec"]
-      target:
-        kind: CustomResourceDefinition
-`,
-	"clusters/prod/kustomization.yaml": `resources:
-- ../../infra/base
-patches:
-- path: ks-patch.yaml
-  target:
-    kind: Kustomization
-    name: infra
-`,
-	// A partial Flux Kustomization used as a patch: not an object.
-	"clusters/prod/ks-patch.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: infra
-spec:
-  path: ./clusters/prod/infra
-  timeout: 5m
-`,
-	"clusters/prod/infra/pvc.yaml": pvc("infra-data", "infra"),
-}
+// fixture is the repository most build tests use (gitopsfixture.Repo).
+var fixture = gitopsfixture.Repo()
 
-func pvc(name, namespace string) string {
-	return `apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: ` + name + `
-  namespace: ` + namespace + `
-spec:
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests:
-      storage: 1Gi
-`
-}
+func pvc(name, namespace string) string { return gitopsfixture.PVC(name, namespace) }
+
+func ksYAML(path, spec string) string { return gitopsfixture.KustomizationYAML(path, spec) }
 
 // fluxKS reads a Flux Kustomization written as YAML.
-func fluxKS(t *testing.T, manifest string) Kustomization {
+func fluxKS(t *testing.T, manifest string) kbuild.Kustomization {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(manifest), &u.Object); err != nil {
 		t.Fatal(err)
 	}
-	ks, err := kustomizationOf(u)
-	if err != nil {
-		t.Fatal(err)
+	kss, err := kbuild.KustomizationsIn([]*unstructured.Unstructured{u})
+	if err != nil || len(kss) != 1 {
+		t.Fatalf("%d Kustomizations, err %v", len(kss), err)
 	}
-	return ks
+	return kss[0]
 }
 
-// ksYAML is a Flux Kustomization in flux-system for path with extra spec lines.
-func ksYAML(path, spec string) string {
-	return `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: test
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ` + path + `
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-` + spec
+// ids are the inventory ids of objs, sorted.
+func ids(objs []*unstructured.Unstructured) []string {
+	out := make([]string, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, kbuild.ObjectID(o))
+	}
+	sort.Strings(out)
+	return out
 }

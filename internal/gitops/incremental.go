@@ -6,6 +6,9 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
 // Against is what LoadIncremental reuses.
@@ -14,8 +17,8 @@ type Against struct {
 	// entry path.
 	Base *Tree
 	// Changes are the paths that differ between the base's root and the candidate's, relative
-	// to the source root (Repo.Changes, then Changes.Under).
-	Changes *Changes
+	// to the source root (gitrev.Repo.Changes, then Changes.Under).
+	Changes *gitrev.Changes
 	// Full forces every tier to be built, as Load does.
 	Full bool
 }
@@ -45,8 +48,7 @@ func loadIncremental(ctx context.Context, root string, opts LoadOptions, a Again
 	opts.RecordInputs = true
 	inc := &incremental{base: a.Base, changes: a.Changes, root: root, static: static}
 	inc.off = a.fullReason(opts)
-	opts.incr = inc
-	t, err := Load(ctx, root, opts)
+	t, err := load(ctx, root, opts, inc, static)
 	if t != nil {
 		t.FullBuild = inc.off
 	}
@@ -66,18 +68,53 @@ func (a Against) fullReason(opts LoadOptions) string {
 		return a.Changes.Uncertain
 	case opts.AllowNetwork:
 		return "remote bases may change between builds"
-	case a.Base.Entry != CleanPath(opts.Entry):
+	case a.Base.Entry != kbuild.CleanPath(opts.Entry):
 		return "the base was loaded from another entry path"
 	case a.Base.opts.NoFiles != opts.NoFiles:
 		return "the base was loaded with other options"
-	case a.Base.opts.links == nil:
+	case linksOf(a.Base.opts) == nil:
 		return "the base's tree could not be walked for symlinks"
 	}
 	return ""
 }
 
-// incremental is the loader's hook that records each tier's inputs and, given a base,
-// copies the tiers whose inputs did not change. A nil *incremental does nothing.
+// Reuse decides, for each build of a tier from the repository's own files, whether Load runs
+// it: the walk asks Skip before a build (a tier it skips has its output from elsewhere) and
+// Before for the options it runs with, and tells After what came of it. Whether a tier is
+// built from the repository, from a generated artifact or rendered, and how, is the loader's
+// alone (loader.build); a Reuse only leaves builds out.
+type Reuse interface {
+	// Level is told of a level of the walk before any of it is built.
+	Level(tiers []*Tier)
+	// Skip reports whether t's build is left out, its output given to t by the Reuse.
+	Skip(t *Tier, opts kbuild.Options) bool
+	// Before returns the options t's build runs with.
+	Before(t *Tier, opts kbuild.Options) kbuild.Options
+	// After is told that t was built with opts, or, hit, taken from the build cache, whose key
+	// covers the paths covered.
+	After(t *Tier, opts kbuild.Options, covered []string, hit bool)
+}
+
+// buildEvery is the Reuse of a walk that builds every tier and records nothing.
+type buildEvery struct{}
+
+func (buildEvery) Level([]*Tier)                                      {}
+func (buildEvery) Skip(*Tier, kbuild.Options) bool                    { return false }
+func (buildEvery) Before(_ *Tier, opts kbuild.Options) kbuild.Options { return opts }
+func (buildEvery) After(*Tier, kbuild.Options, []string, bool)        {}
+
+// recorder is the Reuse of a Load that reuses nothing: one that records each tier's inputs
+// when opts ask for them (RecordInputs), else buildEvery.
+func recorder(root string, opts LoadOptions) Reuse {
+	if opts.RecordInputs {
+		return &incremental{root: root}
+	}
+	return buildEvery{}
+}
+
+// incremental is the Reuse that records each tier's inputs and, given a base, copies the
+// tiers whose inputs did not change (and, given static, leaves out those LoadPair need not
+// build).
 //
 // Load builds a tier once in its walk, with the substitution sources of the levels above, and
 // a tier that uses postBuild.substituteFrom once more at the end with every source: the
@@ -87,7 +124,7 @@ func (a Against) fullReason(opts LoadOptions) string {
 // when, in addition, the final sources are.
 type incremental struct {
 	base    *Tree
-	changes *Changes
+	changes *gitrev.Changes
 	root    string
 	// off says why no tier is reused (set before Load, or by the first build that finds the
 	// candidate's symlinks unknown).
@@ -96,25 +133,29 @@ type incremental struct {
 	static *staticSkip
 }
 
-// incremental returns the hook Load uses on root: the one LoadIncremental set, one that only
-// records inputs, or nil.
-func (o LoadOptions) incremental(root string) *incremental {
-	switch {
-	case o.incr != nil:
-		return o.incr
-	case o.RecordInputs:
-		return &incremental{root: root}
+// Level records the substituteFrom names of a level of the walk before any of it is built.
+func (i *incremental) Level(tiers []*Tier) { i.see(tiers) }
+
+// Skip copies t from the base or leaves it unbuilt when it may (reuse).
+func (i *incremental) Skip(t *Tier, opts kbuild.Options) bool { return i.reuse(t, opts) }
+
+// Before fingerprints what t's build reads and gives it a log of its reads (record).
+func (i *incremental) Before(t *Tier, opts kbuild.Options) kbuild.Options { return i.record(t, opts) }
+
+// After stores what t's build read: the log's reads, or, from the cache, the paths its key
+// covers.
+func (i *incremental) After(t *Tier, opts kbuild.Options, covered []string, hit bool) {
+	if hit {
+		i.cached(t, covered)
+		return
 	}
-	return nil
+	i.built(t, opts)
 }
 
 // reuse copies t from the base when its build would repeat the base's, or skips t's final
 // build when it would repeat the walk's, and reports whether it did. A tier with Inputs
 // already set is at its final build.
-func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
-	if i == nil {
-		return false
-	}
+func (i *incremental) reuse(t *Tier, opts kbuild.Options) bool {
 	if skip, decided := i.staticReuse(t, opts); decided {
 		return skip
 	}
@@ -130,7 +171,7 @@ func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
 	if i.base == nil || i.off != "" {
 		return false
 	}
-	if opts.links == nil {
+	if linksOf(opts) == nil {
 		i.off = "the candidate's tree could not be walked for symlinks"
 		return false
 	}
@@ -156,11 +197,11 @@ func (i *incremental) reuse(t *Tier, opts BuildOptions) bool {
 }
 
 // unchanged reports whether t's walk build would read exactly what bt's did.
-func (i *incremental) unchanged(t, bt *Tier, opts BuildOptions) bool {
+func (i *incremental) unchanged(t, bt *Tier, opts kbuild.Options) bool {
 	if bt == nil || bt.Inputs == nil || bt.NotBuilt() || bt.Inputs.Incomplete != "" || bt.NotCovered != "" {
 		return false
 	}
-	if bt.Err != nil && !errors.Is(bt.Err, ErrNeedsNetwork) && !errors.Is(bt.Err, ErrPathNotFound) {
+	if bt.Err != nil && !errors.Is(bt.Err, kbuild.ErrNeedsNetwork) && !errors.Is(bt.Err, kbuild.ErrPathNotFound) {
 		return false
 	}
 	in := bt.Inputs
@@ -169,8 +210,8 @@ func (i *incremental) unchanged(t, bt *Tier, opts BuildOptions) bool {
 	}
 	// A read through a symlink reads what a list of changed paths does not describe.
 	probed := slices.Collect(maps.Keys(in.Probed))
-	for _, links := range []*linkSet{opts.links, i.base.opts.links} {
-		if !links.clear(in.Paths...) || !links.clear(probed...) {
+	for _, links := range []*kbuild.LinkSet{linksOf(opts), linksOf(i.base.opts)} {
+		if !links.Clear(in.Paths...) || !links.Clear(probed...) {
 			return false
 		}
 	}
@@ -184,7 +225,7 @@ func (i *incremental) unchanged(t, bt *Tier, opts BuildOptions) bool {
 	}
 	for p, kind := range in.Probed {
 		// A change there: the answer holds while the path is still what it was.
-		if i.changes.Touches(p) && pathKind(filepath.Join(i.root, filepath.FromSlash(p))) != kind {
+		if i.changes.Touches(p) && kbuild.PathKind(filepath.Join(i.root, filepath.FromSlash(p))) != kind {
 			return false
 		}
 	}
@@ -203,10 +244,7 @@ func copyOutput(t, bt *Tier, walk *walkOutput) {
 // record returns the options t's build runs with: with a log of its reads when inputs are
 // recorded. It fingerprints the object and the substitution sources this build reads, and at
 // the final build keeps the walk's output when the sources differ from the walk's.
-func (i *incremental) record(t *Tier, opts BuildOptions) BuildOptions {
-	if i == nil {
-		return opts
-	}
+func (i *incremental) record(t *Tier, opts kbuild.Options) kbuild.Options {
 	fp := substFingerprint(t.Kustomization.Object, opts)
 	if t.Inputs == nil {
 		t.Inputs = &Inputs{spec: specFingerprint(t.Kustomization)}
@@ -220,13 +258,23 @@ func (i *incremental) record(t *Tier, opts BuildOptions) BuildOptions {
 		}
 		t.Inputs = &in
 	}
-	opts.reads = newReadLog(i.root)
+	opts.Reads = kbuild.NewReadLog(i.root)
 	return opts
 }
 
 // built stores the reads of t's build.
-func (i *incremental) built(t *Tier, opts BuildOptions) {
-	if i != nil && opts.reads != nil {
-		opts.reads.inputs(t.Inputs)
+func (i *incremental) built(t *Tier, opts kbuild.Options) {
+	if opts.Reads == nil {
+		return
+	}
+	paths, probed, bad := opts.Reads.Reads()
+	in := t.Inputs
+	for p, kind := range in.Probed {
+		probed[p] = kind
+	}
+	in.Paths = slices.Compact(slices.Sorted(slices.Values(append(paths, in.Paths...))))
+	in.Probed = probed
+	if in.Incomplete == "" {
+		in.Incomplete = bad
 	}
 }

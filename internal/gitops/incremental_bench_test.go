@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/testsupport/floor"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
@@ -32,7 +33,7 @@ func BenchmarkIncrementalLoad(b *testing.B) {
 
 // incrBench is one generated repository with its four revisions extracted.
 type incrBench struct {
-	repo                  *Repo
+	repo                  *gitrev.Repo
 	base, one, every, two string // commits
 	baseDir, oneDir       string
 	everyDir, twoDir      string
@@ -58,7 +59,7 @@ func newIncrBench(b *testing.B, n int) *incrBench {
 	g.Git("checkout", "--quiet", "-B", "two", ib.base)
 	ib.two = g.Commit("another image bump", map[string]string{strings.ReplaceAll(release, "app-0000", "app-0001"): floor.HomeOpsRelease("app-0001", "1.1.0")})
 	g.Git("gc", "--quiet") // packed, as a clone is
-	if ib.repo, err = OpenRepo(dir); err != nil {
+	if ib.repo, err = gitrev.OpenRepo(dir); err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
@@ -86,11 +87,11 @@ func (ib *incrBench) today(b *testing.B, candDir string) {
 // gate is what safe-retire --offline does for cand: both revisions extracted at once, the
 // changes listed and both loaded with LoadPair.
 func (ib *incrBench) gate(b *testing.B, cand string, cache *BuildCache) {
-	var snaps [2]*Snapshot
+	var snaps [2]*gitrev.Snapshot
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i, rev := range []string{ib.base, cand} {
-		wg.Go(func() { snaps[i], errs[i] = ib.repo.Snapshot(rev) })
+		wg.Go(func() { snaps[i], errs[i] = ib.repo.Snapshot(b.Context(), rev) })
 	}
 	wg.Wait()
 	for i, s := range snaps {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
@@ -99,10 +100,10 @@ func pairCases() []pairCase {
 }
 
 // pairRepo commits pairFixture to a new repository and opens it; base is that commit.
-func pairRepo(t *testing.T) (g *gittest.Repo, repo *Repo, base string) {
+func pairRepo(t *testing.T) (g *gittest.Repo, repo *gitrev.Repo, base string) {
 	t.Helper()
 	g = gittest.New(t, pairFixture())
-	repo, err := OpenRepo(g.Dir)
+	repo, err := gitrev.OpenRepo(g.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func commitCase(g *gittest.Repo, branch, base, name string, files map[string]str
 
 // loadCandidate extracts cand and returns its directory, the changes since base and its full
 // load.
-func loadCandidate(t *testing.T, repo *Repo, base, cand string, opts LoadOptions) (string, *Changes, *Tree) {
+func loadCandidate(t *testing.T, repo *gitrev.Repo, base, cand string, opts LoadOptions) (string, *gitrev.Changes, *Tree) {
 	t.Helper()
 	dir := snapshot(t, repo, cand).Dir
 	changes, err := repo.Changes(base, cand)
@@ -136,7 +137,7 @@ func loadCandidate(t *testing.T, repo *Repo, base, cand string, opts LoadOptions
 }
 
 // loadPair is LoadPair, failing the test when either side fails.
-func loadPair(t *testing.T, baseDir, candDir string, opts LoadOptions, changes *Changes) (base, cand *Tree) {
+func loadPair(t *testing.T, baseDir, candDir string, opts LoadOptions, changes *gitrev.Changes) (base, cand *Tree) {
 	t.Helper()
 	base, cand, errB, errC := LoadPair(context.Background(), baseDir, candDir, opts, changes)
 	if errB != nil || errC != nil {
@@ -279,7 +280,7 @@ spec:
 `
 	files["kubernetes/apps/default/parent/child/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: child\ndata:\n  mode: ${MODE}\n"
 	g := gittest.New(t, files)
-	repo, err := OpenRepo(g.Dir)
+	repo, err := gitrev.OpenRepo(g.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,9 @@ import (
 	"path"
 	"runtime"
 	"sync"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
 // LoadPair loads both revisions of a change from the same entry path, building only what the
@@ -22,16 +25,17 @@ import (
 //
 // Which names substituteFrom reads is known only once the walk is done: when a tier that
 // was not built turns out to declare one, both revisions are loaded again without skipping.
-func LoadPair(ctx context.Context, baseRoot, candRoot string, opts LoadOptions, changes *Changes) (base, cand *Tree, errB, errC error) {
+func LoadPair(ctx context.Context, baseRoot, candRoot string, opts LoadOptions, changes *gitrev.Changes) (base, cand *Tree, errB, errC error) {
 	bo := opts
 	bo.RecordInputs = true
 	var sb, sc *staticSkip
 	if changes != nil && changes.Uncertain == "" && !opts.AllowNetwork {
 		sb, sc = newStaticSkip(baseRoot, changes), newStaticSkip(candRoot, changes)
 		sc.reader.prev, sc.reader.changes = sb.reader, changes
-		bo.incr = &incremental{root: baseRoot, static: sb}
+		base, errB = load(ctx, baseRoot, bo, &incremental{root: baseRoot, static: sb}, sb)
+	} else {
+		base, errB = Load(ctx, baseRoot, bo)
 	}
-	base, errB = Load(ctx, baseRoot, bo)
 	a := Against{Base: base, Changes: changes}
 	if errB != nil {
 		a, sc = Against{}, nil // the candidate alone, built whole
@@ -41,7 +45,6 @@ func LoadPair(ctx context.Context, baseRoot, candRoot string, opts LoadOptions, 
 		return base, cand, errB, errC
 	}
 	if sb.missed(base) || sc.missed(cand) {
-		bo.incr = nil
 		if base, errB = Load(ctx, baseRoot, bo); errB != nil {
 			return base, cand, errB, errC
 		}
@@ -102,7 +105,7 @@ func (r *Tree) buildNow(ctx context.Context, tiers []*Tier) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			r.opts.cache.around(t, r.opts, func(o BuildOptions) { r.rebuild(ctx, t, t, o) })
+			throughCache(r.cache, t, r.opts, func(o kbuild.Options) { r.rebuild(ctx, t, t, o) })
 		})
 	}
 	wg.Wait()
@@ -113,16 +116,16 @@ func (r *Tree) buildNow(ctx context.Context, tiers []*Tier) {
 type staticSkip struct {
 	reader *staticReader
 	// scan is the walk of the root, which Load reuses.
-	scan    *rootScan
-	changes *Changes
+	scan    *kbuild.Root
+	changes *gitrev.Changes
 	refs    refNames
 	// off says why nothing is skipped.
 	off string
 }
 
-func newStaticSkip(root string, changes *Changes) *staticSkip {
-	scan := scanRoot(root)
-	s := &staticSkip{reader: newStaticReader(root, scan.links), changes: changes, scan: &scan}
+func newStaticSkip(root string, changes *gitrev.Changes) *staticSkip {
+	scan := kbuild.ScanRoot(root)
+	s := &staticSkip{reader: newStaticReader(root, scan.Links), changes: changes, scan: scan}
 	for _, p := range changes.Paths {
 		if path.Base(p) == ".sourceignore" || p == "." {
 			s.off = "a .sourceignore file changed, which may change what every build sees"
@@ -132,15 +135,15 @@ func newStaticSkip(root string, changes *Changes) *staticSkip {
 }
 
 // skippable reports whether t need not be built at this root: see LoadPair.
-func (s *staticSkip) skippable(t *Tier, opts BuildOptions) bool {
-	if s.off != "" || opts.links == nil || specFingerprint(t.Kustomization) == "" {
+func (s *staticSkip) skippable(t *Tier, opts kbuild.Options) bool {
+	if s.off != "" || linksOf(opts) == nil || specFingerprint(t.Kustomization) == "" {
 		return false
 	}
-	if s.reader.kind(CleanPath(t.Kustomization.Path)) != "dir" {
+	if s.reader.kind(kbuild.CleanPath(t.Kustomization.Path)) != "dir" {
 		return false // it fails, and says so
 	}
 	in := s.reader.tier(t.Kustomization)
-	if in.mustBuild != "" || !opts.links.clear(in.paths...) {
+	if in.mustBuild != "" || !linksOf(opts).Clear(in.paths...) {
 		return false
 	}
 	for _, p := range in.paths {
@@ -166,25 +169,9 @@ func (s *staticSkip) missed(r *Tree) bool {
 	return false
 }
 
-// rootScan is LoadPair's walk of the root, nil without one.
-func (i *incremental) rootScan() *rootScan {
-	if i == nil || i.static == nil {
-		return nil
-	}
-	return i.static.scan
-}
-
-// staticReader is the reader LoadPair skips tiers with, nil when it does not.
-func (i *incremental) staticReader() *staticReader {
-	if i == nil || i.static == nil {
-		return nil
-	}
-	return i.static.reader
-}
-
 // see records the substituteFrom names of a level of the walk before any of it is built.
 func (i *incremental) see(tiers []*Tier) {
-	if i == nil || i.static == nil {
+	if i.static == nil {
 		return
 	}
 	for _, t := range tiers {
@@ -194,7 +181,7 @@ func (i *incremental) see(tiers []*Tier) {
 
 // staticReuse decides t's build when the base did not build it or this build is the
 // base's: skip says t is not built, decided that the other rules of reuse do not apply.
-func (i *incremental) staticReuse(t *Tier, opts BuildOptions) (skip, decided bool) {
+func (i *incremental) staticReuse(t *Tier, opts kbuild.Options) (skip, decided bool) {
 	var bt *Tier
 	if i.base != nil {
 		bt = i.base.Tiers[t.ID()]

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
@@ -15,7 +16,7 @@ import (
 // agent's instructions linked to another file and a skills directory linked into the tree
 // (bjw-s-labs/home-ops at e183e64292 links CLAUDE.md and .claude/skills), and one tier, tuned,
 // whose kustomization lists a resource that is a link to a shared file.
-func symlinkRepo(t *testing.T) (*gittest.Repo, *Repo, string) {
+func symlinkRepo(t *testing.T) (*gittest.Repo, *gitrev.Repo, string) {
 	t.Helper()
 	g, repo, _ := pairRepo(t)
 	tuned := "kubernetes/apps/default/tuned/app/"
@@ -104,26 +105,5 @@ func TestLoadPairWithSymlinks(t *testing.T) {
 				checkFilled(t, fmt.Sprintf("pass %d", pass), pb, pc, fullBase, fullCand)
 			}
 		})
-	}
-}
-
-// TestLinkSet checks which paths a symlink makes unclear: the link itself, what lies below it,
-// and a directory that holds it.
-func TestLinkSet(t *testing.T) {
-	l := &linkSet{paths: []string{"a/link", "CLAUDE.md"}}
-	for p, want := range map[string]bool{"a/link": false, "a/link/x.yaml": false, "a": false, ".": false,
-		"a/linked.yaml": true, "a/b/x.yaml": true, "b": true, "CLAUDE.md": false, "CLAUDE.mdx": true} {
-		if got := l.clear(p); got != want {
-			t.Errorf("clear(%q) = %t, want %t", p, got, want)
-		}
-	}
-	for p, want := range map[string]bool{"a/link": true, "a/link/x.yaml": true, "a": false, "a/linked.yaml": false} {
-		if got := l.through(p); got != want {
-			t.Errorf("through(%q) = %t, want %t", p, got, want)
-		}
-	}
-	var unknown *linkSet
-	if unknown.clear("b") || !unknown.through("b") {
-		t.Error("an unwalked tree's paths were taken as clear of links")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
@@ -88,7 +89,7 @@ func secretWithKeys(keys ...string) string {
 func TestLoadIncrementalEqualsLoad(t *testing.T) {
 	ctx := context.Background()
 	g := gittest.New(t, homeOps())
-	repo, err := OpenRepo(g.Dir)
+	repo, err := gitrev.OpenRepo(g.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestLoadIncrementalEqualsLoad(t *testing.T) {
 		checkIncremental(t, ctx, repo.Dir, opts, Against{Base: base, Changes: changes}, []string{"cluster-apps", "plain"})
 	})
 	t.Run("full", func(t *testing.T) {
-		changes := &Changes{}
+		changes := &gitrev.Changes{}
 		inc := checkIncremental(t, ctx, repo.Dir, opts, Against{Base: base, Changes: changes, Full: true},
 			[]string{"flux-system", "cluster-vars", "cluster-apps", "web", "db", "plain", "remote", "jelly"})
 		if inc.FullBuild == "" {
@@ -188,9 +189,9 @@ func objectMaps(objs []*unstructured.Unstructured) []map[string]any {
 	return out
 }
 
-func snapshot(t testing.TB, repo *Repo, rev string) *Snapshot {
+func snapshot(t testing.TB, repo *gitrev.Repo, rev string) *gitrev.Snapshot {
 	t.Helper()
-	s, err := repo.Snapshot(rev)
+	s, err := repo.Snapshot(t.Context(), rev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func snapshot(t testing.TB, repo *Repo, rev string) *Snapshot {
 }
 
 // loadAt loads rev of repo, recording inputs when record is set.
-func loadAt(t *testing.T, repo *Repo, rev string, opts LoadOptions, record bool) *Tree {
+func loadAt(t *testing.T, repo *gitrev.Repo, rev string, opts LoadOptions, record bool) *Tree {
 	t.Helper()
 	opts.RecordInputs = record
 	tree, err := Load(context.Background(), snapshot(t, repo, rev).Dir, opts)

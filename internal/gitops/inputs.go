@@ -4,19 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
 	"sort"
-	"strings"
-	"sync"
 
 	"github.com/fluxcd/pkg/kustomize"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/kustomize/api/konfig"
 )
 
 // Inputs is what one tier's build depended on (LoadOptions.RecordInputs): every path of the
@@ -51,130 +44,6 @@ type walkOutput struct {
 	files   []string
 }
 
-// readLog is the set of paths one build touched on disk, safe for kustomize's concurrent use.
-type readLog struct {
-	root   string
-	mu     sync.Mutex
-	read   map[string]bool
-	probed map[string]string
-	bad    string
-}
-
-func newReadLog(root string) *readLog {
-	return &readLog{root: filepath.Clean(mustAbs(root)), read: map[string]bool{}, probed: map[string]string{}}
-}
-
-// rel turns a path kustomize used into a root-relative one; ok is false (and the log
-// incomplete) for a path outside the root or inside .git, which no diff describes.
-func (l *readLog) rel(p string) (string, bool) {
-	r, err := filepath.Rel(l.root, mustAbs(p))
-	r = filepath.ToSlash(r)
-	switch {
-	case err != nil || !(r == "." || filepath.IsLocal(r)):
-		l.fail(fmt.Sprintf("the build read %s, outside the root", p))
-	case r == ".git" || strings.HasPrefix(r, ".git/"):
-		l.fail(fmt.Sprintf("the build read %s, git's own metadata, which no diff describes", r))
-	default:
-		return r, true
-	}
-	return "", false
-}
-
-// content records a read of p's content: of a directory, kustomize's attempt to read a
-// resource as a file before it tries it as a kustomization, which only learns it is one.
-func (l *readLog) content(p string) {
-	if pathKind(p) == "dir" {
-		l.probe(p)
-	} else {
-		l.add(p)
-	}
-}
-
-// add records a read or listing of p.
-func (l *readLog) add(p string) {
-	if r, ok := l.rel(p); ok {
-		l.mu.Lock()
-		l.read[r] = true
-		l.mu.Unlock()
-	}
-}
-
-// probe records a question about p's existence, with the answer.
-func (l *readLog) probe(p string) {
-	r, ok := l.rel(p)
-	if !ok {
-		return
-	}
-	kind := pathKind(filepath.Join(l.root, filepath.FromSlash(r)))
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.probed[r] = kind
-}
-
-// pathKind is what p is on disk: "dir", "file" (anything else that exists) or "".
-func pathKind(p string) string {
-	fi, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return ""
-	case fi.IsDir():
-		return "dir"
-	}
-	return "file"
-}
-
-func (l *readLog) fail(why string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.bad == "" {
-		l.bad = why
-	}
-}
-
-// generatorReads records what kustomize-controller's generator reads of dir outside the
-// build's file system: the path itself, its kustomization file under each recognised name,
-// the whole directory when none exists (the generator walks it to write one), and the
-// Kustomization's spec.components, whose existence it checks.
-func (l *readLog) generatorReads(dir string, obj *unstructured.Unstructured) {
-	if l == nil {
-		return
-	}
-	l.probe(dir)
-	found := false
-	for _, name := range konfig.RecognizedKustomizationFileNames() {
-		p := filepath.Join(dir, name)
-		if pathKind(p) == "file" {
-			l.add(p) // the generator reads it
-			found = true
-		} else {
-			l.probe(p)
-		}
-	}
-	if !found {
-		l.add(dir)
-	}
-	components, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "components")
-	for _, c := range components {
-		l.probe(filepath.Join(dir, c))
-	}
-}
-
-// inputs adds what the log holds to in, sorted.
-func (l *readLog) inputs(in *Inputs) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, p := range in.Paths {
-		l.read[p] = true
-	}
-	for p, kind := range in.Probed {
-		l.probed[p] = kind
-	}
-	in.Paths, in.Probed = slices.Sorted(maps.Keys(l.read)), l.probed
-	if in.Incomplete == "" {
-		in.Incomplete = l.bad
-	}
-}
-
 // fingerprint hashes v's JSON; "" stands for a value that cannot be hashed, which matches
 // nothing (see unchangedInputs).
 func fingerprint(v any) string {
@@ -189,18 +58,14 @@ func fingerprint(v any) string {
 // specFingerprint covers everything of a Kustomization a build uses: the whole object (the
 // generator reads its spec, substitution its postBuild, commonMetadata its labels) and the
 // path it is built at.
-func specFingerprint(ks Kustomization) string {
-	obj := ks.Object
-	if obj == nil {
-		obj = minimalObject(ks)
-	}
-	return fingerprint([]any{ks.Path, obj.Object})
+func specFingerprint(ks kbuild.Kustomization) string {
+	return fingerprint([]any{ks.Path, kbuild.Object(ks).Object})
 }
 
-// substFingerprint covers what newSubstituter looks up for obj in opts: for each
+// substFingerprint covers what kbuild's substitution looks up for obj in opts: for each
 // substituteFrom reference, whether the ConfigMap is known and its data, or whether the
 // Secret is known and its key names (never its values).
-func substFingerprint(obj *unstructured.Unstructured, opts BuildOptions) string {
+func substFingerprint(obj *unstructured.Unstructured, opts kbuild.Options) string {
 	if obj == nil {
 		return fingerprint(nil)
 	}

@@ -3,15 +3,14 @@ package gitops
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
+	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/resourceset"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// resourceSetTimeout is the operator's default reconcile timeout, which its
-// fluxcd.controlplane.io/reconcileTimeout annotation overrides.
-const resourceSetTimeout = 5 * time.Minute
+// OwnerResourceSet is Tier.Owner for the objects a Flux Operator ResourceSet renders.
+const OwnerResourceSet = "ResourceSet"
 
 // resourceSetTiers is the loader's hook when a level of the walk runs dry: every ResourceSet
 // the builds so far yield, not rendered yet, becomes a tier of its own (Owner "ResourceSet",
@@ -25,14 +24,14 @@ func (l *loader) resourceSetTiers(r *Tree, all []*unstructured.Unstructured) []*
 	}
 	var rsips []*unstructured.Unstructured
 	for _, o := range all {
-		if gvk := o.GroupVersionKind(); gvk.Group == operatorGroup && gvk.Kind == rsipKind {
+		if resourceset.IsInputProvider(o) {
 			rsips = append(rsips, o)
 		}
 	}
 	var out []*Tier
 	visit := func(appliedBy string, from *Tier) {
 		for i, o := range from.Objects {
-			if !IsResourceSet(o) {
+			if !resourceset.Is(o) {
 				continue
 			}
 			t := resourceSetTier(o, rsips)
@@ -56,23 +55,13 @@ func (l *loader) resourceSetTiers(r *Tree, all []*unstructured.Unstructured) []*
 // ResourceSet: namespace, name, wait, timeout and the Flux Kustomizations it waits for
 // (spec.dependsOn), and Object is the ResourceSet itself; prune
 // is always on (the operator deletes what it no longer renders, unless the object opts out
-// with ResourceSetPruneAnnotation).
+// with resourceset.PruneAnnotation).
 func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured) *Tier {
-	ks := Kustomization{Namespace: rset.GetNamespace(), Name: rset.GetName(), Prune: true, Timeout: resourceSetTimeout, Object: rset}
-	if d, err := time.ParseDuration(rset.GetAnnotations()[operatorGroup+"/reconcileTimeout"]); err == nil && d > 0 {
-		ks.Timeout = d
-	}
+	ks := kbuild.Kustomization{Namespace: rset.GetNamespace(), Name: rset.GetName(), Prune: true, Timeout: resourceset.Timeout(rset), Object: rset,
+		DependsOn: resourceset.DependsOn(rset)}
 	ks.Wait, _, _ = unstructured.NestedBool(rset.Object, "spec", "wait")
-	deps, _, _ := unstructured.NestedSlice(rset.Object, "spec", "dependsOn")
-	for _, d := range deps {
-		m, _ := d.(map[string]any)
-		str := func(k string) string { v, _ := m[k].(string); return v }
-		if str("kind") == "Kustomization" && strings.HasPrefix(str("apiVersion"), kustomizeGroup+"/") {
-			ks.DependsOn = append(ks.DependsOn, orDefault(str("namespace"), rset.GetNamespace())+"/"+str("name"))
-		}
-	}
 	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet}
-	objs, unresolved, err := RenderResourceSet(rset, rsips)
+	objs, unresolved, err := resourceset.Render(rset, rsips)
 	if err != nil {
 		t.Err = fmt.Errorf("rendering ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
 		return t
@@ -93,7 +82,7 @@ func (r *Tree) resourceSetFiles(ctx context.Context, t *Tier) []string {
 	}
 	file := ""
 	for i, o := range parent.Objects {
-		if IsResourceSet(o) && o.GetNamespace() == t.Kustomization.Namespace && o.GetName() == t.Kustomization.Name {
+		if resourceset.Is(o) && o.GetNamespace() == t.Kustomization.Namespace && o.GetName() == t.Kustomization.Name {
 			file = parent.FileAt(i)
 		}
 	}

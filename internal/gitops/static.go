@@ -11,6 +11,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/yaml"
 )
@@ -48,14 +50,14 @@ type staticReader struct {
 	dirs  map[string]*staticDir
 	facts map[string]*fileFacts
 	// links are the root's symlinks: nothing at or below one is read.
-	links *linkSet
+	links *kbuild.LinkSet
 	// prev is the reader of the other revision, whose answers hold here for what changes
 	// does not touch.
 	prev    *staticReader
-	changes *Changes
+	changes *gitrev.Changes
 }
 
-func newStaticReader(root string, links *linkSet) *staticReader {
+func newStaticReader(root string, links *kbuild.LinkSet) *staticReader {
 	return &staticReader{root: root, links: links, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
 }
 
@@ -107,8 +109,8 @@ func (s *staticReader) sum(f string) (string, bool) {
 
 // tier returns the static inputs of ks's build: its path as the controller's generator reads
 // it, the Kustomization's spec.components, and every kustomization directory they lead to.
-func (s *staticReader) tier(ks Kustomization) staticReads {
-	dir := CleanPath(ks.Path)
+func (s *staticReader) tier(ks kbuild.Kustomization) staticReads {
+	dir := kbuild.CleanPath(ks.Path)
 	queue := []string{dir}
 	if ks.Object != nil {
 		for _, c := range stringsAt(ks.Object.Object, "spec", "components") {
@@ -169,7 +171,7 @@ func (s *staticReader) dir(d string) *staticDir {
 
 func (s *staticReader) readDir(d string) *staticDir {
 	sd := &staticDir{}
-	if s.links.through(d) {
+	if s.links.Through(d) {
 		sd.mustBuild = fmt.Sprintf("a symlink lies at or above %s", d)
 		return sd
 	}
@@ -180,7 +182,7 @@ func (s *staticReader) readDir(d string) *staticDir {
 	var kfile string
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		p := path.Join(d, name)
-		if s.links.through(p) {
+		if s.links.Through(p) {
 			sd.mustBuild = fmt.Sprintf("%s is a symlink", p)
 			return sd
 		}
@@ -199,7 +201,7 @@ func (s *staticReader) readDir(d string) *staticDir {
 	sd.files = append(sd.files, kfile)
 	data, err := os.ReadFile(s.abs(kfile))
 	if err == nil {
-		err = checkLoad(kfile, data) // the build's own limits: size, alias bombs
+		err = kbuild.CheckLoad(kfile, data) // the build's own limits: size, alias bombs
 	}
 	if err != nil {
 		sd.mustBuild = fmt.Sprintf("%s cannot be read: %v", kfile, err)
@@ -249,6 +251,6 @@ func (s *staticReader) filesBelow(d string) ([]string, string) {
 
 // kind is what root-relative p is: "dir", "file" or "" (nothing). It follows a symlink, which
 // only stats its target: readDir and fileFacts read nothing at or under one (linkSet.through).
-func (s *staticReader) kind(p string) string { return pathKind(s.abs(p)) }
+func (s *staticReader) kind(p string) string { return kbuild.PathKind(s.abs(p)) }
 
 func (s *staticReader) abs(p string) string { return filepath.Join(s.root, filepath.FromSlash(p)) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
@@ -22,7 +23,7 @@ func TestStaticReadsCoverRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newStaticReader(root, scanRoot(root).links)
+			s := newStaticReader(root, kbuild.ScanRoot(root).Links)
 			for _, id := range tree.IDs() {
 				tier := tree.Tiers[id]
 				in := s.tier(tier.Kustomization)
@@ -61,7 +62,7 @@ func TestStaticReaderGivesUp(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := gittest.New(t, map[string]string{"apps/x/kustomization.yaml": c.kustomization}).Dir
-			if in := newStaticReader(root, scanRoot(root).links).tier(Kustomization{Path: "apps/x"}); in.mustBuild == "" {
+			if in := newStaticReader(root, kbuild.ScanRoot(root).Links).tier(kbuild.Kustomization{Path: "apps/x"}); in.mustBuild == "" {
 				t.Errorf("the reader bounds %q: %q", c.kustomization, in.paths)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -41,12 +42,12 @@ func (s *staticReader) fileFacts(f string) *fileFacts {
 	if ok {
 		return ff
 	}
-	if ff = s.factsFromPrev(f); ff == nil && s.links.through(f) {
+	if ff = s.factsFromPrev(f); ff == nil && s.links.Through(f) {
 		ff = &fileFacts{flux: true, anyName: true} // not read through a link: anything
 	} else if ff == nil {
 		data, err := os.ReadFile(s.abs(f))
 		if err == nil {
-			err = checkLoad(f, data) // the build's own limits: size, alias bombs
+			err = kbuild.CheckLoad(f, data) // the build's own limits: size, alias bombs
 		}
 		if err != nil {
 			ff = &fileFacts{flux: true, anyName: true}
@@ -142,7 +143,7 @@ type refNames struct {
 }
 
 // add records ks's substituteFrom names.
-func (r *refNames) add(ks Kustomization) {
+func (r *refNames) add(ks kbuild.Kustomization) {
 	if ks.Object == nil {
 		return
 	}

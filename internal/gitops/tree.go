@@ -1,3 +1,15 @@
+// Package gitops walks a GitOps repository's Flux chain the way the cluster would meet it:
+// Load builds an entry path (with kbuild), finds the Kustomizations in the build output
+// (never in files as written) and builds theirs, level by level, into a Tree of Tiers, with
+// the ExternalArtifacts a repository's generators make (artifactgen) and what its
+// ResourceSets render (resourceset); BuildAll builds Kustomizations read from a cluster
+// instead.
+//
+// What the walk leaves unbuilt is explicit, and separate from how a tier is built: a Reuse
+// decides each build (LoadIncremental copies the tiers whose recorded inputs did not change
+// since a base tree; LoadPair also leaves out those whose static inputs, read without
+// building, did not), and a BuildCache answers builds from earlier runs. Every such
+// shortcut gives the objects a full build gives, or is not taken.
 package gitops
 
 import (
@@ -8,13 +20,15 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/kubeforensics/suite/internal/artifactgen"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Tier is one Flux Kustomization of a repository with what its spec.path built to.
 type Tier struct {
 	// Kustomization is the effective spec, as the build that yields it renders it.
-	Kustomization Kustomization
+	Kustomization kbuild.Kustomization
 	// AppliedBy is the Kustomization (namespace/name) whose build yields this one; "" when
 	// the entry path yields it and no Kustomization in the repository builds that path.
 	AppliedBy string
@@ -22,7 +36,7 @@ type Tier struct {
 	// from (the generator's copy rules applied to the repository), "" for a direct build.
 	Generated string
 	// Owner is "ResourceSet" for the objects a Flux Operator ResourceSet renders (see
-	// resourceset.go): Kustomization then stands for the ResourceSet, whose prune is always on.
+	// resourceset_tree.go): Kustomization then stands for the ResourceSet, whose prune is always on.
 	Owner string
 	// Objects and Files are the build's objects and the repo-relative file of each.
 	Objects []*unstructured.Unstructured
@@ -89,9 +103,11 @@ type Tree struct {
 	FullBuild string
 
 	// opts are the build options of the last builds, substitution sources included.
-	opts BuildOptions
+	opts kbuild.Options
+	// cache is the build cache as the builds of Root use it; nil without one.
+	cache *tierCache
 	// ext are the ArtifactGenerators the builds declare.
-	ext *artifacts
+	ext *artifactgen.Set
 }
 
 // WithFiles builds tier id again exactly as before, this time recording each object's file,
@@ -151,7 +167,7 @@ type LoadOptions struct {
 	// Source is the Flux source the repository is, as "Kind/namespace/name"; BuildAll needs
 	// it, Load finds it from the entry's Kustomizations when it is empty.
 	Source string
-	// NoFiles skips recording each object's file (see BuildOptions.NoFiles).
+	// NoFiles skips recording each object's file (see kbuild.Options.NoFiles).
 	NoFiles bool
 	// ConfigMaps are postBuild.substituteFrom ConfigMaps read elsewhere (from the cluster the
 	// controller reads them from), by "namespace/name"; they win over those the builds declare.
@@ -161,8 +177,6 @@ type LoadOptions struct {
 	RecordInputs bool
 	// Cache, when set, keeps tier builds between runs (see BuildCache).
 	Cache *BuildCache
-
-	incr *incremental // LoadIncremental's
 }
 
 // maxUndefined bounds the rebuilds that look for further undefined variables in one tier.
@@ -180,9 +194,22 @@ var strictVar = regexp.MustCompile(`post build failed for '([^']*)'.*variable no
 // repository declares, since those are often defined in another tier. Only a failure of the
 // entry path itself is returned as an error; a tier that does not build is recorded on it.
 func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
-	entry := CleanPath(opts.Entry)
-	bopts := rootOptions(root, opts)
-	eb := BuildPath(ctx, root, entry, bopts)
+	return load(ctx, root, opts, recorder(root, opts), nil)
+}
+
+// load is Load with what it may leave unbuilt made explicit: reuse decides each build of a
+// tier that reads only the repository's files, and skip, LoadPair's reader of the root
+// without building (nil otherwise), lends the builds its walk of the root and the cache its
+// reader.
+func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip *staticSkip) (*Tree, error) {
+	entry := kbuild.CleanPath(opts.Entry)
+	var scan *kbuild.Root
+	var static *staticReader
+	if skip != nil {
+		scan, static = skip.scan, skip.reader
+	}
+	bopts := rootOptions(root, opts, scan)
+	eb := kbuild.BuildPath(ctx, root, entry, bopts)
 	if eb.Err != nil {
 		return nil, fmt.Errorf("building entry path %s: %w", entry, eb.Err)
 	}
@@ -191,22 +218,22 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		return nil, fmt.Errorf("entry path %s: %w", entry, err)
 	}
 	r := &Tree{Root: root, Entry: entry, Tiers: map[string]*Tier{},
-		EntryBuild: &Tier{Kustomization: Kustomization{Path: entry}, Objects: eb.Objects, Files: eb.Files}}
+		EntryBuild: &Tier{Kustomization: kbuild.Kustomization{Path: entry}, Objects: eb.Objects, Files: eb.Files}}
 	parent := ""
 	for _, ks := range kss {
 		if ks.Path == entry {
 			parent = ks.ID() // the root Kustomization is in the repository
 		}
 	}
-	ext := newArtifacts(root)
-	ext.add(eb.Objects)
+	ext := artifactgen.New(root)
+	ext.Add(eb.Objects)
 	r.Source = opts.Source
 	if r.Source == "" {
-		r.Source = PrimarySource(ext.sourcesThrough(kss), entry)
+		r.Source = PrimarySource(ext.SourcesThrough(kss), entry)
 	}
-	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, incr: opts.incremental(root)}
-	l.bopts.cache = opts.Cache.forRoot(root, l.incr.staticReader(), bopts)
-	defer ext.close()
+	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, reuse: reuse,
+		cache: opts.Cache.forRoot(root, static, bopts)}
+	defer ext.Close()
 	level := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
 		ap := parent
@@ -229,7 +256,7 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		level = nil
 		for _, t := range fresh {
 			all = append(all, t.Objects...)
-			found, err := kustomizationsIn(t.Objects, t.Files)
+			found, err := kbuild.KustomizationsWithFiles(t.Objects, t.Files)
 			t.Undecoded = errLines(err)
 			for _, ks := range found {
 				level = append(level, &Tier{Kustomization: ks, AppliedBy: t.ID()})
@@ -241,32 +268,28 @@ func Load(ctx context.Context, root string, opts LoadOptions) (*Tree, error) {
 		}
 	}
 	l.substituteAgain(ctx, r, all)
-	r.opts, r.ext = l.bopts, ext
+	r.opts, r.cache, r.ext = l.bopts, l.cache, ext
 	return r, nil
 }
 
-// rootOptions are the options of every build under root: one walk of the tree tells whether
-// it holds symlinks and where its ignore rules are.
-func rootOptions(root string, opts LoadOptions) BuildOptions {
-	var sc rootScan
-	if s := opts.incr.rootScan(); s != nil {
-		sc = *s
-	} else {
-		sc = scanRoot(root)
+// rootOptions are the options of every build under root: one walk of the tree (scan, when
+// the caller already made it) tells whether it holds symlinks and where its ignore rules are.
+func rootOptions(root string, opts LoadOptions, scan *kbuild.Root) kbuild.Options {
+	if scan == nil {
+		scan = kbuild.ScanRoot(root)
 	}
-	ign := newSourceIgnore(root)
-	ign.known = sc.ignoreFiles
-	return BuildOptions{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, links: sc.links, ignore: ign}
+	return kbuild.Options{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, Root: scan}
 }
 
 // BuildAll builds the paths of Kustomizations known from elsewhere (a cluster) under root: no
 // entry, no walk. Those whose source is not opts.Source are not covered; those that use
 // postBuild.substituteFrom are built again with every ConfigMap and Secret the builds declare.
-func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOptions) *Tree {
+func BuildAll(ctx context.Context, root string, kss []kbuild.Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
-	l := &loader{root: root, parallel: opts.Parallel, bopts: rootOptions(root, opts), primary: opts.Source, extra: opts.ConfigMaps, ext: newArtifacts(root)}
-	l.bopts.cache = opts.Cache.forRoot(root, nil, l.bopts)
-	defer l.ext.close()
+	bopts := rootOptions(root, opts, nil)
+	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: opts.Source, extra: opts.ConfigMaps, ext: artifactgen.New(root),
+		reuse: buildEvery{}, cache: opts.Cache.forRoot(root, nil, bopts)}
+	defer l.ext.Close()
 	l.sources(nil)
 	tiers := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
@@ -280,7 +303,7 @@ func BuildAll(ctx context.Context, root string, kss []Kustomization, opts LoadOp
 		all = append(all, t.Objects...)
 	}
 	l.substituteAgain(ctx, r, all)
-	r.opts, r.ext = l.bopts, l.ext
+	r.opts, r.cache, r.ext = l.bopts, l.cache, l.ext
 	return r
 }
 
@@ -304,22 +327,28 @@ func (l *loader) substituteAgain(ctx context.Context, r *Tree, all []*unstructur
 type loader struct {
 	root     string
 	parallel int
-	bopts    BuildOptions
+	bopts    kbuild.Options
 	primary  string
 	extra    map[string]map[string]string
-	ext      *artifacts
+	ext      *artifactgen.Set
 	rendered map[string]bool // ResourceSets already rendered, by tier id
-	incr     *incremental
+	// reuse decides which builds are not run; cache answers builds from earlier runs (nil
+	// without one).
+	reuse Reuse
+	cache *tierCache
 }
 
 func (l *loader) sources(objs []*unstructured.Unstructured) {
-	l.bopts.ConfigMaps, l.bopts.SecretKeys = SubstitutionSources(objs)
-	l.ext.add(objs)
+	l.bopts.ConfigMaps, l.bopts.SecretKeys = kbuild.SubstitutionSources(objs)
+	l.ext.Add(objs)
 	for k, v := range l.extra {
 		l.bopts.ConfigMaps[k] = v
 	}
 }
 
+// buildAll builds a level of tiers, at most parallel at once. A tier is built from the
+// repository (buildTier), unless reuse copies it from elsewhere or the cache holds its
+// build; a tier whose inputs reach beyond the repository's files (reusable) is always built.
 func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 	n := l.parallel
 	if n <= 0 {
@@ -327,28 +356,24 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 	}
 	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
-	l.incr.see(tiers)
+	l.reuse.Level(tiers)
 	for _, t := range tiers {
 		if t.NotCovered = l.notCovered(t); t.NotCovered != "" {
 			continue
 		}
-		opts := l.bopts
-		if l.reusable(t) {
-			if l.incr.reuse(t, l.bopts) {
+		opts, reusable := l.bopts, reusable(t)
+		if reusable {
+			if l.reuse.Skip(t, l.bopts) {
 				continue
 			}
-			opts = l.incr.record(t, l.bopts)
+			opts = l.reuse.Before(t, l.bopts)
 		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			static, hit := l.bopts.cache.around(t, opts, func(o BuildOptions) { l.build(ctx, t, o) })
-			switch {
-			case !l.reusable(t):
-			case hit:
-				l.incr.cached(t, static)
-			default:
-				l.incr.built(t, opts)
+			covered, hit := throughCache(l.cache, t, opts, func(o kbuild.Options) { l.build(ctx, t, o) })
+			if reusable {
+				l.reuse.After(t, opts, covered, hit)
 			}
 		})
 	}
@@ -358,11 +383,11 @@ func (l *loader) buildAll(ctx context.Context, tiers []*Tier) {
 // BuildTier builds one tier into t. A variable that strict substitution finds undefined is
 // recorded and the build repeated with it standing for itself (the literal ${NAME}: an empty
 // value may not even be YAML), so every such variable is found and the objects are still seen.
-func BuildTier(ctx context.Context, root string, t *Tier, opts BuildOptions) {
+func BuildTier(ctx context.Context, root string, t *Tier, opts kbuild.Options) {
 	ks := t.Kustomization
 	t.Undefined = nil
 	for range maxUndefined {
-		b := Build(ctx, root, ks, opts)
+		b := kbuild.Build(ctx, root, ks, opts)
 		if m := strictVar.FindStringSubmatch(errString(b.Err)); m != nil {
 			t.Undefined = append(t.Undefined, Undefined{Var: m[2], Object: m[1]})
 			ks.Object = withLiteralVar(ks, m[2])
@@ -398,12 +423,8 @@ func errString(err error) string {
 
 // withLiteralVar returns a copy of the Kustomization object with postBuild.substitute[v] set
 // to "${v}".
-func withLiteralVar(ks Kustomization, v string) *unstructured.Unstructured {
-	obj := ks.Object
-	if obj == nil {
-		obj = minimalObject(ks)
-	}
-	c := obj.DeepCopy()
+func withLiteralVar(ks kbuild.Kustomization, v string) *unstructured.Unstructured {
+	c := kbuild.Object(ks).DeepCopy()
 	sub, _, _ := unstructured.NestedStringMap(c.Object, "spec", "postBuild", "substitute")
 	if sub == nil {
 		sub = map[string]string{}
@@ -423,7 +444,7 @@ func hasSubstituteFrom(obj *unstructured.Unstructured) bool {
 
 // PrimarySource is the source a repository is: that of the Kustomization whose path is the
 // entry when the repository has one, else the one most Kustomizations use (ties by name).
-func PrimarySource(kss []Kustomization, entry string) string {
+func PrimarySource(kss []kbuild.Kustomization, entry string) string {
 	count := map[string]int{}
 	for _, ks := range kss {
 		if ks.Path == entry && entry != "" {

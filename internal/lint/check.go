@@ -44,16 +44,15 @@ type Outcome struct {
 // Check applies every rule with the settings, then the suppressions (annotations on
 // Kustomizations, then s.Suppressions), and merges the findings one cause yields in several
 // tiers. An annotation naming an unknown rule or giving no reason is an error: a typo must
-// not silently suppress nothing, nor a suppression go without its reason.
+// not silently suppress nothing, nor a suppression go without its reason. The settings are
+// passed to the rules, never kept on r, so one Repo can be checked with several.
 func Check(r *Repo, s Settings) (Outcome, error) {
-	r.settings = s
-	defer func() { r.settings = Settings{} }()
 	notes, err := r.annotations()
 	if err != nil {
 		return Outcome{}, err
 	}
 	out := Outcome{Findings: []Finding{}, Suppressed: []Finding{}}
-	for _, f := range runRules(r) {
+	for _, f := range runRules(r, s) {
 		if sev, ok := s.Severity[f.Rule]; ok {
 			f.Severity = sev
 		}

@@ -46,7 +46,8 @@ type Rule struct {
 	Severity Severity
 	// Why is the failure the rule prevents, in one line; Fix is the change that removes it.
 	Why, Fix string
-	check    func(*Repo, Rule) []Finding
+	// check finds the rule's failures in a repository, with the settings of the run.
+	check func(*Repo, Rule, Settings) []Finding
 }
 
 // Finding is one place where a rule fails.
@@ -106,15 +107,15 @@ func Rules() []Rule {
 // Run applies every rule, without settings or suppressions, and returns the findings sorted
 // by severity, file, line and rule (see Check).
 func Run(r *Repo) []Finding {
-	out := runRules(r)
+	out := runRules(r, Settings{})
 	sortFindings(out)
 	return out
 }
 
-func runRules(r *Repo) []Finding {
+func runRules(r *Repo, s Settings) []Finding {
 	out := []Finding{}
 	for _, rule := range Rules() {
-		out = append(out, rule.check(r, rule)...)
+		out = append(out, rule.check(r, rule, s)...)
 	}
 	return out
 }

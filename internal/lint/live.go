@@ -11,7 +11,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
 // Live is what a cluster runs, read by the caller (lint never contacts a cluster), for the
@@ -79,7 +79,7 @@ func (r *Repo) Compare(live *Live) *LiveDiff {
 }
 
 // checkLive returns the findings Compare recorded for the rule.
-func checkLive(r *Repo, rule Rule) []Finding {
+func checkLive(r *Repo, rule Rule, _ Settings) []Finding {
 	if r.live == nil {
 		return nil
 	}
@@ -154,7 +154,7 @@ func (c *comparer) drift(t *Tier, ks *kustomizev1.Kustomization) {
 		liveDeps = append(liveDeps, cmp.Or(d.Namespace, ks.Namespace)+"/"+d.Name)
 	}
 	diffs := []SpecDrift{
-		{Field: "path", Repo: dotPath(k.Path), Cluster: dotPath(gitops.CleanPath(ks.Spec.Path))},
+		{Field: "path", Repo: dotPath(k.Path), Cluster: dotPath(kbuild.CleanPath(ks.Spec.Path))},
 		{Field: "dependsOn", Repo: joinOrNone(k.DependsOn), Cluster: joinOrNone(liveDeps)},
 	}
 	for _, d := range diffs {

@@ -28,8 +28,6 @@ type Repo struct {
 	lines lineCache
 	// upstream caches Chain.Upstream per tier for dependsOn.
 	upstream map[string][]string
-	// settings are Check's, for the rules that need them.
-	settings Settings
 	// live is the comparison with a cluster, set by Compare.
 	live *liveState
 	// chartCRDs are the group/Kinds of the CRDs each HelmRelease (namespace/name) installs, as

@@ -45,7 +45,7 @@ type crdSource struct {
 // checkCRDOrder finds custom resources whose CRD comes from the same tier's HelmRelease, or from
 // a tier they do not depend on. A CRD object in the same tier is fine: kustomize-controller
 // applies CRDs first and waits for them. Flux's own kinds are left out: bootstrap installs them.
-func checkCRDOrder(r *Repo, rule Rule) []Finding {
+func checkCRDOrder(r *Repo, rule Rule, s Settings) []Finding {
 	kinds := map[string][]crdSource{}  // group/kind -> sources
 	groups := map[string][]crdSource{} // group -> HelmReleases that install its CRDs
 	for _, t := range r.Built() {
@@ -72,7 +72,7 @@ func checkCRDOrder(r *Repo, rule Rule) []Finding {
 	for _, t := range r.Built() {
 		for i, o := range t.Objects {
 			g := o.GroupVersionKind().Group
-			if !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io") || strings.HasSuffix(g, "toolkit.fluxcd.io") || r.settings.CRDs.Has(g, o.GetKind()) {
+			if !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io") || strings.HasSuffix(g, "toolkit.fluxcd.io") || s.CRDs.Has(g, o.GetKind()) {
 				continue
 			}
 			srcs := append(append([]crdSource(nil), kinds[g+"/"+o.GetKind()]...), groups[g]...)

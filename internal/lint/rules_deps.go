@@ -30,7 +30,7 @@ var ruleDependencies = Rule{
 	check: checkDependencies,
 }
 
-func checkDependsOnParent(r *Repo, rule Rule) []Finding {
+func checkDependsOnParent(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.IDsTiers() {
 		ks := t.Kustomization
@@ -52,7 +52,7 @@ func checkDependsOnParent(r *Repo, rule Rule) []Finding {
 
 // checkHealthCheckDownstream finds spec.healthChecks entries whose object only tiers that depend
 // on this one create (a Kustomization health check names the tier itself).
-func checkHealthCheckDownstream(r *Repo, rule Rule) []Finding {
+func checkHealthCheckDownstream(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.Built() {
 		ks := t.Kustomization
@@ -115,7 +115,7 @@ func contains(list []string, s string) bool {
 // A dependency no tier that built declares may be declared inside a tier that did not build, or
 // one built from another source: while any such tier exists, "does not exist" is not known, so
 // the finding is information (the unbuilt tiers make the result UNKNOWN), naming them.
-func checkDependencies(r *Repo, rule Rule) []Finding {
+func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
 	var unseen []string
 	for _, id := range r.IDs() {
 		if t := r.Tiers[id]; t.Err != nil || t.NotCovered != "" {

@@ -33,7 +33,7 @@ const leafAnnotation = "flux-chain.kubeforensics.dev/leaf"
 // gatingDependents is how many tiers must depend on a gating tier for a leaf in it to matter.
 const gatingDependents = 3
 
-func checkDriftCNI(r *Repo, rule Rule) []Finding {
+func checkDriftCNI(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.Built() {
 		for i, o := range t.Objects {
@@ -49,7 +49,7 @@ func checkDriftCNI(r *Repo, rule Rule) []Finding {
 	return out
 }
 
-func checkLeafInGate(r *Repo, rule Rule) []Finding {
+func checkLeafInGate(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.Built() {
 		if !t.Kustomization.Wait {

@@ -18,7 +18,7 @@ var ruleRemoteBase = Rule{
 // checkRemoteBase reports the remote entries that kept a tier from building offline, at the
 // kustomization file that names them (found by reading the kustomization files of the
 // repository as text). With --allow-network the build fetches them and this rule is silent.
-func checkRemoteBase(r *Repo, rule Rule) []Finding {
+func checkRemoteBase(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range append([]*Tier{r.EntryBuild}, r.IDsTiers()...) {
 		for _, u := range t.RemoteURLs {

@@ -11,7 +11,7 @@ var ruleSOPS = Rule{
 
 // checkSOPS finds Secrets with a top-level sops key in tiers without spec.decryption. The
 // finding points at the Kustomization, where the fix goes.
-func checkSOPS(r *Repo, rule Rule) []Finding {
+func checkSOPS(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.Built() {
 		ks := t.Kustomization

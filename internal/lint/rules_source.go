@@ -16,7 +16,7 @@ var ruleSourceDeadlock = Rule{
 
 // checkSourceDeadlock matches each GitRepository/OCIRepository URL host against the hostnames
 // of HTTPRoutes, GRPCRoutes and Ingresses in tiers that build from that source.
-func checkSourceDeadlock(r *Repo, rule Rule) []Finding {
+func checkSourceDeadlock(r *Repo, rule Rule, _ Settings) []Finding {
 	type source struct {
 		key, host, file string
 		obj             *unstructured.Unstructured

@@ -11,7 +11,7 @@ var ruleSubstitution = Rule{
 
 // checkSubstitution reports the variables Load found undefined, at the line that references
 // them.
-func checkSubstitution(r *Repo, rule Rule) []Finding {
+func checkSubstitution(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.Built() {
 		for _, u := range t.Undefined {

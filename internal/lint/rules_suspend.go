@@ -10,7 +10,7 @@ var ruleSuspend = Rule{
 }
 
 // checkSuspend finds Kustomizations and HelmReleases whose effective spec.suspend is true.
-func checkSuspend(r *Repo, rule Rule) []Finding {
+func checkSuspend(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, id := range r.IDs() {
 		t := r.Tiers[id]

@@ -18,7 +18,7 @@ const helmDefaultTimeout = 5 * time.Minute
 
 // checkTimeout compares each gating tier's timeout with the HelmReleases it applies: the longest
 // of spec.timeout, spec.install.timeout and spec.upgrade.timeout.
-func checkTimeout(r *Repo, rule Rule) []Finding {
+func checkTimeout(r *Repo, rule Rule, _ Settings) []Finding {
 	var out []Finding
 	for _, t := range r.Built() {
 		ks := t.Kustomization

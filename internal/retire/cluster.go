@@ -17,7 +17,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/kinds"
 )
 
@@ -36,7 +36,7 @@ type Cluster interface {
 
 // LiveKustomizations are the Kustomizations a cluster holds, as gitops builds them.
 type LiveKustomizations struct {
-	Items []gitops.Kustomization
+	Items []kbuild.Kustomization
 	// Inventory is each one's status.inventory ids, by namespace/name.
 	Inventory map[string][]string
 	// Warnings are what the listing could not read (a type not served, a forbidden list).
@@ -77,7 +77,7 @@ func (lc *LiveCluster) Kustomizations(ctx context.Context, namespace string) (*L
 		if err != nil {
 			return nil, fmt.Errorf("converting Kustomization %s/%s: %w", ks.Namespace, ks.Name, err)
 		}
-		decoded, err := gitops.KustomizationsIn([]*unstructured.Unstructured{{Object: m}})
+		decoded, err := kbuild.KustomizationsIn([]*unstructured.Unstructured{{Object: m}})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,8 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
 // Request is what one gate compares.
@@ -55,12 +57,12 @@ type CacheUse struct {
 type Report struct {
 	Repo string `json:"repo,omitempty"`
 	// Base and Candidate name the revisions compared; BaseHow says how the base was chosen.
-	Base      gitops.Revision `json:"base"`
-	Candidate gitops.Revision `json:"candidate"`
+	Base      gitrev.Revision `json:"base"`
+	Candidate gitrev.Revision `json:"candidate"`
 	BaseHow   string          `json:"baseHow,omitempty"`
 	// Layout is the source root and entry path the repository was built from, and how each
 	// was chosen.
-	Layout *gitops.Layout `json:"layout,omitempty"`
+	Layout *sourceroot.Layout `json:"layout,omitempty"`
 	// Kustomizations are the Flux Kustomizations compared, namespace/name.
 	Kustomizations []string `json:"kustomizations"`
 	// NotCovered are Kustomizations built from another source than this repository (a
@@ -118,11 +120,11 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo, err := gitops.OpenRepo(req.RepoDir)
+	repo, err := gitrev.OpenRepo(req.RepoDir)
 	if err != nil {
 		return nil, err
 	}
-	revs, err := gitops.OpenRevisions(repo, req.Base, req.Candidate)
+	revs, err := gitrev.OpenRevisions(ctx, repo, req.Base, req.Candidate)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
@@ -271,7 +271,7 @@ func liveCluster(t *testing.T, inventory map[string][]string, manifests ...strin
 		}
 		objs = append(objs, u)
 	}
-	kss, err := gitops.KustomizationsIn(objs)
+	kss, err := kbuild.KustomizationsIn(objs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/resourceset"
 )
 
 // pruneExclusions are the Exclusions kustomize-controller gives fluxcd/pkg/ssa's DeleteAll when
@@ -23,7 +24,7 @@ var pruneExclusions = map[string]string{
 // resourceSetExclusions are what keeps Flux Operator from deleting an object a ResourceSet no
 // longer renders; kustomize-controller's exclusions do not apply to it.
 var resourceSetExclusions = map[string]string{
-	gitops.ResourceSetPruneAnnotation: Disabled,
+	resourceset.PruneAnnotation: Disabled,
 }
 
 // exclusionsFor are the opt-outs the owner of a unit honours.

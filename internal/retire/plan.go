@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/resourceset"
 )
 
 // Planner renders the staged plans of one run. Target pins every command to the cluster and
@@ -55,7 +56,7 @@ func (p Planner) protect(r *Removal) Stage {
 	if rest, ok := strings.CutPrefix(id, gitops.OwnerResourceSet+"/"); ok {
 		// Flux Operator deletes what a ResourceSet no longer renders unless it carries its own
 		// opt-out; kustomize-controller's annotation means nothing to it.
-		id, owner, kind, annotation = rest, gitops.OwnerResourceSet, "resourceset", gitops.ResourceSetPruneAnnotation
+		id, owner, kind, annotation = rest, gitops.OwnerResourceSet, "resourceset", resourceset.PruneAnnotation
 		jsonpath = `jsonpath={.metadata.annotations.fluxcd\.controlplane\.io/prune}`
 	}
 	ksNS, ksName, _ := strings.Cut(id, "/")

@@ -13,6 +13,9 @@ import (
 
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
 // pairing is every Kustomization's base and candidate builds paired into units, and the tiers
@@ -136,13 +139,13 @@ func changedElsewhere(baseRoot, candRoot string, bt, ct *gitops.Tier) string {
 	if ks.Path == "." && ks.SourceKind != "ExternalArtifact" {
 		return ""
 	}
-	if !gitops.SameFiles(baseRoot, candRoot, ks.Path) {
+	if !gitrev.SameFiles(baseRoot, candRoot, ks.Path) {
 		return "the candidate changes files under its path " + ks.Path + " in this repository"
 	}
 	return ""
 }
 
-func spec(ks gitops.Kustomization) any {
+func spec(ks kbuild.Kustomization) any {
 	if ks.Object == nil {
 		return nil
 	}
@@ -151,13 +154,13 @@ func spec(ks gitops.Kustomization) any {
 
 // missing reports whether a tier exists only in name: its path is not in the snapshot.
 func missing(t *gitops.Tier) bool {
-	return t == nil || errors.Is(t.Err, gitops.ErrPathNotFound)
+	return t == nil || errors.Is(t.Err, kbuild.ErrPathNotFound)
 }
 
 // removalFiles names the file of every removed object that the base built: the base tiers
 // with removals are built once more, recording files (the gate's own builds skip that, a fifth
 // of their time), and each file is made relative to the repository's top level.
-func removalFiles(ctx context.Context, base *gitops.Tree, layout gitops.Layout, rs []Removal) {
+func removalFiles(ctx context.Context, base *gitops.Tree, layout sourceroot.Layout, rs []Removal) {
 	files := map[string]map[string]string{} // Kustomization -> inventory id -> file
 	for i := range rs {
 		ks := rs[i].Kustomization
@@ -169,17 +172,17 @@ func removalFiles(ctx context.Context, base *gitops.Tree, layout gitops.Layout, 
 			if t := base.WithFiles(ctx, ks); t != nil && t.Err == nil {
 				for j, o := range t.Objects {
 					if f := t.FileAt(j); f != "" {
-						files[ks][gitops.ObjectID(o)] = layout.FromTop(f)
+						files[ks][kbuild.ObjectID(o)] = layout.FromTop(f)
 					}
 				}
 			}
 		}
-		rs[i].File = files[ks][gitops.ObjectID(rs[i].Base())]
+		rs[i].File = files[ks][kbuild.ObjectID(rs[i].Base())]
 	}
 }
 
 // toRetire is the part of a Kustomization a retirement depends on.
-func toRetire(ks gitops.Kustomization) Kustomization {
+func toRetire(ks kbuild.Kustomization) Kustomization {
 	k := Kustomization{Namespace: ks.Namespace, Name: ks.Name, Path: ks.Path, Prune: ks.Prune, Wait: ks.Wait}
 	if ks.Timeout > 0 {
 		k.Timeout = ks.Timeout.String()

@@ -9,6 +9,9 @@ import (
 
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
 // built is both revisions built, the layout they were built with and what could not be.
@@ -16,7 +19,7 @@ import (
 // the other side would look deleted.
 type built struct {
 	base, cand *gitops.Tree
-	layout     *gitops.Layout
+	layout     *sourceroot.Layout
 	incomplete []string
 	fullBuild  string
 }
@@ -26,14 +29,14 @@ type built struct {
 // touches are built at both revisions, those the walk needs once, and the others at neither
 // (gitops.LoadPair) until something is removed, when every tier's objects are needed
 // (gitops.FillSkipped); with req.Full both are built whole, concurrently.
-func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions, req Request) (*built, error) {
+func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions, req Request) (*built, error) {
 	// Files are found afterwards, for the removed objects only (removalFiles).
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true, Cache: req.Cache}
 	candDir, err := revs.CandidateDir()
 	if err != nil {
 		return nil, err
 	}
-	layout, err := gitops.DetectLayout(candDir, req.SourceRoot, req.Entry, nil)
+	layout, err := sourceroot.Detect(candDir, req.SourceRoot, req.Entry, nil)
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%v", err)
 	}
@@ -51,7 +54,7 @@ func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions
 		wg.Wait()
 		b.fullBuild = "--full"
 	} else {
-		var changes *gitops.Changes
+		var changes *gitrev.Changes
 		if ch, err := repo.Changes(revs.Base.Commit, revs.Candidate.Commit); err == nil {
 			changes = ch.Under(layout.SourceRoot)
 		}
@@ -65,7 +68,7 @@ func offlineTrees(ctx context.Context, repo *gitops.Repo, revs *gitops.Revisions
 			gitops.FillSkipped(ctx, b.base, b.cand)
 		}
 	}
-	if errors.Is(errC, gitops.ErrPathNotFound) {
+	if errors.Is(errC, kbuild.ErrPathNotFound) {
 		return nil, exitcode.UsageErrorf("candidate: %v (is --path right, and --source-root?)", errC)
 	}
 	if errB != nil || errC != nil {
@@ -86,10 +89,10 @@ func removes(base, cand *gitops.Tree) bool {
 	drops := func(bt, ct *gitops.Tier) bool {
 		have := make(map[string]bool, len(ct.Objects))
 		for _, o := range ct.Objects {
-			have[gitops.ObjectID(o)] = true
+			have[kbuild.ObjectID(o)] = true
 		}
 		for _, o := range bt.Objects {
-			if !have[gitops.ObjectID(o)] {
+			if !have[kbuild.ObjectID(o)] {
 				return true
 			}
 		}
@@ -115,7 +118,7 @@ func removes(base, cand *gitops.Tree) bool {
 // liveTrees builds the cluster's Kustomizations as they are, at both revisions, except those
 // from another source than the repository, which are listed as not covered. The
 // postBuild.substituteFrom ConfigMaps are read from the cluster, as the controller reads them.
-func liveTrees(ctx context.Context, revs *gitops.Revisions, req Request, live Cluster, lk *LiveKustomizations) (*built, error) {
+func liveTrees(ctx context.Context, revs *gitrev.Revisions, req Request, live Cluster, lk *LiveKustomizations) (*built, error) {
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true, Cache: req.Cache}
 	candDir, err := revs.CandidateDir()
 	if err != nil {
@@ -123,7 +126,7 @@ func liveTrees(ctx context.Context, revs *gitops.Revisions, req Request, live Cl
 	}
 	entry := ""
 	if req.Entry != "" {
-		entry = gitops.CleanPath(req.Entry)
+		entry = kbuild.CleanPath(req.Entry)
 	}
 	opts.Source = gitops.PrimarySource(lk.Items, entry)
 	b := &built{}
@@ -134,7 +137,7 @@ func liveTrees(ctx context.Context, revs *gitops.Revisions, req Request, live Cl
 			paths = append(paths, ks.Path)
 		}
 	}
-	layout, err := gitops.DetectLayout(candDir, req.SourceRoot, entry, paths)
+	layout, err := sourceroot.Detect(candDir, req.SourceRoot, entry, paths)
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%v", err)
 	}
@@ -153,7 +156,7 @@ func liveTrees(ctx context.Context, revs *gitops.Revisions, req Request, live Cl
 // substitutionConfigMaps reads the ConfigMaps the Kustomizations' postBuild.substituteFrom
 // names, by "namespace/name". Secrets are never read. A ConfigMap that is missing is left out
 // (the build reports what depends on it); one that cannot be read makes the result incomplete.
-func substitutionConfigMaps(ctx context.Context, live Cluster, kss []gitops.Kustomization) (map[string]map[string]string, []string) {
+func substitutionConfigMaps(ctx context.Context, live Cluster, kss []kbuild.Kustomization) (map[string]map[string]string, []string) {
 	out := map[string]map[string]string{}
 	var gaps []string
 	for _, ks := range kss {

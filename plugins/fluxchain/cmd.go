@@ -49,20 +49,41 @@ const example = `  # The chain in flux-system: tiers, root causes and what they 
   # A repository pushed as an OCI artifact from k8s/, whose root Kustomization only the cluster has
   kubectl flux-chain --repo . --source-root k8s --path clusters/prod`
 
-// FluxChainOptions holds the flags and inputs of one flux-chain run.
+// FluxChainOptions holds the flags and inputs of one flux-chain run. It has two modes, each
+// with its own flags, validation and exit codes: the live chain (live) and, with --repo, the
+// lint of a repository (repo, repo.go). Each mode's validation refuses the other's flags.
 type FluxChainOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	PrintFlags  *output.PrintFlags
 	genericiooptions.IOStreams
 
+	live    liveOptions
+	repo    repoOptions
+	clients *cluster.Clients
+}
+
+// liveOptions are the inputs of the live chain: which Kustomizations to read.
+type liveOptions struct {
 	AllNamespaces bool
 	// Name is the Kustomization to focus on; "" shows the whole chain.
 	Name string
-
-	clients   *cluster.Clients
+	// namespace is the namespace read, settled by Complete ("" for all).
 	namespace string
-	// repo holds the --repo mode's flags (repo.go).
-	repo repoOptions
+}
+
+func (l *liveOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&l.AllNamespaces, "all-namespaces", "A", false, "Show Kustomizations in all namespaces.")
+}
+
+// validate checks the live chain's inputs; the lint of a repository (repoMode) takes none.
+func (l *liveOptions) validate(repoMode bool) error {
+	switch {
+	case repoMode && (l.Name != "" || l.AllNamespaces):
+		return exitcode.UsageErrorf("--repo lints the whole repository: it takes no NAME and no -A")
+	case l.Name != "" && l.AllNamespaces:
+		return exitcode.UsageErrorf("a Kustomization NAME needs its namespace (-n), not -A")
+	}
+	return nil
 }
 
 // NewFluxChainOptions returns options with kubectl's connection flags and text output.
@@ -87,7 +108,8 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 			Terminating.
 
 			Exit codes: 0 every Kustomization Ready at its source's revision, 1 a failing or waiting
-			tier or another finding, 2 an incomplete read, 3 bad input (including Flux not installed).
+			tier or another finding, 2 an incomplete read or a readyExpr that did not evaluate, 3 bad
+			input (including Flux not installed).
 
 			With --repo, lint a repository instead: build its entry path and every Kustomization's path
 			as kustomize-controller would, draw the same chain and report rule findings with the file
@@ -104,10 +126,10 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Show Kustomizations in all namespaces.")
+	o.live.addFlags(cmd)
 	o.repo.addFlags(cmd)
 	version.AddFlag(cmd)
-	cmd.ValidArgsFunction = completion.Kustomizations(o.ConfigFlags, defaultNamespace, &o.AllNamespaces)
+	cmd.ValidArgsFunction = completion.Kustomizations(o.ConfigFlags, defaultNamespace, &o.live.AllNamespaces)
 	completion.RegisterFlags(cmd, o.ConfigFlags)
 	return cmd
 }
@@ -115,7 +137,7 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 // Complete connects to the cluster and settles the namespace: -n, else flux-system; none with -A.
 func (o *FluxChainOptions) Complete(args []string) error {
 	if len(args) == 1 {
-		o.Name = args[0]
+		o.live.Name = args[0]
 	}
 	if o.repo.Dir != "" {
 		if err := o.repo.complete(); err != nil || !o.repo.Live {
@@ -129,28 +151,26 @@ func (o *FluxChainOptions) Complete(args []string) error {
 	}
 	o.clients = c
 	switch {
-	case o.AllNamespaces:
-		o.namespace = ""
+	case o.live.AllNamespaces:
+		o.live.namespace = ""
 	case c.NamespaceExplicit:
-		o.namespace = c.Namespace
+		o.live.namespace = c.Namespace
 	default:
-		o.namespace = defaultNamespace
+		o.live.namespace = defaultNamespace
 	}
 	return nil
 }
 
-// Validate checks the flags without touching the cluster.
+// Validate checks the flags of the mode --repo chose, and that none of the other mode's is
+// given, without touching the cluster or changing the options.
 func (o *FluxChainOptions) Validate() error {
 	if err := o.PrintFlags.Validate(); err != nil {
 		return err
 	}
-	if err := o.repo.validate(o.Name, o.AllNamespaces); err != nil {
+	if err := o.live.validate(o.repo.Dir != ""); err != nil {
 		return err
 	}
-	if o.Name != "" && o.AllNamespaces {
-		return exitcode.UsageErrorf("a Kustomization NAME needs its namespace (-n), not -A")
-	}
-	return nil
+	return o.repo.validate()
 }
 
 // Run reads the chain, prints it and returns the exit code as an error.
@@ -159,7 +179,7 @@ func (o *FluxChainOptions) Run(ctx context.Context) error {
 		return o.runRepo(ctx)
 	}
 	cli.Banner(o.ErrOut, o.clients.Target)
-	res, err := Compute(ctx, o.clients, o.namespace, o.Name)
+	res, err := Compute(ctx, o.clients, o.live.namespace, o.live.Name)
 	if err != nil {
 		return err
 	}
@@ -190,6 +210,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 	}
 	d, warnings := flux.NewDrill(c, chain)
 	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
+	res.Incomplete = append(res.Incomplete, chain.Unevaluated...)
 	res.Chain = *chain
 	res.finish()
 	return res, nil

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -49,7 +50,6 @@ func cond(typ, status, reason, msg string) map[string]any {
 // failures with Errorf, not Fatalf, because the benchmark calls it from worker goroutines.
 func (f *fixture) create(obj *unstructured.Unstructured, status map[string]any) {
 	f.t.Helper()
-	ctx := context.Background()
 	gvr := flux.KustomizationGVR
 	switch obj.GetKind() {
 	case "GitRepository":
@@ -57,6 +57,13 @@ func (f *fixture) create(obj *unstructured.Unstructured, status map[string]any) 
 	case "HelmRelease":
 		gvr = flux.HelmReleaseGVR
 	}
+	f.createAs(gvr, obj, status)
+}
+
+// createAs is create for an object of any resource.
+func (f *fixture) createAs(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, status map[string]any) {
+	f.t.Helper()
+	ctx := context.Background()
 	ri := f.dyn.Resource(gvr).Namespace(obj.GetNamespace())
 	created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil {
@@ -99,6 +106,12 @@ type kspec struct {
 	ready     map[string]any // nil: no status at all
 	applied   string
 	inventory []string
+	// source is the GitRepository it builds from ("" for fleet); labels and finalizers go on
+	// its metadata; readyExprs are the readyExpr of dependsOn entries, by dependency name.
+	source     string
+	labels     map[string]any
+	finalizers []any
+	readyExprs map[string]string
 }
 
 // ks creates a Kustomization built from the GitRepository "fleet".
@@ -106,10 +119,18 @@ func (f *fixture) ks(s kspec) {
 	f.t.Helper()
 	var deps []any
 	for _, d := range s.deps {
-		deps = append(deps, map[string]any{"name": d})
+		dep := map[string]any{"name": d}
+		if e := s.readyExprs[d]; e != "" {
+			dep["readyExpr"] = e
+		}
+		deps = append(deps, dep)
+	}
+	source := s.source
+	if source == "" {
+		source = "fleet"
 	}
 	spec := map[string]any{"interval": "10m", "prune": true, "wait": s.wait, "suspend": s.suspend,
-		"path": "./" + s.name, "sourceRef": map[string]any{"kind": "GitRepository", "name": "fleet"}}
+		"path": "./" + s.name, "sourceRef": map[string]any{"kind": "GitRepository", "name": source}}
 	if deps != nil {
 		spec["dependsOn"] = deps
 	}
@@ -127,9 +148,16 @@ func (f *fixture) ks(s kspec) {
 			status["inventory"] = map[string]any{"entries": entries}
 		}
 	}
+	meta := map[string]any{"name": s.name, "namespace": f.ns}
+	if s.labels != nil {
+		meta["labels"] = s.labels
+	}
+	if s.finalizers != nil {
+		meta["finalizers"] = s.finalizers
+	}
 	f.create(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-		"metadata": map[string]any{"name": s.name, "namespace": f.ns},
+		"metadata": meta,
 		"spec":     spec,
 	}}, status)
 }

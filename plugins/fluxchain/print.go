@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
 )
 
@@ -36,20 +35,7 @@ func PrintDot(w io.Writer, res *Result) error {
 	return res.WriteDot(w, flux.Notes{})
 }
 
-// PrintRepoDot writes the repository's chain as PrintDot does, each Kustomization labelled
-// with its lint findings (rule and count) and outlined by the most severe; findings that name
-// no Kustomization go on a note of their own.
-func PrintRepoDot(w io.Writer, res *RepoResult) error {
-	return res.WriteDot(w, lint.GraphNotes(res.Lint))
-}
-
 // PrintMermaid writes the chain as a Mermaid flowchart (flux.Chain.WriteMermaid).
 func PrintMermaid(w io.Writer, res *Result) error {
 	return res.WriteMermaid(w, flux.Notes{})
-}
-
-// PrintRepoMermaid writes the repository's chain as PrintMermaid does, each Kustomization
-// labelled with its lint findings and outlined by the most severe.
-func PrintRepoMermaid(w io.Writer, res *RepoResult) error {
-	return res.WriteMermaid(w, lint.GraphNotes(res.Lint))
 }

@@ -11,11 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubeforensics/suite/internal/charts"
+	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
 // repoOptions are the flags of the --repo mode, which lints a repository instead of reading a
@@ -33,10 +36,9 @@ type repoOptions struct {
 	Live bool
 	configFlags
 
-	failOn lint.Severity
 	// root is the repository's top level; layout says where its Flux source starts.
 	root   string
-	layout gitops.Layout
+	layout sourceroot.Layout
 	getenv func(string) string
 }
 
@@ -44,9 +46,9 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.Dir, "repo", "", "Lint the Flux chain of this GitOps repository (working tree) instead of reading a cluster.")
 	cmd.Flags().StringVar(&r.Path, "path", "", "With --repo: the entry path to build first, relative to the source root, e.g. the path of a root Kustomization the bootstrap tool created in the cluster (default: detected: the only clusters/<name> or flux/cluster directory that declares Flux Kustomizations, else the source root; several such directories are refused, naming them).")
 	cmd.Flags().StringVar(&r.SourceRoot, "source-root", "", "With --repo: the directory spec.paths are relative to, when Flux's source is an artifact pushed from a subdirectory (default: detected, and reported).")
-	cmd.Flags().StringVar(&r.FailOn, "fail-on", string(lint.Error), "With --repo: exit 1 for findings at or above this severity: error, warning or info.")
+	cmd.Flags().StringVar(&r.FailOn, "fail-on", "", "With --repo: exit 1 for findings at or above this severity: error, warning or info (default error).")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
-	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
+	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
 	cmd.Flags().StringVar(&r.ChartsDir, "charts", "", "With --repo: render HelmReleases with charts pulled beforehand from `DIR` (helm pull output, <name>-<version>.tgz), so the CRDs each installs count as declared by its tier.")
 	cmd.Flags().StringVar(&r.ChartCacheDir, "chart-cache", "", "With --repo: render HelmReleases with the charts kept in this directory (safe-retire's --chart-cache; with --allow-network, downloads are kept there).")
 	cmd.Flags().StringVar(&r.KubeVersion, "kube-version", helmrender.DefaultKubeVersion, "With --repo: the Kubernetes version charts see in .Capabilities when HelmReleases are rendered.")
@@ -55,22 +57,19 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// validate checks the --repo flags without reading anything.
-func (r *repoOptions) validate(name string, allNamespaces bool) error {
-	sev, err := lint.ParseSeverity(r.FailOn)
-	if err != nil {
-		return exitcode.UsageErrorf("--fail-on: %w", err)
-	}
-	r.failOn = sev
-	if r.NetworkTimeout <= 0 {
-		return exitcode.UsageErrorf("--network-timeout must be positive")
-	}
+// validate checks the --repo flags without reading anything, and that none is given without
+// --repo; the live chain's flags are liveOptions.validate's.
+func (r *repoOptions) validate() error {
 	if r.Dir == "" {
 		switch {
 		case r.Path != "":
 			return exitcode.UsageErrorf("--path needs --repo")
 		case r.SourceRoot != "":
 			return exitcode.UsageErrorf("--source-root needs --repo")
+		case r.FailOn != "":
+			return exitcode.UsageErrorf("--fail-on needs --repo: the live chain exits 1 for any finding")
+		case r.AllowNetwork:
+			return exitcode.UsageErrorf("--allow-network needs --repo")
 		case r.Live:
 			return exitcode.UsageErrorf("--live needs --repo: it compares a repository with the cluster")
 		case r.configFlags.used():
@@ -78,15 +77,26 @@ func (r *repoOptions) validate(name string, allNamespaces bool) error {
 		}
 		return nil
 	}
-	if name != "" || allNamespaces {
-		return exitcode.UsageErrorf("--repo lints the whole repository: it takes no NAME and no -A")
+	if _, err := lint.ParseSeverity(string(r.failOn())); err != nil {
+		return exitcode.UsageErrorf("--fail-on: %w", err)
+	}
+	if r.NetworkTimeout <= 0 {
+		return exitcode.UsageErrorf("--network-timeout must be positive")
 	}
 	return nil
 }
 
+// failOn is the severity --fail-on names, error when it names none; Validate has checked it.
+func (r *repoOptions) failOn() lint.Severity {
+	if r.FailOn == "" {
+		return lint.Error
+	}
+	return lint.Severity(r.FailOn)
+}
+
 // complete opens the repository and settles the entry path.
 func (r *repoOptions) complete() error {
-	repo, err := gitops.OpenRepo(r.Dir)
+	repo, err := gitrev.OpenRepo(r.Dir)
 	if err != nil {
 		return err
 	}
@@ -94,7 +104,7 @@ func (r *repoOptions) complete() error {
 	if r.getenv == nil {
 		r.getenv = os.Getenv
 	}
-	layout, err := gitops.DetectLayout(r.root, r.SourceRoot, r.Path, nil)
+	layout, err := sourceroot.Detect(r.root, r.SourceRoot, r.Path, nil)
 	if err != nil {
 		return exitcode.UsageErrorf("%s: %v", r.Dir, err)
 	}
@@ -108,7 +118,7 @@ func (r *repoOptions) complete() error {
 func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings, crds *lint.ChartCRDs) (*RepoResult, error) {
 	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork})
 	switch {
-	case errors.Is(err, gitops.ErrPathNotFound):
+	case errors.Is(err, kbuild.ErrPathNotFound):
 		return nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
 	case err != nil:
 		return nil, exitcode.WithCode(exitcode.Unknown, err)
@@ -136,12 +146,14 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 // runRepo lints the repository (and with --live compares it with the cluster), prints the
 // result and returns its exit code (RepoResult.Code).
 func (o *FluxChainOptions) runRepo(ctx context.Context) error {
-	o.liveBanner()
+	if o.repo.Live {
+		cli.Banner(o.ErrOut, o.clients.Target)
+	}
 	l := o.repo.layout
 	// Directory names come from the repository: escaped like every printed field.
 	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", output.Sanitize(o.repo.root),
 		output.Sanitize(l.SourceRoot), output.Sanitize(l.SourceRootHow), output.Sanitize(l.Entry), output.Sanitize(l.EntryHow))
-	ctx = gitops.WithNetworkTimeout(ctx, o.repo.NetworkTimeout)
+	ctx = kbuild.WithNetworkTimeout(ctx, o.repo.NetworkTimeout)
 	var live *LiveComparison
 	if o.repo.Live {
 		var err error
@@ -165,7 +177,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 			fs[i].File = l.FromTop(fs[i].File)
 		}
 	}
-	res.FailOn = o.repo.failOn
+	res.FailOn = o.repo.failOn()
 	res.finish()
 	if err := o.printRepo(res); err != nil {
 		return err
@@ -176,12 +188,15 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	return exitError(res.ExitCode)
 }
 
-// printRepo hands the result to the printer -o chose; the graphs are live mode's.
+// printRepo hands the result to the printer -o chose. The graphs are live mode's, each
+// Kustomization labelled with its lint findings (rule and count) and outlined by the most
+// severe; findings that name no Kustomization go on a note of their own.
 func (o *FluxChainOptions) printRepo(res *RepoResult) error {
 	text := func(w io.Writer, p output.Palette) error { return PrintRepoText(w, res, p) }
+	notes := lint.GraphNotes(res.Lint)
 	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{
-		Dot:     func(w io.Writer) error { return PrintRepoDot(w, res) },
-		Mermaid: func(w io.Writer) error { return PrintRepoMermaid(w, res) },
+		Dot:     func(w io.Writer) error { return res.WriteDot(w, notes) },
+		Mermaid: func(w io.Writer) error { return res.WriteMermaid(w, notes) },
 	})
 }
 

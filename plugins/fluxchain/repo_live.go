@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/flux"
@@ -35,9 +34,9 @@ func (o *FluxChainOptions) completeLive() error {
 	if err != nil {
 		return err
 	}
-	o.clients, o.namespace = c, ""
+	o.clients, o.live.namespace = c, ""
 	if c.NamespaceExplicit {
-		o.namespace = c.Namespace
+		o.live.namespace = c.Namespace
 	}
 	return nil
 }
@@ -46,26 +45,19 @@ func (o *FluxChainOptions) completeLive() error {
 // that fails makes the comparison incomplete.
 func (o *FluxChainOptions) readLive(ctx context.Context) (*LiveComparison, error) {
 	c := o.clients
-	objs, err := flux.Read(ctx, c.Dynamic, o.namespace)
+	objs, err := flux.Read(ctx, c.Dynamic, o.live.namespace)
 	if errors.Is(err, flux.ErrNotInstalled) {
 		return nil, exitcode.UsageErrorf("Flux is not installed on %s: %v", c.Target, err)
 	}
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
-	lc := &LiveComparison{Target: c.Target, Namespace: o.namespace, gaps: output.GapsOf(objs.Warnings),
-		objects: &lint.Live{Namespace: o.namespace, Kustomizations: objs.Kustomizations}}
+	lc := &LiveComparison{Target: c.Target, Namespace: o.live.namespace, gaps: output.GapsOf(objs.Warnings),
+		objects: &lint.Live{Namespace: o.live.namespace, Kustomizations: objs.Kustomizations}}
 	if lc.objects.CRDs, err = flux.ListCRDs(ctx, c.Dynamic); err != nil {
 		lc.gaps = append(lc.gaps, output.Gap{What: "listing " + flux.CRDGVR.GroupResource().String(), Reason: cluster.Reason(err)})
 	}
 	return lc, nil
-}
-
-// liveBanner names the cluster --live compares with, on stderr like every run's banner.
-func (o *FluxChainOptions) liveBanner() {
-	if o.repo.Live {
-		cli.Banner(o.ErrOut, o.clients.Target)
-	}
 }
 
 // liveText adds the LIVE section to the repository's text output: what was compared and

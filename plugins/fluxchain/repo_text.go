@@ -61,16 +61,12 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	}
 	liveText(root, res.Live, len(res.Incomplete) > 0, p)
 	output.AddIncomplete(root, res.Incomplete, p)
-	root.Add(fmt.Sprintf("verdict: %s (exit %d)%s", res.Verdict, res.ExitCode, unknownSuffix(res)))
-	return root.Render(w, p)
-}
-
-// unknownSuffix explains an UNKNOWN verdict: what was not judged, with counts.
-func unknownSuffix(res *RepoResult) string {
-	if res.Verdict != "UNKNOWN" {
-		return ""
+	verdict := fmt.Sprintf("verdict: %s (exit %d)", res.Verdict, res.ExitCode)
+	if res.Verdict == "UNKNOWN" {
+		verdict += ": " + unknownWhy(res)
 	}
-	return ": " + unknownWhy(res)
+	root.Add(verdict)
+	return root.Render(w, p)
 }
 
 // repoGitHub writes, under GITHUB_ACTIONS=true, one annotation per finding at its file and line

@@ -4,9 +4,9 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
 // resultAPIVersion versions the Result and RepoResult schemas (docs/flux-chain.md).
@@ -59,9 +59,9 @@ type RepoResult struct {
 	Kind       string `json:"kind"`
 	// Repo is the repository's top level; Path the entry path built first, relative to the
 	// source root Layout names (files in findings are relative to the top level).
-	Repo   string         `json:"repo"`
-	Path   string         `json:"path"`
-	Layout *gitops.Layout `json:"layout,omitempty"`
+	Repo   string             `json:"repo"`
+	Path   string             `json:"path"`
+	Layout *sourceroot.Layout `json:"layout,omitempty"`
 	flux.Chain
 	// Lint are the findings that stand, one per cause; Suppressed those a suppression
 	// silenced, each with its reason.

@@ -151,6 +151,9 @@ func TestBadInput(t *testing.T) {
 		{"unknown kustomization", []string{"-n", "fc-seed", "nope"}, "Kustomization fc-seed/nope not found"},
 		{"unknown format", []string{"-o", "table"}, `unknown output format "table"`},
 		{"name with -A", []string{"-A", "apps"}, "needs its namespace"},
+		// The lint's flags belong to --repo: the live chain refuses them, not ignores them.
+		{"--fail-on without --repo", []string{"--fail-on", "warning"}, "--fail-on needs --repo"},
+		{"--allow-network without --repo", []string{"--allow-network"}, "--allow-network needs --repo"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

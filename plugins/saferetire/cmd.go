@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/version"
@@ -124,7 +125,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.StringVar(&o.ChartsDir, "charts", "", "Read charts pulled beforehand from `DIR` (helm pull output, <name>-<version>.tgz) to render HelmReleases offline.")
 	f.StringVar(&o.ChartCacheDir, "chart-cache", o.ChartCacheDir, "Keep downloaded charts in this directory, by digest, and read them offline (kubeforensics/charts under $XDG_CACHE_HOME, else ~/.cache); must belong to you and be writable by nobody else; empty for none.")
 	f.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, "The Kubernetes version charts see in .Capabilities when HelmReleases are rendered.")
-	f.DurationVar(&o.NetworkTimeout, "network-timeout", gitops.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
+	f.DurationVar(&o.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
@@ -200,7 +201,7 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	} else {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
-	res, err := o.compute(gitops.WithNetworkTimeout(ctx, o.NetworkTimeout))
+	res, err := o.compute(kbuild.WithNetworkTimeout(ctx, o.NetworkTimeout))
 	if _, _, stored := o.cache.Stats(); stored > 0 { // only a run that added entries walks the cache
 		if err := o.cache.Trim(maxCacheBytes); err != nil {
 			fmt.Fprintf(o.ErrOut, "# trimming the build cache: %s\n", output.Sanitize(err.Error()))

@@ -1,0 +1,219 @@
+package sourceroot
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// entryCandidate is a directory laid out like the path a bootstrap tool syncs first: a
+// clusters/<name> directory (flux bootstrap), or a flux/cluster directory (the home-ops
+// template, synced by a FluxInstance), with the source root it implies.
+type entryCandidate struct {
+	// entry is the directory, relative to the repository's top level.
+	entry string
+	// root is the source root chosen for it, relative to the top; how says why.
+	root, how string
+	// entryHow says why entry is a candidate.
+	entryHow string
+	// declares is whether its files declare a Flux Kustomization with a spec.path.
+	declares bool
+	// clusters is whether it is a clusters/<name> directory.
+	clusters bool
+	// confirmed is whether its files' spec.paths agree with the layout's root.
+	confirmed bool
+}
+
+// entryCandidates lists the entry candidates of the tree at top (not below hidden directories,
+// at most maxRootDepth deep), in walk order. When some of them declare Flux Kustomizations,
+// those that declare none are dropped: a bootstrap entry holds at least flux-system's own.
+func entryCandidates(top string) []entryCandidate {
+	var out []entryCandidate
+	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(top, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && (strings.HasPrefix(d.Name(), ".") || strings.Count(rel, "/") > maxRootDepth) {
+			return filepath.SkipDir
+		}
+		parent, name := path.Split(rel)
+		parent = strings.TrimSuffix(parent, "/")
+		switch {
+		case path.Base(parent) == "clusters" && parent != "":
+			holder := orDefault(path.Dir(parent), ".")
+			c := candidateAt(top, rel, holder, "")
+			c.clusters = true
+			out = append(out, c)
+		case name == "cluster" && path.Base(parent) == "flux":
+			out = append(out, candidateAt(top, rel, ".", "the bootstrap directory "+rel+" (no clusters/ directory)"))
+		}
+		return nil
+	})
+	var declaring []entryCandidate
+	for _, c := range out {
+		if c.declares {
+			declaring = append(declaring, c)
+		}
+	}
+	if len(declaring) > 0 {
+		return declaring
+	}
+	return out
+}
+
+// candidateAt settles the source root of the candidate entry rel: of the directories from the
+// top down to rel, the one under which every spec.path its files declare is a directory
+// (leaving out paths found under none), preferring def (where the layout puts it), else the
+// one nearest the top; def when its files declare none, or when no directory holds them all
+// (the build then names the missing path).
+func candidateAt(top, rel, def, entryHow string) entryCandidate {
+	c := entryCandidate{entry: rel, root: def, entryHow: entryHow}
+	paths := declaredPaths(filepath.Join(top, filepath.FromSlash(rel)))
+	c.declares = len(paths) > 0
+	if !c.declares {
+		return c // how stays "": the layout's own choice
+	}
+	var chain []string // rel and each directory above it, up to the top
+	for r := rel; ; r = path.Dir(r) {
+		chain = append(chain, orDefault(r, "."))
+		if r == "." || r == "" {
+			break
+		}
+	}
+	// A path found under none of them is another source's (a tenant's repository) or broken:
+	// it says nothing about this root.
+	var known []string
+	for _, p := range paths {
+		for _, r := range chain {
+			if pathsUnder(top, r, []string{p}) {
+				known = append(known, p)
+				break
+			}
+		}
+	}
+	var fits []string
+	for _, r := range chain {
+		if len(known) > 0 && pathsUnder(top, r, known) {
+			fits = append(fits, r)
+		}
+	}
+	sample := "./" + paths[0]
+	if len(known) > 0 {
+		sample = "./" + known[0]
+	}
+	switch {
+	case len(fits) == 0:
+		c.how = "no directory holds every spec.path the Kustomizations in " + rel + " declare (" + sample + "): the layout's choice"
+	case contains(fits, def):
+		c.how = "the Kustomizations in " + rel + " name paths from there (" + sample + ")"
+		c.confirmed = true
+	default:
+		c.root = fits[len(fits)-1] // the one nearest the top
+		c.how = "the Kustomizations in " + rel + " name paths from there (" + sample + "), not from " + def + "/"
+	}
+	return c
+}
+
+func pathsUnder(top, root string, paths []string) bool {
+	for _, p := range paths {
+		if !isDir(filepath.Join(top, filepath.FromSlash(root), filepath.FromSlash(p))) {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// entryNames lists the candidates' entries for an error message.
+func entryNames(cs []entryCandidate) string {
+	names := make([]string, 0, len(cs))
+	for _, c := range cs {
+		names = append(names, c.entry)
+	}
+	return strings.Join(names, ", ")
+}
+
+// chooseEntry settles the layout from the repository's entry candidates when neither the
+// source root nor the entry is given; several candidates are refused, naming them.
+func (l *Layout) chooseEntry(top string) error {
+	cs := entryCandidates(top)
+	switch len(cs) {
+	case 0:
+		if !hasKustomizationFile(top) {
+			if roots := unbuiltDeclarers(top); len(roots) > 0 {
+				return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; these directories declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: %s: choose one with --path", strings.Join(roots, ", "))
+			}
+		}
+		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no clusters/ or flux/cluster directory anywhere)"
+		l.Entry, l.EntryHow = ".", "the source root (no clusters/ directory)"
+		return nil
+	case 1:
+	default:
+		return fmt.Errorf("several directories could be the entry path (%s): choose one with --path (from the top level, or from the artifact's root with --source-root)", entryNames(cs))
+	}
+	c := cs[0]
+	l.SourceRoot, l.Entry = c.root, c.entry
+	if c.root != "." {
+		l.Entry = strings.TrimPrefix(c.entry, c.root+"/")
+	}
+	l.EntryHow = c.entryHow
+	if c.clusters {
+		l.EntryHow = "the only directory under " + path.Dir(l.Entry) + "/"
+	}
+	switch {
+	case c.clusters && c.root == "." && (c.how == "" || c.confirmed):
+		l.SourceRootHow = "the repository's top level, which holds clusters/"
+	case c.clusters && (c.how == "" || c.confirmed):
+		l.SourceRootHow = "detected: the only clusters/ directory is under " + c.root + "/"
+	case c.how == "":
+		l.SourceRootHow = "the repository's top level (no clusters/ directory; " + c.entry + " names no spec.path)"
+	case c.root == ".":
+		l.SourceRootHow = "the repository's top level: " + c.how
+	default:
+		l.SourceRootHow = "detected: " + c.root + "/: " + c.how
+	}
+	return nil
+}
+
+// entryUnder is the only entry candidate inside a given source root (its clusters/<name> or
+// flux/cluster directory), else the root itself.
+func (l *Layout) entryUnder(top string) error {
+	cs := entryCandidates(l.Dir(top))
+	switch len(cs) {
+	case 0:
+		l.Entry, l.EntryHow = ".", "the source root (no clusters/ directory)"
+	case 1:
+		l.Entry, l.EntryHow = cs[0].entry, cs[0].entryHow
+		if cs[0].clusters {
+			l.EntryHow = "the only directory under " + path.Dir(l.Entry) + "/"
+		}
+	default:
+		return fmt.Errorf("several directories under --source-root %s could be the entry path (%s): choose one with --path", l.SourceRoot, entryNames(cs))
+	}
+	return nil
+}
+
+// checkDeclared refuses an entry given relative to a detected source root below the top level
+// when the Kustomizations it declares name their paths from the top level instead (flux
+// bootstrap --path=./k8s/clusters/prod, given as --path clusters/prod): building from that
+// root would miss every one of them, and reading the flag another way would be a guess.
+func (l *Layout) checkDeclared(top string) error {
+	entry := path.Join(l.SourceRoot, l.Entry)
+	paths := declaredPaths(filepath.Join(top, filepath.FromSlash(entry)))
+	if len(paths) == 0 || pathsUnder(top, l.SourceRoot, paths) || !pathsUnder(top, ".", paths) {
+		return nil
+	}
+	return fmt.Errorf("the Kustomizations in %s name their paths from the repository's top level (./%s), not from %s/: give --path %s", entry, paths[0], l.SourceRoot, entry)
+}
