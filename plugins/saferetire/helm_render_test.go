@@ -179,3 +179,30 @@ func TestHelmChartsFromNetwork(t *testing.T) {
 		})
 	}
 }
+
+// A chart kept in the repository itself (spec.chart.spec.sourceRef the repository's own
+// GitRepository, chart a path in it, as flux2-kustomize-helm-example-style monorepos do) is read
+// from each revision's snapshot, without --charts or the network.
+func TestHelmChartFromRepository(t *testing.T) {
+	chart := charttest.AppTemplate("4.4.0")
+	files := map[string]string{
+		"clusters/prod/apps.yaml":        fluxKS("flux-system", "apps", "./k8s/apps", true),
+		"charts/app-template/Chart.yaml": "apiVersion: v2\nname: app-template\nversion: 4.4.0\n",
+		"k8s/apps/paperless.yaml":        "",
+	}
+	for name, content := range chart.Files {
+		files["charts/app-template/"+name] = content
+	}
+	release := func(persistence string) string {
+		hr := appTemplateRelease("media", "paperless", persistence)
+		return strings.Replace(hr, "      version: 4.4.0\n      sourceRef: {kind: HelmRepository, name: bjw-s, namespace: flux-system}", "      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}", 1)
+	}
+	files["k8s/apps/paperless.yaml"] = strings.Replace(release("    persistence:\n      data:\n        size: 5Gi\n"), "chart: app-template", "chart: ./charts/app-template", 1)
+	r := gittest.New(t, files)
+	r.Commit("drop the claim", map[string]string{"k8s/apps/paperless.yaml": strings.Replace(release("    persistence:\n      tmp:\n        type: emptyDir\n"), "chart: app-template", "chart: ./charts/app-template", 1)})
+	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "UNSAFE PersistentVolumeClaim media/paperless-data: Helm deletes it when helm-controller upgrades release media/paperless (HelmRelease media/paperless, app-template 4.4.0 to app-template 4.4.0)")
+}
