@@ -3,6 +3,8 @@ package charts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -205,4 +207,36 @@ func loadDir(ref Ref) (*Chart, error) {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	return &Chart{Chart: c, Version: c.Metadata.Version, From: "this repository"}, nil
+}
+
+// DirDigest digests a chart directory's files (paths and contents), so a change to a chart
+// kept in the repository is seen even when the HelmRelease does not change. A directory that
+// cannot be read digests to a text naming it and why, which differs between revisions (their
+// snapshots are apart), so the release is rendered and its failure reported.
+func DirDigest(dir string) string {
+	h := sha256.New()
+	total := int64(0)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if total += int64(len(data)); total > MaxChartBytes*5 {
+			return fmt.Errorf("%s: more than a chart may hold", dir)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(data))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		return "unreadable " + dir + ": " + err.Error()
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

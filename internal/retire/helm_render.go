@@ -124,6 +124,9 @@ func (s *side) inputs(hr *unstructured.Unstructured) string {
 	parts := []any{hr.Object["spec"]}
 	if ref, err := charts.RefFor(hr, s.srcs, s.own); err == nil {
 		parts = append(parts, ref)
+		if ref.Type == charts.TypeDir {
+			parts = append(parts, charts.DirDigest(ref.Dir))
+		}
 		if src, ok := s.srcs[ref.Source]; ok {
 			parts = append(parts, src.Object["spec"])
 		}

@@ -205,4 +205,15 @@ func TestHelmChartFromRepository(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
 	contains(t, out, "UNSAFE PersistentVolumeClaim media/paperless-data: Helm deletes it when helm-controller upgrades release media/paperless (HelmRelease media/paperless, app-template 4.4.0 to app-template 4.4.0)")
+
+	// The HelmRelease unchanged, the chart's templates changed: the claim goes all the same. No
+	// kustomize build reads the chart, so the incremental gate leaves the tier unbuilt; --full
+	// builds it, and the chart's digest tells the revisions apart.
+	r = gittest.New(t, files)
+	r.Commit("the chart stops making claims", map[string]string{"charts/app-template/templates/pvc.yaml": ""})
+	out, errOut, code = invocation{}.raw(t, "--dry-run", "--offline", "--full", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD")
+	if code != 1 {
+		t.Fatalf("chart change: exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "UNSAFE PersistentVolumeClaim media/paperless-data")
 }
