@@ -90,6 +90,7 @@ func TestOCIRegistry(t *testing.T) {
 	reg := charttest.NewRegistry(t)
 	reg.Push(t, "bjw-s-labs/helm", charttest.AppTemplate("4.4.0"))
 	reg.Push(t, "bjw-s-labs/helm", charttest.AppTemplate("4.5.0"))
+	reg.Push(t, "bjw-s-labs/helm", charttest.AppTemplate("4.4.1+build.7"))
 	cache := openCache(t)
 	g := &charts.Getter{Cache: cache, AllowNetwork: true}
 	for _, tc := range []struct {
@@ -99,6 +100,7 @@ func TestOCIRegistry(t *testing.T) {
 	}{
 		{"HelmRepository exact", charts.Ref{Chart: "app-template", Version: "4.4.0", Source: "HelmRepository/flux-system/bjw-s", URL: "oci://" + reg.Host + "/bjw-s-labs/helm", Type: charts.TypeOCI, Insecure: true}, "4.4.0"},
 		{"HelmRepository range", charts.Ref{Chart: "app-template", Version: "4.x", Source: "HelmRepository/flux-system/bjw-s", URL: "oci://" + reg.Host + "/bjw-s-labs/helm", Type: charts.TypeOCI, Insecure: true}, "4.5.0"},
+		{"HelmRepository build metadata", charts.Ref{Chart: "app-template", Version: "4.4.1+build.7", Source: "HelmRepository/flux-system/bjw-s", URL: "oci://" + reg.Host + "/bjw-s-labs/helm", Type: charts.TypeOCI, Insecure: true}, "4.4.1+build.7"},
 		{"OCIRepository tag", charts.Ref{Chart: "app-template", Version: "4.4.0", Source: "OCIRepository/flux-system/app-template", URL: "oci://" + reg.Host + "/bjw-s-labs/helm/app-template", Type: charts.TypeOCI, Insecure: true}, "4.4.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

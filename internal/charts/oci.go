@@ -56,7 +56,8 @@ func (g *Getter) pullOCI(ctx context.Context, ref Ref) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	tag := exactVersion(ref)
+	// Helm pushes version 1.2.3+build as tag 1.2.3_build: OCI tags cannot hold '+'.
+	tag := strings.ReplaceAll(exactVersion(ref), "+", "_")
 	if tag == "" {
 		if tag, err = r.resolveTag(ctx, ref.Version); err != nil {
 			return nil, "", err
