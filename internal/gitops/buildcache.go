@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/kubeforensics/suite/internal/ownership"
 	"io"
 	"io/fs"
 	"os"
@@ -166,7 +167,7 @@ func (c *BuildCache) get(key string, t *Tier) bool {
 // the whole run (Untrusted), one that fails authentication is a miss (Unauthenticated).
 func (c *BuildCache) read(key string) (*cacheEntry, bool) {
 	p := c.path(key)
-	f, err := openNoFollow(p)
+	f, err := ownership.OpenNoFollow(p)
 	if err != nil {
 		return nil, false
 	}

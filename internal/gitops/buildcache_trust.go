@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/kubeforensics/suite/internal/ownership"
 	"io"
 	"io/fs"
 	"os"
@@ -31,7 +32,7 @@ func ReadBuildCacheKey(file string, getenv func(string) string) ([]byte, error) 
 	var key string
 	switch {
 	case file != "":
-		f, err := openNoFollow(file)
+		f, err := ownership.OpenNoFollow(file)
 		if err != nil {
 			return nil, fmt.Errorf("build cache key: %w", err)
 		}
@@ -40,7 +41,7 @@ func ReadBuildCacheKey(file string, getenv func(string) string) ([]byte, error) 
 		if err != nil {
 			return nil, fmt.Errorf("build cache key: %w", err)
 		}
-		if err := ownedPrivate(fi, file, 0o077); err != nil {
+		if err := ownership.Private(fi, file, ownership.GroupOtherAccess); err != nil {
 			return nil, err
 		}
 		data, err := io.ReadAll(io.LimitReader(f, 4096))
@@ -63,7 +64,10 @@ func ReadBuildCacheKey(file string, getenv func(string) string) ([]byte, error) 
 // checkTrusted refuses what is not the running user's alone: a file or directory owned by
 // another user, or writable by group or others.
 func checkTrusted(fi fs.FileInfo, path string) error {
-	return ownedPrivate(fi, path, 0o022)
+	if err := ownership.Private(fi, path, ownership.GroupOtherWrite); err != nil {
+		return fmt.Errorf("%w: %v", ErrUntrustedCache, err)
+	}
+	return nil
 }
 
 // entryTag authenticates an entry: HMAC-SHA256, under the cache's key, of the key the entry
@@ -136,12 +140,11 @@ func (c *BuildCache) Keyed() bool { return c != nil && len(c.secret) > 0 }
 
 // checkDir refuses dir unless it is a directory (not a link) the running user alone writes.
 func checkDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
+	if _, err := os.Lstat(dir); err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory (%s)", ErrUntrustedCache, dir, fi.Mode().Type())
+	if err := ownership.PrivateDir(dir); err != nil {
+		return fmt.Errorf("%w: %v", ErrUntrustedCache, err)
 	}
-	return checkTrusted(fi, dir)
+	return nil
 }

@@ -30,6 +30,10 @@ type Repo struct {
 	upstream map[string][]string
 	// live is the comparison with a cluster, set by Compare.
 	live *liveState
+	// chartCRDs are the group/Kinds of the CRDs each HelmRelease (namespace/name) installs, as
+	// its rendered chart shows (RenderCRDs); a HelmRelease not in it is judged by the table of
+	// well-known charts.
+	chartCRDs map[string][]string
 }
 
 // dependsOn reports whether tier a depends on tier b, directly or through others.

@@ -56,6 +56,12 @@ func checkCRDOrder(r *Repo, rule Rule, s Settings) []Finding {
 				k, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
 				kinds[g+"/"+k] = append(kinds[g+"/"+k], crdSource{tier: t.ID(), via: "CRD " + o.GetName()})
 			case isHelmRelease(o):
+				if rendered, ok := r.chartCRDs[o.GetNamespace()+"/"+o.GetName()]; ok {
+					for _, gk := range rendered {
+						kinds[gk] = append(kinds[gk], crdSource{tier: t.ID(), via: "HelmRelease " + o.GetNamespace() + "/" + o.GetName() + " (its rendered chart)", chart: true})
+					}
+					continue
+				}
 				for _, g := range chartCRDGroups[chartOf(o)] {
 					groups[g] = append(groups[g], crdSource{tier: t.ID(), via: "HelmRelease " + o.GetNamespace() + "/" + o.GetName(), chart: true})
 				}

@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"fmt"
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/flux"
@@ -109,7 +112,16 @@ func contains(list []string, s string) bool {
 }
 
 // checkDependencies turns the chain's cycle and missing-dependency findings into lint findings.
+// A dependency no tier that built declares may be declared inside a tier that did not build, or
+// one built from another source: while any such tier exists, "does not exist" is not known, so
+// the finding is information (the unbuilt tiers make the result UNKNOWN), naming them.
 func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
+	var unseen []string
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; t.Err != nil || t.NotCovered != "" {
+			unseen = append(unseen, id)
+		}
+	}
 	var out []Finding
 	for _, f := range r.Chain.Findings {
 		if f.Kind != flux.FindingCycle && f.Kind != flux.FindingMissingDependency {
@@ -120,7 +132,13 @@ func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
 			file = t.Kustomization.File
 			line = r.Locate(file, "Kustomization", t.Kustomization.Name, "dependsOn")
 		}
-		out = append(out, rule.finding(f.Kustomization, "Kustomization "+f.Kustomization, file, line, "%s %s", f.Kustomization, f.Message))
+		finding := rule.finding(f.Kustomization, "Kustomization "+f.Kustomization, file, line, "%s %s", f.Kustomization, f.Message)
+		if f.Kind == flux.FindingMissingDependency && len(unseen) > 0 {
+			finding.Severity = Info
+			finding.Message = fmt.Sprintf("%s %s: unknown, not absent: no tier that built declares it, and %s did not build here (or come from another source), so it may be declared there", f.Kustomization,
+				strings.TrimSuffix(strings.Replace(f.Message, ", which does not exist; it will never become ready", "", 1), "."), joinSorted(unseen))
+		}
+		out = append(out, finding)
 	}
 	return out
 }

@@ -163,6 +163,10 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 	}
 	for i := range rs {
 		r := &rs[i]
+		if r.HelmDrop != nil {
+			judgeHelmDrop(r, k, all)
+			continue
+		}
 		u := byID[r.Kustomization]
 		r.OptOut = optOut(u, r)
 		if r.Object.GroupKind() == helmReleaseKind {

@@ -38,6 +38,9 @@ type Request struct {
 	Full bool
 	// Cache keeps tier builds between runs; nil builds every tier it needs.
 	Cache *gitops.BuildCache
+	// Helm renders the HelmReleases the candidate removes or changes; nil renders none, and
+	// what their releases delete is judged from their values alone.
+	Helm *HelmRender
 }
 
 // CacheUse says how much of a run's building the build cache answered.
@@ -176,13 +179,19 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	if b.base != nil {
 		removalFiles(ctx, b.base, *b.layout, rs)
 	}
-	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, k, req.Target, live, rep.Incomplete)
+	retargetUnits := units
+	if req.Helm != nil {
+		var incomplete, warnings []string
+		rs, retargetUnits, incomplete, warnings = req.Helm.apply(ctx, b.base, b.cand, units, rs)
+		rep.Incomplete, rep.Warnings = append(rep.Incomplete, incomplete...), append(rep.Warnings, warnings...)
+	}
+	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, retargetUnits, k, req.Target, live, rep.Incomplete)
 	return rep, nil
 }
 
 // judgeAll reads the live facts of every removal (live only), decides each one and plans the
 // unsafe ones; it returns the removals and incomplete with the reads that failed added.
-func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []string) ([]Removal, []string) {
+func judgeAll(ctx context.Context, rs []Removal, units, retargetUnits []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []string) ([]Removal, []string) {
 	if live != nil {
 		for i := range rs {
 			rs[i].Live = live.Facts(ctx, &rs[i])
@@ -190,7 +199,7 @@ func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, target c
 		}
 	}
 	Judge(rs, units, k)
-	incomplete = append(append(incomplete, HelmUnseen(rs)...), HelmRetargets(units)...)
+	incomplete = append(append(incomplete, HelmUnseen(rs)...), HelmRetargets(retargetUnits)...)
 	planner := Planner{Target: target}
 	byID := map[string]Kustomization{}
 	for _, u := range units {

@@ -64,6 +64,9 @@ type HelmObject struct {
 // HelmUninstall is what deleting a HelmRelease does to its Helm release (Removal.Helm).
 type HelmUninstall struct {
 	Release string `json:"release"`
+	// Rendered names the chart the base revision was rendered with ("app-template 4.4.0"):
+	// Deleted, Left and Others then come from its manifest (offline).
+	Rendered string `json:"rendered,omitempty"`
 	// NoUninstall says why deleting the HelmRelease uninstalls nothing ("" when it does).
 	NoUninstall string `json:"noUninstall,omitempty"`
 	// Deleted are the persistent objects the uninstall deletes, claims first (live).
@@ -89,6 +92,9 @@ func judgeHelm(r *Removal, k Kinds) *HelmUninstall {
 	if r.base == nil {
 		return nil
 	}
+	if r.render != nil {
+		return renderedUninstall(r, k, r.render)
+	}
 	h := &HelmUninstall{Release: helmReleaseName(r.base)}
 	if s, _, _ := unstructured.NestedBool(r.base.Object, "spec", "suspend"); s {
 		h.NoUninstall = "spec.suspend is true at base: helm-controller deletes a suspended HelmRelease without uninstalling, and its objects stay, unmanaged"
@@ -96,7 +102,11 @@ func judgeHelm(r *Removal, k Kinds) *HelmUninstall {
 	}
 	values, _, _ := unstructured.NestedMap(r.base.Object, "spec", "values")
 	h.Values = helmValues(values)
-	h.NotSeen = append(h.NotSeen, "the chart's objects (offline, nothing renders the chart)")
+	if r.renderGap != "" {
+		h.NotSeen = append(h.NotSeen, "the chart's objects: "+r.renderGap)
+	} else {
+		h.NotSeen = append(h.NotSeen, "the chart's objects (offline, nothing renders the chart)")
+	}
 	if from, _, _ := unstructured.NestedSlice(r.base.Object, "spec", "valuesFrom"); len(from) > 0 {
 		h.NotSeen = append(h.NotSeen, fmt.Sprintf("spec.valuesFrom (%d ConfigMap or Secret references, not read)", len(from)))
 	}
@@ -189,7 +199,7 @@ func HelmUnseen(rs []Removal) []string {
 	for i := range rs {
 		r := &rs[i]
 		h := r.Helm
-		if h == nil || h.NoUninstall != "" || r.Persistent != nil || r.Live != nil || (r.Outcome != Pruned && r.Outcome != Moved) {
+		if h == nil || h.NoUninstall != "" || h.Rendered != "" || r.Persistent != nil || r.Live != nil || (r.Outcome != Pruned && r.Outcome != Moved) {
 			continue
 		}
 		when := "deleting it"

@@ -36,6 +36,10 @@ func (p Planner) Plan(r *Removal) {
 		return
 	}
 	switch {
+	case r.HelmDrop != nil:
+		if r.Unsafe {
+			p.planHelmDrop(r)
+		}
 	case r.Unsafe:
 		r.Plan = []Stage{p.protect(r), p.drain(r), p.remove(r), p.delete(r)}
 	case r.Outcome == Retained && r.Persistent != nil:

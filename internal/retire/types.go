@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/helmrender"
 )
 
 // The annotations kustomize-controller honours on a live object before pruning it.
@@ -189,6 +190,9 @@ type Removal struct {
 	Wedge       *Wedge       `json:"wedge,omitempty"`
 	// Helm is what deleting a HelmRelease does to its Helm release.
 	Helm *HelmUninstall `json:"helm,omitempty"`
+	// HelmDrop is set when Helm, not Flux, deletes the object: its release's new manifest
+	// drops it, or the release is reinstalled.
+	HelmDrop *HelmDrop `json:"helmDrop,omitempty"`
 	// DeclaredConsumers are workloads in the candidate build that still mount a removed claim.
 	DeclaredConsumers []Ref `json:"declaredConsumers,omitempty"`
 	Unsafe            bool  `json:"unsafe"`
@@ -198,6 +202,10 @@ type Removal struct {
 
 	// base is the object as built at base; nil when only the live inventory lists it.
 	base *unstructured.Unstructured
+	// render is a removed HelmRelease's render at base (Request.Helm), nil when none;
+	// renderGap says why it has none.
+	render    *helmrender.Render
+	renderGap string
 }
 
 // Base returns the object as built at base, or nil when only the live inventory lists it.

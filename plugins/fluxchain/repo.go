@@ -10,9 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
@@ -27,6 +29,10 @@ type repoOptions struct {
 	AllowNetwork      bool
 	NetworkTimeout    time.Duration
 	Timeout           time.Duration
+	// ChartsDir, ChartCacheDir and KubeVersion render the charts of HelmReleases, so
+	// crd-order knows the CRDs each installs; rendering is on when --charts, --chart-cache or
+	// --allow-network is given.
+	ChartsDir, ChartCacheDir, KubeVersion string
 	// Live also compares the repository with the cluster the connection flags select.
 	Live bool
 	configFlags
@@ -45,6 +51,9 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
 	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
 	cmd.Flags().DurationVar(&r.Timeout, "timeout", 0, fmt.Sprintf("With --repo: the longest the lint may take (every build, and the live read with --live); past it the run ends UNKNOWN (exit 2), naming what was still being built (default %s).", cli.DefaultTimeout))
+	cmd.Flags().StringVar(&r.ChartsDir, "charts", "", "With --repo: render HelmReleases with charts pulled beforehand from `DIR` (helm pull output, <name>-<version>.tgz), so the CRDs each installs count as declared by its tier.")
+	cmd.Flags().StringVar(&r.ChartCacheDir, "chart-cache", "", "With --repo: render HelmReleases with the charts kept in this directory (safe-retire's --chart-cache; with --allow-network, downloads are kept there).")
+	cmd.Flags().StringVar(&r.KubeVersion, "kube-version", helmrender.DefaultKubeVersion, "With --repo: the Kubernetes version charts see in .Capabilities when HelmReleases are rendered.")
 	cmd.Flags().BoolVar(&r.Live, "live", false, "With --repo: also compare the repository with the cluster (Kustomizations on one side only, spec drift, CRDs only the cluster has); all namespaces unless -n is given.")
 	r.configFlags.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "info"}, cobra.ShellCompDirectiveNoFileComp))
@@ -113,7 +122,7 @@ func (r *repoOptions) complete() error {
 // computeRepo builds the repository at root from entry, compares it with live when that is
 // set (--live), and checks it with the settings. A build without any Flux Kustomization is bad
 // input: there is no chain to judge, and "no findings" would be a silent zero.
-func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings) (*RepoResult, error) {
+func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings, crds *lint.ChartCRDs) (*RepoResult, error) {
 	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork})
 	switch {
 	case errors.Is(err, kbuild.ErrPathNotFound):
@@ -122,6 +131,10 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 		return nil, exitcode.WithCode(exitcode.Unknown, err)
 	case len(r.Tiers) == 0:
 		return nil, exitcode.UsageErrorf("%s: the build of entry path %s holds no Flux Kustomization (kustomize.toolkit.fluxcd.io); give --path the directory with the root Kustomization or the Kustomizations it applies", root, r.Entry)
+	}
+	var unrendered []string
+	if crds != nil {
+		unrendered = r.RenderCRDs(ctx, *crds)
 	}
 	var gaps []output.Gap
 	if live != nil {
@@ -133,6 +146,7 @@ func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, liv
 	}
 	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed, Undecoded: r.Undecoded, Incomplete: gaps}
 	res.BuildFailures, res.NotCovered = r.Unjudged()
+	res.Unrendered = unrendered
 	return res, nil
 }
 
@@ -143,7 +157,11 @@ func (r *repoOptions) result(ctx context.Context, live *LiveComparison) (*RepoRe
 	l := r.layout
 	s := r.settings
 	s.TopPath = l.FromTop
-	res, err := computeRepo(ctx, l.Dir(r.root), r.Path, r.AllowNetwork, live, s)
+	crds, err := r.chartCRDs()
+	if err != nil {
+		return nil, err
+	}
+	res, err := computeRepo(ctx, l.Dir(r.root), r.Path, r.AllowNetwork, live, s, crds)
 	if err != nil {
 		return nil, err
 	}
@@ -217,4 +235,23 @@ func (o *FluxChainOptions) printRepo(res *RepoResult) error {
 		Dot:     func(w io.Writer) error { return res.WriteDot(w, notes) },
 		Mermaid: func(w io.Writer) error { return res.WriteMermaid(w, notes) },
 	})
+}
+
+// chartCRDs is how HelmReleases are rendered for crd-order, nil when no chart source is given.
+func (r *repoOptions) chartCRDs() (*lint.ChartCRDs, error) {
+	if r.ChartsDir == "" && r.ChartCacheDir == "" && !r.AllowNetwork {
+		return nil, nil
+	}
+	if err := helmrender.CheckKubeVersion(r.KubeVersion); err != nil {
+		return nil, exitcode.UsageErrorf("--kube-version %q: %v", r.KubeVersion, err)
+	}
+	g := &charts.Getter{Dir: r.ChartsDir, AllowNetwork: r.AllowNetwork, Timeout: r.NetworkTimeout}
+	if r.ChartCacheDir != "" {
+		c, err := charts.OpenCache(r.ChartCacheDir)
+		if err != nil {
+			return nil, exitcode.UsageErrorf("--chart-cache: %v", err)
+		}
+		g.Cache = c
+	}
+	return &lint.ChartCRDs{Charts: g, Options: helmrender.Options{KubeVersion: r.KubeVersion}}, nil
 }

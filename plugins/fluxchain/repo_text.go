@@ -53,6 +53,12 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 			sec.Add(u)
 		}
 	}
+	if len(res.Unrendered) > 0 {
+		sec := root.Add(p.Warn(fmt.Sprintf("NOT RENDERED (%d): the CRDs they install are taken from the table of well-known charts", len(res.Unrendered))))
+		for _, u := range res.Unrendered {
+			sec.Add(u)
+		}
+	}
 	liveText(root, res.Live, len(res.Incomplete) > 0, p)
 	output.AddIncomplete(root, res.Incomplete, p)
 	verdict := fmt.Sprintf("verdict: %s (exit %d)", res.Verdict, res.ExitCode)

@@ -78,6 +78,9 @@ type RepoResult struct {
 	// Undecoded are Flux objects whose spec did not decode: the chain holds what could be read
 	// of them, and the verdict cannot be CLEAN.
 	Undecoded []string `json:"undecoded,omitempty"`
+	// Unrendered are the HelmReleases whose chart could not be rendered (--charts,
+	// --chart-cache, --allow-network): crd-order judged them by the table of well-known charts.
+	Unrendered []string `json:"unrendered,omitempty"`
 	// FailOn is the severity at which a finding fails the run.
 	FailOn lint.Severity `json:"failOn"`
 	// Live is the comparison with a cluster, with --live only (repo_live.go).

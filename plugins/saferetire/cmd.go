@@ -16,11 +16,13 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
@@ -61,6 +63,9 @@ type SafeRetireOptions struct {
 	Full            bool
 	CacheDir        string
 	CacheKeyFile    string
+	ChartsDir       string
+	ChartCacheDir   string
+	KubeVersion     string
 	NetworkTimeout  time.Duration
 	Timeout         time.Duration
 	DryRun          bool
@@ -72,6 +77,7 @@ type SafeRetireOptions struct {
 	clients *cluster.Clients
 	target  cluster.Target
 	cache   *gitops.BuildCache
+	charts  *charts.Cache
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
 }
@@ -79,13 +85,15 @@ type SafeRetireOptions struct {
 // NewSafeRetireOptions returns options with kubectl's standard flags and text output.
 func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string) string) *SafeRetireOptions {
 	return &SafeRetireOptions{
-		ConfigFlags: genericclioptions.NewConfigFlags(true),
-		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON),
-		IOStreams:   streams,
-		Repo:        ".",
-		Timeout:     cli.DefaultTimeout,
-		CacheDir:    gitops.DefaultBuildCacheDir(getenv),
-		getenv:      getenv,
+		ConfigFlags:   genericclioptions.NewConfigFlags(true),
+		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON),
+		IOStreams:     streams,
+		Repo:          ".",
+		Timeout:       cli.DefaultTimeout,
+		CacheDir:      gitops.DefaultBuildCacheDir(getenv),
+		ChartCacheDir: charts.DefaultCacheDir(getenv),
+		KubeVersion:   helmrender.DefaultKubeVersion,
+		getenv:        getenv,
 	}
 }
 
@@ -119,7 +127,10 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at both revisions, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches, and read no build cache.")
 	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
 	f.StringVar(&o.CacheKeyFile, "build-cache-key-file", "", "A file (yours, mode 0600) holding the secret that authenticates build cache entries (HMAC-SHA256), so a cache restored from a store others can write cannot be forged; default $"+gitops.BuildCacheKeyEnv+". Without one, entries are trusted because only you can write the directory.")
-	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases; without it a tier that needs them is UNKNOWN, with their URLs.")
+	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases, and the charts of HelmReleases the change removes or changes; without it a tier that needs them is UNKNOWN, with their URLs.")
+	f.StringVar(&o.ChartsDir, "charts", "", "Read charts pulled beforehand from `DIR` (helm pull output, <name>-<version>.tgz) to render HelmReleases offline.")
+	f.StringVar(&o.ChartCacheDir, "chart-cache", o.ChartCacheDir, "Keep downloaded charts in this directory, by digest, and read them offline (kubeforensics/charts under $XDG_CACHE_HOME, else ~/.cache); must belong to you and be writable by nobody else; empty for none.")
+	f.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, "The Kubernetes version charts see in .Capabilities when HelmReleases are rendered.")
 	f.DurationVar(&o.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is UNKNOWN.")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "The longest the gate may take (reading revisions and the cluster, every build); past it the run ends UNKNOWN (exit 2), naming what was still being built. The live steps carried out without --dry-run are not counted.")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
@@ -136,6 +147,16 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
 func (o *SafeRetireOptions) Complete(_ []string) error {
 	o.target = cluster.Offline(o.ConfigFlags)
+	if o.ChartCacheDir != "" && !o.Orphans {
+		c, err := charts.OpenCache(o.ChartCacheDir)
+		switch {
+		case errors.Is(err, charts.ErrUntrustedCache):
+			return exitcode.WithCode(exitcode.Usage, err)
+		case err != nil:
+			fmt.Fprintf(o.ErrOut, "# %s; rendering without it\n", output.Sanitize(err.Error()))
+		}
+		o.charts = c
+	}
 	if o.CacheDir != "" && !o.Full && !o.AllowNetwork && !o.Orphans {
 		key, err := gitops.ReadBuildCacheKey(o.CacheKeyFile, o.getenv)
 		if err != nil {
@@ -180,6 +201,9 @@ func (o *SafeRetireOptions) Validate() error {
 		return exitcode.UsageErrorf("--offline only reports: add --dry-run")
 	case !o.DryRun && !o.Orphans && !explicit:
 		return exitcode.UsageErrorf("without --dry-run safe-retire deletes objects on the cluster: give --context explicitly (or add --dry-run)")
+	}
+	if err := helmrender.CheckKubeVersion(o.KubeVersion); err != nil {
+		return exitcode.UsageErrorf("--kube-version %q: %v", o.KubeVersion, err)
 	}
 	for _, k := range o.PersistentKinds {
 		if _, err := retire.NewKinds(k); err != nil {
@@ -260,7 +284,11 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		return res, nil
 	}
 	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
-		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache}
+		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache,
+		Helm: &retire.HelmRender{
+			Charts:  &charts.Getter{Dir: o.ChartsDir, Cache: o.charts, AllowNetwork: o.AllowNetwork, Timeout: o.NetworkTimeout},
+			Options: helmrender.Options{KubeVersion: o.KubeVersion},
+		}}
 	var live retire.Cluster
 	if o.clients != nil {
 		live = retire.NewLiveCluster(o.clients)

@@ -74,7 +74,7 @@ func TestHelmReleaseRemovalOffline(t *testing.T) {
 		"UNSAFE HelmRelease media/paperless (k8s/apps/paperless.yaml): Flux prunes it",
 		"its values declare persistent state: spec.values.persistence.data",
 		"helm: deleting it uninstalls release media/paperless",
-		"not seen: the chart's objects (offline, nothing renders the chart)",
+		"not seen: the chart's objects: chart not available: chart app-template 4.4.0: its chart source HelmRepository/flux-system/bjw-s is not declared by any tier that built",
 		`values spec.values.persistence.media.existingClaim: mounts the existing claim "media"`,
 		"HelmRelease media/plex (Kustomization flux-system/apps): deleting it uninstalls release media/plex and every object its chart installed",
 		"verdict: UNSAFE (exit 1)")

@@ -21,6 +21,9 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 		return
 	}
 	n := parent.Add("helm: deleting it uninstalls release " + h.Release)
+	if h.Rendered != "" {
+		n.Add("rendered: chart " + h.Rendered + " at base, with helm-controller's values, release name and post-renderers")
+	}
 	for _, o := range h.Deleted {
 		text := helmObjectText(o)
 		if o.Via != "" {

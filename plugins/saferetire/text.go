@@ -122,6 +122,12 @@ func addRemoval(parent *output.Node, rm *retire.Removal, p output.Palette) {
 }
 
 func outcomeText(rm *retire.Removal) string {
+	if d := rm.HelmDrop; d != nil && rm.Outcome == retire.Pruned {
+		if d.Reinstall != "" {
+			return "Helm deletes it when helm-controller reinstalls release " + d.Release + " (HelmRelease " + d.HelmRelease + ")"
+		}
+		return "Helm deletes it when helm-controller upgrades release " + d.Release + " (HelmRelease " + d.HelmRelease + ", " + d.From + " to " + d.To + ")"
+	}
 	switch rm.Outcome {
 	case retire.Pruned:
 		return "Flux prunes it"

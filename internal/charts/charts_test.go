@@ -1,0 +1,173 @@
+package charts_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubeforensics/suite/internal/charts"
+	"github.com/kubeforensics/suite/internal/testsupport/charttest"
+)
+
+func appTemplateRef(url, version string) charts.Ref {
+	return charts.Ref{Chart: "app-template", Version: version, Source: "HelmRepository/flux-system/bjw-s", URL: url, Type: charts.TypeHTTP}
+}
+
+func openCache(t *testing.T) *charts.Cache {
+	t.Helper()
+	c, err := charts.OpenCache(filepath.Join(t.TempDir(), "charts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// An HTTP repository's index resolves an exact version and a constraint to the newest match,
+// as source-controller does; the archive lands in the cache, which answers the next, offline,
+// run without a request.
+func TestHTTPRepositoryAndCache(t *testing.T) {
+	repo := charttest.NewRepo(t, charttest.AppTemplate("4.4.0"), charttest.AppTemplate("4.5.0"), charttest.AppTemplate("5.0.0-rc.1"))
+	cache := openCache(t)
+	online := &charts.Getter{Cache: cache, AllowNetwork: true}
+	for _, tc := range []struct{ version, want string }{
+		{"4.4.0", "4.4.0"}, {"^4.0.0", "4.5.0"}, {"", "4.5.0"}, {">=4.4.0-0", "5.0.0-rc.1"},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			c, err := online.Get(context.Background(), appTemplateRef(repo.URL, tc.version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Version != tc.want || !strings.HasPrefix(c.Digest, "sha256:") {
+				t.Fatalf("got %s %s, want %s", c.Version, c.Digest, tc.want)
+			}
+		})
+	}
+	before := repo.Requests()
+	offline := &charts.Getter{Cache: cache}
+	c, err := offline.Get(context.Background(), appTemplateRef(repo.URL, "4.4.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Version != "4.4.0" || !strings.HasPrefix(c.From, "chart cache") || repo.Requests() != before {
+		t.Fatalf("offline read: %s from %s, %d requests", c.Version, c.From, repo.Requests()-before)
+	}
+	// A range offline needs the index: unavailable, naming the chart and the flags.
+	_, err = offline.Get(context.Background(), appTemplateRef(repo.URL, "^4.0.0"))
+	if !errors.Is(err, charts.ErrUnavailable) || !strings.Contains(err.Error(), "chart app-template ^4.0.0 from HelmRepository/flux-system/bjw-s") || !strings.Contains(err.Error(), "--charts DIR") {
+		t.Fatalf("range offline: %v", err)
+	}
+}
+
+// Without the network, a cache or --charts, a chart is unavailable, and no request is made.
+func TestOfflineWithoutChart(t *testing.T) {
+	repo := charttest.NewRepo(t, charttest.AppTemplate("4.4.0"))
+	_, err := (&charts.Getter{}).Get(context.Background(), appTemplateRef(repo.URL, "4.4.0"))
+	if !errors.Is(err, charts.ErrUnavailable) || repo.Requests() != 0 {
+		t.Fatalf("got %v after %d requests", err, repo.Requests())
+	}
+}
+
+// --charts reads `helm pull` output, <name>-<version>.tgz, offline.
+func TestChartsDir(t *testing.T) {
+	dir := t.TempDir()
+	charttest.Package(t, dir, charttest.AppTemplate("4.4.0"))
+	c, err := (&charts.Getter{Dir: dir}).Get(context.Background(), appTemplateRef("https://bjw-s-labs.github.io/helm-charts", "4.4.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Chart.Name() != "app-template" || c.Version != "4.4.0" || !strings.HasPrefix(c.From, "--charts") {
+		t.Fatalf("got %s %s from %s", c.Chart.Name(), c.Version, c.From)
+	}
+}
+
+// An OCI registry: a HelmRepository of type oci (the chart's name appended to its URL) and an
+// OCIRepository (its URL the chart itself), tags resolved by semver, the layer checked against
+// its digest, and the cache keyed by reference and tag.
+func TestOCIRegistry(t *testing.T) {
+	reg := charttest.NewRegistry(t)
+	reg.Push(t, "bjw-s-labs/helm", charttest.AppTemplate("4.4.0"))
+	reg.Push(t, "bjw-s-labs/helm", charttest.AppTemplate("4.5.0"))
+	reg.Push(t, "bjw-s-labs/helm", charttest.AppTemplate("4.4.1+build.7"))
+	cache := openCache(t)
+	g := &charts.Getter{Cache: cache, AllowNetwork: true}
+	for _, tc := range []struct {
+		name string
+		ref  charts.Ref
+		want string
+	}{
+		{"HelmRepository exact", charts.Ref{Chart: "app-template", Version: "4.4.0", Source: "HelmRepository/flux-system/bjw-s", URL: "oci://" + reg.Host + "/bjw-s-labs/helm", Type: charts.TypeOCI, Insecure: true}, "4.4.0"},
+		{"HelmRepository range", charts.Ref{Chart: "app-template", Version: "4.x", Source: "HelmRepository/flux-system/bjw-s", URL: "oci://" + reg.Host + "/bjw-s-labs/helm", Type: charts.TypeOCI, Insecure: true}, "4.5.0"},
+		{"HelmRepository build metadata", charts.Ref{Chart: "app-template", Version: "4.4.1+build.7", Source: "HelmRepository/flux-system/bjw-s", URL: "oci://" + reg.Host + "/bjw-s-labs/helm", Type: charts.TypeOCI, Insecure: true}, "4.4.1+build.7"},
+		{"OCIRepository tag", charts.Ref{Chart: "app-template", Version: "4.4.0", Source: "OCIRepository/flux-system/app-template", URL: "oci://" + reg.Host + "/bjw-s-labs/helm/app-template", Type: charts.TypeOCI, Insecure: true}, "4.4.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := g.Get(context.Background(), tc.ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Version != tc.want {
+				t.Fatalf("got %s, want %s", c.Version, tc.want)
+			}
+		})
+	}
+	before := reg.Requests()
+	c, err := (&charts.Getter{Cache: cache}).Get(context.Background(), charts.Ref{Chart: "app-template", Version: "4.4.0", Source: "HelmRepository/flux-system/bjw-s", URL: "oci://" + reg.Host + "/bjw-s-labs/helm", Type: charts.TypeOCI, Insecure: true})
+	if err != nil || c.Version != "4.4.0" || reg.Requests() != before {
+		t.Fatalf("offline from cache: %v, %d requests", err, reg.Requests()-before)
+	}
+}
+
+// The cache refuses a directory others may write, and a blob that no longer matches its
+// digest is a miss, never a chart.
+func TestCacheTrust(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.MkdirAll(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := charts.OpenCache(shared); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+		t.Fatalf("shared directory: %v", err)
+	}
+	c := openCache(t)
+	if err := c.Store("k", []byte("archive")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := c.Lookup("k"); !ok {
+		t.Fatal("stored entry not found")
+	}
+	blob := filepath.Join(c.Dir(), "blobs", strings.TrimPrefix(charts.Digest([]byte("archive")), "sha256:")+".tgz")
+	if err := os.WriteFile(blob, []byte("swapped"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := c.Lookup("k"); ok {
+		t.Fatal("a blob that does not match its digest was read")
+	}
+	fi, err := os.Stat(c.Dir())
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("cache directory mode %v, %v", fi.Mode().Perm(), err)
+	}
+}
+
+// A chart directory of the repository with a symbolic link is refused: Helm's loader would
+// follow it out of the repository.
+func TestDirChartSymlink(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chart")
+	if err := os.MkdirAll(filepath.Join(dir, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte("apiVersion: v2\nname: local\nversion: 1.0.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "templates", "leak.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := (&charts.Getter{}).Get(context.Background(), charts.Ref{Chart: "local", Source: "GitRepository/flux-system/flux-system", Type: charts.TypeDir, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("got %v", err)
+	}
+}

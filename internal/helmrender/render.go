@@ -1,0 +1,271 @@
+// Package helmrender renders a Flux HelmRelease as helm-controller installs it, without a
+// cluster: the chart (from internal/charts) with the values helm-controller composes, the
+// release name and namespace it chooses, its kustomize post-renderers and origin labels, and
+// Capabilities from a Kubernetes version plus the API versions the repository declares. It is
+// Helm's own install action, in client-only dry-run mode, so `lookup` finds nothing and no
+// object is sent anywhere. Helm plugins and post-render executables never run. What it yields
+// is what an uninstall deletes (the manifest), the hooks, and the crds/ a release installs but
+// Helm never deletes.
+package helmrender
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	releasev1 "helm.sh/helm/v4/pkg/release/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// DefaultKubeVersion is the Kubernetes version charts see in .Capabilities when no other is
+// given: the minor release of the client libraries this program is built with.
+const DefaultKubeVersion = "v1.36.0"
+
+// Defaults bounding one release's render.
+const (
+	DefaultTimeout  = 30 * time.Second
+	DefaultMaxBytes = 16 << 20
+)
+
+// Options are the settings of every render of a run.
+type Options struct {
+	// KubeVersion is .Capabilities.KubeVersion ("" is DefaultKubeVersion).
+	KubeVersion string
+	// APIVersions are added to Helm's default set: "group/version" and "group/version/Kind"
+	// of the CRDs the repository declares.
+	APIVersions []string
+	// Timeout bounds one render, MaxBytes its manifest (0: the defaults). Past either the
+	// render fails, naming the release.
+	Timeout  time.Duration
+	MaxBytes int
+	// ClusterScoped reports kinds ("Kind.group") that have no namespace, beyond the built-in
+	// ones: the CRDs of the repository with scope Cluster.
+	ClusterScoped map[string]bool
+}
+
+// Render is what one HelmRelease installs.
+type Render struct {
+	// Release is namespace/name of the Helm release; StorageNamespace where Helm keeps it.
+	Release          string `json:"release"`
+	StorageNamespace string `json:"storageNamespace"`
+	Chart            string `json:"chart"`
+	Version          string `json:"version"`
+	Digest           string `json:"digest,omitempty"`
+	// Manifest are the objects of the release's manifest: what an upgrade compares and an
+	// uninstall deletes (unless helm.sh/resource-policy: keep).
+	Manifest []*unstructured.Unstructured `json:"-"`
+	// Hooks are the chart's hooks, which an uninstall does not delete as manifest objects.
+	Hooks []*unstructured.Unstructured `json:"-"`
+	// CRDs are the chart's crds/ files: installed per spec.install.crds (default Create),
+	// updated per spec.upgrade.crds (default Skip), never deleted by Helm.
+	CRDs []*unstructured.Unstructured `json:"-"`
+	// InstallCRDs and UpgradeCRDs are the CRD policies in force.
+	InstallCRDs string `json:"installCRDs"`
+	UpgradeCRDs string `json:"upgradeCRDs"`
+	// SecretValues is set when values came from a Secret: the render is used, never stored,
+	// and no value is ever printed.
+	SecretValues bool `json:"secretValues,omitempty"`
+}
+
+// Decode reads a HelmRelease object into helm-controller's own type.
+func Decode(u *unstructured.Unstructured) (*helmv2.HelmRelease, error) {
+	hr := &helmv2.HelmRelease{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, hr); err != nil {
+		return nil, fmt.Errorf("HelmRelease %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+	}
+	return hr, nil
+}
+
+// ReleaseName is helm-controller's name for the release: spec.releaseName, else
+// `[<targetNamespace>-]<name>`, shortened past 53 characters with a hash of the whole.
+func ReleaseName(hr *helmv2.HelmRelease) string {
+	return shorten(hr.GetReleaseName())
+}
+
+func shorten(name string) string {
+	const maxLength, hashLength = 53, 12
+	if len(name) <= maxLength {
+		return name
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
+	return name[:maxLength-hashLength-1] + "-" + sum[:hashLength]
+}
+
+// Do renders the HelmRelease u with chart c (resolved to version, archive digest) and the
+// ConfigMaps and Secrets objs for its valuesFrom.
+func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, digest string, objs []*unstructured.Unstructured, opts Options) (*Render, error) {
+	hr, err := Decode(u)
+	if err != nil {
+		return nil, err
+	}
+	vals, secret, err := composeValues(hr, objs)
+	if err != nil {
+		return nil, err
+	}
+	r := &Render{
+		Release:          hr.GetReleaseNamespace() + "/" + ReleaseName(hr),
+		StorageNamespace: hr.GetStorageNamespace(),
+		Chart:            c.Name(), Version: c.Metadata.Version, Digest: digest,
+		InstallCRDs:  crdPolicy(string(hr.GetInstall().CRDs), "Create"),
+		UpgradeCRDs:  crdPolicy(string(hr.GetUpgrade().CRDs), "Skip"),
+		SecretValues: secret,
+	}
+	rel, err := run(ctx, hr, c, vals, opts)
+	if err != nil && secret && !errors.Is(err, errBound) {
+		// Helm's messages quote templates and values: with a Secret's among them, none is shown.
+		return nil, fmt.Errorf("rendering release %s (chart %s %s) failed; its values include a Secret's, so Helm's message is not shown", r.Release, r.Chart, r.Version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rendering release %s (chart %s %s): %w", r.Release, r.Chart, r.Version, err)
+	}
+	scope := scoper{extra: opts.ClusterScoped}
+	if r.Manifest, err = decode(rel.Manifest, hr.GetReleaseNamespace(), scope); err != nil {
+		return nil, fmt.Errorf("release %s: its manifest: %w", r.Release, err)
+	}
+	for _, h := range rel.Hooks {
+		objs, err := decode(h.Manifest, hr.GetReleaseNamespace(), scope)
+		if err != nil {
+			return nil, fmt.Errorf("release %s: hook %s: %w", r.Release, h.Path, err)
+		}
+		r.Hooks = append(r.Hooks, objs...)
+	}
+	for _, crd := range c.CRDObjects() {
+		objs, err := decode(string(crd.File.Data), "", scope)
+		if err != nil {
+			return nil, fmt.Errorf("release %s: %s: %w", r.Release, crd.Filename, err)
+		}
+		r.CRDs = append(r.CRDs, objs...)
+	}
+	return r, nil
+}
+
+// errBound marks a render stopped by its time or size bound.
+var errBound = errors.New("bounded")
+
+func crdPolicy(p, def string) string {
+	if p == "" {
+		return def
+	}
+	return p
+}
+
+// run is Helm's install in client-only dry-run mode, bounded by the timeout: the template
+// engine cannot be stopped, so past the deadline the render is abandoned and reported.
+func run(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, vals map[string]any, opts Options) (*releasev1.Release, error) {
+	timeout, maxBytes := opts.Timeout, opts.MaxBytes
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	kv := opts.KubeVersion
+	if kv == "" {
+		kv = DefaultKubeVersion
+	}
+	kube, err := common.ParseKubeVersion(kv)
+	if err != nil {
+		return nil, fmt.Errorf("--kube-version %q: %w", kv, err)
+	}
+	cfg := action.NewConfiguration()
+	cfg.SetLogger(slog.DiscardHandler)
+	inst := action.NewInstall(cfg)
+	inst.DryRunStrategy = action.DryRunClient
+	inst.ReleaseName = ReleaseName(hr)
+	inst.Namespace = hr.GetReleaseNamespace()
+	inst.KubeVersion = kube
+	inst.APIVersions = slices.Clone(opts.APIVersions)
+	inst.DisableOpenAPIValidation = true
+	inst.SkipSchemaValidation = hr.GetInstall().DisableSchemaValidation
+	inst.PostRenderer = postRenderer(hr)
+	switch hr.GetPostRenderStrategy() {
+	case helmv2.PostRenderStrategyNoHooks:
+		inst.PostRenderStrategy = action.PostRenderStrategyNoHooks
+	case helmv2.PostRenderStrategySeparate:
+		inst.PostRenderStrategy = action.PostRenderStrategySeparate
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type result struct {
+		rel *releasev1.Release
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("the chart's templates panicked: %v", p)}
+			}
+		}()
+		r, err := inst.RunWithContext(ctx, c, vals)
+		rel, _ := r.(*releasev1.Release)
+		done <- result{rel, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: not rendered within %s (a chart is input: its templates are bounded in time)", errBound, timeout)
+	case res := <-done:
+		if res.err != nil {
+			return nil, res.err
+		}
+		if res.rel == nil {
+			return nil, errors.New("Helm returned no release")
+		}
+		size := len(res.rel.Manifest)
+		for _, h := range res.rel.Hooks {
+			size += len(h.Manifest)
+		}
+		if size > maxBytes {
+			return nil, fmt.Errorf("%w: the rendered manifest has %d bytes, more than the %d a release may render", errBound, size, maxBytes)
+		}
+		return res.rel, nil
+	}
+}
+
+// decode reads a multi-document manifest; namespaced objects without a namespace get ns, as
+// Helm's client creates them in the release namespace.
+func decode(manifest, ns string, scope scoper) ([]*unstructured.Unstructured, error) {
+	d := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(manifest), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		var m map[string]any
+		if err := d.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		if len(m) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		if u.GetKind() == "List" {
+			items, _, _ := unstructured.NestedSlice(m, "items")
+			for _, it := range items {
+				if im, ok := it.(map[string]any); ok {
+					out = append(out, scope.place(&unstructured.Unstructured{Object: im}, ns))
+				}
+			}
+			continue
+		}
+		out = append(out, scope.place(u, ns))
+	}
+}
+
+// CheckKubeVersion reports whether v is a Kubernetes version Helm accepts for .Capabilities.
+func CheckKubeVersion(v string) error {
+	_, err := common.ParseKubeVersion(v)
+	return err
+}

@@ -1,0 +1,85 @@
+package lint
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/charts"
+	"github.com/kubeforensics/suite/internal/helmrender"
+)
+
+// ChartCRDs says how to find the CRDs a HelmRelease installs: by rendering its chart
+// (internal/helmrender) obtained by Charts.
+type ChartCRDs struct {
+	Charts  *charts.Getter
+	Options helmrender.Options
+}
+
+// RenderCRDs renders the chart of every HelmRelease in the tiers that built and records the
+// CRDs each installs (its crds/ unless spec.install.crds is Skip, and the CRDs among its
+// templates): crd-order then counts them as declared by the HelmRelease's tier. It returns one
+// line per HelmRelease that could not be rendered, for which crd-order falls back to the table
+// of well-known charts.
+func (r *Repo) RenderCRDs(ctx context.Context, c ChartCRDs) []string {
+	var all []*unstructured.Unstructured
+	if r.EntryBuild != nil {
+		all = append(all, r.EntryBuild.Objects...)
+	}
+	for _, t := range r.Built() {
+		all = append(all, t.Objects...)
+	}
+	srcs := charts.IndexSources(all)
+	own := charts.Repository{Source: r.Source, Root: r.Root}
+	opts := c.Options
+	opts.APIVersions = append(append([]string(nil), opts.APIVersions...), helmrender.APIVersions(all)...)
+	r.chartCRDs = map[string][]string{}
+	var unrendered []string
+	for _, t := range r.Built() {
+		for _, o := range t.Objects {
+			if !isHelmRelease(o) {
+				continue
+			}
+			id := o.GetNamespace() + "/" + o.GetName()
+			kinds, err := renderCRDs(ctx, c.Charts, o, srcs, own, all, opts)
+			if err != nil {
+				unrendered = append(unrendered, fmt.Sprintf("HelmRelease %s (Kustomization %s): %v", id, t.ID(), err))
+				continue
+			}
+			r.chartCRDs[id] = kinds
+		}
+	}
+	return unrendered
+}
+
+func renderCRDs(ctx context.Context, g *charts.Getter, hr *unstructured.Unstructured, srcs charts.Sources, own charts.Repository, all []*unstructured.Unstructured, opts helmrender.Options) ([]string, error) {
+	ref, err := charts.RefFor(hr, srcs, own)
+	if err != nil {
+		return nil, err
+	}
+	c, err := g.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := helmrender.Do(ctx, hr, c.Chart, c.Digest, all, opts)
+	if err != nil {
+		return nil, err
+	}
+	var crds []*unstructured.Unstructured
+	if rd.InstallCRDs != "Skip" {
+		crds = append(crds, rd.CRDs...)
+	}
+	for _, o := range rd.Manifest {
+		if o.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		}
+	}
+	var kinds []string
+	for _, o := range crds {
+		g, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+		k, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+		kinds = append(kinds, g+"/"+k)
+	}
+	return kinds, nil
+}

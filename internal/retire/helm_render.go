@@ -1,0 +1,274 @@
+package retire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/charts"
+	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/helmrender"
+)
+
+// HelmRender renders the HelmReleases a gate compares (Request.Helm): Charts obtains each
+// chart, Options bounds and parameterises each render.
+type HelmRender struct {
+	Charts  *charts.Getter
+	Options helmrender.Options
+}
+
+// HelmDrop says that Helm, not Flux, deletes a removal's object: helm-controller upgrades the
+// release to a manifest that no longer has it, or reinstalls the release (Removal.HelmDrop).
+type HelmDrop struct {
+	// HelmRelease is namespace/name; Release the Helm release it upgrades.
+	HelmRelease string `json:"helmRelease"`
+	Release     string `json:"release"`
+	// Reinstall is set when the candidate makes helm-controller uninstall the release before
+	// installing it again: every object of the old manifest is deleted.
+	Reinstall string `json:"reinstall,omitempty"`
+	// From and To are the charts rendered at base and candidate ("app-template 4.4.0").
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Suspended is set when the candidate suspends the HelmRelease: helm-controller upgrades
+	// nothing until it is resumed, and then deletes the same objects.
+	Suspended bool `json:"suspended,omitempty"`
+}
+
+// rendered is one HelmRelease's render on one side, or why there is none.
+type rendered struct {
+	render *helmrender.Render
+	err    error
+	// inputs digest what the render read: the HelmRelease, its chart source and its values
+	// sources, so an unchanged release is not rendered twice.
+	inputs string
+}
+
+// helmSides holds the renders of both revisions, by HelmRelease inventory id.
+type helmSides struct {
+	base, cand map[string]*rendered
+}
+
+// sideObjects is every object the tiers of one revision built.
+func sideObjects(t *gitops.Tree) []*unstructured.Unstructured {
+	if t == nil {
+		return nil
+	}
+	var out []*unstructured.Unstructured
+	for _, id := range t.IDs() {
+		if tier := t.Tiers[id]; tier.Err == nil {
+			out = append(out, tier.Objects...)
+		}
+	}
+	return out
+}
+
+// renderHelm renders, on each side, every HelmRelease the candidate removes or whose inputs it
+// changes; the others install what they installed and are not rendered.
+func (h *HelmRender) renderHelm(ctx context.Context, base, cand *gitops.Tree, units []Unit) *helmSides {
+	s := &helmSides{base: map[string]*rendered{}, cand: map[string]*rendered{}}
+	if base == nil || cand == nil {
+		return s
+	}
+	bobjs, cobjs := sideObjects(base), sideObjects(cand)
+	bside := newSide(base, bobjs, h.Options)
+	cside := newSide(cand, cobjs, h.Options)
+	for _, u := range units {
+		candHR := map[string]*unstructured.Unstructured{}
+		for _, o := range u.Candidate {
+			if RefOf(o).GroupKind() == helmReleaseKind {
+				candHR[RefOf(o).ID()] = o
+			}
+		}
+		for _, o := range u.Base {
+			id := RefOf(o).ID()
+			if RefOf(o).GroupKind() != helmReleaseKind {
+				continue
+			}
+			c, both := candHR[id]
+			if both && bside.inputs(o) == cside.inputs(c) {
+				continue
+			}
+			s.base[id] = h.render(ctx, bside, o)
+			if both {
+				s.cand[id] = h.render(ctx, cside, c)
+			}
+		}
+	}
+	return s
+}
+
+// side is what renders on one revision read.
+type side struct {
+	objs []*unstructured.Unstructured
+	srcs charts.Sources
+	own  charts.Repository
+	opts helmrender.Options
+}
+
+func newSide(t *gitops.Tree, objs []*unstructured.Unstructured, opts helmrender.Options) *side {
+	opts.APIVersions = append(slices.Clone(opts.APIVersions), helmrender.APIVersions(objs)...)
+	scoped := helmrender.ClusterScopedKinds(objs)
+	maps.Copy(scoped, opts.ClusterScoped)
+	opts.ClusterScoped = scoped
+	return &side{objs: objs, srcs: charts.IndexSources(objs), own: charts.Repository{Source: t.Source, Root: t.Root}, opts: opts}
+}
+
+// inputs digests what rendering hr reads on this side.
+func (s *side) inputs(hr *unstructured.Unstructured) string {
+	parts := []any{hr.Object["spec"]}
+	if ref, err := charts.RefFor(hr, s.srcs, s.own); err == nil {
+		parts = append(parts, ref)
+		if ref.Type == charts.TypeDir {
+			parts = append(parts, charts.DirDigest(ref.Dir))
+		}
+		if src, ok := s.srcs[ref.Source]; ok {
+			parts = append(parts, src.Object["spec"])
+		}
+	}
+	from, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
+	for _, f := range from {
+		m, _ := f.(map[string]any)
+		kind, _ := m["kind"].(string)
+		name, _ := m["name"].(string)
+		for _, o := range s.objs {
+			if o.GetKind() == kind && o.GetName() == name && o.GetNamespace() == hr.GetNamespace() {
+				parts = append(parts, o.Object)
+			}
+		}
+	}
+	data, err := json.Marshal(parts)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return string(data)
+}
+
+func (h *HelmRender) render(ctx context.Context, s *side, hr *unstructured.Unstructured) *rendered {
+	out := &rendered{inputs: s.inputs(hr)}
+	ref, err := charts.RefFor(hr, s.srcs, s.own)
+	if err != nil {
+		// The chart cannot be had, as when it is not pulled: name what the HelmRelease asks for.
+		chart, _, _ := unstructured.NestedString(hr.Object, "spec", "chart", "spec", "chart")
+		version, _, _ := unstructured.NestedString(hr.Object, "spec", "chart", "spec", "version")
+		what := strings.TrimSpace("chart " + chart + " " + version)
+		if chart == "" {
+			what = "the chart of its spec.chartRef"
+		}
+		out.err = fmt.Errorf("%w: %s: %w", charts.ErrUnavailable, what, err)
+		return out
+	}
+	c, err := h.Charts.Get(ctx, ref)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	out.render, out.err = helmrender.Do(ctx, hr, c.Chart, c.Digest, s.objs, s.opts)
+	return out
+}
+
+// chartText names a render's chart, "app-template 4.4.0".
+func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
+
+// helmDrops lists the objects helm-controller deletes when it upgrades (or reinstalls) a
+// HelmRelease both revisions declare, one Removal each; a release whose render failed on a side
+// is a line of incomplete (UNKNOWN) naming it, unless its chart is only unavailable, which is
+// a warning: without the chart nothing is compared, as without rendering at all.
+func (s *helmSides) helmDrops(units []Unit) (rs []Removal, incomplete, warnings []string) {
+	for _, u := range units {
+		for _, c := range u.Candidate {
+			id := RefOf(c).ID()
+			b, rc := s.base[id], s.cand[id]
+			if b == nil || rc == nil {
+				continue
+			}
+			name := "HelmRelease " + c.GetNamespace() + "/" + c.GetName()
+			if err := errors.Join(b.err, rc.err); err != nil {
+				line := fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", name, u.Kustomization.ID(), err)
+				if errors.Is(err, charts.ErrUnavailable) {
+					warnings = append(warnings, line)
+				} else {
+					incomplete = append(incomplete, line)
+				}
+				continue
+			}
+			drop := HelmDrop{HelmRelease: c.GetNamespace() + "/" + c.GetName(), Release: b.render.Release, From: chartText(b.render), To: chartText(rc.render)}
+			drop.Reinstall = reinstall(b.render, rc.render, c)
+			drop.Suspended, _, _ = unstructured.NestedBool(c.Object, "spec", "suspend")
+			kept := map[string]bool{}
+			if drop.Reinstall == "" {
+				for _, o := range rc.render.Manifest {
+					kept[RefOf(o).ID()] = true
+				}
+			}
+			for _, o := range b.render.Manifest {
+				ref := RefOf(o)
+				if kept[ref.ID()] {
+					continue
+				}
+				d := drop
+				rs = append(rs, Removal{Object: ref, ID: ref.ID(), Kustomization: u.Kustomization.ID(), base: o, HelmDrop: &d})
+			}
+		}
+	}
+	return rs, incomplete, warnings
+}
+
+// reinstall says why helm-controller uninstalls the release before installing the candidate's
+// (action.ReleaseTargetChanged): another release, storage namespace, or chart name under
+// upgrade.chartNameChangeStrategy Reinstall (the default); "" when it upgrades in place.
+func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
+	switch {
+	case b.Release != c.Release:
+		return fmt.Sprintf("its release changes from %s to %s", b.Release, c.Release)
+	case b.StorageNamespace != c.StorageNamespace:
+		return fmt.Sprintf("its storage namespace changes from %s to %s", b.StorageNamespace, c.StorageNamespace)
+	}
+	strategy, _, _ := unstructured.NestedString(hr.Object, "spec", "upgrade", "chartNameChangeStrategy")
+	if b.Chart != c.Chart && (strategy == "" || strategy == "Reinstall") {
+		return fmt.Sprintf("its chart changes from %q to %q (chartNameChangeStrategy Reinstall)", b.Chart, c.Chart)
+	}
+	return ""
+}
+
+// apply renders the HelmReleases the candidate removes or changes and folds the renders into
+// the gate: each removed HelmRelease's uninstall is judged from its base render, and every
+// object an upgrade or reinstall deletes becomes a removal. retargetUnits are units without the
+// candidate HelmReleases whose reinstall the renders judge object by object, so HelmRetargets
+// no longer calls those UNKNOWN.
+func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal) (out []Removal, retargetUnits []Unit, incomplete, warnings []string) {
+	sides := h.renderHelm(ctx, base, cand, units)
+	for i := range rs {
+		r := &rs[i]
+		if r.Object.GroupKind() != helmReleaseKind || r.base == nil {
+			continue
+		}
+		if x := sides.base[r.ID]; x != nil {
+			if x.err != nil {
+				r.renderGap = x.err.Error()
+			} else {
+				r.render = x.render
+			}
+		}
+	}
+	drops, incomplete, warnings := sides.helmDrops(units)
+	out = append(rs, drops...)
+	sortRemovals(out)
+	judged := map[string]bool{}
+	for id, b := range sides.base {
+		if c := sides.cand[id]; c != nil && b.err == nil && c.err == nil {
+			judged[id] = true
+		}
+	}
+	for _, u := range units {
+		v := u
+		v.Candidate = slices.DeleteFunc(slices.Clone(u.Candidate), func(o *unstructured.Unstructured) bool { return judged[RefOf(o).ID()] })
+		retargetUnits = append(retargetUnits, v)
+	}
+	return out, retargetUnits, incomplete, warnings
+}

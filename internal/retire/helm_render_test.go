@@ -1,0 +1,102 @@
+package retire
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/helmrender"
+)
+
+func claim(name string, ann map[string]string) *unstructured.Unstructured {
+	return obj("v1", "PersistentVolumeClaim", "x", name, ann)
+}
+
+func renderOf(chart string, objs ...*unstructured.Unstructured) *rendered {
+	return &rendered{render: &helmrender.Render{Release: "x/app", StorageNamespace: "x", Chart: chart, Version: "1.0.0", Manifest: objs, InstallCRDs: "Create"}}
+}
+
+// An upgrade deletes what the new manifest drops: a claim is UNSAFE and gets the Helm plan
+// (protect with helm.sh/resource-policy: keep through the chart), a kept claim is retained, an
+// object both manifests have is no removal, a stateless one is pruned safely; a chart change
+// under the default Reinstall deletes the old manifest whole.
+func TestHelmDrops(t *testing.T) {
+	k, _ := NewKinds()
+	hr := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "app", nil)
+	apps := Kustomization{Namespace: "flux-system", Name: "apps", Prune: false}
+	units := []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
+	deploy := obj("apps/v1", "Deployment", "x", "app", nil)
+	id := RefOf(hr).ID()
+	for _, tc := range []struct {
+		name      string
+		base      *rendered
+		cand      *rendered
+		want      []string // id=outcome/unsafe
+		reinstall bool
+	}{
+		{"claim dropped", renderOf("app-template", claim("app-cache", nil), deploy), renderOf("app-template", deploy),
+			[]string{"x_app-cache__PersistentVolumeClaim=Pruned/true"}, false},
+		{"kept claim dropped", renderOf("app-template", claim("app-cache", map[string]string{"helm.sh/resource-policy": " Keep"})), renderOf("app-template"),
+			[]string{"x_app-cache__PersistentVolumeClaim=Retained/false"}, false},
+		{"nothing dropped", renderOf("app-template", claim("app-data", nil), deploy), renderOf("app-template", claim("app-data", nil), deploy), nil, false},
+		{"stateless dropped", renderOf("app-template", deploy), renderOf("app-template"), []string{"x_app_apps_Deployment=Pruned/false"}, false},
+		{"chart renamed", renderOf("app-template", claim("app-data", nil)), renderOf("paperless-ngx", claim("app-data", nil)),
+			[]string{"x_app-data__PersistentVolumeClaim=Pruned/true"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &helmSides{base: map[string]*rendered{id: tc.base}, cand: map[string]*rendered{id: tc.cand}}
+			rs, incomplete, warnings := s.helmDrops(units)
+			if len(incomplete)+len(warnings) > 0 {
+				t.Fatalf("incomplete %v, warnings %v", incomplete, warnings)
+			}
+			Judge(rs, units, k)
+			var got []string
+			for i := range rs {
+				r := &rs[i]
+				Planner{}.Plan(r)
+				got = append(got, r.ID+"="+string(r.Outcome)+"/"+map[bool]string{true: "true", false: "false"}[r.Unsafe])
+				if r.Unsafe && (len(r.Plan) != 4 || !strings.Contains(r.Plan[0].Check, `helm\.sh/resource-policy`)) {
+					t.Errorf("plan of %s: %+v", r.ID, r.Plan)
+				}
+				if (r.HelmDrop.Reinstall != "") != tc.reinstall {
+					t.Errorf("reinstall %q", r.HelmDrop.Reinstall)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A render that fails once the chart is had is UNKNOWN; a chart that cannot be had is a
+// warning, as without rendering.
+func TestHelmDropsFailedRender(t *testing.T) {
+	hr := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "app", nil)
+	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps"}, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
+	id := RefOf(hr).ID()
+	s := &helmSides{base: map[string]*rendered{id: renderOf("a")}, cand: map[string]*rendered{id: {err: errors.New("template: app/templates/x.yaml:3: nil pointer")}}}
+	_, incomplete, warnings := s.helmDrops(units)
+	if len(incomplete) != 1 || len(warnings) != 0 || !strings.Contains(incomplete[0], "HelmRelease x/app (Kustomization flux-system/apps)") {
+		t.Fatalf("incomplete %v warnings %v", incomplete, warnings)
+	}
+}
+
+// A candidate that suspends the HelmRelease only postpones the upgrade: the drop is still
+// unsafe, and the reason says when it happens.
+func TestHelmDropsSuspended(t *testing.T) {
+	k, _ := NewKinds()
+	base := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "app", nil)
+	cand := base.DeepCopy()
+	_ = unstructured.SetNestedField(cand.Object, true, "spec", "suspend")
+	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps", Prune: true}, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{cand}}}
+	id := RefOf(base).ID()
+	s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: renderOf("app-template")}}
+	rs, _, _ := s.helmDrops(units)
+	Judge(rs, units, k)
+	if len(rs) != 1 || !rs[0].Unsafe || !strings.Contains(strings.Join(rs[0].Reasons, ""), "once the HelmRelease is resumed") {
+		t.Fatalf("got %+v", rs)
+	}
+}
