@@ -80,7 +80,11 @@ type Report struct {
 	Removals []Removal `json:"removals"`
 	// Incomplete lists builds and reads that failed: the verdict cannot be SAFE with any.
 	Incomplete []string `json:"incomplete,omitempty"`
-	Warnings   []string `json:"warnings,omitempty"`
+	// Notes are what was not judged and needs no judging, each with the evidence why (a tier
+	// that deletes nothing, an unresolved variable in a tier the candidate does not change, a
+	// HelmRelease whose chart is known to make no state): they never make the verdict UNKNOWN.
+	Notes    []string `json:"notes,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Unbuilt is one Kustomization's path that did not build at one revision.
@@ -162,6 +166,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		return nil, err
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
+	rep.Notes = p.notes
 	units, kept := MarkRemoved(p.units)
 	rep.Incomplete = append(rep.Incomplete, kept...)
 	for i := range units {
@@ -173,10 +178,15 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	}
 	rs, unparsed := Diff(units)
 	rep.Incomplete = append(rep.Incomplete, unparsed...)
+	ups, unseen, notes := HelmUpgrades(units)
+	rs = append(rs, ups...)
+	rep.Incomplete, rep.Notes = append(rep.Incomplete, unseen...), append(rep.Notes, notes...)
 	if b.base != nil {
 		removalFiles(ctx, b.base, *b.layout, rs)
 	}
 	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, k, req.Target, live, rep.Incomplete)
+	rep.Notes = append(rep.Notes, HelmStateless(rep.Removals)...)
+	sortRemovals(rep.Removals)
 	return rep, nil
 }
 
@@ -185,6 +195,9 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 func judgeAll(ctx context.Context, rs []Removal, units []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []string) ([]Removal, []string) {
 	if live != nil {
 		for i := range rs {
+			if rs[i].Outcome == Upgraded {
+				continue // the release stays: its own listing is not what the upgrade deletes
+			}
 			rs[i].Live = live.Facts(ctx, &rs[i])
 			incomplete = append(incomplete, rs[i].Live.Incomplete...)
 		}

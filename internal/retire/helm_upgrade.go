@@ -1,0 +1,363 @@
+package retire
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Upgraded is the outcome of a HelmRelease that both revisions declare and whose candidate
+// changes what its chart renders: helm-controller upgrades the release, and Helm deletes every
+// object of the old manifest that the new one no longer has (except those it keeps).
+const Upgraded Outcome = "Upgraded"
+
+// renderInputs are the parts of a HelmRelease's spec that decide what its chart renders.
+var renderInputs = []string{"chart", "chartRef", "values", "valuesFrom", "postRenderers"}
+
+// helmChange is one HelmRelease that both revisions declare, in the unit that declares it.
+type helmChange struct {
+	unit       Unit
+	base, cand *unstructured.Unstructured
+	// chart says what changes in what the chart renders, "" when nothing does.
+	chart string
+}
+
+// HelmUpgrades judges, without rendering the chart, every HelmRelease that both revisions
+// declare and whose chart or values the candidate changes (a release target change is
+// HelmRetargets'). A claim the base values make the chart create and the candidate values no
+// longer do (an item removed or disabled, switched to another type or to existingClaim, or its
+// name changed) is deleted by the upgrade: an Upgraded removal, unsafe, naming the values
+// path. For a chart known to make state only as its values declare (appTemplate), values that
+// keep every claim prove the upgrade deletes none: a note with that evidence. Any other change
+// is in incomplete: what the upgrade deletes is not seen, so it is UNKNOWN, never SAFE.
+func HelmUpgrades(units []Unit) (rs []Removal, incomplete, notes []string) {
+	var bases, cands []*unstructured.Unstructured
+	for _, u := range units {
+		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
+	}
+	sides := [2]map[string]*unstructured.Unstructured{chartSources(bases), chartSources(cands)}
+	for _, c := range helmChanges(units, sides) {
+		if r, ok := droppedClaims(c, sides); ok {
+			rs = append(rs, r)
+			continue
+		}
+		if ev := appTemplateEvidence(c, sides); ev != "" {
+			notes = append(notes, ev)
+			continue
+		}
+		incomplete = append(incomplete, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown",
+			c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, helmReleaseName(c.base)))
+	}
+	return rs, incomplete, notes
+}
+
+// helmChanges lists the HelmReleases both revisions of a unit declare whose render inputs, or
+// the chart source a chartRef names, the candidate changes; retargeted and suspended ones are
+// left out (HelmRetargets names the first; helm-controller leaves the second alone).
+func helmChanges(units []Unit, sides [2]map[string]*unstructured.Unstructured) []helmChange {
+	var out []helmChange
+	for _, u := range units {
+		base := map[string]*unstructured.Unstructured{}
+		for _, o := range u.Base {
+			if RefOf(o).GroupKind() == helmReleaseKind {
+				base[RefOf(o).ID()] = o
+			}
+		}
+		for _, c := range u.Candidate {
+			b, ok := base[RefOf(c).ID()]
+			if !ok || RefOf(c).GroupKind() != helmReleaseKind || retarget(b, c, sides) != "" {
+				continue
+			}
+			if s, _, _ := unstructured.NestedBool(c.Object, "spec", "suspend"); s {
+				continue
+			}
+			var changed []string
+			for _, f := range renderInputs {
+				if !reflect.DeepEqual(specOf(b)[f], specOf(c)[f]) {
+					changed = append(changed, "spec."+f)
+				}
+			}
+			if to := sourceChanged(b, c, sides); to != nil {
+				changed = append(changed, fmt.Sprintf("the chart its source %s %s/%s serves", to.GetKind(), to.GetNamespace(), to.GetName()))
+			}
+			if len(changed) > 0 {
+				out = append(out, helmChange{unit: u, base: b, cand: c, chart: strings.Join(changed, ", ")})
+			}
+		}
+	}
+	return out
+}
+
+// sourceChanged is the candidate's chart source when a chartRef's OCIRepository or HelmChart
+// serves another chart or version at the candidate (its url, ref, chart, version or
+// sourceRef), nil when it does not or a side does not show it.
+func sourceChanged(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured.Unstructured) *unstructured.Unstructured {
+	if specOf(c)["chartRef"] == nil {
+		return nil
+	}
+	from, to := chartSource(b, sides[0]), chartSource(c, sides[1])
+	if from == nil || to == nil {
+		return nil
+	}
+	for _, f := range []string{"url", "ref", "chart", "version", "sourceRef"} {
+		if !reflect.DeepEqual(specOf(from)[f], specOf(to)[f]) {
+			return to
+		}
+	}
+	return nil
+}
+
+// droppedClaims is the Upgraded removal of c when the candidate's values stop making a claim
+// the base's make the chart create and delete with the release; ok is false when none is
+// dropped. A claim kept with helm.sh/resource-policy: keep is left by Helm and not counted.
+func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured) (Removal, bool) {
+	bv, cv := inlineValues(c.base), inlineValues(c.cand)
+	renamed := !reflect.DeepEqual(nameInputs(bv), nameInputs(cv))
+	still := map[string]bool{}
+	for _, v := range helmValues(cv) {
+		if v.key != "" {
+			still[v.key] = true
+		}
+	}
+	known := appTemplateVersion(c.base, sides[0]) != ""
+	var dropped []HelmValue
+	for _, v := range helmValues(bv) {
+		if !v.Deleted || (still[v.key] && !renamed) {
+			continue
+		}
+		if known {
+			v.Claim = appTemplateClaim(c.base, bv, v.key)
+		}
+		v.What = "the base values make the chart create this claim and the candidate's no longer do, so the upgrade deletes it"
+		if renamed {
+			v.What = "the candidate changes the chart's fullname or name override, so the claim the base values make gets another name and the upgrade deletes the old one"
+		}
+		dropped = append(dropped, v)
+	}
+	if len(dropped) == 0 {
+		return Removal{}, false
+	}
+	ref := RefOf(c.base)
+	h := &HelmUninstall{Release: helmReleaseName(c.base), Values: dropped}
+	var paths []string
+	for _, v := range dropped {
+		p := v.Path
+		if v.Claim != "" {
+			p += " (claim " + v.Claim + ")"
+		}
+		paths = append(paths, p)
+	}
+	if _, has := specOf(c.cand)["valuesFrom"]; has {
+		h.NotSeen = append(h.NotSeen, "spec.valuesFrom at the candidate (not read): a value there could declare the claim again")
+	}
+	r := Removal{Object: ref, ID: ref.ID(), Kustomization: c.unit.Kustomization.ID(), Outcome: Upgraded, Helm: h, Unsafe: true, base: c.base,
+		Persistent: &Persistence{Detail: fmt.Sprintf("upgrading release %s deletes the claims its values no longer declare: %s", h.Release, strings.Join(paths, ", ")), Count: len(dropped)}}
+	r.Reasons = []string{fmt.Sprintf("the candidate changes %s of HelmRelease %s/%s: helm-controller upgrades release %s and Helm deletes what the new manifest no longer has, here %s, and nothing keeps it (retain: true or helm.sh/resource-policy: keep)",
+		c.chart, ref.Namespace, ref.Name, h.Release, strings.Join(paths, ", "))}
+	return r, true
+}
+
+// inlineValues is spec.values, nil when absent.
+func inlineValues(hr *unstructured.Unstructured) map[string]any {
+	v, _, _ := unstructured.NestedMap(hr.Object, "spec", "values")
+	return v
+}
+
+// nameInputs are the values that name every claim a chart makes (app-template's and most
+// charts' fullname and name overrides).
+func nameInputs(values map[string]any) []any {
+	global, _ := values["global"].(map[string]any)
+	return []any{global["fullnameOverride"], global["nameOverride"], values["fullnameOverride"], values["nameOverride"]}
+}
+
+// The app-template chart by bjw-s (bjw-s-labs/helm-charts, charts/other/app-template, on the
+// common library charts/library/common), as read for versions 3 and 4:
+//
+//   - claims come only from `persistence.<id>` items (templates/render/_pvcs.tpl renders an
+//     item when it is enabled, its type defaults to persistentVolumeClaim, and it has no
+//     existingClaim; classes/_pvc.tpl adds helm.sh/resource-policy: keep when `retain` is
+//     set) and from a StatefulSet controller's `volumeClaimTemplates`;
+//   - lib/pvc valuesToObject names a claim `<fullname>-<nameOverride or id>`, or `<fullname>`
+//     when nameOverride is "-"; lib/chart/_names.tpl makes the fullname the fullnameOverride,
+//     else the release name when it contains the name (app-template's templates/common.yaml
+//     sets global.nameOverride to the release name when unset), else `<release>-<name>`;
+//   - `rawResources` render any object the values spell out, and no template installs a CRD.
+var (
+	appTemplateOCI   = []string{"oci://ghcr.io/bjw-s-labs/helm/app-template", "oci://ghcr.io/bjw-s/helm/app-template"}
+	appTemplateRepos = []string{"https://bjw-s-labs.github.io/helm-charts", "https://bjw-s.github.io/helm-charts", "oci://ghcr.io/bjw-s-labs/helm", "oci://ghcr.io/bjw-s/helm"}
+)
+
+// appTemplateMajors are the major versions whose templates were read.
+var appTemplateMajors = []string{"3", "4"}
+
+// appTemplateVersion is the app-template version hr installs when the build shows it is that
+// chart, from its source, at an exact version of a major whose templates were read; "" when it
+// is not shown to be.
+func appTemplateVersion(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) string {
+	var version string
+	if name, _, _ := unstructured.NestedString(hr.Object, "spec", "chart", "spec", "chart"); name != "" {
+		if name != "app-template" {
+			return ""
+		}
+		version, _, _ = unstructured.NestedString(hr.Object, "spec", "chart", "spec", "version")
+		repo := chartSource(hr, sources)
+		url := ""
+		if repo != nil {
+			url, _, _ = unstructured.NestedString(repo.Object, "spec", "url")
+		}
+		if !slices.Contains(appTemplateRepos, strings.TrimSuffix(url, "/")) {
+			return ""
+		}
+	} else {
+		src := chartSource(hr, sources)
+		if src == nil || src.GetKind() != "OCIRepository" {
+			return ""
+		}
+		url, _, _ := unstructured.NestedString(src.Object, "spec", "url")
+		if !slices.Contains(appTemplateOCI, strings.TrimSuffix(url, "/")) {
+			return ""
+		}
+		version, _, _ = unstructured.NestedString(src.Object, "spec", "ref", "tag")
+	}
+	parts := strings.Split(strings.TrimPrefix(version, "v"), ".")
+	if len(parts) != 3 || !slices.Contains(appTemplateMajors, parts[0]) {
+		return ""
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return ""
+		}
+	}
+	return version
+}
+
+// chartSource is the source object the HelmRelease's chart comes from, as the build declares
+// it: the HelmRepository of spec.chart.spec.sourceRef, or the OCIRepository or HelmChart of
+// spec.chartRef; nil when the build does not hold it.
+func chartSource(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) *unstructured.Unstructured {
+	ref, _, _ := unstructured.NestedStringMap(hr.Object, "spec", "chartRef")
+	if ref == nil {
+		ref, _, _ = unstructured.NestedStringMap(hr.Object, "spec", "chart", "spec", "sourceRef")
+	}
+	if ref == nil {
+		return nil
+	}
+	ns := ref["namespace"]
+	if ns == "" {
+		ns = hr.GetNamespace()
+	}
+	return sources[ref["kind"]+"/"+ns+"/"+ref["name"]]
+}
+
+// appTemplateClaim is the name app-template gives the claim of persistence item key.
+func appTemplateClaim(hr *unstructured.Unstructured, values map[string]any, key string) string {
+	_, release := splitRelease(helmReleaseName(hr))
+	global, _ := values["global"].(map[string]any)
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	full := str(global, "fullnameOverride")
+	if full == "" {
+		full = str(values, "fullnameOverride")
+	}
+	if full == "" {
+		name := str(global, "nameOverride")
+		if name == "" {
+			name = release // app-template's templates/common.yaml
+		}
+		full = release
+		if !strings.Contains(release, name) {
+			full = release + "-" + name
+		}
+	}
+	full = strings.TrimSuffix(truncate(full, 63), "-")
+	if key == "-" {
+		return full
+	}
+	return full + "-" + key
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// appTemplateEvidence is the note that proves an app-template upgrade deletes no chart-made
+// state, "" when it cannot: both revisions install app-template at a version whose templates
+// were read, and at both the values make only claims the candidate still makes (droppedClaims
+// found none dropped).
+func appTemplateEvidence(c helmChange, sides [2]map[string]*unstructured.Unstructured) string {
+	from, to := appTemplateVersion(c.base, sides[0]), appTemplateVersion(c.cand, sides[1])
+	if from == "" || to == "" || !valuesSeen(c.base) || !valuesSeen(c.cand) {
+		return ""
+	}
+	still := map[string]bool{}
+	for _, v := range helmValues(inlineValues(c.cand)) {
+		still[v.key] = v.key != ""
+	}
+	var made, left []string
+	for _, v := range helmValues(inlineValues(c.base)) {
+		switch {
+		case v.key == "":
+		case still[v.key]:
+			made = append(made, v.Path)
+		default: // droppedClaims found every dropped claim kept
+			left = append(left, v.Path+" is dropped but kept by helm.sh/resource-policy: keep (retain), so Helm leaves its claim in place, unmanaged")
+		}
+	}
+	var kept []string
+	if len(made) > 0 {
+		kept = append(kept, "every claim its base values make the chart create is still made at the candidate: "+strings.Join(made, ", "))
+	}
+	kept = append(kept, left...)
+	if len(kept) == 0 {
+		kept = append(kept, "its values declare no claim the chart creates (no persistentVolumeClaim item in persistence.*) and no volumeClaimTemplates")
+	}
+	return fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s; app-template %s → %s makes claims only from persistence.* and volumeClaimTemplates and installs no CRDs, and %s, so the upgrade deletes no chart-made state",
+		c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, from, to, strings.Join(kept, "; "))
+}
+
+// valuesSeen reports whether every value of an app-template HelmRelease that can make state is
+// in its inline values: no valuesFrom, no rawResources (they render any object), and no
+// volumeClaimTemplates (their claims outlive the StatefulSet, so a change to them is not
+// judged from values).
+func valuesSeen(hr *unstructured.Unstructured) bool {
+	if _, has := specOf(hr)["valuesFrom"]; has {
+		return false
+	}
+	values := inlineValues(hr)
+	if _, has := values["rawResources"]; has {
+		return false
+	}
+	for _, v := range helmValues(values) {
+		if v.Orphaned {
+			return false
+		}
+	}
+	return true
+}
+
+// appTemplateStateless is the evidence that uninstalling the app-template release hr installs
+// deletes no chart-made state, "" when that is not shown: its values are all seen and make the
+// chart create no claim.
+func appTemplateStateless(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) string {
+	version := appTemplateVersion(hr, sources)
+	if version == "" || !valuesSeen(hr) {
+		return ""
+	}
+	for _, v := range helmValues(inlineValues(hr)) {
+		if v.key != "" {
+			return ""
+		}
+	}
+	return fmt.Sprintf("app-template %s makes claims only from persistence.* and volumeClaimTemplates and installs no CRDs, and its values declare neither (no valuesFrom, no rawResources), so the uninstall deletes no chart-made state", version)
+}
+
+// specOf is an object's spec, nil when it has none.
+func specOf(u *unstructured.Unstructured) map[string]any {
+	m, _ := u.Object["spec"].(map[string]any)
+	return m
+}
