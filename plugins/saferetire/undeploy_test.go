@@ -115,13 +115,16 @@ func undeploy(files map[string]string, ns, app string) map[string]string {
 // undeployCluster creates what a cluster running homeOpsUndeploy holds: the parent's and the
 // children's Kustomizations with their inventories, zigbee's claim mounted by a pod, its
 // HelmRelease installed with one object, its StatefulSet with the claim it made.
-func undeployCluster(t *testing.T, ns string) {
+func undeployCluster(t *testing.T, ns string, substituteFrom ...any) {
 	t.Helper()
 	// As the parent applied them from homeOpsUndeploy's ks.yaml files.
 	spec := func(app string, components ...any) map[string]any {
 		s := map[string]any{"interval": "1h", "path": "./kubernetes/apps/" + ns + "/" + app + "/app", "prune": true, "targetNamespace": ns, "wait": false,
 			"sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"},
 			"postBuild": map[string]any{"substitute": map[string]any{"APP": app}}}
+		if len(substituteFrom) > 0 {
+			s["postBuild"].(map[string]any)["substituteFrom"] = substituteFrom
+		}
 		if len(components) > 0 {
 			s["components"] = components
 		}
@@ -187,4 +190,26 @@ func TestLiveUndeployChild(t *testing.T) {
 		t.Fatalf("echo: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
 	contains(t, out, "pruned ConfigMap "+ns+"/echo", "verdict: SAFE (exit 0)")
+}
+
+// Live, the children read the cluster's Secret with substituteFrom (as home-ops roots patch
+// into every child), which is never read: the volsync claim `${VOLSYNC_CLAIM:=${APP}}` still
+// takes its default from the inline APP, as Flux's envsubst does when no source defines
+// VOLSYNC_CLAIM (issue 30, item 3), so the undeploy names it from the base build. Before, the
+// name was unresolved and the child was UNKNOWN.
+func TestLiveUndeploySubstituteDefault(t *testing.T) {
+	needEnv(t)
+	ns := namespace(t, "undeploydef")
+	undeployCluster(t, ns, map[string]any{"kind": "Secret", "name": "cluster-secrets"})
+	files := homeOpsUndeploy(ns, "    substituteFrom:\n    - kind: Secret\n      name: cluster-secrets\n")
+	r := gittest.New(t, files)
+	r.Commit("undeploy zigbee", undeploy(files, ns, "zigbee"))
+	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "-n", ns)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "UNSAFE PersistentVolumeClaim "+ns+"/zigbee (kubernetes/components/volsync/pvc.yaml): Flux prunes it", "verdict: UNSAFE (exit 1)")
+	if strings.Contains(out, "unresolved") {
+		t.Errorf("a variable with a default is reported unresolved\n%s", out)
+	}
 }
