@@ -173,13 +173,15 @@ func nameInputs(values map[string]any) []any {
 	return []any{global["fullnameOverride"], global["nameOverride"], values["fullnameOverride"], values["nameOverride"]}
 }
 
-// The app-template chart by bjw-s (bjw-s-labs/helm-charts, charts/other/app-template, on the
-// common library charts/library/common), as read for versions 3 and 4:
+// The app-template chart by bjw-s (bjw-s-labs/helm-charts, charts/other/app-template 5.2.1 on
+// the common library charts/library/common 5.2.1, read with the code search; the persistence
+// templates of earlier revisions found there agree on the rules used here):
 //
-//   - claims come only from `persistence.<id>` items (templates/render/_pvcs.tpl renders an
-//     item when it is enabled, its type defaults to persistentVolumeClaim, and it has no
-//     existingClaim; classes/_pvc.tpl adds helm.sh/resource-policy: keep when `retain` is
-//     set) and from a StatefulSet controller's `volumeClaimTemplates`;
+//   - claims come only from `persistence.<id>` items (render/_pvcs.tpl renders those that
+//     lib pvc enabledPVCs keeps: enabled unless `enabled: false`, type defaulting to
+//     persistentVolumeClaim, no existingClaim; classes/_pvc.tpl adds
+//     helm.sh/resource-policy: keep when `retain` is set) and from a StatefulSet controller's
+//     `volumeClaimTemplates`;
 //   - lib/pvc valuesToObject names a claim `<fullname>-<nameOverride or id>`, or `<fullname>`
 //     when nameOverride is "-"; lib/chart/_names.tpl makes the fullname the fullnameOverride,
 //     else the release name when it contains the name (app-template's templates/common.yaml
@@ -190,8 +192,8 @@ var (
 	appTemplateRepos = []string{"https://bjw-s-labs.github.io/helm-charts", "https://bjw-s.github.io/helm-charts", "oci://ghcr.io/bjw-s-labs/helm", "oci://ghcr.io/bjw-s/helm"}
 )
 
-// appTemplateMajors are the major versions whose templates were read.
-var appTemplateMajors = []string{"3", "4"}
+// appTemplateMajors are the major versions these rules hold for.
+var appTemplateMajors = []string{"3", "4", "5"}
 
 // appTemplateVersion is the app-template version hr installs when the build shows it is that
 // chart, from its source, at an exact version of a major whose templates were read; "" when it
@@ -353,7 +355,7 @@ func appTemplateStateless(hr *unstructured.Unstructured, sources map[string]*uns
 			return ""
 		}
 	}
-	return fmt.Sprintf("app-template %s makes claims only from persistence.* and volumeClaimTemplates and installs no CRDs, and its values declare neither (no valuesFrom, no rawResources), so the uninstall deletes no chart-made state", version)
+	return fmt.Sprintf("app-template %s makes claims only from persistence.* and volumeClaimTemplates and installs no CRDs, and its values declare no claim (no persistentVolumeClaim item in persistence.*) and no volumeClaimTemplates (no valuesFrom, no rawResources), so the uninstall deletes no chart-made state", version)
 }
 
 // specOf is an object's spec, nil when it has none.
