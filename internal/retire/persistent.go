@@ -109,9 +109,40 @@ func statefulSet(base *unstructured.Unstructured) *Persistence {
 		return nil
 	}
 	if policy == "Delete" {
-		return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: Delete: its claims and their data are deleted with it", len(tpls))}
+		return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: Delete: its claims and their data are deleted with it%s", len(tpls), templateClaimNames(base, tpls))}
 	}
-	return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: %s: its pods go and its claims are left orphaned", len(tpls), policy)}
+	return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: %s: its pods go and its claims are left orphaned%s", len(tpls), policy, templateClaimNames(base, tpls))}
+}
+
+// maxNamedClaims bounds the claims named from a manifest's replicas.
+const maxNamedClaims = 10
+
+// templateClaimNames names, from the manifest, the claims a StatefulSet makes: the StatefulSet
+// controller names them <template>-<statefulset>-<ordinal> for each of spec.replicas (1 when
+// unset) pods; a live read lists those that exist (LiveCluster.templateClaims).
+func templateClaimNames(sts *unstructured.Unstructured, tpls []any) string {
+	replicas, found, err := unstructured.NestedInt64(sts.Object, "spec", "replicas")
+	if err != nil {
+		return ""
+	}
+	if !found {
+		replicas = 1
+	}
+	var names []string
+	for _, t := range tpls {
+		m, _ := t.(map[string]any)
+		name, _, _ := unstructured.NestedString(m, "metadata", "name")
+		for i := int64(0); i < replicas && name != ""; i++ {
+			if len(names) == maxNamedClaims {
+				return " (" + strings.Join(names, ", ") + ", …)"
+			}
+			names = append(names, fmt.Sprintf("%s-%s-%d", name, sts.GetName(), i))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(names, ", ") + ")"
 }
 
 // liveStatefulSet is what deleting the live StatefulSet loses: nothing without
