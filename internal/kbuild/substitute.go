@@ -106,8 +106,10 @@ func newSubstituter(obj *unstructured.Unstructured, opts Options) (*substituter,
 	return s, nil
 }
 
-// run substitutes r in place and adds to unresolved the variables its identity still needs.
-func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved map[string]bool) error {
+// run substitutes r in place and adds to unresolved the variables its identity still needs,
+// and to defaulted those its identity took the default of while a source not read could
+// define them.
+func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved, defaulted map[string]bool) error {
 	if !s.enabled || r.GetLabels()[substituteKey] == kustomize.DisabledValue || r.GetAnnotations()[substituteKey] == kustomize.DisabledValue {
 		return nil
 	}
@@ -120,8 +122,17 @@ func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved 
 			kustomize.SubstituteWithAlways(s.always)); err != nil {
 			return err
 		}
-	} else if err := s.partial(r); err != nil {
-		return err
+	} else {
+		identity := r.GetName() + " " + r.GetNamespace()
+		if err := s.partial(r); err != nil {
+			return err
+		}
+		left, bare := r.GetName()+" "+r.GetNamespace(), bareReferences(identity)
+		for _, m := range varRef.FindAllStringSubmatch(identity, -1) {
+			if _, known := s.vars[m[1]]; !known && !s.complete && !s.secret[m[1]] && !bare[m[1]] && !strings.Contains(left, "${"+m[1]) {
+				defaulted[m[1]] = true
+			}
+		}
 	}
 	for _, v := range []string{r.GetName(), r.GetNamespace()} {
 		for _, m := range varRef.FindAllStringSubmatch(v, -1) {

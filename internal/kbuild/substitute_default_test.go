@@ -29,13 +29,14 @@ func TestSubstituteDefaults(t *testing.T) {
 		opts       Options
 		want       []string
 		unresolved []string
+		defaulted  []string
 	}{
 		{"default settled by the inline map", "      APP: zigbee\n", Options{},
-			[]string{"media_zigbee-${DOMAIN}__ConfigMap", "media_zigbee__PersistentVolumeClaim"}, []string{"DOMAIN"}},
+			[]string{"media_zigbee-${DOMAIN}__ConfigMap", "media_zigbee__PersistentVolumeClaim"}, []string{"DOMAIN"}, []string{"SUFFIX", "VOLSYNC_CLAIM"}},
 		{"a variable the read Secret defines is not defaulted", "      APP: zigbee\n", Options{SecretKeys: map[string][]string{"flux-system/cluster-secrets": {"VOLSYNC_CLAIM", "DOMAIN"}}},
-			[]string{"media_${VOLSYNC_CLAIM}__PersistentVolumeClaim", "media_zigbee-${DOMAIN}__ConfigMap"}, []string{"DOMAIN", "VOLSYNC_CLAIM"}},
+			[]string{"media_${VOLSYNC_CLAIM}__PersistentVolumeClaim", "media_zigbee-${DOMAIN}__ConfigMap"}, []string{"DOMAIN", "VOLSYNC_CLAIM"}, nil},
 		{"the inline map wins over the default", "      APP: zigbee\n      VOLSYNC_CLAIM: zigbee-data\n      SUFFIX: x\n", Options{},
-			[]string{"media_zigbee-data__PersistentVolumeClaim", "media_zigbee-x__ConfigMap"}, nil},
+			[]string{"media_zigbee-data__PersistentVolumeClaim", "media_zigbee-x__ConfigMap"}, nil, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,6 +50,10 @@ func TestSubstituteDefaults(t *testing.T) {
 			}
 			if !reflect.DeepEqual(res.Unresolved, tc.unresolved) {
 				t.Errorf("Unresolved = %v, want %v", res.Unresolved, tc.unresolved)
+			}
+			// A default taken while the unread Secret could define the variable is said.
+			if !reflect.DeepEqual(res.Defaulted, tc.defaulted) {
+				t.Errorf("Defaulted = %v, want %v", res.Defaulted, tc.defaulted)
 			}
 		})
 	}

@@ -130,6 +130,9 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 			ok = false
 			continue
 		}
+		if len(side.t.Defaulted) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("Kustomization %s: %s build names objects with the default of %s, as Flux's envsubst does when no source defines it; a substituteFrom source that is not read (a Secret) could define it otherwise", id, side.name, strings.Join(side.t.Defaulted, ", ")))
+		}
 		if len(side.t.Unresolved) > 0 {
 			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: %s build leaves %s unresolved in object names", id, side.name, strings.Join(side.t.Unresolved, ", ")))
 			ok = false

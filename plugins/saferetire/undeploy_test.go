@@ -208,7 +208,8 @@ func TestLiveUndeploySubstituteDefault(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
-	contains(t, out, "UNSAFE PersistentVolumeClaim "+ns+"/zigbee (kubernetes/components/volsync/pvc.yaml): Flux prunes it", "verdict: UNSAFE (exit 1)")
+	contains(t, out, "UNSAFE PersistentVolumeClaim "+ns+"/zigbee (kubernetes/components/volsync/pvc.yaml): Flux prunes it",
+		"note: Kustomization "+ns+"/zigbee: base build names objects with the default of VOLSYNC_CLAIM", "verdict: UNSAFE (exit 1)")
 	if strings.Contains(out, "unresolved") {
 		t.Errorf("a variable with a default is reported unresolved\n%s", out)
 	}
