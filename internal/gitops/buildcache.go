@@ -140,6 +140,7 @@ type cacheEntry struct {
 	RemoteURLs []string
 	Undefined  []Undefined
 	Unresolved []string
+	Defaulted  []string
 }
 
 func (c *BuildCache) path(key string) string { return filepath.Join(c.dir, key[:2], key) }
@@ -156,7 +157,7 @@ func (c *BuildCache) get(key string, t *Tier) bool {
 	for i, o := range e.Objects {
 		t.Objects[i] = &unstructured.Unstructured{Object: o}
 	}
-	t.Files, t.Err, t.RemoteURLs, t.Undefined, t.Unresolved = e.Files, nil, e.RemoteURLs, e.Undefined, e.Unresolved
+	t.Files, t.Err, t.RemoteURLs, t.Undefined, t.Unresolved, t.Defaulted = e.Files, nil, e.RemoteURLs, e.Undefined, e.Unresolved, e.Defaulted
 	now := time.Now()
 	_ = os.Chtimes(c.path(key), now, now) // kept longest when used most recently (Trim)
 	return true
@@ -216,7 +217,7 @@ func (c *BuildCache) put(key string, t *Tier) {
 			return
 		}
 	}
-	e := cacheEntry{Key: key, Files: t.Files, RemoteURLs: t.RemoteURLs, Undefined: t.Undefined, Unresolved: t.Unresolved}
+	e := cacheEntry{Key: key, Files: t.Files, RemoteURLs: t.RemoteURLs, Undefined: t.Undefined, Unresolved: t.Unresolved, Defaulted: t.Defaulted}
 	e.Objects = make([]map[string]any, len(t.Objects))
 	for i, o := range t.Objects {
 		e.Objects[i] = o.Object

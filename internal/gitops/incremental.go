@@ -238,7 +238,7 @@ func copyOutput(t, bt *Tier, walk *walkOutput) {
 	if walk != nil {
 		t.Objects, t.Files = walk.objects, walk.files
 	}
-	t.Err, t.RemoteURLs, t.Undefined, t.Unresolved = bt.Err, bt.RemoteURLs, bt.Undefined, bt.Unresolved
+	t.Err, t.RemoteURLs, t.Undefined, t.Unresolved, t.Defaulted = bt.Err, bt.RemoteURLs, bt.Undefined, bt.Unresolved, bt.Defaulted
 }
 
 // record returns the options t's build runs with: with a log of its reads when inputs are

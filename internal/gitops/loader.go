@@ -104,7 +104,7 @@ func BuildTier(ctx context.Context, root string, t *Tier, opts kbuild.Options) {
 			ks.Object = withLiteralVar(ks, m[2])
 			continue
 		}
-		t.Objects, t.Files, t.Err, t.RemoteURLs, t.Unresolved = b.Objects, b.Files, b.Err, b.RemoteURLs, b.Unresolved
+		t.Objects, t.Files, t.Err, t.RemoteURLs, t.Unresolved, t.Defaulted = b.Objects, b.Files, b.Err, b.RemoteURLs, b.Unresolved, b.Defaulted
 		return
 	}
 	t.Err = fmt.Errorf("more than %d undefined post-build variables in %s", maxUndefined, ks.Path)

@@ -48,6 +48,9 @@ type Tier struct {
 	// Unresolved are ${VARS} an object's name or namespace still depends on after the build
 	// (their values come from a Secret, which is never read).
 	Unresolved []string
+	// Defaulted are ${VARS} an object's name or namespace took the default of, although a
+	// substituteFrom source that was not read could define them (kbuild.Result.Defaulted).
+	Defaulted []string
 	// NotCovered says why the tier was not built (its source is another repository).
 	NotCovered string
 	// Undecoded names the Kustomizations in this tier's build that did not decode: the tiers

@@ -86,6 +86,9 @@ type Result struct {
 	// Unresolved are the ${VARS} left unresolved that an object's name or namespace depends
 	// on, sorted.
 	Unresolved []string
+	// Defaulted are the ${VARS} an object's name or namespace took the default of although a
+	// substituteFrom source that was not read (a Secret) could define them, sorted.
+	Defaulted []string
 }
 
 // Kustomizations returns the Flux Kustomizations among the built objects, with the file
@@ -283,13 +286,13 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 	if err := sub.bound(ctx, m.Resources()); err != nil {
 		return err
 	}
-	unresolved := map[string]bool{}
+	unresolved, defaulted := map[string]bool{}, map[string]bool{}
 	for _, r := range m.Resources() {
 		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
 			// Name the file, never the content: it may be a Secret.
 			return fmt.Errorf("a resource without apiVersion, kind or name (from %s)", orDefault(r.GetAnnotations()[originAnnotation], "a generator"))
 		}
-		if err := sub.run(ctx, r, unresolved); err != nil {
+		if err := sub.run(ctx, r, unresolved, defaulted); err != nil {
 			return fmt.Errorf("post build failed for '%s/%s': %w", r.GetGvk(), r.GetName(), err)
 		}
 		v, err := fromNode(r.YNode())
@@ -303,6 +306,9 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 	}
 	setCommonMetadata(obj, res.Objects)
 	res.Unresolved = slices.Sorted(maps.Keys(unresolved))
+	if len(defaulted) > 0 {
+		res.Defaulted = slices.Sorted(maps.Keys(defaulted))
+	}
 	return nil
 }
 

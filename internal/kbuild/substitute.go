@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fluxcd/pkg/envsubst"
+	"github.com/fluxcd/pkg/envsubst/parse"
 	"github.com/fluxcd/pkg/kustomize"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,8 +36,10 @@ var (
 //
 // Otherwise it substitutes with the same envsubst and keeps the values it cannot know as
 // ${NAME}: the keys of a referenced Secret (Options.SecretKeys), and, when a source is
-// not known at all, every variable it has no value for. When every source is known, a variable
-// none defines is an error unless it has a default, exactly as in strict mode.
+// not known at all, every variable it has no value for that is referenced without a default.
+// A reference with a default (`${NAME:=default}`, `${NAME:-${OTHER}}`) to a variable no source
+// read defines takes its default, as envsubst resolves it. When every source is known, a
+// variable none defines is an error unless it has a default, exactly as in strict mode.
 type substituter struct {
 	enabled bool
 	always  bool
@@ -103,8 +106,10 @@ func newSubstituter(obj *unstructured.Unstructured, opts Options) (*substituter,
 	return s, nil
 }
 
-// run substitutes r in place and adds to unresolved the variables its identity still needs.
-func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved map[string]bool) error {
+// run substitutes r in place and adds to unresolved the variables its identity still needs,
+// and to defaulted those its identity took the default of while a source not read could
+// define them.
+func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved, defaulted map[string]bool) error {
 	if !s.enabled || r.GetLabels()[substituteKey] == kustomize.DisabledValue || r.GetAnnotations()[substituteKey] == kustomize.DisabledValue {
 		return nil
 	}
@@ -117,8 +122,17 @@ func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved 
 			kustomize.SubstituteWithAlways(s.always)); err != nil {
 			return err
 		}
-	} else if err := s.partial(r); err != nil {
-		return err
+	} else {
+		identity := r.GetName() + " " + r.GetNamespace()
+		if err := s.partial(r); err != nil {
+			return err
+		}
+		left, bare := r.GetName()+" "+r.GetNamespace(), bareReferences(identity)
+		for _, m := range varRef.FindAllStringSubmatch(identity, -1) {
+			if _, known := s.vars[m[1]]; !known && !s.complete && !s.secret[m[1]] && !bare[m[1]] && !strings.Contains(left, "${"+m[1]) {
+				defaulted[m[1]] = true
+			}
+		}
 	}
 	for _, v := range []string{r.GetName(), r.GetNamespace()} {
 		for _, m := range varRef.FindAllStringSubmatch(v, -1) {
@@ -141,14 +155,17 @@ func (s *substituter) partial(r *resource.Resource) error {
 	if err != nil {
 		return err
 	}
+	bare := bareReferences(string(data))
 	out, err := envsubst.Eval(string(data), func(name string) (string, bool) {
 		if v, ok := s.vars[name]; ok {
 			return v, true
 		}
-		if s.secret[name] || !s.complete {
+		if s.secret[name] || (!s.complete && bare[name]) {
 			return "${" + name + "}", true
 		}
-		return "", false // strict: an error unless the reference has a default
+		// No source read defines it: a reference with a default takes the default, as
+		// envsubst does for an unset variable; strict, a bare one is an error.
+		return "", false
 	})
 	if err != nil {
 		return fmt.Errorf("envsubst error: variable substitution failed: %w", err)
@@ -158,6 +175,40 @@ func (s *substituter) partial(r *resource.Resource) error {
 		return fmt.Errorf("envsubst error: YAMLToJSON: %w", err)
 	}
 	return r.UnmarshalJSON(js)
+}
+
+// bareReferences are the variables text references without a default (`${NAME}`, or with an
+// operator that reads the value, `${NAME,,}`): when a source that is not read (a Secret, a
+// ConfigMap not given) could define one, its value is unknowable, so it stays ${NAME}. A
+// variable referenced only as `${NAME:=default}`, `${NAME:-default}`, `${NAME=default}` or
+// `${NAME-default}` takes its default when no source read defines it, as fluxcd/pkg/envsubst
+// resolves it for an unset variable. Text that does not parse has none: Eval reports the error.
+func bareReferences(text string) map[string]bool {
+	out := map[string]bool{}
+	tree, err := parse.Parse(text)
+	if err != nil {
+		return out
+	}
+	var walk func(parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			for _, c := range n.Nodes {
+				walk(c)
+			}
+		case *parse.FuncNode:
+			switch n.Name {
+			case "-", "=", ":-", ":=":
+			default:
+				out[n.Param] = true
+			}
+			for _, a := range n.Args {
+				walk(a)
+			}
+		}
+	}
+	walk(tree.Root)
+	return out
 }
 
 func keysOf(m map[string]string) map[string]bool {

@@ -2,6 +2,7 @@ package retire
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,6 +22,10 @@ type Unit struct {
 	// Removed is set when the candidate deletes the Kustomization itself: what it applied
 	// goes according to its spec.deletionPolicy, not its spec.prune.
 	Removed bool
+	// PathGone is the candidate build's error when its path is absent at the candidate (live,
+	// where the cluster's Kustomizations are built at both revisions): the expected shape of
+	// an undeploy when its parent deletes it, a gap when it stays.
+	PathGone string
 }
 
 // MarkRemoved sets Removed on every unit whose Kustomization a base build declares and no
@@ -31,12 +36,16 @@ type Unit struct {
 // child's manifest opts out), stays on the cluster and goes on reconciling its
 // path at the candidate revision: judged on that build when there is one (live, where the
 // cluster's Kustomizations are built at the candidate), else left out of judged with the
-// reason in incomplete (never judged as deleted, never as unchanged).
+// reason in incomplete (never judged as deleted, never as unchanged). A child that a deleted
+// child declared is deleted with it, to any depth. A child whose path the candidate no longer
+// has (live: its ks.yaml and its directory removed together) is judged as deleted when its
+// parent deletes it, from its base build and its live inventory; if it stays, that is a gap.
 func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
 	type declaration struct {
 		by  int
 		obj *unstructured.Unstructured
 	}
+	units = slices.Clone(units)
 	declared := func(candidate bool) map[string]declaration {
 		m := map[string]declaration{}
 		for i, u := range units {
@@ -52,32 +61,49 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
 		}
 		return m
 	}
-	before, after := declared(false), declared(true)
-	gone := func(id string) bool {
-		_, b := before[id]
-		_, a := after[id]
-		return b && !a
+	before := declared(false)
+	// deleted marks the Kustomizations their parents delete. A deleted child takes what it
+	// applied with it, so the Kustomizations it declared go too: repeated until nothing
+	// changes, so nested children are followed to any depth.
+	deleted, kept := map[string]bool{}, map[string]string{}
+	for changed := true; changed; {
+		changed = false
+		after := declared(true)
+		for i := range units {
+			id := units[i].Kustomization.ID()
+			d, was := before[id]
+			if _, is := after[id]; !was || is || deleted[id] {
+				continue
+			}
+			parent := Unit{Kustomization: units[d.by].Kustomization, Removed: deleted[units[d.by].Kustomization.ID()]}
+			if why := optOut(parent, &Removal{base: d.obj}); why != "" {
+				kept[id] = why
+				continue
+			}
+			delete(kept, id)
+			deleted[id], changed = true, true
+			units[i].Removed, units[i].Candidate = true, nil
+		}
 	}
 	for _, u := range units {
 		id := u.Kustomization.ID()
-		if !gone(id) {
+		switch {
+		case deleted[id]:
 			judged = append(judged, u)
-			continue
-		}
-		d := before[id]
-		parent := Unit{Kustomization: units[d.by].Kustomization, Removed: gone(units[d.by].Kustomization.ID())}
-		if why := optOut(parent, &Removal{base: d.obj}); why != "" {
-			if !u.Removed {
-				// Its path was built at the candidate too (live: it is on the cluster), so
-				// what it prunes when it reconciles that revision is judged exactly.
-				judged = append(judged, u)
-				continue
+		case u.PathGone != "":
+			why := "the candidate still declares it"
+			if kept[id] != "" {
+				why = "the candidate no longer declares it, but it is kept by " + kept[id]
 			}
-			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but it is kept by %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, why, u.Kustomization.Path))
-			continue
+			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: its path %s is not in the candidate (%s), and %s, so it stays on the cluster and cannot build that revision: what it prunes is not judged", id, u.Kustomization.Path, u.PathGone, why))
+		case kept[id] != "" && u.Removed:
+			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but it is kept by %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, kept[id], u.Kustomization.Path))
+		default:
+			// Unchanged, or kept with its path built at the candidate too (live: it is on
+			// the cluster), so what it prunes when it reconciles that revision is judged
+			// exactly.
+			judged = append(judged, u)
 		}
-		u.Removed, u.Candidate = true, nil
-		judged = append(judged, u)
 	}
 	return judged, incomplete
 }
@@ -157,6 +183,7 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 		byID[u.Kustomization.ID()] = u
 	}
 	all := allBase(units)
+	sources := chartSources(all)
 	var cand []*unstructured.Unstructured
 	for _, u := range units {
 		cand = append(cand, u.Candidate...)
@@ -167,10 +194,14 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 			judgeHelmDrop(r, k, all)
 			continue
 		}
+		if r.Outcome == Upgraded {
+			continue // HelmUpgrades judged it
+		}
 		u := byID[r.Kustomization]
 		r.OptOut = optOut(u, r)
+		r.KustomizationDeleted = u.Removed
 		if r.Object.GroupKind() == helmReleaseKind {
-			r.Helm = judgeHelm(r, k)
+			r.Helm = judgeHelm(r, k, sources)
 		}
 		r.Persistent = k.Persistence(r, all)
 		if r.Object.Kind == "PersistentVolumeClaim" && r.Object.Group == "" {

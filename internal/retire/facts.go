@@ -16,7 +16,8 @@ import (
 
 // Facts reads a removed object as it is now: whether it exists, its opt-out annotations (only
 // those: never anything that could carry a Secret's value), finalizers, the pods that mount a
-// claim with what deleting it loses, and what a Namespace or CRD cascades to.
+// claim with what deleting it loses, what a Namespace or CRD cascades to, and the claims a
+// StatefulSet made from its volumeClaimTemplates, with their pods and cost.
 func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 	l := &Live{Count: -1}
 	res, ok := lc.catalog.ForGroupKind(schema.GroupKind{Group: r.Object.Group, Kind: r.Object.Kind})
@@ -53,6 +54,11 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 		l.Count = lc.crCount(ctx, obj, l)
 	case helmReleaseKind:
 		l.Helm = lc.helmFacts(ctx, obj, l)
+	case "StatefulSet.apps":
+		if p := statefulSet(obj); p != nil {
+			l.Templates = p.Detail
+			l.Claims = lc.templateClaims(ctx, obj, l)
+		}
 	}
 	return l
 }

@@ -83,7 +83,11 @@ type Report struct {
 	Removals []Removal `json:"removals"`
 	// Incomplete lists builds and reads that failed: the verdict cannot be SAFE with any.
 	Incomplete []string `json:"incomplete,omitempty"`
-	Warnings   []string `json:"warnings,omitempty"`
+	// Notes are what was not judged and needs no judging, each with the evidence why (a tier
+	// that deletes nothing, an unresolved variable in a tier the candidate does not change, a
+	// HelmRelease whose chart is known to make no state): they never make the verdict UNKNOWN.
+	Notes    []string `json:"notes,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Unbuilt is one Kustomization's path that did not build at one revision.
@@ -165,6 +169,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		return nil, err
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
+	rep.Notes = p.notes
 	units, kept := MarkRemoved(p.units)
 	rep.Incomplete = append(rep.Incomplete, kept...)
 	for i := range units {
@@ -176,16 +181,24 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	}
 	rs, unparsed := Diff(units)
 	rep.Incomplete = append(rep.Incomplete, unparsed...)
+	// Renders judge a changed HelmRelease object by object; the values rules judge only those
+	// whose chart could not be rendered at both revisions.
+	retargetUnits := units
+	var rendered map[string]bool
+	if req.Helm != nil {
+		var incomplete, warnings []string
+		rs, retargetUnits, rendered, incomplete, warnings = req.Helm.apply(ctx, b.base, b.cand, units, rs)
+		rep.Incomplete, rep.Warnings = append(rep.Incomplete, incomplete...), append(rep.Warnings, warnings...)
+	}
+	ups, unseen, notes := HelmUpgrades(units, rendered)
+	rs = append(rs, ups...)
+	rep.Incomplete, rep.Notes = append(rep.Incomplete, unseen...), append(rep.Notes, notes...)
 	if b.base != nil {
 		removalFiles(ctx, b.base, *b.layout, rs)
 	}
-	retargetUnits := units
-	if req.Helm != nil {
-		var incomplete, warnings []string
-		rs, retargetUnits, incomplete, warnings = req.Helm.apply(ctx, b.base, b.cand, units, rs)
-		rep.Incomplete, rep.Warnings = append(rep.Incomplete, incomplete...), append(rep.Warnings, warnings...)
-	}
 	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, retargetUnits, k, req.Target, live, rep.Incomplete)
+	rep.Notes = append(rep.Notes, HelmStateless(rep.Removals)...)
+	sortRemovals(rep.Removals)
 	return rep, nil
 }
 
@@ -194,6 +207,9 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 func judgeAll(ctx context.Context, rs []Removal, units, retargetUnits []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []string) ([]Removal, []string) {
 	if live != nil {
 		for i := range rs {
+			if rs[i].Outcome == Upgraded {
+				continue // the release stays: its own listing is not what the upgrade deletes
+			}
 			rs[i].Live = live.Facts(ctx, &rs[i])
 			incomplete = append(incomplete, rs[i].Live.Incomplete...)
 		}

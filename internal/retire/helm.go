@@ -81,11 +81,14 @@ type HelmUninstall struct {
 	// NotSeen says what the verdict could not see: offline, the chart's objects, and values
 	// from ConfigMaps or Secrets.
 	NotSeen []string `json:"notSeen,omitempty"`
+	// Stateless is the evidence that the chart makes no state from these values (offline, a
+	// chart whose templates are known): the uninstall deletes none, though not seen.
+	Stateless string `json:"stateless,omitempty"`
 }
 
 // judgeHelm decides what deleting the HelmRelease r does to its release: live from what the
 // cluster lists for it, offline from its base manifest's values.
-func judgeHelm(r *Removal, k Kinds) *HelmUninstall {
+func judgeHelm(r *Removal, k Kinds, sources map[string]*unstructured.Unstructured) *HelmUninstall {
 	if r.Live != nil {
 		return liveUninstall(r, k)
 	}
@@ -110,6 +113,7 @@ func judgeHelm(r *Removal, k Kinds) *HelmUninstall {
 	if from, _, _ := unstructured.NestedSlice(r.base.Object, "spec", "valuesFrom"); len(from) > 0 {
 		h.NotSeen = append(h.NotSeen, fmt.Sprintf("spec.valuesFrom (%d ConfigMap or Secret references, not read)", len(from)))
 	}
+	h.Stateless = appTemplateStateless(r.base, sources)
 	return h
 }
 
@@ -199,7 +203,7 @@ func HelmUnseen(rs []Removal) []string {
 	for i := range rs {
 		r := &rs[i]
 		h := r.Helm
-		if h == nil || h.NoUninstall != "" || h.Rendered != "" || r.Persistent != nil || r.Live != nil || (r.Outcome != Pruned && r.Outcome != Moved) {
+		if h == nil || h.NoUninstall != "" || h.Rendered != "" || h.Stateless != "" || r.Persistent != nil || r.Live != nil || (r.Outcome != Pruned && r.Outcome != Moved) {
 			continue
 		}
 		when := "deleting it"
@@ -208,6 +212,19 @@ func HelmUnseen(rs []Removal) []string {
 		}
 		out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): %s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
 			r.Object.Namespace, r.Object.Name, r.Kustomization, when, h.Release, strings.Join(h.NotSeen, "; ")))
+	}
+	return out
+}
+
+// HelmStateless notes every removed HelmRelease whose uninstall is shown to delete no
+// chart-made state (HelmUninstall.Stateless), with that evidence.
+func HelmStateless(rs []Removal) []string {
+	var out []string
+	for i := range rs {
+		r := &rs[i]
+		if h := r.Helm; h != nil && h.NoUninstall == "" && h.Stateless != "" && r.Persistent == nil && r.Live == nil && (r.Outcome == Pruned || r.Outcome == Moved) {
+			out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): deleting it uninstalls release %s; %s", r.Object.Namespace, r.Object.Name, r.Kustomization, h.Release, h.Stateless))
+		}
 	}
 	return out
 }

@@ -240,8 +240,8 @@ func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
 // the gate: each removed HelmRelease's uninstall is judged from its base render, and every
 // object an upgrade or reinstall deletes becomes a removal. retargetUnits are units without the
 // candidate HelmReleases whose reinstall the renders judge object by object, so HelmRetargets
-// no longer calls those UNKNOWN.
-func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal) (out []Removal, retargetUnits []Unit, incomplete, warnings []string) {
+// no longer calls those UNKNOWN; judged are the HelmReleases rendered at both revisions.
+func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, warnings []string) {
 	sides := h.renderHelm(ctx, base, cand, units)
 	for i := range rs {
 		r := &rs[i]
@@ -259,7 +259,7 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 	drops, incomplete, warnings := sides.helmDrops(units)
 	out = append(rs, drops...)
 	sortRemovals(out)
-	judged := map[string]bool{}
+	judged = map[string]bool{}
 	for id, b := range sides.base {
 		if c := sides.cand[id]; c != nil && b.err == nil && c.err == nil {
 			judged[id] = true
@@ -270,5 +270,5 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 		v.Candidate = slices.DeleteFunc(slices.Clone(u.Candidate), func(o *unstructured.Unstructured) bool { return judged[RefOf(o).ID()] })
 		retargetUnits = append(retargetUnits, v)
 	}
-	return out, retargetUnits, incomplete, warnings
+	return out, retargetUnits, judged, incomplete, warnings
 }

@@ -41,11 +41,11 @@ func HelmRetargets(units []Unit) []string {
 	return out
 }
 
-// chartSources indexes the OCIRepositories and HelmCharts a build declares, by Kind/namespace/name.
+// chartSources indexes the OCIRepositories, HelmCharts and HelmRepositories a build declares, by Kind/namespace/name.
 func chartSources(objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
 	m := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
-		if gvk := o.GroupVersionKind(); gvk.Group == "source.toolkit.fluxcd.io" && (gvk.Kind == "OCIRepository" || gvk.Kind == "HelmChart") {
+		if gvk := o.GroupVersionKind(); gvk.Group == "source.toolkit.fluxcd.io" && (gvk.Kind == "OCIRepository" || gvk.Kind == "HelmChart" || gvk.Kind == "HelmRepository") {
 			m[gvk.Kind+"/"+o.GetNamespace()+"/"+o.GetName()] = o
 		}
 	}

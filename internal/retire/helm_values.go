@@ -17,6 +17,16 @@ type HelmValue struct {
 	// Neither is set for a claim the chart only mounts (existingClaim) or keeps (retain).
 	Deleted  bool `json:"deleted,omitempty"`
 	Orphaned bool `json:"orphaned,omitempty"`
+	// Claim is the name of the claim the chart makes, when the chart is known to name it so
+	// (app-template); "" otherwise.
+	Claim string `json:"claim,omitempty"`
+
+	// key identifies the claim the chart creates for this value across revisions ("" when the
+	// value creates none): an app-template item's name suffix, else the values path.
+	key string
+	// kept is set for a claim the chart creates with helm.sh/resource-policy: keep, which Helm
+	// leaves when a later manifest drops it.
+	kept bool
 }
 
 // declares reports whether v is state the uninstall deletes or strands.
@@ -103,9 +113,9 @@ func flatPersistence(m map[string]any, path string) (HelmValue, bool) {
 		return HelmValue{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
 	}
 	if keep(m) {
-		return HelmValue{Path: path + ".annotations", What: "enabled: true with helm.sh/resource-policy: keep: the chart's claim is kept if the chart applies these annotations to it"}, true
+		return HelmValue{Path: path + ".annotations", key: path, kept: true, What: "enabled: true with helm.sh/resource-policy: keep: the chart's claim is kept if the chart applies these annotations to it"}, true
 	}
-	return HelmValue{Path: path + ".enabled", Deleted: true, What: "enabled: true: the chart creates a claim, which the uninstall deletes (a StatefulSet's volumeClaimTemplates claim is left orphaned instead)"}, true
+	return HelmValue{Path: path + ".enabled", key: path, Deleted: true, What: "enabled: true: the chart creates a claim, which the uninstall deletes (a StatefulSet's volumeClaimTemplates claim is left orphaned instead)"}, true
 }
 
 // persistenceItem reads one bjw-s app-template persistence item.
@@ -120,10 +130,14 @@ func persistenceItem(item map[string]any, path string) (HelmValue, bool) {
 	if claim, _ := item["existingClaim"].(string); claim != "" {
 		return HelmValue{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
 	}
-	if r, _ := item["retain"].(bool); r || keep(item) {
-		return HelmValue{Path: path, What: "a persistentVolumeClaim item kept on uninstall (retain: true or helm.sh/resource-policy: keep)"}, true
+	key := path[strings.LastIndex(path, ".")+1:]
+	if o, _ := item["nameOverride"].(string); o != "" {
+		key = o // app-template names the claim <fullname>-<nameOverride>, or <fullname> for "-"
 	}
-	return HelmValue{Path: path, Deleted: true, What: "a persistentVolumeClaim item (type defaults to persistentVolumeClaim): the chart creates the claim, which the uninstall deletes"}, true
+	if r, _ := item["retain"].(bool); r || keep(item) {
+		return HelmValue{Path: path, key: key, kept: true, What: "a persistentVolumeClaim item kept on uninstall (retain: true or helm.sh/resource-policy: keep)"}, true
+	}
+	return HelmValue{Path: path, key: key, Deleted: true, What: "a persistentVolumeClaim item (type defaults to persistentVolumeClaim): the chart creates the claim, which the uninstall deletes"}, true
 }
 
 // keep reports whether m's annotations carry helm.sh/resource-policy: keep.

@@ -60,6 +60,9 @@ func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persis
 		n := countIn(all, func(o *unstructured.Unstructured) bool { return o.GetNamespace() == ref.Name })
 		return counted(fmt.Sprintf("deleting a namespace cascades to everything in it: %d objects declared at base", n), n, liveCount, "objects live in it")
 	case "StatefulSet.apps":
+		if r.Live != nil && r.Live.Exists {
+			return liveStatefulSet(r.Live)
+		}
 		return statefulSet(r.base)
 	case "CustomResourceDefinition.apiextensions.k8s.io":
 		group, kind := crdKind(r.base, ref.Name)
@@ -106,9 +109,50 @@ func statefulSet(base *unstructured.Unstructured) *Persistence {
 		return nil
 	}
 	if policy == "Delete" {
-		return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: Delete: its claims and their data are deleted with it", len(tpls))}
+		return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: Delete: its claims and their data are deleted with it%s", len(tpls), claimNamesText(base))}
 	}
-	return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: %s: its pods go and its claims are left orphaned", len(tpls), policy)}
+	return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: %s: its pods go and its claims are left orphaned%s", len(tpls), policy, claimNamesText(base))}
+}
+
+// maxNamedClaims bounds the claims named from a manifest's replicas.
+const maxNamedClaims = 10
+
+// claimNamesText names, from the manifest, the claims a StatefulSet makes (templateClaimNames),
+// at most maxNamedClaims of them; a live read lists those that exist
+// (LiveCluster.templateClaims).
+func claimNamesText(sts *unstructured.Unstructured) string {
+	var names []string
+	for _, c := range templateClaimNames(sts) {
+		if len(names) == maxNamedClaims {
+			return " (" + strings.Join(names, ", ") + ", …)"
+		}
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(names, ", ") + ")"
+}
+
+// liveStatefulSet is what deleting the live StatefulSet loses: nothing without
+// volumeClaimTemplates, else each claim it made, deleted with it or left orphaned as its
+// persistentVolumeClaimRetentionPolicy.whenDeleted says.
+func liveStatefulSet(l *Live) *Persistence {
+	if l.Templates == "" {
+		return nil
+	}
+	if len(l.Claims) == 0 {
+		return &Persistence{Detail: l.Templates + "; no claim made from them was found"}
+	}
+	var names []string
+	for _, c := range l.Claims {
+		fate := "left orphaned"
+		if c.WithOwner {
+			fate = "deleted with it"
+		}
+		names = append(names, fmt.Sprintf("persistentvolumeclaims/%s -n %s (%s)", c.Object.Name, c.Object.Namespace, fate))
+	}
+	return &Persistence{Detail: l.Templates + ": " + strings.Join(names, ", "), Count: len(l.Claims)}
 }
 
 // claimTemplates are a StatefulSet's volumeClaimTemplates and what becomes of their claims

@@ -40,6 +40,8 @@ func (p Planner) Plan(r *Removal) {
 		if r.Unsafe {
 			p.planHelmDrop(r)
 		}
+	case r.Outcome == Upgraded:
+		r.Plan = p.upgradePlan(r)
 	case r.Unsafe:
 		r.Plan = []Stage{p.protect(r), p.drain(r), p.remove(r), p.delete(r)}
 	case r.Outcome == Retained && r.Persistent != nil:
@@ -60,6 +62,9 @@ func (p Planner) protect(r *Removal) Stage {
 		jsonpath = `jsonpath={.metadata.annotations.fluxcd\.controlplane\.io/prune}`
 	}
 	ksNS, ksName, _ := strings.Cut(id, "/")
+	if r.KustomizationDeleted && owner == "Kustomization" {
+		return p.protectDeleted(r, ksNS, ksName, jsonpath)
+	}
 	return Stage{
 		Number: 1, Title: "protect",
 		Do: []string{
@@ -70,6 +75,26 @@ func (p Planner) protect(r *Removal) Stage {
 		Commands: []string{p.protectCommand(kind, ksNS, ksName)},
 		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
 		Expect:   Disabled + " (the live object carries the protection; the lastAppliedRevision above is the merged commit)",
+	}
+}
+
+// protectDeleted protects an object of a Kustomization the candidate deletes: its
+// finalizer deletes what the live inventory lists (as deletionPolicy says), except what carries
+// the opt-out, so the object is annotated in the child's own path first, or the child is told to
+// keep everything it applied; either merged alone, before the deletion.
+func (p Planner) protectDeleted(r *Removal, ksNS, ksName, jsonpath string) Stage {
+	ks := r.Kustomization
+	return Stage{
+		Number: 1, Title: "protect",
+		Do: []string{
+			fmt.Sprintf("before deleting Kustomization %s, in git keep its manifest and its path, and add the annotation %s: %s to the metadata of %s%s", ks, PruneAnnotation, Disabled, r.Object, inFile(r.File)),
+			fmt.Sprintf("or keep everything Kustomization %s applied: set spec.deletionPolicy: Orphan (or spec.suspend: true) in its own manifest", ks),
+			"merge that change alone",
+			fmt.Sprintf("wait until Kustomization %s has applied the merged revision", ks),
+		},
+		Commands: []string{p.protectCommand("kustomization", ksNS, ksName)},
+		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
+		Expect:   Disabled + " (the live object carries the protection; with deletionPolicy Orphan instead, " + p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath={.spec.deletionPolicy}") + " shows Orphan)",
 	}
 }
 
@@ -136,6 +161,17 @@ func detail(r *Removal) string {
 
 func (p Planner) remove(r *Removal) Stage {
 	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
+	if r.KustomizationDeleted && !strings.HasPrefix(r.Kustomization, gitops.OwnerResourceSet+"/") {
+		return Stage{
+			Number: 3, Title: "remove the manifest",
+			Do: []string{
+				fmt.Sprintf("in git, delete the manifest of Kustomization %s (and its entry in its parent's kustomization.yaml) with its path, merge", r.Kustomization),
+				fmt.Sprintf("its parent deletes Kustomization %s, whose finalizer deletes what its inventory lists and leaves %s in place", r.Kustomization, r.Object),
+			},
+			Check:  p.kubectl(ksNS, "get", "kustomization", ksName),
+			Expect: "NotFound; `" + p.Target.Plugin("safe-retire", "--orphans") + "` lists the object",
+		}
+	}
 	what := "the manifest of " + r.Object.String()
 	if r.File != "" {
 		what = r.File
@@ -196,4 +232,35 @@ func invalidObject(r *Removal) string {
 	}
 	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
 	return cluster.InvalidName("Kustomization.kustomize.toolkit.fluxcd.io", ksNS, ksName)
+}
+
+// upgradePlan retires the claims an upgrade of a HelmRelease would delete: kept first with
+// app-template's retain (helm.sh/resource-policy: keep, which Helm honours when a manifest drops
+// an object), then dropped from the values; the claim is then left, unmanaged, to be deleted by
+// hand. Commands are printed only for claims whose name is known (app-template).
+func (p Planner) upgradePlan(r *Removal) []Stage {
+	hr := r.Object
+	protect := Stage{Number: 1, Title: "protect", Do: []string{}}
+	remove := Stage{Number: 2, Title: "remove the values", Do: []string{}}
+	var deletes Stage
+	for _, v := range r.Helm.Values {
+		protect.Do = append(protect.Do, fmt.Sprintf("in git, keep %s in HelmRelease %s/%s%s and set retain: true on it (app-template; for another chart, the annotation %s: keep on the claim through its values)", v.Path, hr.Namespace, hr.Name, inFile(r.File), HelmResourcePolicyAnnotation))
+		remove.Do = append(remove.Do, fmt.Sprintf("in git, drop %s, merge: Helm leaves the kept claim in place", v.Path))
+		if v.Claim != "" {
+			ns, _ := splitRelease(r.Helm.Release)
+			protect.Check = p.kubectl(ns, "get", "persistentvolumeclaim", v.Claim, "-o", `jsonpath={.metadata.annotations.helm\.sh/resource-policy}`)
+			protect.Expect = "keep"
+			deletes = Stage{Number: 3, Title: "verify and delete by hand", Do: []string{"once nothing mounts it, delete the claim yourself"},
+				Commands: []string{p.kubectl(ns, "delete", "persistentvolumeclaim", v.Claim)}, Check: p.kubectl(ns, "get", "persistentvolumeclaim", v.Claim), Expect: "NotFound",
+				Cost: "depends on the bound volume's reclaim policy (Delete loses the data, Retain keeps it as Released)"}
+		}
+	}
+	protect.Do = append(protect.Do, "merge that change alone", fmt.Sprintf("wait until HelmRelease %s/%s has upgraded release %s", hr.Namespace, hr.Name, r.Helm.Release))
+	if len(r.Helm.Values) != 1 || deletes.Number == 0 {
+		// One check and one delete per plan: with several claims, or names not known, the
+		// stages say what to check in words.
+		protect.Check, protect.Expect = "", ""
+		return []Stage{protect, remove}
+	}
+	return []Stage{protect, remove, deletes}
 }

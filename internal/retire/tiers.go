@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
@@ -25,6 +26,8 @@ type pairing struct {
 	notCovered []string
 	unbuilt    []Unbuilt
 	incomplete []string
+	// notes are what was not judged and did not need to be (Report.Notes).
+	notes []string
 }
 
 // pairTiers pairs each Kustomization's base and candidate builds. One known on one side only is
@@ -65,6 +68,10 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			}
 			continue
 		}
+		if keep := keepsAll(bt, ct); keep != "" {
+			p.notes = append(p.notes, keep)
+			continue
+		}
 		if missing(bt) && missing(ct) {
 			absent = append(absent, fmt.Sprintf("Kustomization %s (source %s, path %s): its path is in neither revision of this repository, so what it prunes is not judged", id, ks.Kustomization.Source(), ks.Kustomization.Path))
 			continue
@@ -73,6 +80,10 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 		if bt != nil && ct != nil && ct.Unchanged && (bt.Err != nil || ct.Err != nil) {
 			// None of its inputs changed: it removes nothing, though it cannot be built here
 			// (Report.Unchanged lists it), and is no reason for UNKNOWN.
+			continue
+		}
+		if note := unchangedUnresolved(id, bt, ct); note != "" {
+			p.notes = append(p.notes, note)
 			continue
 		}
 		if u, ok := p.pair(id, bt, ct); ok {
@@ -106,11 +117,21 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 		for _, e := range side.t.Undecoded {
 			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: %s build declares a Kustomization that does not decode, so the tiers it leads to are not compared: %s", id, side.name, e))
 		}
+		if side.t.Err != nil && side.name == "candidate" && bt != nil && errors.Is(side.t.Err, kbuild.ErrPathNotFound) {
+			// The everyday undeploy: the app's ks.yaml and its directory go together. Whether
+			// that is the expected shape (its parent deletes it) or a gap (it stays and cannot
+			// build) is MarkRemoved's to decide, once every parent's candidate is known.
+			u.PathGone = side.t.Err.Error()
+			continue
+		}
 		if side.t.Err != nil {
 			p.unbuilt = append(p.unbuilt, Unbuilt{Kustomization: id, Side: side.name, Path: side.t.Kustomization.Path,
 				Error: side.t.Err.Error(), RemoteURLs: side.t.RemoteURLs})
 			ok = false
 			continue
+		}
+		if len(side.t.Defaulted) > 0 {
+			p.notes = append(p.notes, fmt.Sprintf("Kustomization %s: %s build names objects with the default of %s, as Flux's envsubst does when no source defines it; a substituteFrom source that is not read (a Secret) could define it otherwise", id, side.name, strings.Join(side.t.Defaulted, ", ")))
 		}
 		if len(side.t.Unresolved) > 0 {
 			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: %s build leaves %s unresolved in object names", id, side.name, strings.Join(side.t.Unresolved, ", ")))
@@ -150,6 +171,78 @@ func spec(ks kbuild.Kustomization) any {
 		return nil
 	}
 	return ks.Object.Object["spec"]
+}
+
+// keepsAll says why a tier that cannot be judged at base needs no judging, "" when it does:
+// its path is in neither revision or does not build at base, but it deletes nothing whatever
+// its build holds. kustomize-controller prunes nothing with spec.prune false or while
+// suspended, and deleting it deletes nothing when suspended, with deletionPolicy Orphan, or
+// with the default MirrorPrune and prune false; Delete and WaitForTermination delete everything.
+// Orphan counts only for a Kustomization the candidate deletes (offline: it has no candidate
+// tier); live, whether its parent deletes it is not known yet, so prune must be false.
+func keepsAll(bt, ct *gitops.Tier) string {
+	if bt == nil || bt.Owner != "" || (bt.Err == nil && len(bt.Unresolved) == 0) {
+		return ""
+	}
+	if ct != nil && ct.Err == nil && len(ct.Unresolved) == 0 {
+		return ""
+	}
+	k := toRetire(bt.Kustomization)
+	if ct != nil {
+		k = toRetire(ct.Kustomization)
+	}
+	var why string
+	switch {
+	case k.Suspend:
+		why = "spec.suspend is true"
+	case k.DeletionPolicy == kustomizev1.DeletionPolicyDelete || k.DeletionPolicy == kustomizev1.DeletionPolicyWaitForTermination:
+		return "" // deleting it deletes everything it applied, whatever prune says
+	case !k.Prune:
+		why = "spec.prune is false (deletionPolicy " + policy(k) + ")"
+	case ct == nil && k.DeletionPolicy == kustomizev1.DeletionPolicyOrphan:
+		why = "the candidate deletes it and its deletionPolicy is Orphan"
+	default:
+		return ""
+	}
+	what := "its path " + k.Path + " is not built at base"
+	switch {
+	case bt.Err != nil:
+		what += " (" + bt.Err.Error() + ")"
+	default:
+		what = "its base build leaves " + strings.Join(bt.Unresolved, ", ") + " unresolved in object names"
+	}
+	return fmt.Sprintf("Kustomization %s: %s, but %s, so it deletes nothing: every object it applied is left in place", k.ID(), what, why)
+}
+
+// unchangedUnresolved says why a tier whose object names hold unresolved variables is no gap,
+// "" when it is one: the candidate does not change it (offline: none of its inputs changed;
+// else both builds hold the same objects), so it removes nothing.
+func unchangedUnresolved(id string, bt, ct *gitops.Tier) string {
+	if bt == nil || ct == nil || bt.Err != nil || ct.Err != nil || (len(bt.Unresolved) == 0 && len(ct.Unresolved) == 0) {
+		return ""
+	}
+	if !ct.Unchanged && !sameObjects(bt.Objects, ct.Objects) {
+		return ""
+	}
+	names := slices.Sorted(slices.Values(append(slices.Clone(bt.Unresolved), ct.Unresolved...)))
+	return fmt.Sprintf("Kustomization %s: %s unresolved in object names, but the candidate does not change the tier, so it removes nothing", id, strings.Join(slices.Compact(names), ", "))
+}
+
+// sameObjects reports whether two builds hold the same objects, compared as built.
+func sameObjects(a, b []*unstructured.Unstructured) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	byID := make(map[string]*unstructured.Unstructured, len(a))
+	for _, o := range a {
+		byID[kbuild.ObjectID(o)] = o
+	}
+	for _, o := range b {
+		if x, ok := byID[kbuild.ObjectID(o)]; !ok || !reflect.DeepEqual(x.Object, o.Object) {
+			return false
+		}
+	}
+	return true
 }
 
 // missing reports whether a tier exists only in name: its path is not in the snapshot.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
@@ -79,6 +80,16 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 		}
 		sort.Strings(b.incomplete)
 		b.base, b.cand = nil, nil
+	}
+	if b.base != nil && b.cand != nil && len(b.base.Tiers) == 0 && len(b.cand.Tiers) == 0 {
+		// Nothing would be judged, and nothing judged is never SAFE: the entry is not what a
+		// bootstrap syncs first (a hub-and-spoke repository bootstraps from hub/, not from
+		// its clusters/), or the layout was not recognised.
+		entries := "none found"
+		if e := sourceroot.Entries(candDir); len(e) > 0 {
+			entries = strings.Join(e, ", ")
+		}
+		return nil, exitcode.UsageErrorf("the entry path %s (%s) declares no Flux Kustomization at base or candidate, so nothing would be judged; directories that could be the entry: %s: choose one with --path", layout.Entry, layout.EntryHow, entries)
 	}
 	return b, nil
 }

@@ -158,8 +158,13 @@ type Live struct {
 	// Count is the live cascade count (namespace content, custom resources); -1 when unread.
 	Count int `json:"count,omitempty"`
 	// Helm is what a removed HelmRelease's release owns, listed live.
-	Helm       *HelmLive `json:"helm,omitempty"`
-	Incomplete []string  `json:"incomplete,omitempty"`
+	Helm *HelmLive `json:"helm,omitempty"`
+	// Templates is a StatefulSet's volumeClaimTemplates and retention policy, as read live, ""
+	// when it has none; Claims are the claims it made from them, each deleted with it
+	// (WithOwner, whenDeleted: Delete) or left orphaned.
+	Templates  string       `json:"templates,omitempty"`
+	Claims     []HelmObject `json:"claims,omitempty"`
+	Incomplete []string     `json:"incomplete,omitempty"`
 }
 
 // Wedge says that a prune which cannot finish would hold a Kustomization's health check and
@@ -184,10 +189,13 @@ type Removal struct {
 	// MovedTo is the Kustomization that declares the object in the candidate.
 	MovedTo string `json:"movedTo,omitempty"`
 	// InInventory is set when the live inventory lists the object (live mode).
-	InInventory bool         `json:"inInventory,omitempty"`
-	Persistent  *Persistence `json:"persistent,omitempty"`
-	Live        *Live        `json:"live,omitempty"`
-	Wedge       *Wedge       `json:"wedge,omitempty"`
+	InInventory bool `json:"inInventory,omitempty"`
+	// KustomizationDeleted is set when the candidate deletes the Kustomization itself (its
+	// manifest, usually with its path): the object goes with it, as its deletionPolicy says.
+	KustomizationDeleted bool         `json:"kustomizationDeleted,omitempty"`
+	Persistent           *Persistence `json:"persistent,omitempty"`
+	Live                 *Live        `json:"live,omitempty"`
+	Wedge                *Wedge       `json:"wedge,omitempty"`
 	// Helm is what deleting a HelmRelease does to its Helm release.
 	Helm *HelmUninstall `json:"helm,omitempty"`
 	// HelmDrop is set when Helm, not Flux, deletes the object: its release's new manifest

@@ -44,3 +44,47 @@ func unbuiltDeclarers(top string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// selfSyncing lists, sorted, the directories of the tree at top that a Kustomization declared
+// inside them builds: what a bootstrap's root Kustomization looks like wherever it lives (flux
+// bootstrap's flux-system in clusters/<name>/flux-system, the older home-ops layout's
+// kubernetes/flux/config/cluster.yaml building ./kubernetes/flux). Only paths from the top
+// level count, and only existing directories.
+func selfSyncing(top string) []string {
+	set := map[string]bool{}
+	peekYAML(top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
+		dir := path.Dir(rel)
+		for _, p := range paths {
+			if (dir == p || strings.HasPrefix(dir, p+"/")) && isDir(filepath.Join(top, filepath.FromSlash(p))) {
+				set[p] = true
+			}
+		}
+	})
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Entries lists, sorted, every directory of the tree at top that could be the entry path: the
+// bootstrap directories (clusters/<name>, flux/cluster), the directories a Kustomization in
+// them builds (a root that syncs itself), and those whose files declare Kustomizations that no
+// other Kustomization builds (a hub that bootstraps spokes, e.g. hub/). It names them when an
+// entry turns out to declare no Kustomization.
+func Entries(top string) []string {
+	set := map[string]bool{}
+	for _, c := range entryCandidates(top) {
+		set[c.entry] = true
+	}
+	for _, d := range append(selfSyncing(top), unbuiltDeclarers(top)...) {
+		set[d] = true
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -151,17 +152,37 @@ func (l *Layout) chooseEntry(top string) error {
 	cs := entryCandidates(top)
 	switch len(cs) {
 	case 0:
+		switch roots := selfSyncing(top); len(roots) {
+		case 1:
+			// Where the root Kustomization is declared, not what its folder is called.
+			l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: the root Kustomization names its path from there"
+			l.Entry, l.EntryHow = roots[0], "the directory a Kustomization declared in it builds, as a bootstrap's root Kustomization does"
+			return nil
+		case 0:
+		default:
+			return fmt.Errorf("several directories are built by a Kustomization declared in them, as a bootstrap's root is (%s): choose the entry with --path", strings.Join(roots, ", "))
+		}
 		if !hasKustomizationFile(top) {
 			if roots := unbuiltDeclarers(top); len(roots) > 0 {
 				return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; these directories declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: %s: choose one with --path", strings.Join(roots, ", "))
 			}
 		}
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no clusters/ or flux/cluster directory anywhere)"
-		l.Entry, l.EntryHow = ".", "the source root (no clusters/ directory)"
+		l.Entry, l.EntryHow = ".", "the top level, built whole: no clusters/<name> or flux/cluster directory and no root Kustomization that builds its own directory was found; if your bootstrap syncs another path, give it with --path"
 		return nil
 	case 1:
 	default:
-		return fmt.Errorf("several directories could be the entry path (%s): choose one with --path (from the top level, or from the artifact's root with --source-root)", entryNames(cs))
+		names := entryNames(cs)
+		var others []string
+		for _, d := range unbuiltDeclarers(top) {
+			if !slices.ContainsFunc(cs, func(c entryCandidate) bool { return c.entry == d }) {
+				others = append(others, d)
+			}
+		}
+		if len(others) > 0 {
+			names += "; these also declare Kustomizations no other builds: " + strings.Join(others, ", ")
+		}
+		return fmt.Errorf("several directories could be the entry path (%s): choose one with --path (from the top level, or from the artifact's root with --source-root)", names)
 	}
 	c := cs[0]
 	l.SourceRoot, l.Entry = c.root, c.entry

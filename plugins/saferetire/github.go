@@ -39,6 +39,9 @@ func annotations(res *Result) []ghactions.Annotation {
 			continue
 		}
 		msg := strings.Join(rm.Reasons, "\n") + "\nRetire it in stages: protect (" + retire.PruneAnnotation + ": " + retire.Disabled + "), drain, then remove the manifest."
+		if rm.Outcome == retire.Upgraded {
+			msg = strings.Join(rm.Reasons, "\n") + "\nRetire it in stages: keep the claim first (retain: true, or " + retire.HelmResourcePolicyAnnotation + ": keep), then drop it from the values."
+		}
 		out = append(out, ghactions.Annotation{Level: ghactions.Error, File: rm.File,
 			Title: "safe-retire: unsafe removal of " + rm.Object.String(), Message: msg})
 	}

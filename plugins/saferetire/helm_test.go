@@ -137,7 +137,7 @@ func TestHelmReleaseRemovalLive(t *testing.T) {
 	mountingPod(t, ns, "paperless-0", "paperless-data")
 	// The chart's database is a StatefulSet: its template claim carries no Helm annotation and
 	// survives the uninstall (helm/helm#5156).
-	liveStatefulSet(t, ns, "paperless-db", owned, helm)
+	liveStatefulSet(t, ns, "paperless-db", owned, helm, "")
 	helmClaim(t, ns, "data-paperless-db-0", map[string]string{"app": "paperless-db"}, nil, "")
 
 	r, base := removedRelease(t, ns, "paperless", appTemplateRelease(ns, "paperless", "    persistence:\n      data:\n        accessMode: ReadWriteOnce\n        size: 15Gi\n"))
@@ -214,8 +214,9 @@ func helmClaim(t *testing.T, ns, name string, labels, ann map[string]string, pv 
 }
 
 // liveStatefulSet creates a StatefulSet of no replicas with one volumeClaimTemplate "data",
-// selecting app=<name>, labelled and annotated as given.
-func liveStatefulSet(t *testing.T, ns, name string, labels, ann map[string]string) {
+// selecting app=<name>, labelled and annotated as given, with the
+// persistentVolumeClaimRetentionPolicy.whenDeleted given ("" leaves the default).
+func liveStatefulSet(t *testing.T, ns, name string, labels, ann map[string]string, whenDeleted appsv1.PersistentVolumeClaimRetentionPolicyType) {
 	t.Helper()
 	zero := int32(0)
 	sel := map[string]string{"app": name}
@@ -230,6 +231,9 @@ func liveStatefulSet(t *testing.T, ns, name string, labels, ann map[string]strin
 				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
 			}}},
 		},
+	}
+	if whenDeleted != "" {
+		sts.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: whenDeleted, WhenScaled: appsv1.RetainPersistentVolumeClaimRetentionPolicyType}
 	}
 	if _, err := kc.Kube.AppsV1().StatefulSets(ns).Create(context.Background(), sts, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

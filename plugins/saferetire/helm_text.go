@@ -20,7 +20,11 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 		parent.Add("helm: release " + h.Release + " is not uninstalled: " + h.NoUninstall)
 		return
 	}
-	n := parent.Add("helm: deleting it uninstalls release " + h.Release)
+	head := "helm: deleting it uninstalls release " + h.Release
+	if rm.Outcome == retire.Upgraded {
+		head = "helm: the upgrade of release " + h.Release + " deletes"
+	}
+	n := parent.Add(head)
 	if h.Rendered != "" {
 		n.Add("rendered: chart " + h.Rendered + " at base, with helm-controller's values, release name and post-renderers")
 	}
@@ -47,7 +51,14 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 		n.Add("and the release's other objects: " + h.OthersText())
 	}
 	for _, v := range h.Values {
-		n.Add(fmt.Sprintf("values %s: %s", v.Path, v.What))
+		line := fmt.Sprintf("values %s: %s", v.Path, v.What)
+		if v.Claim != "" {
+			line = fmt.Sprintf("values %s (claim %s): %s", v.Path, v.Claim, v.What)
+		}
+		n.Add(line)
+	}
+	if h.Stateless != "" {
+		n.Add("no state: " + h.Stateless)
 	}
 	for _, s := range h.NotSeen {
 		n.Add(p.Warn("not seen: ") + s)

@@ -49,6 +49,9 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	if c := r.BuildCache; c != nil && c.FromCache+c.Built > 0 {
 		root.Add(fmt.Sprintf("Build cache %s: %d tier build(s) read from it, %d built", c.Dir, c.FromCache, c.Built))
 	}
+	for _, note := range r.Notes {
+		root.Add("note: " + note)
+	}
 	output.AddIncomplete(root, r.Incomplete, p)
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
 	return root.Render(w, p)
@@ -137,6 +140,8 @@ func outcomeText(rm *retire.Removal) string {
 		return "in no live inventory, so Flux prunes nothing"
 	case retire.Retained:
 		return "kept by " + rm.OptOut
+	case retire.Upgraded:
+		return "helm-controller upgrades its release, and Helm deletes what the new manifest drops"
 	}
 	return string(rm.Outcome)
 }
@@ -177,6 +182,13 @@ func addLive(n *output.Node, rm *retire.Removal, p output.Palette) {
 	}
 	if l.Cost != "" {
 		n.Add("if deleted: " + l.Cost)
+	}
+	for _, c := range l.Claims {
+		fate := p.Good("left orphaned")
+		if c.WithOwner {
+			fate = p.Bad("deleted with it")
+		}
+		addHelmClaim(n.Add(fmt.Sprintf("claim %s: %s (%s)", c.Object, fate, c.Via)), c)
 	}
 	if w := rm.Wedge; w != nil && len(w.Frozen) > 0 {
 		n.Add(p.Warn("would freeze: ") + strings.Join(w.Frozen, ", "))

@@ -1,0 +1,236 @@
+package retire
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Upgraded is the outcome of a HelmRelease that both revisions declare and whose candidate
+// changes what its chart renders: helm-controller upgrades the release, and Helm deletes every
+// object of the old manifest that the new one no longer has (except those it keeps).
+const Upgraded Outcome = "Upgraded"
+
+// renderInputs are the parts of a HelmRelease's spec that decide what its chart renders.
+var renderInputs = []string{"chart", "chartRef", "values", "valuesFrom", "postRenderers"}
+
+// helmChange is one HelmRelease that both revisions declare, in the unit that declares it.
+type helmChange struct {
+	unit       Unit
+	base, cand *unstructured.Unstructured
+	// chart says what changes in what the chart renders, "" when nothing does.
+	chart string
+}
+
+// HelmUpgrades judges, without rendering the chart, every HelmRelease that both revisions
+// declare and whose chart or values the candidate changes (a release target change is
+// HelmRetargets'). A claim the base values make the chart create and the candidate values no
+// longer do (an item removed or disabled, switched to another type or to existingClaim, or its
+// name changed) is deleted by the upgrade: an Upgraded removal, unsafe, naming the values
+// path. For a chart known to make state only as its values declare (appTemplate), values that
+// keep every claim prove the upgrade deletes none: a note with that evidence. Any other change
+// is in incomplete: what the upgrade deletes is not seen, so it is UNKNOWN, never SAFE.
+// HelmReleases in rendered (rendered at both revisions) are left to the renders.
+func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incomplete, notes []string) {
+	var bases, cands []*unstructured.Unstructured
+	for _, u := range units {
+		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
+	}
+	sides := [2]map[string]*unstructured.Unstructured{chartSources(bases), chartSources(cands)}
+	for _, c := range helmChanges(units, sides) {
+		if rendered[RefOf(c.base).ID()] {
+			continue // its renders are compared object by object
+		}
+		if r, ok := droppedClaims(c, sides); ok {
+			rs = append(rs, r)
+			continue
+		}
+		if ev := appTemplateEvidence(c, sides); ev != "" {
+			notes = append(notes, ev)
+			continue
+		}
+		incomplete = append(incomplete, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown",
+			c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, helmReleaseName(c.base)))
+	}
+	return rs, incomplete, notes
+}
+
+// helmChanges lists the HelmReleases both revisions of a unit declare whose render inputs, or
+// the chart source a chartRef names, the candidate changes; retargeted and suspended ones are
+// left out (HelmRetargets names the first; helm-controller leaves the second alone).
+func helmChanges(units []Unit, sides [2]map[string]*unstructured.Unstructured) []helmChange {
+	var out []helmChange
+	for _, u := range units {
+		base := map[string]*unstructured.Unstructured{}
+		for _, o := range u.Base {
+			if RefOf(o).GroupKind() == helmReleaseKind {
+				base[RefOf(o).ID()] = o
+			}
+		}
+		for _, c := range u.Candidate {
+			b, ok := base[RefOf(c).ID()]
+			if !ok || RefOf(c).GroupKind() != helmReleaseKind || retarget(b, c, sides) != "" {
+				continue
+			}
+			if s, _, _ := unstructured.NestedBool(c.Object, "spec", "suspend"); s {
+				continue
+			}
+			var changed []string
+			for _, f := range renderInputs {
+				if !reflect.DeepEqual(specOf(b)[f], specOf(c)[f]) {
+					changed = append(changed, "spec."+f)
+				}
+			}
+			if to := sourceChanged(b, c, sides); to != nil {
+				changed = append(changed, fmt.Sprintf("the chart its source %s %s/%s serves", to.GetKind(), to.GetNamespace(), to.GetName()))
+			}
+			if len(changed) > 0 {
+				out = append(out, helmChange{unit: u, base: b, cand: c, chart: strings.Join(changed, ", ")})
+			}
+		}
+	}
+	return out
+}
+
+// sourceChanged is the candidate's chart source when a chartRef's OCIRepository or HelmChart
+// serves another chart or version at the candidate (its url, ref, chart, version or
+// sourceRef), nil when it does not or a side does not show it.
+func sourceChanged(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured.Unstructured) *unstructured.Unstructured {
+	if specOf(c)["chartRef"] == nil {
+		return nil
+	}
+	from, to := chartSource(b, sides[0]), chartSource(c, sides[1])
+	if from == nil || to == nil {
+		return nil
+	}
+	for _, f := range []string{"url", "ref", "chart", "version", "sourceRef"} {
+		if !reflect.DeepEqual(specOf(from)[f], specOf(to)[f]) {
+			return to
+		}
+	}
+	return nil
+}
+
+// droppedClaims is the Upgraded removal of c when the candidate's values stop making a claim
+// the base's make the chart create and delete with the release; ok is false when none is
+// dropped. A claim kept with helm.sh/resource-policy: keep is left by Helm and not counted.
+func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured) (Removal, bool) {
+	bv, cv := inlineValues(c.base), inlineValues(c.cand)
+	renamed := !reflect.DeepEqual(nameInputs(bv), nameInputs(cv))
+	still := map[string]bool{}
+	for _, v := range helmValues(cv) {
+		if v.key != "" {
+			still[v.key] = true
+		}
+	}
+	known := appTemplateVersion(c.base, sides[0]) != ""
+	var dropped []HelmValue
+	for _, v := range helmValues(bv) {
+		if !v.Deleted || (still[v.key] && !renamed) {
+			continue
+		}
+		if known {
+			v.Claim = appTemplateClaim(c.base, bv, v.key)
+		}
+		v.What = "the base values make the chart create this claim and the candidate's no longer do, so the upgrade deletes it"
+		if renamed {
+			v.What = "the candidate changes the chart's fullname or name override, so the claim the base values make gets another name and the upgrade deletes the old one"
+		}
+		dropped = append(dropped, v)
+	}
+	if len(dropped) == 0 {
+		return Removal{}, false
+	}
+	ref := RefOf(c.base)
+	h := &HelmUninstall{Release: helmReleaseName(c.base), Values: dropped}
+	var paths []string
+	for _, v := range dropped {
+		p := v.Path
+		if v.Claim != "" {
+			p += " (claim " + v.Claim + ")"
+		}
+		paths = append(paths, p)
+	}
+	if _, has := specOf(c.cand)["valuesFrom"]; has {
+		h.NotSeen = append(h.NotSeen, "spec.valuesFrom at the candidate (not read): a value there could declare the claim again")
+	}
+	r := Removal{Object: ref, ID: ref.ID(), Kustomization: c.unit.Kustomization.ID(), Outcome: Upgraded, Helm: h, Unsafe: true, base: c.base,
+		Persistent: &Persistence{Detail: fmt.Sprintf("upgrading release %s deletes the claims its values no longer declare: %s", h.Release, strings.Join(paths, ", ")), Count: len(dropped)}}
+	r.Reasons = []string{fmt.Sprintf("the candidate changes %s of HelmRelease %s/%s: helm-controller upgrades release %s and Helm deletes what the new manifest no longer has, here %s, and nothing keeps it (retain: true or helm.sh/resource-policy: keep)",
+		c.chart, ref.Namespace, ref.Name, h.Release, strings.Join(paths, ", "))}
+	return r, true
+}
+
+// inlineValues is spec.values, nil when absent.
+func inlineValues(hr *unstructured.Unstructured) map[string]any {
+	v, _, _ := unstructured.NestedMap(hr.Object, "spec", "values")
+	return v
+}
+
+// nameInputs are the values that name every claim a chart makes (app-template's and most
+// charts' fullname and name overrides).
+func nameInputs(values map[string]any) []any {
+	global, _ := values["global"].(map[string]any)
+	return []any{global["fullnameOverride"], global["nameOverride"], values["fullnameOverride"], values["nameOverride"]}
+}
+
+// chartSource is the source object the HelmRelease's chart comes from, as the build declares
+// it: the HelmRepository of spec.chart.spec.sourceRef, or the OCIRepository or HelmChart of
+// spec.chartRef; nil when the build does not hold it.
+func chartSource(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) *unstructured.Unstructured {
+	ref, _, _ := unstructured.NestedStringMap(hr.Object, "spec", "chartRef")
+	if ref == nil {
+		ref, _, _ = unstructured.NestedStringMap(hr.Object, "spec", "chart", "spec", "sourceRef")
+	}
+	if ref == nil {
+		return nil
+	}
+	ns := ref["namespace"]
+	if ns == "" {
+		ns = hr.GetNamespace()
+	}
+	return sources[ref["kind"]+"/"+ns+"/"+ref["name"]]
+}
+
+// appTemplateEvidence is the note that proves an app-template upgrade deletes no chart-made
+// state, "" when it cannot: both revisions install app-template at a version whose templates
+// were read, and at both the values make only claims the candidate still makes (droppedClaims
+// found none dropped).
+func appTemplateEvidence(c helmChange, sides [2]map[string]*unstructured.Unstructured) string {
+	from, to := appTemplateVersion(c.base, sides[0]), appTemplateVersion(c.cand, sides[1])
+	if from == "" || to == "" || !valuesSeen(c.base) || !valuesSeen(c.cand) {
+		return ""
+	}
+	still := map[string]bool{}
+	for _, v := range helmValues(inlineValues(c.cand)) {
+		still[v.key] = v.key != ""
+	}
+	var made, left []string
+	for _, v := range helmValues(inlineValues(c.base)) {
+		switch {
+		case v.key == "":
+		case still[v.key]:
+			made = append(made, v.Path)
+		default: // droppedClaims found every dropped claim kept
+			left = append(left, v.Path+" is dropped but kept by helm.sh/resource-policy: keep (retain), so Helm leaves its claim in place, unmanaged")
+		}
+	}
+	var kept []string
+	if len(made) > 0 {
+		kept = append(kept, "every claim its base values make the chart create is still made at the candidate: "+strings.Join(made, ", "))
+	}
+	kept = append(kept, left...)
+	if len(kept) == 0 {
+		kept = append(kept, "its values declare no claim the chart creates (no persistentVolumeClaim item in persistence.*) and no volumeClaimTemplates")
+	}
+	return fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s; app-template %s → %s makes claims only from persistence.* and volumeClaimTemplates and installs no CRDs, and %s, so the upgrade deletes no chart-made state",
+		c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, from, to, strings.Join(kept, "; "))
+}
+
+// specOf is an object's spec, nil when it has none.
+func specOf(u *unstructured.Unstructured) map[string]any {
+	m, _ := u.Object["spec"].(map[string]any)
+	return m
+}
