@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -100,5 +101,6 @@ func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 		Summary: fmt.Sprintf("Restore the conversion webhook's service of %s (its pods); if its operator was uninstalled, delete the CRD's remaining objects' owner or set the conversion strategy to None.", b.Object.String()),
 		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None"}}}`),
 		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",
+		request: &apiRequest{op: admissionv1.Update, res: crdsResource},
 	}
 }

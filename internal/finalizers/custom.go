@@ -38,6 +38,9 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 		}
 	}
 	f := Finalizer{Name: name, RemovedBy: k.removedBy, WaitsFor: k.waitsFor}
+	if name == lbCleanupFinalizer && o.res.Group == "" && o.res.Resource == "services" {
+		return x.loadBalancerCleanup(ctx, o, f, k)
+	}
 	if len(k.controllers) == 0 && isKnown {
 		return x.coreControllerFinalizer(o, f)
 	}

@@ -17,6 +17,7 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 		Command:    x.kubectl(ref.Namespace, "patch", ref.QualifiedResource(), ref.Name, "--type=json", "-p", stripPatch(o.obj.GetFinalizers(), f.Name)),
 		Cost:       "left behind: " + k.lost,
 		LastResort: true,
+		request:    updateRequest(o.res, o.obj.GetNamespace(), o.obj.GetLabels()),
 	}
 	var out, logs []Remediation
 	for _, c := range a.controllers {
