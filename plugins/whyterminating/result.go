@@ -27,6 +27,9 @@ type Result struct {
 	Incomplete []output.Gap `json:"incomplete,omitempty"`
 	// DiscoveryFailures lists API group versions the server could not describe.
 	DiscoveryFailures []kinds.GroupFailure `json:"discoveryFailures,omitempty"`
+	// Unchecked lists checks that could not be made and that cannot change this result (the
+	// APIServices' availability, for one object's explanation).
+	Unchecked []string `json:"unchecked,omitempty"`
 	// Verdict is STUCK, DELETING (every Terminating object's deletion progresses on its own),
 	// CLEAR or UNKNOWN; ExitCode is the process exit code it maps to.
 	Verdict  string `json:"verdict"`

@@ -30,6 +30,9 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		root.Add(p.Faint("note: the core group was chosen; " + s + " has the same name"))
 	}
 	output.AddIncomplete(root, r.Incomplete, p)
+	for _, u := range r.Unchecked {
+		root.Add(p.Faint("not checked: " + u))
+	}
 	if !r.swept && len(r.DiscoveryFailures) > 0 {
 		// One object's explanation does not depend on groups it does not touch.
 		n := root.Add(p.Faint("note: discovery failed for these group versions; the explanation above does not depend on them:"))
