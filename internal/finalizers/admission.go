@@ -108,6 +108,7 @@ func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, 
 			Reason:  fmt.Sprintf("rejects %s of %s (webhook %s, failurePolicy Fail): %s", op, what, w.name, down),
 			Details: []string{"the API server refuses every matching request until the webhook answers"},
 			webhook: w.name,
+			service: &serviceRef{namespace: w.service.Namespace, name: w.service.Name},
 		})
 	}
 	return out, gaps
@@ -173,11 +174,13 @@ func (x *Explainer) serviceDown(ctx context.Context, namespace, name string) (st
 	return s.down, s.gap
 }
 
-// webhookRemedy restores the webhook's backend or removes a configuration left behind.
-func (x *Explainer) webhookRemedy(b Blocker) Remediation {
-	return Remediation{
-		Summary: fmt.Sprintf("Restore the service behind %s (its pods), or, if that admission controller was uninstalled, delete the configuration it left behind.", b.Object.String()),
+// webhookRemedies restore the webhook's backend when its workload is still installed, or delete
+// the configuration an uninstalled admission controller left behind (backend.go).
+func (x *Explainer) webhookRemedies(ctx context.Context, b Blocker) []Remediation {
+	del := Remediation{
+		Summary: fmt.Sprintf("Delete %s, which an uninstalled admission controller left behind.", b.Object.String()),
 		Command: x.kubectl("", "delete", b.Object.QualifiedResource(), b.Object.Name),
 		Cost:    "until the configuration is re-created, the policy it enforces is not applied to any request",
 	}
+	return x.backendRemedies(ctx, b, del)
 }

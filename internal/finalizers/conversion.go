@@ -13,10 +13,11 @@ import (
 
 // brokenConversion is a CRD whose conversion webhook cannot answer.
 type brokenConversion struct {
-	crd    ObjectRef
-	group  string
-	plural string
-	down   string
+	crd     ObjectRef
+	group   string
+	plural  string
+	down    string
+	service serviceRef
 }
 
 // brokenConversions lists every CRD, cluster-wide, whose conversion webhook's service is gone
@@ -56,7 +57,7 @@ func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, 
 		if down != "" {
 			out = append(out, brokenConversion{
 				crd:   ObjectRef{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition", Name: crd.Name},
-				group: crd.Spec.Group, plural: crd.Spec.Names.Plural, down: down,
+				group: crd.Spec.Group, plural: crd.Spec.Names.Plural, down: down, service: serviceRef{namespace: svc.Namespace, name: svc.Name},
 			})
 		}
 	}
@@ -90,6 +91,7 @@ func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string
 			Object:  b.crd,
 			Reason:  fmt.Sprintf("its conversion webhook cannot answer (%s), so the namespace controller cannot list or delete %s: %s", b.down, qualified, why),
 			Details: []string{"a CRD's conversion webhook serves every namespace: this holds any namespace with such objects"},
+			service: &b.service,
 		})
 	}
 	return out, explained, gaps
@@ -98,7 +100,7 @@ func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string
 // conversionRemedy restores the webhook's backend or stops converting.
 func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 	return Remediation{
-		Summary: fmt.Sprintf("Restore the conversion webhook's service of %s (its pods); if its operator was uninstalled, delete the CRD's remaining objects' owner or set the conversion strategy to None.", b.Object.String()),
+		Summary: fmt.Sprintf("Set the conversion strategy of %s to None, so its objects are served without the webhook.", b.Object.String()),
 		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None"}}}`),
 		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",
 		request: &apiRequest{op: admissionv1.Update, res: crdsResource},

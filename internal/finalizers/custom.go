@@ -70,6 +70,9 @@ type workload struct {
 	annotations    map[string]string
 	serviceAccount string
 	health         workloadhealth.Health
+	// podLabels are the labels of the pods it runs (its pod template's), which a Service's
+	// selector matches.
+	podLabels map[string]string
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -120,8 +123,21 @@ func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, 
 	}
 	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
-		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h,
+		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj),
 	}), nil
+}
+
+// templateLabels returns the pod template's labels of a Deployment, StatefulSet or DaemonSet.
+func templateLabels(obj runtime.Object) map[string]string {
+	switch w := obj.(type) {
+	case *appsv1.Deployment:
+		return w.Spec.Template.Labels
+	case *appsv1.StatefulSet:
+		return w.Spec.Template.Labels
+	case *appsv1.DaemonSet:
+		return w.Spec.Template.Labels
+	}
+	return nil
 }
 
 func matchScore(w workload, hints []string) int {

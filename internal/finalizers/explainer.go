@@ -176,7 +176,7 @@ func (x *Explainer) explainFinalizer(ctx context.Context, o subject, name string
 	hooks, gaps := x.webhookBlockers(ctx, admissionv1.Update, o.res, o.obj.GetNamespace(), o.obj.GetLabels())
 	var fixes []Remediation
 	for _, b := range hooks {
-		fixes = append(fixes, x.webhookRemedy(b))
+		fixes = append(fixes, x.webhookRemedies(ctx, b)...)
 	}
 	f.Blockers = append(f.Blockers, hooks...)
 	f.Remedies = append(fixes, f.Remedies...)

@@ -56,10 +56,11 @@ func (x *Explainer) guard(ctx context.Context, steps []Remediation) ([]Remediati
 		hooks, g := x.rejections(ctx, *r.request)
 		gaps = append(gaps, g...)
 		for _, b := range hooks {
-			fix := x.webhookRemedy(b)
 			r.RejectedBy = append(r.RejectedBy, b.Object.String()+" (webhook "+b.webhook+")")
-			if !slices.ContainsFunc(out, func(o Remediation) bool { return o.Command == fix.Command }) {
-				out = append(out, fix)
+			fixes := x.webhookRemedies(ctx, b)
+			last := fixes[len(fixes)-1].Command
+			if !slices.ContainsFunc(out, func(o Remediation) bool { return o.Command == last }) {
+				out = append(out, fixes...)
 			}
 		}
 		out = append(out, r)

@@ -115,7 +115,7 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 			f.Blockers = append(f.Blockers, b)
 		}
 	}
-	f.Remedies = x.namespaceRemedies(ns, f, stuck, explainedBelow)
+	f.Remedies = x.namespaceRemedies(ctx, ns, f, stuck, explainedBelow)
 	if pods.total > 0 && pods.shuttingDown == pods.total && stuck == 0 && len(f.Incomplete) == 0 && len(f.Blockers) == 1 {
 		e.Deleting = true
 		e.Progress = append(e.Progress, fmt.Sprintf("%d pod(s) are shutting down within their grace period, on Ready nodes whose kubelets post", pods.total))

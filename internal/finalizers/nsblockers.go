@@ -7,6 +7,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/kinds"
 )
@@ -33,11 +34,17 @@ func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer, co
 			if c.Type != "Available" || c.Status == "True" {
 				continue
 			}
-			out = append(out, Blocker{
+			b := Blocker{
 				Object:  ObjectRef{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Name: item.GetName()},
 				Reason:  "is unavailable, so the namespace controller cannot discover and delete that group's objects",
 				Details: []string{c.Reason + ": " + c.Message},
-			})
+			}
+			svcNS, _, _ := unstructured.NestedString(item.Object, "spec", "service", "namespace")
+			svcName, _, _ := unstructured.NestedString(item.Object, "spec", "service", "name")
+			if svcName != "" {
+				b.service = &serviceRef{namespace: svcNS, name: svcName}
+			}
+			out = append(out, b)
 		}
 	}
 	return out
@@ -54,25 +61,29 @@ func conditionTrue(conds []Condition, typ string) bool {
 
 // namespaceRemedies: fix each blocker seen; the finalize bypass only when a dead controller or
 // a gone backend is proven, never as the only step while the blocker is unknown.
-func (x *Explainer) namespaceRemedies(ns *corev1.Namespace, f Finalizer, stuck, explainedBelow int) []Remediation {
+func (x *Explainer) namespaceRemedies(ctx context.Context, ns *corev1.Namespace, f Finalizer, stuck, explainedBelow int) []Remediation {
 	var out []Remediation
 	proven := false
 	for _, b := range f.Blockers {
 		switch b.Object.Resource {
 		case "apiservices":
 			proven = true
-			out = append(out, Remediation{
-				Summary: fmt.Sprintf("Restore the backend of APIService %s (its Service and pods), or delete the APIService if that API was removed for good.", b.Object.Name),
+			del := Remediation{
+				Summary: fmt.Sprintf("Delete APIService %s, whose API was removed.", b.Object.Name),
 				Command: x.kubectl("", "delete", "apiservices.apiregistration.k8s.io", b.Object.Name),
 				Cost:    "deleting it makes that API's objects unreachable until it is registered again",
 				request: &apiRequest{op: admissionv1.Delete, res: apiServiceResource},
-			})
+			}
+			if b.service == nil {
+				del.Summary = fmt.Sprintf("Restore the backend of APIService %s, or delete the APIService if that API was removed for good.", b.Object.Name)
+			}
+			out = append(out, x.backendRemedies(ctx, b, del)...)
 		case "validatingwebhookconfigurations", "mutatingwebhookconfigurations":
 			proven = true
-			out = append(out, x.webhookRemedy(b))
+			out = append(out, x.webhookRemedies(ctx, b)...)
 		case "customresourcedefinitions":
 			proven = true
-			out = append(out, x.conversionRemedy(b))
+			out = append(out, x.backendRemedies(ctx, b, x.conversionRemedy(b))...)
 		}
 		if b.Terminating != nil && explanationDead(b.Terminating) {
 			proven = true

@@ -72,7 +72,14 @@ type Blocker struct {
 	labels map[string]string
 	// webhook names the admission webhook when the blocker is a webhook configuration.
 	webhook string
+	// service is the Service behind a webhook, conversion webhook or APIService blocker.
+	service *serviceRef
 }
+
+// serviceRef names a Service a webhook or APIService calls.
+type serviceRef struct{ namespace, name string }
+
+func (s serviceRef) String() string { return "services/" + s.name + " -n " + s.namespace }
 
 // Remediation is one way out, cheapest safe option first.
 type Remediation struct {

@@ -72,7 +72,7 @@ func TestAdmissionWebhookBlocksNamespace(t *testing.T) {
 	wantAll(t, out, []string{
 		"blocked by configmaps -n wh-blocked:",
 		"blocked by validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg: rejects DELETE of configmaps (webhook validate.kyverno.svc-fail, failurePolicy Fail): services/kyverno-svc -n kyverno has no ready endpoint",
-		"fix 1: Restore the service behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg",
+		"fix 1: No Deployment, StatefulSet or DaemonSet runs pods that services/kyverno-svc -n kyverno selects, so the product behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg appears uninstalled",
 		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " delete validatingwebhookconfigurations.admissionregistration.k8s.io kyverno-resource-validating-webhook-cfg",
 		"cost: until the configuration is re-created, the policy it enforces is not applied",
 	}, []string{"needs no help unless the count stops falling"})
@@ -111,7 +111,7 @@ func TestConversionWebhookBlocksNamespace(t *testing.T) {
 	wantAll(t, out, []string{
 		"condition NamespaceDeletionContentFailure:",
 		"blocked by customresourcedefinitions.apiextensions.k8s.io/crontabs.stable.example.com: its conversion webhook cannot answer (services/e2e-test-crd-conversion-webhook -n crd-webhook does not exist), so the namespace controller cannot list or delete crontabs.stable.example.com",
-		"fix 1: Restore the conversion webhook's service of customresourcedefinitions.apiextensions.k8s.io/crontabs.stable.example.com",
+		"fix 1: services/e2e-test-crd-conversion-webhook -n crd-webhook does not exist, so the product behind customresourcedefinitions.apiextensions.k8s.io/crontabs.stable.example.com appears uninstalled: Set the conversion strategy",
 		"last resort 2:",
 	}, []string{"no blocker found", "INCOMPLETE"})
 }

@@ -23,10 +23,21 @@ func kyvernoFailClosed(t *testing.T, namespace string) {
 	t.Helper()
 	ctx := context.Background()
 	ensureNamespace(t, "kyverno")
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kyverno-svc", Namespace: "kyverno"},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/component": "admission-controller"}, Ports: []corev1.ServicePort{{Port: 443}}}}
-	if _, err := kc.Kube.CoreV1().Services("kyverno").Create(ctx, svc, metav1.CreateOptions{}); err != nil && !strings.Contains(err.Error(), "already exists") {
-		t.Fatal(err)
+	// The Service selects the admission controller's pods (the chart's Deployment
+	// kyverno-admission-controller); an earlier test may have left one with another selector.
+	selector := map[string]string{"app.kubernetes.io/name": "kyverno-admission-controller"}
+	svcs := kc.Kube.CoreV1().Services("kyverno")
+	if cur, err := svcs.Get(ctx, "kyverno-svc", metav1.GetOptions{}); err == nil {
+		cur.Spec.Selector = selector
+		if _, err := svcs.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kyverno-svc", Namespace: "kyverno"},
+			Spec: corev1.ServiceSpec{Selector: selector, Ports: []corev1.ServicePort{{Port: 443}}}}
+		if _, err := svcs.Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	fail, none, path := admissionv1.Fail, admissionv1.SideEffectClassNoneOnDryRun, "/validate/fail"
 	all := admissionv1.AllScopes
@@ -62,15 +73,44 @@ func TestWebhookRejectsForcedDelete(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
 	wantAll(t, out, []string{
-		"fix 1: Restore the service behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg",
+		"fix 1: No Deployment, StatefulSet or DaemonSet runs pods that services/kyverno-svc -n kyverno selects, so the product behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg appears uninstalled: Delete",
 		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " delete validatingwebhookconfigurations.admissionregistration.k8s.io kyverno-resource-validating-webhook-cfg",
 		"last resort 2: Only if the node is gone for good: force the deletion",
 		"rejected until the step above is done: validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg (webhook validate.kyverno.svc-fail) would refuse this command",
 		"-n wh-pods delete pod api-7d9f --grace-period=0 --force",
 	}, nil)
-	if i, j := strings.Index(out, "fix 1: Restore the service behind"), strings.Index(out, "--grace-period=0 --force"); i < 0 || j < i {
+	if i, j := strings.Index(out, "fix 1: No Deployment"), strings.Index(out, "--grace-period=0 --force"); i < 0 || j < i {
 		t.Errorf("the webhook's step does not come before the forced delete\n%s", out)
 	}
+}
+
+// Kyverno's admission controller scaled to 0 (https://github.com/kyverno/kyverno/issues/2962:
+// the webhook fails every request while Kyverno's pods are down): the webhook's Service is
+// followed to the Deployment behind it, and scaling it up is the fix; deleting the webhook
+// configuration is only the last resort for a Kyverno removed for good.
+func TestWebhookBackendScaledToZero(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	createNamespace(t, "wh-scaled")
+	createPodOn(t, "wh-scaled", "web-5c8d", incident.NodeName, 30)
+	if err := kc.Kube.CoreV1().Pods("wh-scaled").Delete(ctx, "web-5c8d", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kyvernoFailClosed(t, "wh-scaled")
+	createWorkload(t, workloadSpec{ns: "kyverno", name: "kyverno-admission-controller", sa: "kyverno-admission-controller", replicas: 0})
+	t.Cleanup(func() {
+		_ = kc.Kube.AppsV1().Deployments("kyverno").Delete(context.Background(), "kyverno-admission-controller", metav1.DeleteOptions{})
+	})
+	out, _, code := run(t, "pod", "web-5c8d", "-n", "wh-scaled")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	wantAll(t, out, []string{
+		"fix 1: Scale deployments.apps/kyverno-admission-controller -n kyverno up: it runs the pods behind services/kyverno-svc -n kyverno and is scaled to 0",
+		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " -n kyverno scale deployments.apps kyverno-admission-controller --replicas=1",
+		"last resort 2: Only if that product was removed for good: Delete validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg",
+		"last resort 3: Only if the node is gone for good: force the deletion",
+	}, []string{"appears uninstalled"})
 }
 
 // The namespace finalize bypass is an UPDATE of namespaces/finalize; Kyverno's "*/*" rule
@@ -101,7 +141,7 @@ func TestWebhookRejectsNamespaceFinalize(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
 	wantAll(t, out, []string{
-		"fix 1: Restore the service behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg",
+		"appears uninstalled: Delete validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg",
 		"last resort 2: Only if the controller behind openshift.io/origin is gone for good",
 		"rejected until the step above is done: validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg (webhook validate.kyverno.svc-fail) would refuse this command",
 	}, nil)
