@@ -41,6 +41,9 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	if name == lbCleanupFinalizer && o.res.Group == "" && o.res.Resource == "services" {
 		return x.loadBalancerCleanup(ctx, o, f, k)
 	}
+	if isCSIFinalizer(name) {
+		return x.csiFinalizer(ctx, o, f, k)
+	}
 	if len(k.controllers) == 0 && isKnown {
 		return x.coreControllerFinalizer(o, f)
 	}

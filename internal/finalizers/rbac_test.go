@@ -208,3 +208,17 @@ func TestVerifyConditionsMarksStale(t *testing.T) {
 		t.Errorf("conditions a sweep confirms were marked stale: %+v", fresh)
 	}
 }
+
+// The external-attacher's finalizer carries the driver name with every dot made a dash.
+func TestSanitizeDriver(t *testing.T) {
+	for in, want := range map[string]string{
+		"cinder.csi.openstack.org": "cinder-csi-openstack-org",
+		"csi.vsphere.vmware.com":   "csi-vsphere-vmware-com",
+		"driver.longhorn.io":       "driver-longhorn-io",
+		"ebs.csi.aws.com":          "ebs-csi-aws-com",
+	} {
+		if got := sanitizeDriver(in); got != want {
+			t.Errorf("sanitizeDriver(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
