@@ -27,6 +27,8 @@ type ownWord struct {
 	// writes are the field managers that updated the object after its deletion was requested,
 	// with when they last did.
 	writes map[string]time.Time
+	// obj is the object as read in full, nil when it was not.
+	obj *unstructured.Unstructured
 }
 
 // readOwnWord reads the object in full (status included) when readsStatus allows, and its
@@ -42,6 +44,7 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 			gaps = append(gaps, x.readFailure("reading the status of "+o.ref().String(), err))
 		default:
 			w.conditions, w.status = statusOf(obj)
+			w.obj = obj
 			w.writes = writesSince(obj.GetManagedFields(), requested)
 		}
 	}

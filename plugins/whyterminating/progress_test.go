@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -156,4 +157,27 @@ func TestOperatorNamesDependents(t *testing.T) {
 func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A NodeClaim left with karpenter.sh/termination after Karpenter was uninstalled (replays
+// https://github.com/kubernetes-sigs/karpenter/issues/2169): stripping the finalizer is the last
+// resort, and its cost names the cloud instance by the provider ID the NodeClaim records.
+func TestStripNamesCloudInstance(t *testing.T) {
+	needEnv(t)
+	// An earlier test's NodeClaim CRD may still be going away.
+	eventually(t, "the previous nodeclaims.karpenter.sh to be gone", func(ctx context.Context) (bool, error) {
+		_, err := kc.Dynamic.Resource(crdGVR).Get(ctx, "nodeclaims.karpenter.sh", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	gvr := applyCRD(t, crdSpec{group: "karpenter.sh", kind: "NodeClaim", plural: "nodeclaims", versions: []string{"v1"}, status: true})
+	drainingNodeClaim(t, gvr, "general-purpose-x7m2q")
+	out, _, code := run(t, "nodeclaims.karpenter.sh", "general-purpose-x7m2q")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	wantAll(t, out, []string{
+		"controller: none found",
+		"last resort 2: Only if the controller is gone for good: remove finalizer karpenter.sh/termination by hand.",
+		"cost: left behind: the cloud instance aws:///eu-central-1c/i-0bbed26474395ec00 keeps running (and billing) with nothing to terminate it (from status.providerID; Karpenter's NodeClaim API (karpenter.sh/v1, status.providerID))",
+	}, []string{"whatever the controller would have cleaned up"})
 }
