@@ -2,7 +2,9 @@ package finalizers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -105,4 +107,35 @@ func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",
 		request: &apiRequest{op: admissionv1.Update, res: crdsResource},
 	}
+}
+
+// listBehindConversion lists, in namespace ns, the objects of each type whose listing failed
+// because its CRD's conversion webhook cannot answer (explained), through the CRD's storage
+// version: objects stored at that version are read without conversion, so they can still be
+// named and their finalizers shown. A type that fails at its storage version too is a gap.
+func (x *Explainer) listBehindConversion(ctx context.Context, ns string, explained map[string]bool) ([]TypeObjects, []string) {
+	var out []TypeObjects
+	var gaps []string
+	names := make([]string, 0, len(explained))
+	for t := range explained {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		res, err := x.crdResource(ctx, name)
+		if err == nil && res.Version == "" {
+			err = errors.New("it declares no storage version")
+		}
+		if err != nil {
+			gaps = append(gaps, x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+name+" for its storage version", err))
+			continue
+		}
+		items, err := ListMetadata(ctx, x.c.Metadata, res, ns, nil)
+		if err != nil {
+			gaps = append(gaps, x.readFailure("listing "+name+" at its storage version "+res.Version, err))
+			continue
+		}
+		out = append(out, TypeObjects{Resource: res, Items: items})
+	}
+	return out, gaps
 }

@@ -79,17 +79,29 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 		}
 	}
 	f.Blockers = append(f.Blockers, x.unavailableAPIServices(ctx, &f, e.Conditions)...)
+	behind, gaps := x.listBehindConversion(ctx, ns.Name, explained)
+	f.Incomplete = append(f.Incomplete, gaps...)
+	types := append(append([]TypeObjects(nil), scan.Types...), behind...)
 	ordered := waitsForPods(scan)
 	stuck, explainedBelow, remaining := 0, 0, 0
 	var pods podsState
-	for _, t := range scan.Types {
+	for i, t := range types {
 		if len(t.Items) == 0 {
 			continue
 		}
 		remaining += len(t.Items)
-		if ordered && !isPods(t.Resource) {
+		note := ""
+		if i >= len(scan.Types) {
+			note = fmt.Sprintf("; listed at its storage version %s, which needs no conversion: once the conversion webhook answers (or conversion is None) the namespace controller deletes it, and its finalizers then hold it", t.Resource.Version)
+		}
+		switch {
+		case ordered && !isPods(t.Resource):
 			f.Waiting = append(f.Waiting, waitingBlocker(t))
-		} else {
+		case note != "":
+			b := contentBlocker(t)
+			b.Reason += " behind the broken conversion webhook" + note
+			f.Blockers = append(f.Blockers, b)
+		default:
 			f.Blockers = append(f.Blockers, contentBlocker(t))
 		}
 		hooks, gaps := x.webhookBlockers(ctx, admissionv1.Delete, t.Resource, ns.Name, t.Items[0].Labels)
@@ -107,7 +119,7 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 				continue
 			}
 			stuck++
-			b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", "), GitOps: gitOpsOwner(item.Labels)}
+			b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", ") + note, GitOps: gitOpsOwner(item.Labels)}
 			if item.DeletionTimestamp != nil {
 				b.Terminating = x.explain(ctx, t.Resource, item, o.depth+1)
 				explainedBelow++

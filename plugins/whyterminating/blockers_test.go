@@ -152,3 +152,43 @@ func TestNamespaceSpecFinalizerLeftBehind(t *testing.T) {
 	}, []string{"finalizer kubernetes\n", "no blocker found"})
 	goldens.Assert(t, "namespace-spec-finalizer-left-behind.txt", out)
 }
+
+// cert-manager uninstalled before an ACME Challenge was solved (replays
+// https://github.com/cert-manager/cert-manager/issues/3135): its CRD's conversion webhook
+// service is gone, so the namespace controller cannot list challenges at the served version,
+// and the namespace stays Terminating. The Challenge is still named, listed at the storage
+// version that needs no conversion, with the finalizer that will hold it next.
+func TestObjectsBehindBrokenConversionNamed(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	path := "/convert"
+	conv := &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{
+		ConversionReviewVersions: []string{"v1"},
+		ClientConfig:             &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Namespace: "cert-manager", Name: "cert-manager-webhook", Path: &path}},
+	}}
+	gvr := applyCRD(t, crdSpec{group: "acme.cert-manager.io", kind: "Challenge", plural: "challenges", namespaced: true, versions: []string{"v1alpha2", "v1"}, conversion: conv})
+	t.Cleanup(func() {
+		_, _ = kc.Dynamic.Resource(crdGVR).Patch(context.Background(), "challenges.acme.cert-manager.io", "application/merge-patch+json", []byte(`{"spec":{"conversion":{"strategy":"None","webhook":null}}}`), metav1.PatchOptions{})
+	})
+	createNamespace(t, "acme-ns1")
+	ch := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "acme.cert-manager.io/v1alpha2", "kind": "Challenge",
+		"metadata": map[string]any{"name": "ingress-tls-7b9k2-1812356728-0", "finalizers": []any{"finalizer.acme.cert-manager.io"}},
+		"spec":     map[string]any{"dnsName": "app.example.com", "type": "HTTP-01"}}}
+	if _, err := kc.Dynamic.Resource(gvr).Namespace("acme-ns1").Create(ctx, ch, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(gvr, "acme-ns1", "ingress-tls-7b9k2-1812356728-0") })
+	if err := kc.Kube.CoreV1().Namespaces().Delete(ctx, "acme-ns1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, "acme-ns1", corev1.NamespaceDeletionContentFailure, "conversion webhook")
+	out, _, code := run(t, "namespace", "acme-ns1")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	wantAll(t, out, []string{
+		"blocked by customresourcedefinitions.apiextensions.k8s.io/challenges.acme.cert-manager.io: its conversion webhook cannot answer (services/cert-manager-webhook -n cert-manager does not exist)",
+		"blocked by challenges.acme.cert-manager.io -n acme-ns1: 1 remaining behind the broken conversion webhook; listed at its storage version v1alpha2, which needs no conversion",
+		"blocked by challenges.acme.cert-manager.io/ingress-tls-7b9k2-1812356728-0 -n acme-ns1: remains, held by finalizers finalizer.acme.cert-manager.io; listed at its storage version v1alpha2",
+	}, []string{"INCOMPLETE"})
+}
