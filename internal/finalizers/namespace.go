@@ -6,12 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kubeforensics/suite/internal/kinds"
 )
 
 // maxNamesShown bounds the object names listed per remaining type.
@@ -83,61 +80,25 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 	f.Incomplete = append(f.Incomplete, gaps...)
 	types := append(append([]TypeObjects(nil), scan.Types...), behind...)
 	ordered := waitsForPods(scan)
-	stuck, explainedBelow, remaining := 0, 0, 0
-	var pods podsState
+	var c tally
 	for i, t := range types {
-		if len(t.Items) == 0 {
-			continue
-		}
-		remaining += len(t.Items)
 		note := ""
 		if i >= len(scan.Types) {
 			note = fmt.Sprintf("; listed at its storage version %s, which needs no conversion: once the conversion webhook answers (or conversion is None) the namespace controller deletes it, and its finalizers then hold it", t.Resource.Version)
 		}
-		switch {
-		case ordered && !isPods(t.Resource):
-			f.Waiting = append(f.Waiting, waitingBlocker(t))
-		case note != "":
-			b := contentBlocker(t)
-			b.Reason += " behind the broken conversion webhook" + note
-			f.Blockers = append(f.Blockers, b)
-		default:
-			f.Blockers = append(f.Blockers, contentBlocker(t))
-		}
-		hooks, gaps := x.webhookBlockers(ctx, admissionv1.Delete, t.Resource, ns.Name, t.Items[0].Labels)
-		f.Blockers = append(f.Blockers, hooks...)
-		f.Incomplete = append(f.Incomplete, gaps...)
-		if ordered && !isPods(t.Resource) {
-			continue
-		}
-		if isPods(t.Resource) {
-			pods = x.namespacePods(ctx, o, ns.Name, t, &f)
-		}
-		for i := range t.Items {
-			item := &t.Items[i]
-			if len(item.Finalizers) == 0 || o.depth >= maxDepth {
-				continue
-			}
-			stuck++
-			b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", ") + note, GitOps: gitOpsOwner(item.Labels)}
-			if item.DeletionTimestamp != nil {
-				b.Terminating = x.explain(ctx, t.Resource, item, o.depth+1)
-				explainedBelow++
-			}
-			f.Blockers = append(f.Blockers, b)
-		}
+		x.addContent(ctx, o, ns.Name, t, note, ordered, &f, &c)
 	}
-	f.Remedies = x.namespaceRemedies(ctx, ns, f, stuck, explainedBelow)
-	if pods.total > 0 && pods.shuttingDown == pods.total && stuck == 0 && len(f.Incomplete) == 0 && len(f.Blockers) == 1 {
+	f.Remedies = x.namespaceRemedies(ctx, ns, f, c.stuck, c.explainedBelow)
+	if c.pods.total > 0 && c.pods.shuttingDown == c.pods.total && c.stuck == 0 && len(f.Incomplete) == 0 && len(f.Blockers) == 1 {
 		e.Deleting = true
-		e.Progress = append(e.Progress, fmt.Sprintf("%d pod(s) are shutting down within their grace period, on Ready nodes whose kubelets post", pods.total))
+		e.Progress = append(e.Progress, fmt.Sprintf("%d pod(s) are shutting down within their grace period, on Ready nodes whose kubelets post", c.pods.total))
 		if len(f.Waiting) > 0 {
-			e.Progress = append(e.Progress, fmt.Sprintf("%d object(s) of %d other type(s) wait for them: ordered namespace deletion deletes pods first", remaining-pods.total, len(f.Waiting)))
+			e.Progress = append(e.Progress, fmt.Sprintf("%d object(s) of %d other type(s) wait for them: ordered namespace deletion deletes pods first", c.remaining-c.pods.total, len(f.Waiting)))
 		}
 		f.Remedies = []Remediation{{Summary: "Nothing to do: the namespace controller finishes once the pods are gone."}}
 	}
 	if len(scan.Failed) == 0 {
-		x.verifyConditions(e.Conditions, remaining, stuck, len(f.Blockers) > 0)
+		x.verifyConditions(e.Conditions, c.remaining, c.stuck, len(f.Blockers) > 0)
 	}
 	return f
 }
@@ -190,61 +151,4 @@ func contentBlocker(t TypeObjects) Blocker {
 	}
 	ref := ObjectRef{Group: t.Resource.Group, Version: t.Resource.Version, Resource: t.Resource.Resource, Kind: t.Resource.Kind, Namespace: t.Items[0].Namespace}
 	return Blocker{Object: ref, Count: len(t.Items), Reason: fmt.Sprintf("%d remaining", len(t.Items)), Details: []string{detail}}
-}
-
-func isPods(r kinds.Resource) bool { return r.Group == "" && r.Resource == "pods" }
-
-// waitsForPods reports ordered namespace deletion in progress (the default since Kubernetes
-// 1.33): pods remain, and no object of another type is being deleted yet, because the namespace
-// controller deletes the rest only once every pod is gone.
-func waitsForPods(s *Scan) bool {
-	pods := false
-	for _, t := range s.Types {
-		for i := range t.Items {
-			if isPods(t.Resource) {
-				pods = true
-			} else if t.Items[i].DeletionTimestamp != nil {
-				return false
-			}
-		}
-	}
-	return pods
-}
-
-// waitingBlocker summarises the objects of one type that wait for the namespace's pods.
-func waitingBlocker(t TypeObjects) Blocker {
-	b := contentBlocker(t)
-	b.Reason = fmt.Sprintf("%d waiting: the namespace controller deletes them once the namespace's pods are gone (ordered namespace deletion)", len(t.Items))
-	return b
-}
-
-// podsState counts a namespace's remaining pods and those shutting down on their own.
-type podsState struct{ total, shuttingDown int }
-
-// namespacePods decides for each remaining pod whether it is shutting down on its own (grace
-// period left, node Ready, kubelet posting). The others are explained as blockers, at most
-// maxNamesShown of them; pods with finalizers are left to the caller.
-func (x *Explainer) namespacePods(ctx context.Context, o subject, ns string, t TypeObjects, f *Finalizer) podsState {
-	st := podsState{total: len(t.Items)}
-	typed, err := x.pods(ctx, ns)
-	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("listing pods in namespace "+ns, err))
-		return st
-	}
-	shown := 0
-	for i := range typed {
-		p := &typed[i]
-		if ok, _ := x.podShuttingDown(ctx, p); ok {
-			st.shuttingDown++
-			continue
-		}
-		if len(p.Finalizers) > 0 || p.DeletionTimestamp == nil || shown >= maxNamesShown || o.depth >= maxDepth {
-			continue
-		}
-		shown++
-		b := Blocker{Object: x.podRef(p), Reason: "is Terminating and not shutting down on its own", labels: p.Labels}
-		b.Terminating = x.explain(ctx, t.Resource, p, o.depth+1)
-		f.Blockers = append(f.Blockers, b)
-	}
-	return st
 }
