@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
@@ -100,17 +101,57 @@ func (x *Explainer) addContent(ctx context.Context, o subject, ns string, t Type
 	if isPods(t.Resource) {
 		c.pods = x.namespacePods(ctx, o, ns, t, f)
 	}
+	var held []Blocker
+	var terminating []int
 	for i := range t.Items {
 		item := &t.Items[i]
 		if len(item.Finalizers) == 0 || o.depth >= maxDepth {
 			continue
 		}
 		c.stuck++
-		b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", ") + note, GitOps: gitOpsOwner(item.Labels)}
+		held = append(held, Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", ") + note, GitOps: gitOpsOwner(item.Labels)})
 		if item.DeletionTimestamp != nil {
-			b.Terminating = x.explain(ctx, t.Resource, item, o.depth+1)
+			terminating = append(terminating, i)
+		}
+	}
+	// Held objects are explained in parallel: each reads its own status, events and evidence.
+	explained := x.explainAll(ctx, t, terminating, o.depth+1)
+	j := 0
+	for i := range t.Items {
+		if len(t.Items[i].Finalizers) == 0 || o.depth >= maxDepth {
+			continue
+		}
+		if e, ok := explained[i]; ok {
+			held[j].Terminating = e
 			c.explainedBelow++
 		}
-		f.Blockers = append(f.Blockers, b)
+		j++
 	}
+	f.Blockers = append(f.Blockers, held...)
+}
+
+// explainWorkers bounds the held objects explained at once.
+const explainWorkers = 8
+
+// explainAll explains the items of t at the given indices, at most explainWorkers at a time,
+// and returns the explanations by index.
+func (x *Explainer) explainAll(ctx context.Context, t TypeObjects, indices []int, depth int) map[int]*Explanation {
+	out := make(map[int]*Explanation, len(indices))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, explainWorkers)
+	for _, i := range indices {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			e := x.explain(ctx, t.Resource, &t.Items[i], depth)
+			mu.Lock()
+			out[i] = e
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
 }
