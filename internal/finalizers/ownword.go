@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
 )
 
 // maxEvents bounds the events shown per object, newest first.
@@ -114,22 +113,22 @@ func writesSince(mf []metav1.ManagedFieldsEntry, t time.Time) map[string]time.Ti
 	return out
 }
 
-// eventsAbout lists the events recorded about the object (by UID) since t, newest first.
-// Events about a cluster-scoped object are recorded in namespace default.
+// eventsAbout returns the events recorded about the object (by UID) since t, newest first.
+// Events about a cluster-scoped object are recorded in namespace default. A namespace's events
+// are listed once per command and shared by every object explained in it.
 func (x *Explainer) eventsAbout(ctx context.Context, o subject, t time.Time) ([]Event, error) {
 	ns := o.obj.GetNamespace()
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
-	sel := fields.OneTermEqualSelector("involvedObject.uid", string(o.obj.GetUID())).String()
-	list, err := x.c.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	all, err := x.namespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
 	var out []Event
-	for _, ev := range list.Items {
+	for _, ev := range all {
 		last := eventTime(ev)
-		if last.Before(t.Truncate(time.Second)) {
+		if ev.InvolvedObject.UID != o.obj.GetUID() || last.Before(t.Truncate(time.Second)) {
 			continue
 		}
 		out = append(out, Event{Type: ev.Type, Reason: ev.Reason, Message: ev.Message, Source: eventSource(ev), Count: ev.Count, Last: last})
@@ -139,6 +138,25 @@ func (x *Explainer) eventsAbout(ctx context.Context, o subject, t time.Time) ([]
 		out = out[:maxEvents]
 	}
 	return out, nil
+}
+
+// namespaceEvents lists the events of a namespace once per command, page by page.
+func (x *Explainer) namespaceEvents(ctx context.Context, ns string) ([]corev1.Event, error) {
+	return cached(x, "events/"+ns, func() ([]corev1.Event, error) {
+		var out []corev1.Event
+		opts := metav1.ListOptions{Limit: 500}
+		for {
+			list, err := x.c.Kube.CoreV1().Events(ns).List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, list.Items...)
+			if list.Continue == "" {
+				return out, nil
+			}
+			opts.Continue = list.Continue
+		}
+	})
 }
 
 func eventTime(ev corev1.Event) time.Time {
