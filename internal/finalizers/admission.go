@@ -61,22 +61,33 @@ func (x *Explainer) failClosedWebhooks(ctx context.Context) ([]webhook, error) {
 // namespace (objects labelled objLabels) and whose service is gone or has no ready endpoint:
 // the API server rejects that request, so the controller that must make it never can.
 func (x *Explainer) webhookBlockers(ctx context.Context, op admissionv1.OperationType, res kinds.Resource, namespace string, objLabels map[string]string) ([]Blocker, []string) {
+	return x.rejections(ctx, apiRequest{op: op, res: res, namespace: namespace, labels: objLabels, labelsKnown: true})
+}
+
+// rejections returns a blocker for every fail-closed webhook that would reject req because its
+// service is gone or has no ready endpoint, and the reads that failed on the way.
+func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, []string) {
+	op, res := req.op, req.res
+	what := res.QualifiedName()
+	if req.subresource != "" {
+		what += "/" + req.subresource
+	}
 	hooks, err := x.failClosedWebhooks(ctx)
 	if err != nil {
-		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+res.QualifiedName(), err)}
+		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+what, err)}
 	}
 	var nsLabels map[string]string
 	var out []Blocker
 	var gaps []string
 	for _, w := range hooks {
-		if w.service == nil || !w.intercepts(op, res) || !selects(w.objSel, objLabels) {
+		if w.service == nil || !w.intercepts(op, res, req.subresource) || (req.labelsKnown && !selects(w.objSel, req.labels)) {
 			continue
 		}
-		if namespace != "" && w.nsSel != nil {
+		if req.namespace != "" && w.nsSel != nil {
 			if nsLabels == nil {
-				ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+				ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, req.namespace, metav1.GetOptions{})
 				if err != nil {
-					gaps = append(gaps, x.readFailure("reading namespace "+namespace+" to match webhook "+w.name, err))
+					gaps = append(gaps, x.readFailure("reading namespace "+req.namespace+" to match webhook "+w.name, err))
 					continue
 				}
 				nsLabels = ns.Labels
@@ -94,20 +105,28 @@ func (x *Explainer) webhookBlockers(ctx context.Context, op admissionv1.Operatio
 		}
 		out = append(out, Blocker{
 			Object:  w.config,
-			Reason:  fmt.Sprintf("rejects %s of %s (webhook %s, failurePolicy Fail): %s", op, res.QualifiedName(), w.name, down),
+			Reason:  fmt.Sprintf("rejects %s of %s (webhook %s, failurePolicy Fail): %s", op, what, w.name, down),
 			Details: []string{"the API server refuses every matching request until the webhook answers"},
+			webhook: w.name,
+			service: &serviceRef{namespace: w.service.Namespace, name: w.service.Name},
 		})
 	}
 	return out, gaps
 }
 
-// intercepts reports whether one of the webhook's rules matches op on res.
-func (w webhook) intercepts(op admissionv1.OperationType, res kinds.Resource) bool {
+// intercepts reports whether one of the webhook's rules matches op on res (or on its
+// subresource sub, e.g. namespaces/finalize), as the API server matches rules: "pods" is the
+// resource alone, "pods/*" every subresource of it, "*" every resource, "*/*" everything.
+func (w webhook) intercepts(op admissionv1.OperationType, res kinds.Resource, sub string) bool {
+	names := []string{res.Resource, "*", "*/*"}
+	if sub != "" {
+		names = []string{res.Resource + "/" + sub, res.Resource + "/*", "*/" + sub, "*/*"}
+	}
 	for _, r := range w.rules {
 		if !slices.Contains(r.Operations, op) && !slices.Contains(r.Operations, admissionv1.OperationAll) {
 			continue
 		}
-		if !anyOf(r.APIGroups, res.Group, "*") || !anyOf(r.Resources, res.Resource, "*", "*/*") {
+		if !anyOf(r.APIGroups, res.Group, "*") || !anyOf(r.Resources, names...) {
 			continue
 		}
 		if r.Scope != nil && *r.Scope != admissionv1.AllScopes && (*r.Scope == admissionv1.NamespacedScope) != res.Namespaced {
@@ -155,11 +174,13 @@ func (x *Explainer) serviceDown(ctx context.Context, namespace, name string) (st
 	return s.down, s.gap
 }
 
-// webhookRemedy restores the webhook's backend or removes a configuration left behind.
-func (x *Explainer) webhookRemedy(b Blocker) Remediation {
-	return Remediation{
-		Summary: fmt.Sprintf("Restore the service behind %s (its pods), or, if that admission controller was uninstalled, delete the configuration it left behind.", b.Object.String()),
+// webhookRemedies restore the webhook's backend when its workload is still installed, or delete
+// the configuration an uninstalled admission controller left behind (backend.go).
+func (x *Explainer) webhookRemedies(ctx context.Context, b Blocker) []Remediation {
+	del := Remediation{
+		Summary: fmt.Sprintf("Delete %s, which an uninstalled admission controller left behind.", b.Object.String()),
 		Command: x.kubectl("", "delete", b.Object.QualifiedResource(), b.Object.Name),
 		Cost:    "until the configuration is re-created, the policy it enforces is not applied to any request",
 	}
+	return x.backendRemedies(ctx, b, del)
 }

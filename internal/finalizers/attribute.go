@@ -18,6 +18,9 @@ type attribution struct {
 	dead bool
 	// guessed is set when RBAC could not be read and names alone chose the controller.
 	guessed bool
+	// unread is set when the workloads could not be listed: nothing is known about who may
+	// remove the finalizer, so no step may rest on it.
+	unread bool
 }
 
 // attribute finds who may remove a finalizer on o from what the cluster says: the service
@@ -28,7 +31,7 @@ func (x *Explainer) attribute(ctx context.Context, o subject, hints []string) (a
 	what := o.ref().QualifiedResource()
 	ws, err := x.workloads(ctx)
 	if err != nil {
-		return attribution{}, []string{x.readFailure("listing workloads to find who may update "+what, err)}
+		return attribution{unread: true}, []string{x.readFailure("listing workloads to find who may update "+what, err)}
 	}
 	rb, err := x.rbac(ctx)
 	if err != nil {
@@ -190,7 +193,7 @@ func (x *Explainer) guessByName(ws []workload, hints []string) attribution {
 		}
 	}
 	if score == 0 {
-		return attribution{guessed: true, controllers: []Controller{{Note: "RBAC could not be read, and no Deployment, StatefulSet or DaemonSet is named like " + quote(hints)}}}
+		return attribution{guessed: true, unread: true, controllers: []Controller{{Note: "RBAC could not be read, and no Deployment, StatefulSet or DaemonSet is named like " + quote(hints)}}}
 	}
 	c := best.controller()
 	c.Note = "a guess by name (" + quote(hints) + "): RBAC could not be read to check that it may update the object"

@@ -2,9 +2,12 @@ package finalizers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,10 +15,11 @@ import (
 
 // brokenConversion is a CRD whose conversion webhook cannot answer.
 type brokenConversion struct {
-	crd    ObjectRef
-	group  string
-	plural string
-	down   string
+	crd     ObjectRef
+	group   string
+	plural  string
+	down    string
+	service serviceRef
 }
 
 // brokenConversions lists every CRD, cluster-wide, whose conversion webhook's service is gone
@@ -55,7 +59,7 @@ func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, 
 		if down != "" {
 			out = append(out, brokenConversion{
 				crd:   ObjectRef{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition", Name: crd.Name},
-				group: crd.Spec.Group, plural: crd.Spec.Names.Plural, down: down,
+				group: crd.Spec.Group, plural: crd.Spec.Names.Plural, down: down, service: serviceRef{namespace: svc.Namespace, name: svc.Name},
 			})
 		}
 	}
@@ -89,6 +93,7 @@ func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string
 			Object:  b.crd,
 			Reason:  fmt.Sprintf("its conversion webhook cannot answer (%s), so the namespace controller cannot list or delete %s: %s", b.down, qualified, why),
 			Details: []string{"a CRD's conversion webhook serves every namespace: this holds any namespace with such objects"},
+			service: &b.service,
 		})
 	}
 	return out, explained, gaps
@@ -97,8 +102,40 @@ func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string
 // conversionRemedy restores the webhook's backend or stops converting.
 func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 	return Remediation{
-		Summary: fmt.Sprintf("Restore the conversion webhook's service of %s (its pods); if its operator was uninstalled, delete the CRD's remaining objects' owner or set the conversion strategy to None.", b.Object.String()),
+		Summary: fmt.Sprintf("Set the conversion strategy of %s to None, so its objects are served without the webhook.", b.Object.String()),
 		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None"}}}`),
 		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",
+		request: &apiRequest{op: admissionv1.Update, res: crdsResource},
 	}
+}
+
+// listBehindConversion lists, in namespace ns, the objects of each type whose listing failed
+// because its CRD's conversion webhook cannot answer (explained), through the CRD's storage
+// version: objects stored at that version are read without conversion, so they can still be
+// named and their finalizers shown. A type that fails at its storage version too is a gap.
+func (x *Explainer) listBehindConversion(ctx context.Context, ns string, explained map[string]bool) ([]TypeObjects, []string) {
+	var out []TypeObjects
+	var gaps []string
+	names := make([]string, 0, len(explained))
+	for t := range explained {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		res, err := x.crdResource(ctx, name)
+		if err == nil && res.Version == "" {
+			err = errors.New("it declares no storage version")
+		}
+		if err != nil {
+			gaps = append(gaps, x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+name+" for its storage version", err))
+			continue
+		}
+		items, err := ListMetadata(ctx, x.c.Metadata, res, ns, nil)
+		if err != nil {
+			gaps = append(gaps, x.readFailure("listing "+name+" at its storage version "+res.Version, err))
+			continue
+		}
+		out = append(out, TypeObjects{Resource: res, Items: items})
+	}
+	return out, gaps
 }

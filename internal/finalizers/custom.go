@@ -38,6 +38,12 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 		}
 	}
 	f := Finalizer{Name: name, RemovedBy: k.removedBy, WaitsFor: k.waitsFor}
+	if name == lbCleanupFinalizer && o.res.Group == "" && o.res.Resource == "services" {
+		return x.loadBalancerCleanup(ctx, o, f, k)
+	}
+	if isCSIFinalizer(name) {
+		return x.csiFinalizer(ctx, o, f, k)
+	}
 	if len(k.controllers) == 0 && isKnown {
 		return x.coreControllerFinalizer(o, f)
 	}
@@ -67,6 +73,9 @@ type workload struct {
 	annotations    map[string]string
 	serviceAccount string
 	health         workloadhealth.Health
+	// podLabels are the labels of the pods it runs (its pod template's), which a Service's
+	// selector matches.
+	podLabels map[string]string
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -117,8 +126,21 @@ func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, 
 	}
 	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
-		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h,
+		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj),
 	}), nil
+}
+
+// templateLabels returns the pod template's labels of a Deployment, StatefulSet or DaemonSet.
+func templateLabels(obj runtime.Object) map[string]string {
+	switch w := obj.(type) {
+	case *appsv1.Deployment:
+		return w.Spec.Template.Labels
+	case *appsv1.StatefulSet:
+		return w.Spec.Template.Labels
+	case *appsv1.DaemonSet:
+		return w.Spec.Template.Labels
+	}
+	return nil
 }
 
 func matchScore(w workload, hints []string) int {

@@ -3,6 +3,7 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -85,7 +86,79 @@ func (x *Explainer) explain(ctx context.Context, res kinds.Resource, obj metav1.
 	if len(e.Finalizers) == 0 {
 		x.explainNoFinalizers(ctx, o, e)
 	}
+	if res.Group != "" || res.Resource != "namespaces" {
+		x.readObjectsWord(ctx, o, e, requested)
+	}
+	x.guardExplanation(ctx, e)
 	return e
+}
+
+// readObjectsWord adds what the object and its controllers say (conditions, status, events),
+// turns the dependents it names into blockers, and decides whether its deletion progresses.
+func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanation, requested time.Time) {
+	w, gaps := x.readOwnWord(ctx, o, requested)
+	e.Conditions, e.Status, e.Events = w.conditions, w.status, w.events
+	e.Unchecked = append(e.Unchecked, gaps...)
+	nameLeftovers(e, w.obj)
+	if deps := w.namedDependents(); len(deps) > 0 && len(e.Finalizers) > 0 {
+		blockers, gaps := x.dependentBlockers(ctx, o, deps)
+		i := slices.IndexFunc(e.Finalizers, func(f Finalizer) bool { return len(f.Controllers) > 0 })
+		if i < 0 {
+			i = 0
+		}
+		f := &e.Finalizers[i]
+		f.Blockers = append(f.Blockers, blockers...)
+		f.Incomplete = append(f.Incomplete, gaps...)
+		f.Remedies = append([]Remediation{{Summary: "The object's own status names the dependents its controller waits for: clear each one (delete it if what it holds may go; if it is itself Terminating, its explanation is below). The controller then removes " + f.Name + " itself."}}, f.Remedies...)
+	}
+	if e.Deleting {
+		return
+	}
+	if ok, ev := x.controllerProgress(e, w); ok {
+		e.Deleting, e.Progress = true, ev
+		dropLastResorts(e)
+		return
+	}
+	if ok, ev := blockersShuttingDown(e); ok {
+		e.Deleting, e.Progress = true, ev
+		for i := range e.Finalizers {
+			e.Finalizers[i].Remedies = []Remediation{{Summary: "Nothing to do: what holds " + e.Finalizers[i].Name + " is shutting down on its own (see below), and the finalizer goes once it is gone."}}
+		}
+		e.Remedies = nil
+	}
+}
+
+// dropLastResorts removes every step that bypasses a controller whose work is on course.
+func dropLastResorts(e *Explanation) {
+	keep := func(rs []Remediation) []Remediation {
+		return slices.DeleteFunc(rs, func(r Remediation) bool { return r.LastResort })
+	}
+	e.Remedies = keep(e.Remedies)
+	for i := range e.Finalizers {
+		e.Finalizers[i].Remedies = keep(e.Finalizers[i].Remedies)
+	}
+}
+
+// blockersShuttingDown reports an object whose every finalizer waits only on blockers whose
+// own deletion progresses (a claim held by pods that are shutting down within their grace
+// period), with no failed read and no controller that cannot run.
+func blockersShuttingDown(e *Explanation) (bool, []string) {
+	if len(e.Finalizers) == 0 {
+		return false, nil
+	}
+	var ev []string
+	for _, f := range e.Finalizers {
+		if len(f.Blockers) == 0 || len(f.Incomplete) > 0 || blockedByController(f) {
+			return false, nil
+		}
+		for _, b := range f.Blockers {
+			if b.Terminating == nil || !b.Terminating.Deleting {
+				return false, nil
+			}
+			ev = append(ev, b.Object.String()+" is shutting down on its own, and "+f.Name+" goes once it is gone")
+		}
+	}
+	return true, ev
 }
 
 // subject is the object being explained, as each finalizer's explainer sees it.
@@ -104,7 +177,7 @@ func (x *Explainer) explainFinalizer(ctx context.Context, o subject, name string
 	hooks, gaps := x.webhookBlockers(ctx, admissionv1.Update, o.res, o.obj.GetNamespace(), o.obj.GetLabels())
 	var fixes []Remediation
 	for _, b := range hooks {
-		fixes = append(fixes, x.webhookRemedy(b))
+		fixes = append(fixes, x.webhookRemedies(ctx, b)...)
 	}
 	f.Blockers = append(f.Blockers, hooks...)
 	f.Remedies = append(fixes, f.Remedies...)

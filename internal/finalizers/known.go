@@ -39,6 +39,12 @@ func lookupKnown(name, kind string) (known, bool) {
 			controllers: []string{driverWorkloadHint(driver)},
 			lost:        "the volume may stay attached to the node, so no other node can attach it",
 		}, true
+	case name == "external-provisioner.volume.kubernetes.io/finalizer":
+		return known{
+			removedBy: "the external-provisioner sidecar of the CSI driver that provisioned the volume",
+			waitsFor:  "the driver deletes the volume in its storage backend",
+			lost:      "the volume may stay in the storage backend, with nothing to delete it",
+		}, true
 	case strings.HasPrefix(name, "snapshot.storage.kubernetes.io/"):
 		return known{
 			removedBy:   "the CSI snapshot-controller",

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -77,34 +76,30 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 		}
 	}
 	f.Blockers = append(f.Blockers, x.unavailableAPIServices(ctx, &f, e.Conditions)...)
-	stuck, explainedBelow, remaining := 0, 0, 0
-	for _, t := range scan.Types {
-		if len(t.Items) == 0 {
-			continue
+	behind, gaps := x.listBehindConversion(ctx, ns.Name, explained)
+	f.Incomplete = append(f.Incomplete, gaps...)
+	types := append(append([]TypeObjects(nil), scan.Types...), behind...)
+	ordered := waitsForPods(scan)
+	var c tally
+	for i, t := range types {
+		note := ""
+		if i >= len(scan.Types) {
+			note = fmt.Sprintf("; listed at its storage version %s, which needs no conversion: once the conversion webhook answers (or conversion is None) the namespace controller deletes it, and its finalizers then hold it", t.Resource.Version)
 		}
-		remaining += len(t.Items)
-		f.Blockers = append(f.Blockers, contentBlocker(t))
-		hooks, gaps := x.webhookBlockers(ctx, admissionv1.Delete, t.Resource, ns.Name, t.Items[0].Labels)
-		f.Blockers = append(f.Blockers, hooks...)
-		f.Incomplete = append(f.Incomplete, gaps...)
-		for i := range t.Items {
-			item := &t.Items[i]
-			if len(item.Finalizers) == 0 || o.depth >= maxDepth {
-				continue
-			}
-			stuck++
-			b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", "), GitOps: gitOpsOwner(item.Labels)}
-			if item.DeletionTimestamp != nil {
-				b.Terminating = x.explain(ctx, t.Resource, item, o.depth+1)
-				explainedBelow++
-			}
-			f.Blockers = append(f.Blockers, b)
+		x.addContent(ctx, o, ns.Name, t, note, ordered, &f, &c)
+	}
+	f.Remedies = x.namespaceRemedies(ctx, ns, f, c.stuck, c.explainedBelow)
+	if c.pods.total > 0 && c.pods.shuttingDown == c.pods.total && c.stuck == 0 && len(f.Incomplete) == 0 && len(f.Blockers) == 1 {
+		e.Deleting = true
+		e.Progress = append(e.Progress, fmt.Sprintf("%d pod(s) are shutting down within their grace period, on Ready nodes whose kubelets post", c.pods.total))
+		if len(f.Waiting) > 0 {
+			e.Progress = append(e.Progress, fmt.Sprintf("%d object(s) of %d other type(s) wait for them: ordered namespace deletion deletes pods first", c.remaining-c.pods.total, len(f.Waiting)))
 		}
+		f.Remedies = []Remediation{{Summary: "Nothing to do: the namespace controller finishes once the pods are gone."}}
 	}
 	if len(scan.Failed) == 0 {
-		x.verifyConditions(e.Conditions, remaining, stuck, len(f.Blockers) > 0)
+		x.verifyConditions(e.Conditions, c.remaining, c.stuck, len(f.Blockers) > 0)
 	}
-	f.Remedies = x.namespaceRemedies(ns.Name, f, stuck, explainedBelow)
 	return f
 }
 

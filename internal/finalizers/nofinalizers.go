@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -30,32 +28,21 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 		e.Pending = "The pod was never scheduled; the API server deletes it without a kubelet."
 		return
 	}
-	nodeState := x.nodeState(ctx, pod.Spec.NodeName)
-	e.Pending = fmt.Sprintf("The pod waits for the kubelet on node %s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, nodeState)
+	if ok, evidence := x.podShuttingDown(ctx, pod); ok {
+		e.Deleting, e.Progress = true, evidence
+		e.Pending = fmt.Sprintf("The pod is shutting down: the kubelet on node %s stops its containers and then deletes it, at the latest when the grace period of %ds ends. Nothing to do.", pod.Spec.NodeName, grace)
+		return
+	}
+	n := x.node(ctx, pod.Spec.NodeName)
+	if n.gap != "" {
+		e.Unchecked = append(e.Unchecked, n.gap)
+	}
+	e.Pending = fmt.Sprintf("The pod waits for the kubelet on node %s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, n.state)
 	e.Remedies = []Remediation{{
 		Summary:    "Only if the node is gone for good: force the deletion, so the API server stops waiting for its kubelet.",
 		Command:    x.kubectl(pod.Namespace, "delete", "pod", pod.Name, "--grace-period=0", "--force"),
 		Cost:       "the containers may still be running on that node; for a StatefulSet pod a second copy can start elsewhere while the first still writes",
 		LastResort: true,
+		request:    deleteRequest(podsResource, pod.Namespace, pod.Labels),
 	}}
-}
-
-// nodeState says whether a node exists and is Ready, for prose.
-func (x *Explainer) nodeState(ctx context.Context, name string) string {
-	n, err := x.c.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return "no longer exists, so no kubelet will confirm"
-	}
-	if err != nil {
-		return "could not be read (" + err.Error() + ")"
-	}
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			if c.Status == corev1.ConditionTrue {
-				return "is Ready"
-			}
-			return fmt.Sprintf("is not Ready (%s since %s), so its kubelet may never confirm", c.Reason, c.LastTransitionTime.UTC().Format("2006-01-02 15:04Z"))
-		}
-	}
-	return "reports no Ready condition"
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/kinds"
 )
@@ -32,11 +34,17 @@ func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer, co
 			if c.Type != "Available" || c.Status == "True" {
 				continue
 			}
-			out = append(out, Blocker{
+			b := Blocker{
 				Object:  ObjectRef{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Name: item.GetName()},
 				Reason:  "is unavailable, so the namespace controller cannot discover and delete that group's objects",
 				Details: []string{c.Reason + ": " + c.Message},
-			})
+			}
+			svcNS, _, _ := unstructured.NestedString(item.Object, "spec", "service", "namespace")
+			svcName, _, _ := unstructured.NestedString(item.Object, "spec", "service", "name")
+			if svcName != "" {
+				b.service = &serviceRef{namespace: svcNS, name: svcName}
+			}
+			out = append(out, b)
 		}
 	}
 	return out
@@ -53,24 +61,29 @@ func conditionTrue(conds []Condition, typ string) bool {
 
 // namespaceRemedies: fix each blocker seen; the finalize bypass only when a dead controller or
 // a gone backend is proven, never as the only step while the blocker is unknown.
-func (x *Explainer) namespaceRemedies(ns string, f Finalizer, stuck, explainedBelow int) []Remediation {
+func (x *Explainer) namespaceRemedies(ctx context.Context, ns *corev1.Namespace, f Finalizer, stuck, explainedBelow int) []Remediation {
 	var out []Remediation
 	proven := false
 	for _, b := range f.Blockers {
 		switch b.Object.Resource {
 		case "apiservices":
 			proven = true
-			out = append(out, Remediation{
-				Summary: fmt.Sprintf("Restore the backend of APIService %s (its Service and pods), or delete the APIService if that API was removed for good.", b.Object.Name),
+			del := Remediation{
+				Summary: fmt.Sprintf("Delete APIService %s, whose API was removed.", b.Object.Name),
 				Command: x.kubectl("", "delete", "apiservices.apiregistration.k8s.io", b.Object.Name),
 				Cost:    "deleting it makes that API's objects unreachable until it is registered again",
-			})
+				request: &apiRequest{op: admissionv1.Delete, res: apiServiceResource},
+			}
+			if b.service == nil {
+				del.Summary = fmt.Sprintf("Restore the backend of APIService %s, or delete the APIService if that API was removed for good.", b.Object.Name)
+			}
+			out = append(out, x.backendRemedies(ctx, b, del)...)
 		case "validatingwebhookconfigurations", "mutatingwebhookconfigurations":
 			proven = true
-			out = append(out, x.webhookRemedy(b))
+			out = append(out, x.webhookRemedies(ctx, b)...)
 		case "customresourcedefinitions":
 			proven = true
-			out = append(out, x.conversionRemedy(b))
+			out = append(out, x.backendRemedies(ctx, b, x.conversionRemedy(b))...)
 		}
 		if b.Terminating != nil && explanationDead(b.Terminating) {
 			proven = true
@@ -105,14 +118,15 @@ func explanationDead(e *Explanation) bool {
 }
 
 // finalizeBypass removes one spec finalizer of a namespace through the finalize subresource.
-func (x *Explainer) finalizeBypass(ns, finalizer, summary string) Remediation {
-	get := x.kubectl("", "get", "namespace", ns, "-o", "json")
-	put := x.kubectl("", "replace", "--raw", "/api/v1/namespaces/"+ns+"/finalize", "-f", "-")
+func (x *Explainer) finalizeBypass(ns *corev1.Namespace, finalizer, summary string) Remediation {
+	get := x.kubectl("", "get", "namespace", ns.Name, "-o", "json")
+	put := x.kubectl("", "replace", "--raw", "/api/v1/namespaces/"+ns.Name+"/finalize", "-f", "-")
 	return Remediation{
 		Summary:    summary,
 		Command:    get + " | jq " + shellQuote(fmt.Sprintf(".spec.finalizers -= [%q]", finalizer)) + " | " + put,
 		Cost:       "every object still in the namespace stays in etcd without a namespace, and reappears if a namespace of that name is created again",
 		LastResort: true,
+		request:    &apiRequest{op: admissionv1.Update, res: namespacesResource, subresource: "finalize", namespace: ns.Name, labels: ns.Labels, labelsKnown: true},
 	}
 }
 
@@ -136,7 +150,7 @@ func (x *Explainer) namespaceSpecFinalizer(ctx context.Context, o subject, ns *c
 		}
 	}
 	if a.dead {
-		f.Remedies = append(f.Remedies, x.finalizeBypass(ns.Name, name, fmt.Sprintf("Only if the controller behind %s is gone for good: remove that spec finalizer through the finalize subresource.", name)))
+		f.Remedies = append(f.Remedies, x.finalizeBypass(ns, name, fmt.Sprintf("Only if the controller behind %s is gone for good: remove that spec finalizer through the finalize subresource.", name)))
 		f.Remedies[len(f.Remedies)-1].Cost = "whatever that controller keeps for this namespace outside it is never cleaned up"
 	}
 	return f

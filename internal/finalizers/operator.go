@@ -62,11 +62,11 @@ func (x *Explainer) strimziTopicOperator(ctx context.Context, o subject) (attrib
 		c := Controller{Object: ref, Note: "the topic operator of Kafka cluster " + cluster + " runs in " + ref.String() + ", which does not exist", Evidence: evidence}
 		return attribution{controllers: []Controller{c}, summary: c.Note, dead: true}, gaps
 	case err != nil:
-		return attribution{}, append(gaps, x.readFailure("reading "+ref.String(), err))
+		return attribution{unread: true}, append(gaps, x.readFailure("reading "+ref.String(), err))
 	}
 	ws, err := appendWorkload(nil, "deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d)
 	if err != nil {
-		return attribution{}, append(gaps, x.readFailure("reading "+ref.String(), err))
+		return attribution{unread: true}, append(gaps, x.readFailure("reading "+ref.String(), err))
 	}
 	c := ws[0].controller()
 	c.Evidence = evidence

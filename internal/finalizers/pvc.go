@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,6 +89,7 @@ func (x *Explainer) podBlocker(ctx context.Context, o subject, p *corev1.Pod, vo
 			"age " + Age(x.now.Sub(p.CreationTimestamp.Time)),
 			"node " + p.Spec.NodeName,
 		},
+		labels: p.Labels,
 	}
 	if mounts := mountPaths(p, volume); len(mounts) > 0 {
 		b.Details = append(b.Details, "mounted at "+strings.Join(mounts, ", "))
@@ -120,6 +122,7 @@ func (x *Explainer) drainPodRemedy(b Blocker, cost string) Remediation {
 	r := Remediation{
 		Command: x.kubectl(b.Object.Namespace, "delete", "pod", b.Object.Name),
 		Cost:    cost,
+		request: deleteRequest(podsResource, b.Object.Namespace, b.labels),
 	}
 	if w := topWorkload(b.OwnerChain); w != nil {
 		r.Summary = fmt.Sprintf("Delete pod %s: pvc-protection then releases the claim and its deletion completes. %s recreates the pod; it runs without the claim once the new spec (without the volume) is applied, and until then it waits for the claim (Flux recreates it if its Kustomization still declares it).",
@@ -187,11 +190,13 @@ func (x *Explainer) pvProtection(ctx context.Context, o subject) Finalizer {
 	cr := pv.Spec.ClaimRef
 	claimRef := ObjectRef{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespace: cr.Namespace, Name: cr.Name}
 	b := Blocker{Object: claimRef, Reason: "is bound to the volume", Details: []string{"reclaim policy " + string(pv.Spec.PersistentVolumeReclaimPolicy)}}
+	del := &apiRequest{op: admissionv1.Delete, res: claimsResource, namespace: cr.Namespace}
 	if res, ok := x.resource("", "PersistentVolumeClaim"); ok && o.depth < maxDepth {
 		claim, err := x.c.Metadata.Resource(res.GVR()).Namespace(cr.Namespace).Get(ctx, cr.Name, metav1.GetOptions{})
 		switch {
 		case err == nil:
 			b.GitOps = gitOpsOwner(claim.GetLabels())
+			del.labels, del.labelsKnown = claim.GetLabels(), true
 			if claim.GetDeletionTimestamp() != nil {
 				b.Terminating = x.explain(ctx, res, claim, o.depth+1)
 			}
@@ -204,6 +209,7 @@ func (x *Explainer) pvProtection(ctx context.Context, o subject) Finalizer {
 		Summary: fmt.Sprintf("Delete the claim %s once nothing mounts it (see its own explanation); the volume is then released.", claimRef.String()),
 		Command: x.kubectl(cr.Namespace, "delete", "persistentvolumeclaim", cr.Name),
 		Cost:    cost,
+		request: del,
 	}}
 	return f
 }

@@ -117,13 +117,54 @@ func TestFluxSourceCost(t *testing.T) {
 
 func TestWebhookIntercepts(t *testing.T) {
 	cms := kinds.Resource{Version: "v1", Resource: "configmaps", Namespaced: true}
-	w := webhook{rules: []admissionv1.RuleWithOperations{{Operations: []admissionv1.OperationType{admissionv1.Delete}, Rule: admissionv1.Rule{APIGroups: []string{""}, Resources: []string{"configmaps"}}}}}
-	if !w.intercepts(admissionv1.Delete, cms) || w.intercepts(admissionv1.Update, cms) || w.intercepts(admissionv1.Delete, kinds.Resource{Version: "v1", Resource: "secrets"}) {
-		t.Errorf("intercepts disagrees with the rule")
+	ns := kinds.Resource{Version: "v1", Resource: "namespaces"}
+	rule := func(op admissionv1.OperationType, groups []string, res ...string) webhook {
+		return webhook{rules: []admissionv1.RuleWithOperations{{Operations: []admissionv1.OperationType{op}, Rule: admissionv1.Rule{APIGroups: groups, Resources: res}}}}
 	}
-	all := webhook{rules: []admissionv1.RuleWithOperations{{Operations: []admissionv1.OperationType{admissionv1.OperationAll}, Rule: admissionv1.Rule{APIGroups: []string{"*"}, Resources: []string{"*/*"}}}}}
-	if !all.intercepts(admissionv1.Update, cms) {
-		t.Errorf("a wildcard rule does not intercept")
+	core := []string{""}
+	for _, tc := range []struct {
+		name string
+		w    webhook
+		op   admissionv1.OperationType
+		res  kinds.Resource
+		sub  string
+		want bool
+	}{
+		{"exact resource", rule(admissionv1.Delete, core, "configmaps"), admissionv1.Delete, cms, "", true},
+		{"other operation", rule(admissionv1.Delete, core, "configmaps"), admissionv1.Update, cms, "", false},
+		{"other resource", rule(admissionv1.Delete, core, "configmaps"), admissionv1.Delete, kinds.Resource{Version: "v1", Resource: "secrets"}, "", false},
+		{"everything", rule(admissionv1.OperationAll, []string{"*"}, "*/*"), admissionv1.Update, cms, "", true},
+		{"everything includes subresources", rule(admissionv1.Update, []string{"*"}, "*/*"), admissionv1.Update, ns, "finalize", true},
+		{"star is no subresource", rule(admissionv1.Update, core, "*"), admissionv1.Update, ns, "finalize", false},
+		{"resource alone is no subresource", rule(admissionv1.Update, core, "namespaces"), admissionv1.Update, ns, "finalize", false},
+		{"named subresource", rule(admissionv1.Update, core, "namespaces/finalize"), admissionv1.Update, ns, "finalize", true},
+		{"every subresource of it", rule(admissionv1.Update, core, "namespaces/*"), admissionv1.Update, ns, "finalize", true},
+		{"that subresource of all", rule(admissionv1.Update, core, "*/finalize"), admissionv1.Update, ns, "finalize", true},
+		{"subresource rule is not the resource", rule(admissionv1.Update, core, "namespaces/finalize"), admissionv1.Update, ns, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.w.intercepts(tc.op, tc.res, tc.sub); got != tc.want {
+				t.Errorf("intercepts = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// Rook's "will not be deleted until all dependents are removed" lists kinds and names; each
+// becomes a dependent, and a message that is not about dependents names none.
+func TestNamedDependents(t *testing.T) {
+	msg := `CephCluster "rook-ceph/rook-ceph" will not be deleted until all dependents are removed: CephBlockPool: [builtin-mgr replicapool], CephFilesystem: [myfs]`
+	w := ownWord{
+		conditions: []Condition{{Type: "DeletionIsBlocked", Status: "True", Reason: "ObjectHasDependents", Message: msg}},
+		events:     []Event{{Type: "Warning", Reason: "ReconcileFailed", Message: "failed to reconcile CephCluster. " + msg}, {Type: "Normal", Reason: "Other", Message: "Pod: [x]"}},
+	}
+	var got []string
+	for _, d := range w.namedDependents() {
+		got = append(got, d.kind+"/"+d.name+" from "+d.source)
+	}
+	want := []string{"CephBlockPool/builtin-mgr from condition DeletionIsBlocked", "CephBlockPool/replicapool from condition DeletionIsBlocked", "CephFilesystem/myfs from condition DeletionIsBlocked"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("dependents = %q, want %q", got, want)
 	}
 }
 
@@ -165,5 +206,19 @@ func TestVerifyConditionsMarksStale(t *testing.T) {
 	x.verifyConditions(fresh, 2, 1, true)
 	if fresh[0].Stale != "" || fresh[1].Stale != "" {
 		t.Errorf("conditions a sweep confirms were marked stale: %+v", fresh)
+	}
+}
+
+// The external-attacher's finalizer carries the driver name with every dot made a dash.
+func TestSanitizeDriver(t *testing.T) {
+	for in, want := range map[string]string{
+		"cinder.csi.openstack.org": "cinder-csi-openstack-org",
+		"csi.vsphere.vmware.com":   "csi-vsphere-vmware-com",
+		"driver.longhorn.io":       "driver-longhorn-io",
+		"ebs.csi.aws.com":          "ebs-csi-aws-com",
+	} {
+		if got := sanitizeDriver(in); got != want {
+			t.Errorf("sanitizeDriver(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -17,6 +17,11 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 		Command:    x.kubectl(ref.Namespace, "patch", ref.QualifiedResource(), ref.Name, "--type=json", "-p", stripPatch(o.obj.GetFinalizers(), f.Name)),
 		Cost:       "left behind: " + k.lost,
 		LastResort: true,
+		request:    updateRequest(o.res, o.obj.GetNamespace(), o.obj.GetLabels()),
+	}
+	if a.unread {
+		// Neither "reinstall" nor "strip" may rest on a list that could not be read.
+		return []Remediation{{Summary: "Who removes " + f.Name + " could not be read (see INCOMPLETE): run this again with rights to list Deployments, StatefulSets and DaemonSets and the RBAC objects, or ask someone who has them."}}
 	}
 	var out, logs []Remediation
 	for _, c := range a.controllers {

@@ -67,7 +67,19 @@ type Blocker struct {
 	Terminating *Explanation `json:"terminating,omitempty"` // the blocker is itself stuck
 	// Count stands for many objects of one type summarised in one blocker (namespace content).
 	Count int `json:"count,omitempty"`
+
+	// labels are the blocker's own labels, for the admission check of a command on it.
+	labels map[string]string
+	// webhook names the admission webhook when the blocker is a webhook configuration.
+	webhook string
+	// service is the Service behind a webhook, conversion webhook or APIService blocker.
+	service *serviceRef
 }
+
+// serviceRef names a Service a webhook or APIService calls.
+type serviceRef struct{ namespace, name string }
+
+func (s serviceRef) String() string { return "services/" + s.name + " -n " + s.namespace }
 
 // Remediation is one way out, cheapest safe option first.
 type Remediation struct {
@@ -78,6 +90,12 @@ type Remediation struct {
 	Cost string `json:"cost,omitempty"`
 	// LastResort marks steps that bypass the controller (removing a finalizer by hand).
 	LastResort bool `json:"lastResort,omitempty"`
+	// RejectedBy names the fail-closed admission webhooks that would reject Command as things
+	// stand; the steps that restore or remove them come before this one.
+	RejectedBy []string `json:"rejectedBy,omitempty"`
+
+	// request is the API request Command makes, checked against admission webhooks (guard.go).
+	request *apiRequest
 }
 
 // Finalizer explains one finalizer on the object.
@@ -86,6 +104,9 @@ type Finalizer struct {
 	RemovedBy string    `json:"removedBy"`
 	WaitsFor  string    `json:"waitsFor"`
 	Blockers  []Blocker `json:"blockers,omitempty"`
+	// Waiting are objects that are not blocked but wait their turn: under ordered namespace
+	// deletion, everything but pods waits until the namespace's pods are gone.
+	Waiting []Blocker `json:"waiting,omitempty"`
 	// Controllers are the workloads (or service accounts without one) that may remove the
 	// finalizer, most likely first; Attribution says what evidence chose them.
 	Controllers []Controller `json:"controllers,omitempty"`
@@ -122,12 +143,15 @@ type Controller struct {
 	BroadOnly bool `json:"broadRightsOnly,omitempty"`
 }
 
-// Condition is a status condition of the object, kept for namespaces.
+// Condition is a status condition of the object as its controller wrote it.
 type Condition struct {
 	Type    string `json:"type"`
 	Status  string `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
+	// LastTransition is when the condition last changed, when the controller set it (not kept
+	// for namespaces, whose conditions are checked against a fresh sweep instead).
+	LastTransition *time.Time `json:"lastTransitionTime,omitempty"`
 	// Stale is set when a fresh check disagrees with the condition as the controller wrote it.
 	Stale string `json:"stale,omitempty"`
 }
@@ -147,9 +171,34 @@ type Explanation struct {
 	// Pending explains an object with a deletionTimestamp and no finalizers left.
 	Pending    string      `json:"pending,omitempty"`
 	Conditions []Condition `json:"conditions,omitempty"`
+	// Status is the object's own status message (status.message, status.phase), verbatim.
+	Status []string `json:"status,omitempty"`
+	// Events are the events recorded about the object since its deletion was requested,
+	// newest first.
+	Events []Event `json:"events,omitempty"`
+	// Deleting is set when the evidence says the deletion progresses on its own (grace period
+	// left on a Ready node whose kubelet posts, or a running controller whose work on the
+	// object shows recently): not stuck, and no forced step is offered. Progress is that evidence.
+	Deleting bool     `json:"deleting,omitempty"`
+	Progress []string `json:"progress,omitempty"`
+	// Unchecked lists reads about the object itself that failed but cannot change the verdict.
+	Unchecked []string `json:"unchecked,omitempty"`
 	// Remedies applies to the object as a whole (used when no finalizer is left).
 	Remedies []Remediation `json:"remediation,omitempty"`
 }
+
+// Event is one event recorded about an object, as the component that reported it wrote it.
+type Event struct {
+	Type    string    `json:"type"`
+	Reason  string    `json:"reason"`
+	Message string    `json:"message"`
+	Source  string    `json:"source,omitempty"`
+	Count   int32     `json:"count,omitempty"`
+	Last    time.Time `json:"lastSeen"`
+}
+
+// Stuck reports whether the object is Terminating and nothing shows its deletion progressing.
+func (e *Explanation) Stuck() bool { return e.Terminating && !e.Deleting }
 
 // Incomplete reports whether any read behind the explanation, or a nested one, failed.
 func (e *Explanation) Incomplete() bool {

@@ -72,7 +72,7 @@ func TestAdmissionWebhookBlocksNamespace(t *testing.T) {
 	wantAll(t, out, []string{
 		"blocked by configmaps -n wh-blocked:",
 		"blocked by validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg: rejects DELETE of configmaps (webhook validate.kyverno.svc-fail, failurePolicy Fail): services/kyverno-svc -n kyverno has no ready endpoint",
-		"fix 1: Restore the service behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg",
+		"fix 1: No Deployment, StatefulSet or DaemonSet runs pods that services/kyverno-svc -n kyverno selects, so the product behind validatingwebhookconfigurations.admissionregistration.k8s.io/kyverno-resource-validating-webhook-cfg appears uninstalled",
 		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " delete validatingwebhookconfigurations.admissionregistration.k8s.io kyverno-resource-validating-webhook-cfg",
 		"cost: until the configuration is re-created, the policy it enforces is not applied",
 	}, []string{"needs no help unless the count stops falling"})
@@ -111,7 +111,7 @@ func TestConversionWebhookBlocksNamespace(t *testing.T) {
 	wantAll(t, out, []string{
 		"condition NamespaceDeletionContentFailure:",
 		"blocked by customresourcedefinitions.apiextensions.k8s.io/crontabs.stable.example.com: its conversion webhook cannot answer (services/e2e-test-crd-conversion-webhook -n crd-webhook does not exist), so the namespace controller cannot list or delete crontabs.stable.example.com",
-		"fix 1: Restore the conversion webhook's service of customresourcedefinitions.apiextensions.k8s.io/crontabs.stable.example.com",
+		"fix 1: services/e2e-test-crd-conversion-webhook -n crd-webhook does not exist, so the product behind customresourcedefinitions.apiextensions.k8s.io/crontabs.stable.example.com appears uninstalled: Set the conversion strategy",
 		"last resort 2:",
 	}, []string{"no blocker found", "INCOMPLETE"})
 }
@@ -151,4 +151,44 @@ func TestNamespaceSpecFinalizerLeftBehind(t *testing.T) {
 		`jq '.spec.finalizers -= ["openshift.io/origin"]'`,
 	}, []string{"finalizer kubernetes\n", "no blocker found"})
 	goldens.Assert(t, "namespace-spec-finalizer-left-behind.txt", out)
+}
+
+// cert-manager uninstalled before an ACME Challenge was solved (replays
+// https://github.com/cert-manager/cert-manager/issues/3135): its CRD's conversion webhook
+// service is gone, so the namespace controller cannot list challenges at the served version,
+// and the namespace stays Terminating. The Challenge is still named, listed at the storage
+// version that needs no conversion, with the finalizer that will hold it next.
+func TestObjectsBehindBrokenConversionNamed(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	path := "/convert"
+	conv := &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{
+		ConversionReviewVersions: []string{"v1"},
+		ClientConfig:             &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Namespace: "cert-manager", Name: "cert-manager-webhook", Path: &path}},
+	}}
+	gvr := applyCRD(t, crdSpec{group: "acme.cert-manager.io", kind: "Challenge", plural: "challenges", namespaced: true, versions: []string{"v1alpha2", "v1"}, conversion: conv})
+	t.Cleanup(func() {
+		_, _ = kc.Dynamic.Resource(crdGVR).Patch(context.Background(), "challenges.acme.cert-manager.io", "application/merge-patch+json", []byte(`{"spec":{"conversion":{"strategy":"None","webhook":null}}}`), metav1.PatchOptions{})
+	})
+	createNamespace(t, "acme-ns1")
+	ch := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "acme.cert-manager.io/v1alpha2", "kind": "Challenge",
+		"metadata": map[string]any{"name": "ingress-tls-7b9k2-1812356728-0", "finalizers": []any{"finalizer.acme.cert-manager.io"}},
+		"spec":     map[string]any{"dnsName": "app.example.com", "type": "HTTP-01"}}}
+	if _, err := kc.Dynamic.Resource(gvr).Namespace("acme-ns1").Create(ctx, ch, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(gvr, "acme-ns1", "ingress-tls-7b9k2-1812356728-0") })
+	if err := kc.Kube.CoreV1().Namespaces().Delete(ctx, "acme-ns1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, "acme-ns1", corev1.NamespaceDeletionContentFailure, "conversion webhook")
+	out, _, code := run(t, "namespace", "acme-ns1")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	wantAll(t, out, []string{
+		"blocked by customresourcedefinitions.apiextensions.k8s.io/challenges.acme.cert-manager.io: its conversion webhook cannot answer (services/cert-manager-webhook -n cert-manager does not exist)",
+		"blocked by challenges.acme.cert-manager.io -n acme-ns1: 1 remaining behind the broken conversion webhook; listed at its storage version v1alpha2, which needs no conversion",
+		"blocked by challenges.acme.cert-manager.io/ingress-tls-7b9k2-1812356728-0 -n acme-ns1: remains, held by finalizers finalizer.acme.cert-manager.io; listed at its storage version v1alpha2",
+	}, []string{"INCOMPLETE"})
 }

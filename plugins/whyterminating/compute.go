@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,7 +30,15 @@ func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, err
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "reading API discovery", err)
 	}
-	res := &Result{Target: c.Target, DiscoveryFailures: catalog.Failed}
+	res := &Result{Target: c.Target}
+	for _, f := range catalog.Failed {
+		if f.Unchecked {
+			// A check that could not be made (APIServices forbidden) is no discovery failure.
+			res.Unchecked = append(res.Unchecked, "whether every APIService is available: "+f.Error)
+			continue
+		}
+		res.DiscoveryFailures = append(res.DiscoveryFailures, f)
+	}
 	x := finalizers.New(c, catalog)
 	ns := req.Namespace
 	if req.Arg.FromInventory && req.Arg.Namespace != "" {
@@ -109,6 +118,12 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	}
 	for _, d := range res.DiscoveryFailures {
 		res.Incomplete = append(res.Incomplete, output.Gap{What: "discovery of " + d.GroupVersion, Reason: d.Error})
+	}
+	if len(res.Unchecked) > 0 {
+		// Aggregated discovery leaves out a group whose APIService is unavailable: without
+		// the check, a sweep cannot claim it saw every type.
+		res.Incomplete = append(res.Incomplete, output.Gap{What: "checking that every APIService is available (a group whose APIService is down is missing from discovery)", Reason: strings.Join(res.Unchecked, "; ")})
+		res.Unchecked = nil
 	}
 	if len(s.Types) > 0 && len(s.Failed) == len(s.Types) {
 		return cluster.ReadError(c.Target, "listing every resource type", errors.New(s.Failed[0].Reason))

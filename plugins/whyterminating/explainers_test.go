@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
@@ -181,8 +182,17 @@ func TestForegroundDeletion(t *testing.T) {
 		rs = &list.Items[0]
 		return true, nil
 	})
-	rs.Finalizers = append(rs.Finalizers, holdFinalizer)
-	if _, err := kc.Kube.AppsV1().ReplicaSets("fg").Update(ctx, rs, metav1.UpdateOptions{}); err != nil {
+	// The ReplicaSet controller writes the ReplicaSet too: a conflict is retried on a fresh read.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := kc.Kube.AppsV1().ReplicaSets("fg").Get(ctx, rs.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Finalizers = append(cur.Finalizers, holdFinalizer)
+		_, err = kc.Kube.AppsV1().ReplicaSets("fg").Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

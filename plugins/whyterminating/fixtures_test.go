@@ -26,6 +26,8 @@ type crdSpec struct {
 	labels, annotations map[string]string
 	owner               *metav1.OwnerReference
 	conversion          *apiextensionsv1.CustomResourceConversion
+	// status serves status as a subresource, as operators' CRDs do.
+	status bool
 }
 
 // applyCRD installs a schemaless CRD for s and removes it when the test ends.
@@ -50,6 +52,9 @@ func applyCRD(t *testing.T, s crdSpec) schema.GroupVersionResource {
 	for i, v := range s.versions {
 		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{Name: v, Served: true, Storage: i == 0,
 			Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}})
+		if s.status {
+			crd.Spec.Versions[i].Subresources = &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}
+		}
 	}
 	if err := env.ApplyCRDs(context.Background(), crd); err != nil {
 		t.Fatal(err)

@@ -124,7 +124,7 @@ func TestUnavailableAPIService(t *testing.T) {
 	out, _, _ = run(t, "namespace", "aggr")
 	for _, want := range []string{
 		"blocked by apiservices.apiregistration.k8s.io/v1beta1.metrics.k8s.io: is unavailable",
-		"Restore the backend of APIService v1beta1.metrics.k8s.io",
+		"services/metrics-server -n kube-system does not exist, so the product behind apiservices.apiregistration.k8s.io/v1beta1.metrics.k8s.io appears uninstalled: Delete APIService v1beta1.metrics.k8s.io, whose API was removed.",
 		"kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " delete apiservices.apiregistration.k8s.io v1beta1.metrics.k8s.io",
 	} {
 		if !strings.Contains(out, want) {

@@ -27,7 +27,11 @@ type Result struct {
 	Incomplete []output.Gap `json:"incomplete,omitempty"`
 	// DiscoveryFailures lists API group versions the server could not describe.
 	DiscoveryFailures []kinds.GroupFailure `json:"discoveryFailures,omitempty"`
-	// Verdict is STUCK, CLEAR or UNKNOWN; ExitCode is the process exit code it maps to.
+	// Unchecked lists checks that could not be made and that cannot change this result (the
+	// APIServices' availability, for one object's explanation).
+	Unchecked []string `json:"unchecked,omitempty"`
+	// Verdict is STUCK, DELETING (every Terminating object's deletion progresses on its own),
+	// CLEAR or UNKNOWN; ExitCode is the process exit code it maps to.
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
 	// Requests counts the LIST requests the sweep made.
@@ -42,17 +46,28 @@ type Result struct {
 const resultAPIVersion = "whyterminating.kubeforensics.dev/v1alpha1"
 
 // Code is the exit code of the result: UNKNOWN when any read that could hide a blocker failed,
-// FINDING when an object is Terminating, OK otherwise.
+// FINDING when an object is Terminating and nothing shows its deletion progressing, OK
+// otherwise (nothing Terminating, or every deletion on course).
 func (r *Result) Code() exitcode.Code {
 	if r.incomplete() {
 		return exitcode.Unknown
 	}
 	for _, e := range r.Objects {
-		if e.Terminating {
+		if e.Stuck() {
 			return exitcode.Finding
 		}
 	}
 	return exitcode.OK
+}
+
+// deleting reports whether any object explained is Terminating (so an OK code means DELETING).
+func (r *Result) deleting() bool {
+	for _, e := range r.Objects {
+		if e.Terminating {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Result) incomplete() bool {
@@ -78,6 +93,10 @@ func (r *Result) finish() {
 	case exitcode.Finding:
 		r.Verdict = "STUCK"
 	default:
+		if r.deleting() {
+			r.Verdict = "DELETING"
+			break
+		}
 		r.Verdict = "CLEAR"
 	}
 }

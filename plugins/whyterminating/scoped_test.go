@@ -69,3 +69,34 @@ func TestSweepUnderNarrowRoleSummarises(t *testing.T) {
 		"INCOMPLETE: these reads or builds failed",
 	}, []string{"listing secrets in the namespace"})
 }
+
+// An identity that may read ConfigMaps but not workloads, RBAC or APIServices explains a held
+// ConfigMap: what it could not read is named, the answer is UNKNOWN, and no step rests on the
+// unread facts (no "reinstall the controller", no finalizer strip, no discovery failure
+// invented from the forbidden APIService list).
+func TestForbiddenReadsNoFixResting(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	grantClusterRole(t, "wt-configmaps-only", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces"}, Verbs: []string{"get", "list"}},
+	}, "default", "cm-reader", "")
+	createNamespace(t, "narrow-read")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: "narrow-read", Finalizers: []string{"example.com/hold"}}}
+	if _, err := kc.Kube.CoreV1().ConfigMaps("narrow-read").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { releaseConfigMap(t, "narrow-read", "held") })
+	if err := kc.Kube.CoreV1().ConfigMaps("narrow-read").Delete(ctx, "held", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := run(t, "cm", "held", "-n", "narrow-read", "--as", "system:serviceaccount:default:cm-reader")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", code, out)
+	}
+	wantAll(t, out, []string{
+		"INCOMPLETE: listing workloads to find who may update configmaps: forbidden",
+		"fix 1: Who removes example.com/hold could not be read (see INCOMPLETE)",
+		"not checked: whether every APIService is available:",
+		"verdict: UNKNOWN (exit 2)",
+	}, []string{"Reinstall", "last resort", "discovery failed"})
+}

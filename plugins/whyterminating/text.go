@@ -30,6 +30,9 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		root.Add(p.Faint("note: the core group was chosen; " + s + " has the same name"))
 	}
 	output.AddIncomplete(root, r.Incomplete, p)
+	for _, u := range r.Unchecked {
+		root.Add(p.Faint("not checked: " + u))
+	}
 	if !r.swept && len(r.DiscoveryFailures) > 0 {
 		// One object's explanation does not depend on groups it does not touch.
 		n := root.Add(p.Faint("note: discovery failed for these group versions; the explanation above does not depend on them:"))
@@ -45,7 +48,7 @@ func colourVerdict(v string, p output.Palette) string {
 	switch v {
 	case "STUCK":
 		return p.Bad(v)
-	case "UNKNOWN":
+	case "UNKNOWN", "DELETING":
 		return p.Warn(v)
 	}
 	return p.Good(v)
@@ -57,7 +60,11 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 		parent.Add(head + " is " + p.Good("not Terminating") + " (no deletion was requested).")
 		return
 	}
-	head += " " + p.Bad("Terminating for "+e.TerminatingFor)
+	state := p.Bad("Terminating for " + e.TerminatingFor)
+	if e.Deleting {
+		state = p.Warn("Deleting for " + e.TerminatingFor)
+	}
+	head += " " + state
 	if g := e.GracePeriodSeconds; g != nil {
 		requested := e.DeletionTimestamp.Add(-time.Duration(*g) * time.Second)
 		head += fmt.Sprintf(" (deletion requested %s with a grace period of %ds)", requested.Format("2006-01-02 15:04:05Z"), *g)
@@ -74,6 +81,20 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 			n.Add(p.Faint(fmt.Sprintf("condition %s (stale: %s): %s", c.Type, c.Stale, c.Message)))
 		case c.Status == "True":
 			n.Add(p.Faint(fmt.Sprintf("condition %s: %s", c.Type, c.Message)))
+		case c.Message != "" && e.Object.Resource != "namespaces":
+			n.Add(p.Faint(fmt.Sprintf("condition %s=%s: %s", c.Type, c.Status, c.Message)))
+		}
+	}
+	for _, s := range e.Status {
+		n.Add(p.Faint(s))
+	}
+	for _, ev := range e.Events {
+		n.Add(p.Faint(eventLine(ev)))
+	}
+	if e.Deleting {
+		d := n.Add(p.Warn("deleting, not stuck") + ": its deletion progresses on its own")
+		for _, ev := range e.Progress {
+			d.Add("evidence: " + ev)
 		}
 	}
 	if e.Pending != "" {
@@ -82,7 +103,22 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 	for _, f := range e.Finalizers {
 		addFinalizer(n, f, p)
 	}
+	for _, u := range e.Unchecked {
+		n.Add(p.Faint("not checked: " + u))
+	}
 	addRemedies(n, e.Remedies, p)
+}
+
+// eventLine renders an event as kubectl describe lists it: type, reason, source, message.
+func eventLine(ev finalizers.Event) string {
+	s := fmt.Sprintf("event %s %s", ev.Type, ev.Reason)
+	if ev.Source != "" {
+		s += " from " + ev.Source
+	}
+	if ev.Count > 1 {
+		s += fmt.Sprintf(" (x%d)", ev.Count)
+	}
+	return s + ": " + ev.Message
 }
 
 func addFinalizer(parent *output.Node, f finalizers.Finalizer, p output.Palette) {
@@ -98,6 +134,9 @@ func addFinalizer(parent *output.Node, f finalizers.Finalizer, p output.Palette)
 	}
 	for _, b := range f.Blockers {
 		addBlocker(n, b, p)
+	}
+	for _, w := range f.Waiting {
+		n.Add("waiting " + w.Object.QualifiedResource() + " -n " + w.Object.Namespace + ": " + w.Reason).Add(strings.Join(w.Details, ", "))
 	}
 	for _, gap := range f.Incomplete {
 		n.Add(p.Warn("INCOMPLETE: " + gap))
@@ -139,6 +178,9 @@ func addRemedies(parent *output.Node, rs []finalizers.Remediation, p output.Pale
 			label = fmt.Sprintf("last resort %d: ", i+1)
 		}
 		n := parent.Add(p.Bold(label) + r.Summary)
+		for _, w := range r.RejectedBy {
+			n.Add(p.Warn("rejected until the step above is done: ") + w + " would refuse this command")
+		}
 		if r.Command != "" {
 			n.Add("$ " + r.Command)
 		}

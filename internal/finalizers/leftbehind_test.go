@@ -1,0 +1,36 @@
+package finalizers
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestLeftBehind(t *testing.T) {
+	obj := func(m map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: m} }
+	for _, tc := range []struct {
+		name                   string
+		obj                    *unstructured.Unstructured
+		group, kind, finalizer string
+		want                   string // "" when nothing is named
+	}{
+		{"nodeclaim instance", obj(map[string]any{"status": map[string]any{"providerID": "aws:///eu-central-1c/i-0bbed26474395ec00"}}), "karpenter.sh", "NodeClaim", "karpenter.sh/termination", "the cloud instance aws:///eu-central-1c/i-0bbed26474395ec00 keeps running"},
+		{"nodeclaim not launched", obj(map[string]any{"status": map[string]any{}}), "karpenter.sh", "NodeClaim", "karpenter.sh/termination", ""},
+		{"capi machine", obj(map[string]any{"spec": map[string]any{"providerID": "azure:///subscriptions/x/vm-0"}}), "cluster.x-k8s.io", "Machine", "machine.cluster.x-k8s.io", "the infrastructure machine azure:///subscriptions/x/vm-0"},
+		{"crossplane external name", obj(map[string]any{"metadata": map[string]any{"annotations": map[string]any{"crossplane.io/external-name": "tenant-logs-7f2k"}}}), "s3.aws.upbound.io", "Bucket", "finalizer.managedresource.crossplane.io", "the external resource tenant-logs-7f2k stays in the provider's cloud"},
+		{"crossplane other finalizer", obj(map[string]any{"metadata": map[string]any{"annotations": map[string]any{"crossplane.io/external-name": "x"}}}), "s3.aws.upbound.io", "Bucket", "example.com/hold", ""},
+		{"ceph pool", obj(map[string]any{"metadata": map[string]any{"name": "replicapool"}}), "ceph.rook.io", "CephBlockPool", "cephblockpool.ceph.rook.io", "the Ceph pool replicapool and the RBD images in it"},
+		{"unknown product", obj(map[string]any{"metadata": map[string]any{"name": "x"}}), "example.com", "Widget", "example.com/hold", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := leftBehind(tc.obj, tc.group, tc.kind, tc.finalizer)
+			if ok != (tc.want != "") || !strings.HasPrefix(got, tc.want) {
+				t.Errorf("leftBehind = %q, %v; want prefix %q", got, ok, tc.want)
+			}
+			if ok && !strings.Contains(got, "(from ") {
+				t.Errorf("no source in %q", got)
+			}
+		})
+	}
+}
