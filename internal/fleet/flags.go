@@ -36,7 +36,7 @@ var flagNames = []string{"contexts", "all-contexts", "list-contexts", "parallel"
 // AddFlags registers --contexts, --all-contexts, --list-contexts, --parallel and
 // --context-timeout on fs.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Contexts, "contexts", "", "Fleet mode: run over the kubeconfig contexts whose name matches, a comma-separated list of regular expressions each matching the whole name; a pattern starting with ^ excludes (prod-.*,^prod-legacy). See docs/fleet.md.")
+	fs.StringVar(&f.Contexts, "contexts", "", "Fleet mode: run over the kubeconfig contexts whose name matches, a comma-separated list of regular expressions each matching the whole name; a pattern starting with ^ excludes (prod-.*,^prod-legacy).")
 	fs.BoolVar(&f.AllContexts, "all-contexts", false, "Fleet mode: run over every context of the kubeconfig.")
 	fs.BoolVar(&f.ListContexts, "list-contexts", false, "Print the contexts --contexts or --all-contexts selects (every context without either), and exit 0; contacts no cluster.")
 	fs.IntVar(&f.Parallel, "parallel", DefaultParallel, "Fleet mode: how many contexts are read at once (1-32).")

@@ -35,7 +35,7 @@ const example = `  # What holds the claim in Terminating, and how to release it
   kubectl why-terminating --context=prod -n headlamp
   kubectl why-terminating --context=prod -A -o json
 
-  # Every Terminating object on every prod cluster but one, four contexts at a time (docs/fleet.md)
+  # Every Terminating object on every prod cluster but one, four contexts at a time
   kubectl why-terminating --contexts='prod-.*,^prod-legacy' -A`
 
 // WhyTerminatingOptions holds the flags and inputs of one invocation.
