@@ -284,3 +284,26 @@ func TestWriteTextEscapes(t *testing.T) {
 		}
 	}
 }
+
+// The summary line names the most specific cause: the dial, not the plugin's wrapping and not
+// the bare errno under it.
+func TestFailureSummary(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 6443}, Err: errors.New("connect: connection refused")}
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, "", errors.New("RBAC"))
+	target := cluster.Target{Context: "prod", Server: "https://10.0.0.1:6443"}
+	plugin := Plugin[*int]{Verdict: func(c exitcode.Code) string { return c.String() }}
+	sel, _ := ParseSelector(".*")
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{cluster.ReadError(target, "reading API discovery", fmt.Errorf("reading API discovery: %w", refused)), "unreachable: dial tcp 10.0.0.1:6443: connect: connection refused"},
+		{cluster.ReadError(target, "listing", forbidden), "forbidden: " + forbidden.Error()},
+		{&TimeoutError{Context: "prod", Timeout: time.Minute}, "timed-out: no complete answer from context prod within --context-timeout=1m0s"},
+	} {
+		rep := NewReport(plugin, sel, []Outcome[*int]{{Context: Context{Name: "prod"}, Err: tc.err}})
+		if got := rep.Contexts[0].Summary; got != tc.want {
+			t.Errorf("summary %q, want %q", got, tc.want)
+		}
+	}
+}

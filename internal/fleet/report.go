@@ -98,9 +98,20 @@ func NewReport[R any](p Plugin[R], sel *Selector, outcomes []Outcome[R]) *Report
 // Code is the report's exit code.
 func (r *Report[R]) Code() exitcode.Code { return exitcode.Code(r.ExitCode) }
 
-// innermost is the error at the bottom of err's chain (the dial or API error under the
-// plugin's wrapping), for the one-line summary; the Failure keeps the whole message.
+// innermost is the most specific error in err's chain, for the one-line summary: the dial
+// error (`dial tcp 10.0.0.1:6443: connect: connection refused`), else the API status, else the
+// bottom of the chain. The Failure keeps the whole message.
 func innermost(err error) error {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return opErr
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if e, ok := status.(error); ok {
+			return e
+		}
+	}
 	for {
 		next := errors.Unwrap(err)
 		if next == nil {

@@ -154,7 +154,7 @@ func TestWhyTerminatingFleetText(t *testing.T) {
 		rows[r[1]] = r[2:]
 	}
 	for ctx, want := range map[string][]string{
-		downCtx:    {"UNKNOWN", "2", "unreachable: "},
+		downCtx:    {"UNKNOWN", "2", "unreachable: dial tcp " + strings.TrimPrefix(env.downServer, "https://") + ": connect: connection refused"},
 		healthyCtx: {"CLEAR", "0", "nothing Terminating in cluster"},
 		stuckCtx:   {"STUCK", "1", "Terminating: persistentvolumeclaims/headlamp -n headlamp"},
 	} {
