@@ -116,6 +116,13 @@ func (c *Command[R]) Run(ctx context.Context) error {
 // one connects to the context named k with the run's flags and its own context, names the
 // connection on stderr, and runs the plugin there.
 func (c *Command[R]) one(ctx context.Context, k Context, errOut io.Writer) (R, error) {
+	if k.Server == "" {
+		// client-go would fall back to http://localhost:8080, some other server entirely.
+		var zero R
+		err := exitcode.UsageErrorf("context %s names no cluster with a server in the kubeconfig: not contacted", k.Name)
+		fmt.Fprintf(errOut, "# context %s: %s\n", output.Sanitize(k.Name), output.Sanitize(err.Error()))
+		return zero, err
+	}
 	cl, err := cluster.Connect(ForContext(c.ConfigFlags, k.Name))
 	if err != nil {
 		var zero R

@@ -139,3 +139,32 @@ func TestFleetUnreadableKubeconfig(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A context whose kubeconfig entry does not load (its cluster is not defined) is that
+// context's UNKNOWN (refused), not a failure of the run; the other contexts still answer.
+func TestBrokenContextEntry(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedURL := "https://" + closed.Addr().String()
+	closed.Close()
+	path := offlineKubeconfig(t, map[string]string{"down": closedURL})
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Contexts["broken"] = &clientcmdapi.Context{Cluster: "nowhere", AuthInfo: "down"}
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, fluxChain, "--kubeconfig="+path, "--all-contexts", "-o", "json")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s%s", code, out, stderr)
+	}
+	r := decode(t, out, json.Unmarshal)
+	if len(r.Contexts) != 2 || r.Contexts[0].Context != "broken" || r.Contexts[0].Failure == nil || r.Contexts[0].Failure.Reason != "refused" ||
+		r.Contexts[1].Failure == nil || r.Contexts[1].Failure.Reason != "unreachable" {
+		t.Errorf("contexts: %s", out)
+	}
+}
