@@ -123,7 +123,7 @@ func (c *Command[R]) one(ctx context.Context, k Context, errOut io.Writer) (R, e
 		fmt.Fprintf(errOut, "# context %s: %s\n", output.Sanitize(k.Name), output.Sanitize(err.Error()))
 		return zero, err
 	}
-	cl, err := cluster.Connect(ForContext(c.ConfigFlags, k.Name))
+	cl, err := cluster.Connect(ForContext(c.ConfigFlags, k.Name, c.Flags.ContextTimeout))
 	if err != nil {
 		var zero R
 		fmt.Fprintf(errOut, "# context %s: %s\n", output.Sanitize(k.Name), output.Sanitize(err.Error()))

@@ -114,8 +114,11 @@ func contradicting(cf *genericclioptions.ConfigFlags) []string {
 
 // ForContext returns connection flags for the context named name: the kubeconfig, namespace,
 // impersonation, request timeout and cache settings of base, with the context set. Each
-// context gets its own ConfigFlags, so their cached client configurations never mix.
-func ForContext(base *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
+// context gets its own ConfigFlags, so their cached client configurations never mix. Without
+// --request-timeout, every request is bounded by timeout (the context's deadline): discovery
+// takes no context.Context, and only a client timeout ends a read from a server that accepted
+// the connection and never answers.
+func ForContext(base *genericclioptions.ConfigFlags, name string, timeout time.Duration) *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(true)
 	f.KubeConfig = base.KubeConfig
 	f.CacheDir = base.CacheDir
@@ -125,6 +128,10 @@ func ForContext(base *genericclioptions.ConfigFlags, name string) *genericcliopt
 	f.ImpersonateGroup = base.ImpersonateGroup
 	f.ImpersonateUserExtra = base.ImpersonateUserExtra
 	f.Timeout = base.Timeout
+	if f.Timeout == nil || *f.Timeout == "" || *f.Timeout == "0" {
+		t := timeout.String()
+		f.Timeout = &t
+	}
 	f.DisableCompression = base.DisableCompression
 	f.Context = &name
 	return f

@@ -116,9 +116,17 @@ func TestForContextKeepsSharedFlags(t *testing.T) {
 	s := func(v string) *string { return &v }
 	base := genericclioptions.NewConfigFlags(true)
 	base.KubeConfig, base.Namespace, base.Impersonate = s("/k"), s("team"), s("alice")
-	f := ForContext(base, "prod")
+	f := ForContext(base, "prod", time.Minute)
 	if *f.Context != "prod" || *f.KubeConfig != "/k" || *f.Namespace != "team" || *f.Impersonate != "alice" {
 		t.Errorf("ForContext: context %s kubeconfig %s namespace %s as %s", *f.Context, *f.KubeConfig, *f.Namespace, *f.Impersonate)
+	}
+	// Without --request-timeout, requests end at the context's deadline; a given one is kept.
+	if *f.Timeout != "1m0s" {
+		t.Errorf("request timeout %q, want the context timeout", *f.Timeout)
+	}
+	base.Timeout = s("5s")
+	if got := *ForContext(base, "prod", time.Minute).Timeout; got != "5s" {
+		t.Errorf("request timeout %q, want the one given", got)
 	}
 	if base.Context != nil && *base.Context != "" {
 		t.Errorf("the base flags were changed: %s", *base.Context)
