@@ -62,6 +62,7 @@ bench: controlplane
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkRepoLint$$' -benchtime 1x -timeout 30m -v ./plugins/fluxchain/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkOfflineGate$$' -benchtime 1x -timeout 30m -v ./plugins/saferetire/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkIncrementalLoad$$' -benchtime 1x -timeout 60m ./internal/gitops/
+	TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -timeout 20m -v ./test/fleet/
 
 # Release: a snapshot of every plugin for every platform in dist/ (goreleaser, one build at a
 # time), krew manifests rendered into dist/krew/, and the archive size per platform.

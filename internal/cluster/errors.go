@@ -25,8 +25,18 @@ func ReadError(t Target, what string, err error) error {
 	case apierrors.IsBadRequest(err), apierrors.IsInvalid(err):
 		return exitcode.UsageErrorf("%s: %w", what, err)
 	}
-	return exitcode.WithCode(exitcode.Unknown, fmt.Errorf("%s on %s: %s", what, t, Reason(err)))
+	return exitcode.WithCode(exitcode.Unknown, &readError{msg: fmt.Sprintf("%s on %s: %s", what, t, Reason(err)), err: err})
 }
+
+// readError keeps the failed read's error in the chain (errors.As finds the API status or the
+// network error under it) while its message is ReadError's.
+type readError struct {
+	msg string
+	err error
+}
+
+func (e *readError) Error() string { return e.msg }
+func (e *readError) Unwrap() error { return e.err }
 
 // Reason is a short, human explanation of why a read failed, for warnings and UNKNOWN results.
 func Reason(err error) string {

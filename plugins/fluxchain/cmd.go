@@ -17,6 +17,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/fleet"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/version"
@@ -33,6 +34,9 @@ const example = `  # The chain in flux-system: tiers, root causes and what they 
 
   # One Kustomization with its upstream and downstream
   kubectl flux-chain --context=prod apps -n flux-system
+
+  # The chain on every context of the kubeconfig whose name starts with prod-, one report
+  kubectl flux-chain --contexts='prod-.*' -A
 
   # The graph as Graphviz, rendered to SVG
   kubectl flux-chain --context=prod -A -o dot | dot -Tsvg > chain.svg
@@ -56,6 +60,9 @@ type FluxChainOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	PrintFlags  *output.PrintFlags
 	genericiooptions.IOStreams
+
+	// Fleet are the flags of fleet mode (fleet.go): the live chain over several contexts.
+	Fleet fleet.Flags
 
 	live    liveOptions
 	repo    repoOptions
@@ -122,12 +129,13 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 		Args:         cli.ExactArgsRange(0, 1),
 		SilenceUsage: true,
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl flux-chain"},
-		RunE:         cli.RunE(o),
+		RunE:         fleet.RunE(o, newFleet(o)),
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
 	o.live.addFlags(cmd)
 	o.repo.addFlags(cmd)
+	o.Fleet.AddFlags(cmd.Flags())
 	version.AddFlag(cmd)
 	cmd.ValidArgsFunction = completion.Kustomizations(o.ConfigFlags, defaultNamespace, &o.live.AllNamespaces)
 	completion.RegisterFlags(cmd, o.ConfigFlags)

@@ -16,6 +16,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/fleet"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/version"
@@ -32,13 +33,18 @@ const example = `  # What holds the claim in Terminating, and how to release it
 
   # Every Terminating object in one namespace, or in the whole cluster, as JSON
   kubectl why-terminating --context=prod -n headlamp
-  kubectl why-terminating --context=prod -A -o json`
+  kubectl why-terminating --context=prod -A -o json
+
+  # Every Terminating object on every prod cluster but one, four contexts at a time
+  kubectl why-terminating --contexts='prod-.*,^prod-legacy' -A`
 
 // WhyTerminatingOptions holds the flags and inputs of one invocation.
 type WhyTerminatingOptions struct {
 	ConfigFlags   *genericclioptions.ConfigFlags
 	PrintFlags    *output.PrintFlags
 	AllNamespaces bool
+	// Fleet are the flags of fleet mode (fleet.go): the same sweep over several contexts.
+	Fleet fleet.Flags
 	genericiooptions.IOStreams
 
 	arg     kinds.ObjectArg
@@ -70,11 +76,12 @@ func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 2),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl why-terminating"},
-		RunE:         cli.RunE(o),
+		RunE:         fleet.RunE(o, newFleet(o)),
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Explain every Terminating object in every namespace, and every cluster-scoped one.")
+	o.Fleet.AddFlags(cmd.Flags())
 	version.AddFlag(cmd)
 	cmd.ValidArgsFunction = completion.ObjectArgs(o.ConfigFlags, &o.AllNamespaces)
 	completion.RegisterFlags(cmd, o.ConfigFlags)
