@@ -130,7 +130,7 @@ func TestCacheTrust(t *testing.T) {
 	if err := os.Chmod(shared, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := charts.OpenCache(shared); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+	if _, err := charts.OpenCache(shared); err == nil || !strings.Contains(err.Error(), "group or others can write it") {
 		t.Fatalf("shared directory: %v", err)
 	}
 	c := openCache(t)

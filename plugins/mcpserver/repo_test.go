@@ -43,9 +43,10 @@ func lintRepo(t *testing.T, root string) *gittest.Repo {
 	return gittest.In(t, root, files)
 }
 
-// flux_chain_lint builds a gittest repository offline: the dependsOn on a Kustomization
-// nobody declares is a dependency-graph finding with its file, the remote base is not fetched
-// (the vendor tier is not built), and the Secret's value is in no answer.
+// flux_chain_lint builds a gittest repository offline: the remote base is not fetched (the
+// vendor tier is not built), so the dependsOn on a Kustomization no built tier declares is a
+// dependency-graph finding with its file that says it may be declared there: UNKNOWN, not an
+// error; and the Secret's value is in no answer.
 func TestFluxChainLintOffline(t *testing.T) {
 	root := t.TempDir()
 	r := lintRepo(t, root)
@@ -54,7 +55,7 @@ func TestFluxChainLintOffline(t *testing.T) {
 	res := call(t, cs, "flux_chain_lint", map[string]any{"repo": r.Dir, "path": "clusters/prod"})
 	var lr fluxchain.RepoResult
 	structured(t, res, &lr)
-	if lr.Kind != "FluxChainRepoResult" || lr.Verdict != "FINDINGS" || lr.ExitCode != 1 {
+	if lr.Kind != "FluxChainRepoResult" || lr.Verdict != "UNKNOWN" || lr.ExitCode != 2 {
 		t.Fatalf("envelope %s verdict %s exit %d", lr.Kind, lr.Verdict, lr.ExitCode)
 	}
 	found := false

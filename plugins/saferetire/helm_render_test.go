@@ -111,11 +111,14 @@ func TestHelmRemovalRendered(t *testing.T) {
 		t.Fatalf("plex: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
 	contains(t, out, "rendered: chart app-template 4.4.0 at base", "and the release's other objects: 1 Deployment.apps")
+	// Without the chart, app-template's values rules (issue #23 item 4) still prove the
+	// release stateless, and the output says the render was not had.
 	out, _, code = invocation{}.raw(t, args...)
-	if code != 2 {
-		t.Fatalf("plex without the chart: exit %d, want 2 (UNKNOWN)\n%s", code, out)
+	if code != 0 {
+		t.Fatalf("plex without the chart: exit %d, want 0 (app-template evidence)\n%s", code, out)
 	}
-	contains(t, out, "not seen: the chart's objects: chart not available: chart app-template 4.4.0 from HelmRepository/flux-system/bjw-s")
+	contains(t, out, "no state: app-template 4.4.0 makes claims only from persistence.*",
+		"not seen: the chart's objects: chart not available: chart app-template 4.4.0 from HelmRepository/flux-system/bjw-s")
 }
 
 // A StatefulSet chart's uninstall deletes the StatefulSet and leaves its template claims
