@@ -61,20 +61,31 @@ func controllerRef(obj metav1.Object) *metav1.OwnerReference {
 // node and phase, which metadata does not carry).
 func (x *Explainer) pods(ctx context.Context, namespace string) ([]corev1.Pod, error) {
 	return cached(x, "pods/"+namespace, func() ([]corev1.Pod, error) {
-		var out []corev1.Pod
-		opts := metav1.ListOptions{Limit: 500}
-		for {
+		return pagedList(func(opts metav1.ListOptions) ([]corev1.Pod, string, error) {
 			list, err := x.c.Kube.CoreV1().Pods(namespace).List(ctx, opts)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			out = append(out, list.Items...)
-			if list.Continue == "" {
-				return out, nil
-			}
-			opts.Continue = list.Continue
-		}
+			return list.Items, list.Continue, nil
+		})
 	})
+}
+
+// pagedList lists typed objects page by page, 500 a page, until the server has no more.
+func pagedList[T any](list func(metav1.ListOptions) ([]T, string, error)) ([]T, error) {
+	var out []T
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		items, next, err := list(opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+		if next == "" {
+			return out, nil
+		}
+		opts.Continue = next
+	}
 }
 
 // podRef is the fully qualified reference of a pod.

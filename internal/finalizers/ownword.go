@@ -143,19 +143,13 @@ func (x *Explainer) eventsAbout(ctx context.Context, o subject, t time.Time) ([]
 // namespaceEvents lists the events of a namespace once per command, page by page.
 func (x *Explainer) namespaceEvents(ctx context.Context, ns string) ([]corev1.Event, error) {
 	return cached(x, "events/"+ns, func() ([]corev1.Event, error) {
-		var out []corev1.Event
-		opts := metav1.ListOptions{Limit: 500}
-		for {
+		return pagedList(func(opts metav1.ListOptions) ([]corev1.Event, string, error) {
 			list, err := x.c.Kube.CoreV1().Events(ns).List(ctx, opts)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			out = append(out, list.Items...)
-			if list.Continue == "" {
-				return out, nil
-			}
-			opts.Continue = list.Continue
-		}
+			return list.Items, list.Continue, nil
+		})
 	})
 }
 
