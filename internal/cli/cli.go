@@ -91,9 +91,9 @@ func ExactArgsRange(minArgs, maxArgs int) cobra.PositionalArgs {
 
 // Banner tells the operator, on stderr, which cluster the answer is about.
 func Banner(w io.Writer, t cluster.Target) {
-	fmt.Fprintf(w, "# %s\n", t)
+	fmt.Fprintf(w, "# %s\n", output.Sanitize(t.String()))
 	if note := t.CredentialsNote(); note != "" {
-		fmt.Fprintf(w, "# %s\n", note)
+		fmt.Fprintf(w, "# %s\n", output.Sanitize(note))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 )
 
@@ -37,5 +38,20 @@ func TestRunMapsCodes(t *testing.T) {
 				t.Fatalf("stderr = %q, want it to contain %q", errOut.String(), tc.printed)
 			}
 		})
+	}
+}
+
+// A kubeconfig is not always the operator's own (a shared fleet file, a CI secret): a context
+// name holding an escape sequence or a newline must not rewrite the terminal or forge a
+// workflow command on stderr.
+func TestBannerEscapesTheContext(t *testing.T) {
+	var b strings.Builder
+	Banner(&b, cluster.Target{Context: "prod\x1b[2J\n::error::forged", Server: "https://10.0.0.1:6443"})
+	got := b.String()
+	if strings.ContainsAny(got[:len(got)-1], "\x1b\n") {
+		t.Fatalf("banner carries raw control characters: %q", got)
+	}
+	if !strings.Contains(got, `prod\x1b[2J\n::error::forged`) {
+		t.Fatalf("banner does not name the context escaped: %q", got)
 	}
 }
