@@ -19,7 +19,7 @@ func (c *Chain) Focus(id string) *Chain {
 	}
 	for _, rc := range c.RootCauses {
 		if tiers := filter(rc.Tiers, keep); keep[rc.Kustomization] || len(tiers) > 0 {
-			if rc.Object != "" {
+			if rc.Tiers != nil {
 				rc.Tiers = tiers
 			}
 			rc.BlastRadius = filter(rc.BlastRadius, keep)

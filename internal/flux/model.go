@@ -135,7 +135,8 @@ type RootCause struct {
 	Kustomization string `json:"kustomization"`
 	// Object is the cause when it is not a Kustomization, fully qualified
 	// (`gitrepositories.source.toolkit.fluxcd.io/fleet -n flux-system`), and Tiers the
-	// Kustomizations that fail on it directly; the rest of BlastRadius waits behind them.
+	// Kustomizations that fail on it directly; the rest of BlastRadius waits behind them. A
+	// dependsOn cycle is one cause too: Kustomization is its first member, Tiers its members.
 	Object  string           `json:"object,omitempty"`
 	Tiers   []string         `json:"tiers,omitempty"`
 	Reason  string           `json:"reason"`

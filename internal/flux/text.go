@@ -2,7 +2,6 @@ package flux
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
@@ -70,17 +69,27 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
 // tiers are marked as failing on it directly, not as frozen behind one another.
 func (c *Chain) addBlastRadius(node *output.Node, rc RootCause, p output.Palette) {
 	head := fmt.Sprintf("blast radius: %d Kustomization(s) frozen", len(rc.BlastRadius))
-	if rc.Object != "" {
+	direct := " (fails on it directly)"
+	switch {
+	case rc.Object != "":
 		head = fmt.Sprintf("blast radius: %d Kustomization(s), %d failing on it directly", len(rc.BlastRadius), len(rc.Tiers))
+	case len(rc.Tiers) > 0:
+		head = fmt.Sprintf("blast radius: %d Kustomization(s), %d in the cycle", len(rc.BlastRadius), len(rc.Tiers))
+		direct = " (in the cycle)"
 	}
 	br := node.Add(head)
+	tiers := make(map[string]bool, len(rc.Tiers))
+	for _, id := range rc.Tiers {
+		tiers[id] = true
+	}
+	byID := c.index()
 	for _, id := range rc.BlastRadius {
 		state := ""
-		if n := c.Node(id); n != nil {
+		if n := byID[id]; n != nil {
 			state = " " + stateText(n.State, p)
 		}
-		if slices.Contains(rc.Tiers, id) {
-			state += " (fails on it directly)"
+		if tiers[id] {
+			state += direct
 		}
 		br.Add(id + state)
 	}
@@ -176,19 +185,20 @@ func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette) {
 
 // addTiers renders each tier and its Kustomizations in dependency order.
 func (c *Chain) addTiers(sec *output.Node, p output.Palette) {
+	byID := c.index()
 	for i, tier := range c.Tiers {
 		if len(tier) == 0 {
 			continue
 		}
 		t := sec.Add(fmt.Sprintf("tier %d", i))
 		for _, id := range tier {
-			addNodeLine(t, c.Node(id), p)
+			addNodeLine(t, byID[id], p)
 		}
 	}
 	if len(c.Unordered) > 0 {
 		t := sec.Add(p.Bad("unordered (cycle)"))
 		for _, id := range c.Unordered {
-			addNodeLine(t, c.Node(id), p)
+			addNodeLine(t, byID[id], p)
 		}
 	}
 }
