@@ -13,14 +13,15 @@ import (
 // something failed, the Kustomizations nothing reaches. The tree only renders the chain; it
 // stays a Chain for the structured outputs.
 func (c *Chain) AddText(root *output.Node, p output.Palette) {
+	drawn := explained{}
 	if len(c.RootCauses) > 0 {
 		sec := root.Add(p.Bold(fmt.Sprintf("ROOT CAUSES (%d)", len(c.RootCauses))))
 		for _, rc := range c.RootCauses {
-			c.addRootCause(sec, rc, p)
+			c.addRootCause(sec, rc, p, drawn)
 		}
 	}
 	if len(c.Kustomizations) > 0 {
-		c.addTiers(root.Add(p.Bold("TIERS")), p)
+		c.addTiers(root.Add(p.Bold("TIERS")), p, drawn)
 	}
 	if len(c.Findings) > 0 {
 		sec := root.Add(p.Bold(fmt.Sprintf("FINDINGS (%d)", len(c.Findings))))
@@ -33,8 +34,24 @@ func (c *Chain) AddText(root *output.Node, p output.Palette) {
 	}
 }
 
+// explained holds the objects whose why-terminating explanation the tree has drawn, by their
+// fully qualified name: an object can be named by a health check, be a failing tier's
+// HelmRelease and sit under its tier, and its explanation is drawn once, where it first
+// appears.
+type explained map[string]bool
+
+// addExplanation draws e under parent, or, when the tree has drawn it already, says so.
+func (drawn explained) addExplanation(parent *output.Node, object string, e *finalizers.Explanation, p output.Palette) {
+	if drawn[object] {
+		parent.Add(p.Bad("Terminating") + ": explained above")
+		return
+	}
+	drawn[object] = true
+	addExplanation(parent, e, p)
+}
+
 // addRootCause renders one root cause, its named objects, its HelmReleases and blast radius.
-func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
+func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette, drawn explained) {
 	head := KustomizationRef(rc.Kustomization)
 	if rc.Object != "" {
 		head = rc.Object
@@ -54,10 +71,10 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
 		node.Add(e)
 	}
 	for _, bo := range rc.Objects {
-		addBlockingObject(node, bo, p)
+		addBlockingObject(node, bo, p, drawn)
 	}
 	for _, hr := range rc.HelmReleases {
-		addHelmRelease(node, hr, p)
+		addHelmRelease(node, hr, p, drawn)
 	}
 	c.addBlastRadius(node, rc, p)
 	for _, cmd := range rc.Commands {
@@ -96,7 +113,7 @@ func (c *Chain) addBlastRadius(node *output.Node, rc RootCause, p output.Palette
 }
 
 // addBlockingObject renders an object a health check waited for, and why it is Terminating.
-func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette) {
+func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette, drawn explained) {
 	name := bo.Item.Ref()
 	if bo.Object != nil {
 		name = bo.Object.String()
@@ -124,7 +141,7 @@ func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette)
 		n.Add(p.Warn(bo.Note))
 	}
 	if bo.Terminating != nil {
-		addExplanation(n, bo.Terminating, p)
+		drawn.addExplanation(n, name, bo.Terminating, p)
 	}
 	if bo.Command != "" {
 		n.Add(p.Faint("$ " + bo.Command))
@@ -166,7 +183,7 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 }
 
 // addHelmRelease renders a HelmRelease of a failing tier.
-func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette) {
+func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette, drawn explained) {
 	state := "no Ready condition"
 	if hr.Ready != nil {
 		state = fmt.Sprintf("Ready=%s %s", hr.Ready.Status, hr.Ready.Reason)
@@ -179,12 +196,12 @@ func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette) {
 		n.Add(p.Warn("its timeout is longer than the tier's: the Kustomization's health check gives up before helm-controller does"))
 	}
 	if hr.Terminating != nil {
-		addExplanation(n, hr.Terminating, p)
+		drawn.addExplanation(n, helmReleaseRef(hr.Namespace, hr.Name), hr.Terminating, p)
 	}
 }
 
 // addTiers renders each tier and its Kustomizations in dependency order.
-func (c *Chain) addTiers(sec *output.Node, p output.Palette) {
+func (c *Chain) addTiers(sec *output.Node, p output.Palette, drawn explained) {
 	byID := c.index()
 	for i, tier := range c.Tiers {
 		if len(tier) == 0 {
@@ -192,19 +209,19 @@ func (c *Chain) addTiers(sec *output.Node, p output.Palette) {
 		}
 		t := sec.Add(fmt.Sprintf("tier %d", i))
 		for _, id := range tier {
-			addNodeLine(t, byID[id], p)
+			addNodeLine(t, byID[id], p, drawn)
 		}
 	}
 	if len(c.Unordered) > 0 {
 		t := sec.Add(p.Bad("unordered (cycle)"))
 		for _, id := range c.Unordered {
-			addNodeLine(t, byID[id], p)
+			addNodeLine(t, byID[id], p, drawn)
 		}
 	}
 }
 
 // addNodeLine renders one Kustomization: state, gating, source revision and dependencies.
-func addNodeLine(parent *output.Node, n *Node, p output.Palette) {
+func addNodeLine(parent *output.Node, n *Node, p output.Palette, drawn explained) {
 	if n == nil {
 		return
 	}
@@ -236,13 +253,13 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette) {
 		c.Add(n.Ready.Reason + ": " + n.Ready.Message)
 	}
 	if n.Terminating != nil {
-		addExplanation(c, n.Terminating, p)
+		drawn.addExplanation(c, kustomizationRef(n.ID), n.Terminating, p)
 	}
 	for _, hr := range n.HelmReleases {
 		if hr.Deleting {
 			h := c.Add(fmt.Sprintf("HelmRelease %s/%s %s", hr.Namespace, hr.Name, p.Bad(string(Terminating))))
 			if hr.Terminating != nil {
-				addExplanation(h, hr.Terminating, p)
+				drawn.addExplanation(h, helmReleaseRef(hr.Namespace, hr.Name), hr.Terminating, p)
 			}
 		}
 	}

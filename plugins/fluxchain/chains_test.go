@@ -286,3 +286,40 @@ func TestMissingSecretIsOneCause(t *testing.T) {
 		t.Errorf("root cause = %+v", rc)
 	}
 }
+
+// TestDeletingHelmReleaseDrawnOnce replays https://github.com/fluxcd/flux2/issues/2486 with the
+// tier failing on its HelmRelease: helm-controller is gone, the HelmRelease stays deleting on
+// finalizers.fluxcd.io, and the Kustomization's health check times out on it (kstatus reports
+// an object with a deletionTimestamp as Terminating). The HelmRelease was drawn with its
+// finalizer's explanation under the root cause and again under its tier; it is explained once,
+// where it first appears, and named with a pointer there elsewhere.
+func TestDeletingHelmReleaseDrawnOnce(t *testing.T) {
+	needEnv(t)
+	const ns = "fc-deleting-hr"
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	f.ks(kspec{name: "apps", wait: true, timeout: "5m", applied: rev1,
+		ready: cond("Ready", "False", "HealthCheckFailed", "health check failed after 5m0.02s: timeout waiting for: [HelmRelease/"+ns+"/podinfo status: 'Terminating']")})
+	f.create(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": "podinfo", "namespace": ns, "finalizers": []any{"finalizers.fluxcd.io"}, "labels": map[string]any{
+			"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": ns}},
+		"spec": map[string]any{"interval": "10m",
+			"chart": map[string]any{"spec": map[string]any{"chart": "podinfo", "sourceRef": map[string]any{"kind": "HelmRepository", "name": "podinfo"}}}},
+	}}, map[string]any{"conditions": []any{cond("Ready", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release "+ns+"/podinfo.v2 with chart podinfo@6.7.1")}})
+	if err := f.dyn.Resource(flux.HelmReleaseGVR).Namespace(ns).Delete(context.Background(), "podinfo", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text, _, code := run(t, "-n", ns)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if n := strings.Count(text, "removed by Flux helm-controller"); n != 1 {
+		t.Errorf("the HelmRelease's finalizer is explained %d times, want once:\n%s", n, text)
+	}
+	res, _ := decode(t, "-n", ns)
+	if len(res.RootCauses) != 1 || len(res.RootCauses[0].HelmReleases) != 1 || res.RootCauses[0].HelmReleases[0].Terminating == nil {
+		t.Errorf("root causes = %+v, want apps with its HelmRelease explained", res.RootCauses)
+	}
+	goldens.Assert(t, ns+".txt", text)
+}
