@@ -66,6 +66,9 @@ func (cs *causes) add(n *Node, reason, message string) *RootCause {
 // addFailing records a Failing node: as the shared object it fails on, or for its own reason.
 func (cs *causes) addFailing(n *Node) {
 	key, object, reason, message := sharedCause(n)
+	if key == "" && cs.failsOnHelmReleases(n) {
+		return
+	}
 	if key == "" {
 		reason, msg := ownReason(n)
 		cs.add(n, reason, msg)
@@ -94,6 +97,7 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 	}
 	var stale []Finding
 	ids := slices.Sorted(maps.Keys(nodes))
+	cs.addHelmReleaseExprs(ids)
 	for _, id := range ids {
 		if n := nodes[id]; n.State == Failing {
 			cs.addFailing(n)
@@ -132,6 +136,9 @@ func (cs *causes) finish(rc *RootCause) RootCause {
 			hit = append(hit, cs.topo.downstream(id)...)
 		}
 		rc.BlastRadius = slices.Compact(slices.Sorted(slices.Values(hit)))
+		if rc.BlastRadius == nil {
+			rc.BlastRadius = []string{} // a HelmRelease whose Kustomization does not wait for it
+		}
 		return *rc
 	}
 	n := cs.nodes[rc.Kustomization]
@@ -151,11 +158,11 @@ func (cs *causes) finish(rc *RootCause) RootCause {
 	return *rc
 }
 
-// causeTier is where a cause sorts: its Kustomization's tier, or its first tier's; unordered
-// nodes (tier -1) after every tier.
+// causeTier is where a cause sorts: its Kustomization's tier, or its first tier's, or the tier
+// of the Kustomization that applies it; unordered nodes (tier -1) after every tier.
 func causeTier(rc RootCause, nodes map[string]*Node) int {
 	t := 1 << 30
-	for _, id := range append([]string{rc.Kustomization}, rc.Tiers...) {
+	for _, id := range append([]string{rc.Kustomization, rc.AppliedBy}, rc.Tiers...) {
 		if n := nodes[id]; n != nil && n.Tier >= 0 {
 			t = min(t, n.Tier)
 		}
@@ -241,16 +248,13 @@ func (cs *causes) addCycle(n *Node) {
 // own cause, and reports whether it did.
 func (cs *causes) readyExprBlocks(n *Node, re *ReadyExpr) bool {
 	switch {
-	case re.Ready == nil:
-		rc := cs.add(n, ReasonReadyExprUnevaluated, fmt.Sprintf("the readyExpr of its dependsOn %s cannot be evaluated: %s", re.Dependency, oneLine(re.Expr)))
-		rc.Explanation = append(rc.Explanation, re.Error)
-		return true
-	case !*re.Ready:
-		rc := cs.add(n, ReasonReadyExprFalse, fmt.Sprintf("the readyExpr of its dependsOn %s is false: %s", re.Dependency, oneLine(re.Expr)))
-		rc.Explanation = append(rc.Explanation, re.describe()+"; kustomize-controller waits until it holds, in place of its own readiness check on "+kustomizationRef(re.Dependency))
-		return true
+	case re.Ready != nil && *re.Ready:
+		return false
+	case cs.byKey[n.ID] == nil:
+		cs.byKey[n.ID] = &RootCause{Kustomization: n.ID}
 	}
-	return false
+	exprCause(cs.byKey[n.ID], re, "kustomize-controller", func(ns, name string) string { return kustomizationRef(ns + "/" + name) })
+	return true
 }
 
 // blocks records what dependency d of waiter n blocks it with, and reports whether it does.

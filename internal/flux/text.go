@@ -63,6 +63,9 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette, d
 			tier = " (unordered)"
 		}
 	}
+	if rc.AppliedBy != "" {
+		tier = " (applied by " + rc.AppliedBy + ")"
+	}
 	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(head) + tier)
 	if rc.Message != "" {
 		node.Add(rc.Message)
