@@ -244,19 +244,6 @@ func (cs *causes) addCycle(n *Node) {
 		Message: fmt.Sprintf("dependsOn cycle through %d Kustomization(s) (its edges are in the Cycle finding): none of them can become ready, nor anything behind them, until an entry is removed", len(cy.members))}
 }
 
-// readyExprBlocks records a readyExpr that is false, or cannot be evaluated, as the waiter's
-// own cause, and reports whether it did.
-func (cs *causes) readyExprBlocks(n *Node, re *ReadyExpr) bool {
-	switch {
-	case re.Ready != nil && *re.Ready:
-		return false
-	case cs.byKey[n.ID] == nil:
-		cs.byKey[n.ID] = &RootCause{Kustomization: n.ID}
-	}
-	exprCause(cs.byKey[n.ID], re, "kustomize-controller", func(ns, name string) string { return kustomizationRef(ns + "/" + name) })
-	return true
-}
-
 // blocks records what dependency d of waiter n blocks it with, and reports whether it does.
 func (cs *causes) blocks(n, d *Node, waitsOn Failure, seen map[string]bool) bool {
 	switch d.State {

@@ -1,5 +1,8 @@
 package flux
 
+// The root causes a dependsOn readyExpr makes: a Kustomization's own, and a HelmRelease's,
+// which is a cause of its own with the Kustomization that applies it as a tier.
+
 import (
 	"fmt"
 	"slices"
@@ -7,6 +10,19 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+// readyExprBlocks records a readyExpr that is false, or cannot be evaluated, as the waiter's
+// own cause, and reports whether it did.
+func (cs *causes) readyExprBlocks(n *Node, re *ReadyExpr) bool {
+	switch {
+	case re.Ready != nil && *re.Ready:
+		return false
+	case cs.byKey[n.ID] == nil:
+		cs.byKey[n.ID] = &RootCause{Kustomization: n.ID}
+	}
+	exprCause(cs.byKey[n.ID], re, "kustomize-controller", func(ns, name string) string { return kustomizationRef(ns + "/" + name) })
+	return true
+}
 
 // waiting reports whether helm-controller holds the HelmRelease back on its dependsOn: it
 // writes Ready=False with reason DependencyNotReady, as kustomize-controller does.
