@@ -92,7 +92,7 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kust
 	n.RevisionLag = n.Source.Revision != "" && n.LastApplied != n.Source.Revision
 	n.State = stateOf(n)
 	if n.State == Waiting {
-		n.ReadyExprs = evalReadyExprs(ks, ks.Spec.DependsOn, byID)
+		n.ReadyExprs = evalReadyExprs(ks, ks.Spec.DependsOn, byID, "")
 	}
 	return n
 }
@@ -147,7 +147,7 @@ func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
 			h.DependsOn = append(h.DependsOn, cmp.Or(d.Namespace, hr.Namespace)+"/"+d.Name)
 		}
 		if h.waiting() {
-			h.ReadyExprs = evalReadyExprs(hr, hr.Spec.DependsOn, byID)
+			h.ReadyExprs = evalReadyExprs(hr, hr.Spec.DependsOn, byID, "the HelmRelease it depends on was not read: it does not exist, or reading it failed")
 		}
 		n.HelmReleases = append(n.HelmReleases, h)
 	}

@@ -67,8 +67,9 @@ type dependent interface {
 // dependency is in byID, as kustomize-controller and helm-controller do: the same CEL library
 // (fluxcd/pkg/runtime/cel), the same options (compiled, boolean output, self and dep declared
 // as structs) and the objects converted to maps the same way. A dependency that is not in
-// byID is not evaluated: the controller cannot read it either, and says so in its message.
-func evalReadyExprs[T dependent](self T, refs []meta.DependencyReference, byID map[string]T) []ReadyExpr {
+// byID cannot be evaluated: it is left out when absent is "" (a missing Kustomization is a
+// finding of its own), else kept with absent as its error.
+func evalReadyExprs[T dependent](self T, refs []meta.DependencyReference, byID map[string]T, absent string) []ReadyExpr {
 	var out []ReadyExpr
 	for _, ref := range refs {
 		if ref.ReadyExpr == "" {
@@ -81,6 +82,9 @@ func evalReadyExprs[T dependent](self T, refs []meta.DependencyReference, byID m
 		re := ReadyExpr{Dependency: ns + "/" + ref.Name, Expr: ref.ReadyExpr}
 		if dep, ok := byID[re.Dependency]; ok {
 			re.evaluate(self, dep)
+			out = append(out, re)
+		} else if absent != "" {
+			re.Error = absent
 			out = append(out, re)
 		}
 	}

@@ -332,15 +332,19 @@ const lockstepHR = `dep.spec.values.app.version == self.spec.values.app.version 
 dep.status.conditions.filter(e, e.type == 'Ready').all(e, e.status == 'True') &&
 dep.metadata.generation == dep.status.observedGeneration`
 
-// versionedHelmRelease creates a HelmRelease applied by the Kustomization apps, at app version, with
-// dependsOn entries (name -> readyExpr) and status conditions.
+// versionedHelmRelease creates a HelmRelease applied by the Kustomization apps, at app
+// version, with dependsOn entries (name or namespace/name -> readyExpr) and status conditions.
 func (f *fixture) versionedHelmRelease(name, version string, deps map[string]string, conds ...any) {
 	f.t.Helper()
 	spec := map[string]any{"interval": "10m", "values": map[string]any{"app": map[string]any{"version": version}},
 		"chart": map[string]any{"spec": map[string]any{"chart": name, "sourceRef": map[string]any{"kind": "HelmRepository", "name": "charts"}}}}
 	var dependsOn []any
 	for dep, expr := range deps {
-		dependsOn = append(dependsOn, map[string]any{"name": dep, "readyExpr": expr})
+		ref := map[string]any{"name": dep, "readyExpr": expr}
+		if ns, name, ok := strings.Cut(dep, "/"); ok {
+			ref["namespace"], ref["name"] = ns, name
+		}
+		dependsOn = append(dependsOn, ref)
 	}
 	if dependsOn != nil {
 		spec["dependsOn"] = dependsOn
@@ -414,5 +418,25 @@ func TestHelmReleaseReadyExprUnevaluated(t *testing.T) {
 	}
 	if len(res.RootCauses) != 1 || res.RootCauses[0].Reason != flux.ReasonReadyExprUnevaluated || res.RootCauses[0].AppliedBy != ns+"/apps" {
 		t.Errorf("root causes = %+v", res.RootCauses)
+	}
+}
+
+// TestHelmReleaseReadyExprOtherNamespace: the backend the frontend's readyExpr reads lives in
+// another namespace than the one flux-chain lists (-n); it is read with one GET, so the
+// expression is evaluated rather than skipped and the wait left unexplained.
+func TestHelmReleaseReadyExprOtherNamespace(t *testing.T) {
+	needEnv(t)
+	const ns, other = "fc-hr-readyexpr-ns", "fc-hr-readyexpr-backend"
+	back := newFixture(t, other)
+	back.versionedHelmRelease("backend", "v1.2.3", nil, cond("Ready", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release "+other+"/backend.v3 with chart backend@1.2.3"))
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	f.ks(readyKS("apps", rev1))
+	f.versionedHelmRelease("frontend", "v1.2.4", map[string]string{other + "/backend": lockstepHR},
+		cond("Ready", "False", "DependencyNotReady", "dependency '"+other+"/backend' is not ready according to readyExpr eval"))
+	res, code := decode(t, "-n", ns)
+	if code != 1 || len(res.RootCauses) != 1 || res.RootCauses[0].Reason != flux.ReasonReadyExprFalse ||
+		!strings.Contains(strings.Join(res.RootCauses[0].Explanation, " "), "helmreleases.helm.toolkit.fluxcd.io/backend -n "+other) {
+		t.Errorf("exit %d, root causes %+v; want 1 and the frontend's readyExpr on %s/backend", code, res.RootCauses, other)
 	}
 }
