@@ -13,15 +13,15 @@ import (
 // something failed, the Kustomizations nothing reaches. The tree only renders the chain; it
 // stays a Chain for the structured outputs.
 func (c *Chain) AddText(root *output.Node, p output.Palette) {
-	drawn := explained{}
+	drawn, byID := explained{}, c.index()
 	if len(c.RootCauses) > 0 {
 		sec := root.Add(p.Bold(fmt.Sprintf("ROOT CAUSES (%d)", len(c.RootCauses))))
 		for _, rc := range c.RootCauses {
-			c.addRootCause(sec, rc, p, drawn)
+			addRootCause(sec, rc, byID, p, drawn)
 		}
 	}
 	if len(c.Kustomizations) > 0 {
-		c.addTiers(root.Add(p.Bold("TIERS")), p, drawn)
+		c.addTiers(root.Add(p.Bold("TIERS")), byID, p, drawn)
 	}
 	if len(c.Findings) > 0 {
 		sec := root.Add(p.Bold(fmt.Sprintf("FINDINGS (%d)", len(c.Findings))))
@@ -51,13 +51,13 @@ func (drawn explained) addExplanation(parent *output.Node, object string, e *fin
 }
 
 // addRootCause renders one root cause, its named objects, its HelmReleases and blast radius.
-func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette, drawn explained) {
+func addRootCause(sec *output.Node, rc RootCause, byID map[string]*Node, p output.Palette, drawn explained) {
 	head := KustomizationRef(rc.Kustomization)
 	if rc.Object != "" {
 		head = rc.Object
 	}
 	tier := ""
-	if n := c.Node(rc.Kustomization); n != nil {
+	if n := byID[rc.Kustomization]; n != nil {
 		tier = fmt.Sprintf(" (tier %d)", n.Tier)
 		if n.Tier < 0 {
 			tier = " (unordered)"
@@ -79,7 +79,7 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette, d
 	for _, hr := range rc.HelmReleases {
 		addHelmRelease(node, hr, p, drawn)
 	}
-	c.addBlastRadius(node, rc, p)
+	addBlastRadius(node, rc, byID, p)
 	for _, cmd := range rc.Commands {
 		node.Add(p.Faint("$ " + cmd))
 	}
@@ -87,7 +87,7 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette, d
 
 // addBlastRadius lists what a root cause freezes; of an object several tiers fail on, those
 // tiers are marked as failing on it directly, not as frozen behind one another.
-func (c *Chain) addBlastRadius(node *output.Node, rc RootCause, p output.Palette) {
+func addBlastRadius(node *output.Node, rc RootCause, byID map[string]*Node, p output.Palette) {
 	head := fmt.Sprintf("blast radius: %d Kustomization(s) frozen", len(rc.BlastRadius))
 	direct := " (fails on it directly)"
 	switch {
@@ -102,7 +102,6 @@ func (c *Chain) addBlastRadius(node *output.Node, rc RootCause, p output.Palette
 	for _, id := range rc.Tiers {
 		tiers[id] = true
 	}
-	byID := c.index()
 	for _, id := range rc.BlastRadius {
 		state := ""
 		if n := byID[id]; n != nil {
@@ -204,8 +203,7 @@ func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette, drawn
 }
 
 // addTiers renders each tier and its Kustomizations in dependency order.
-func (c *Chain) addTiers(sec *output.Node, p output.Palette, drawn explained) {
-	byID := c.index()
+func (c *Chain) addTiers(sec *output.Node, byID map[string]*Node, p output.Palette, drawn explained) {
 	for i, tier := range c.Tiers {
 		if len(tier) == 0 {
 			continue
