@@ -1,6 +1,7 @@
 package flux
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -91,7 +92,7 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kust
 	n.RevisionLag = n.Source.Revision != "" && n.LastApplied != n.Source.Revision
 	n.State = stateOf(n)
 	if n.State == Waiting {
-		n.ReadyExprs = evalReadyExprs(ks, byID)
+		n.ReadyExprs = evalReadyExprs(ks, ks.Spec.DependsOn, byID, "")
 	}
 	return n
 }
@@ -117,8 +118,14 @@ func stateOf(n *Node) State {
 	return Progressing
 }
 
-// attachHelmReleases gives each node the HelmReleases it applied, sorted by id.
+// attachHelmReleases gives each node the HelmReleases it applied, sorted by id; the readyExprs
+// of a waiting one are evaluated against the HelmReleases read, as helm-controller evaluates
+// them against the HelmReleases it depends on.
 func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
+	byID := make(map[string]*helmv2.HelmRelease, len(hrs))
+	for i := range hrs {
+		byID[hrs[i].Namespace+"/"+hrs[i].Name] = &hrs[i]
+	}
 	for i := range hrs {
 		hr := &hrs[i]
 		owner := hr.Labels[ownerNamespaceLabel] + "/" + hr.Labels[ownerNameLabel]
@@ -128,14 +135,21 @@ func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
 		}
 		timeout := hr.GetTimeout().Duration
 		tier, err := time.ParseDuration(n.Timeout)
-		n.HelmReleases = append(n.HelmReleases, HelmRelease{
+		h := HelmRelease{
 			Namespace: hr.Namespace, Name: hr.Name,
 			Ready:        condition(hr.Status.Conditions, meta.ReadyCondition),
 			Timeout:      timeout.String(),
 			Suspend:      hr.Spec.Suspend,
 			OutlivesTier: err == nil && n.Wait && timeout > tier,
 			Deleting:     hr.DeletionTimestamp != nil,
-		})
+		}
+		for _, d := range hr.Spec.DependsOn {
+			h.DependsOn = append(h.DependsOn, cmp.Or(d.Namespace, hr.Namespace)+"/"+d.Name)
+		}
+		if h.waiting() {
+			h.ReadyExprs = evalReadyExprs(hr, hr.Spec.DependsOn, byID, "the HelmRelease it depends on was not read: it does not exist, or reading it failed")
+		}
+		n.HelmReleases = append(n.HelmReleases, h)
 	}
 	for _, n := range nodes {
 		sortHelmReleases(n.HelmReleases)

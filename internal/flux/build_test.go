@@ -63,8 +63,8 @@ func TestBuild(t *testing.T) {
 			ks("a", "False", "DependencyNotReady", "dependency 'flux-system/b' is not ready", "b"),
 			ks("b", "False", "DependencyNotReady", "dependency 'flux-system/a' is not ready", "a")),
 			nil,
-			map[string][]string{"flux-system/a": {"flux-system/b"}, "flux-system/b": {"flux-system/a"}},
-			[]FindingKind{FindingCycle}, []string{}}, // one finding for the cycle, not one per member (issue 25)
+			map[string][]string{"flux-system/a": {"flux-system/a", "flux-system/b"}},
+			[]FindingKind{FindingCycle}, []string{}}, // one finding and one cause for the cycle, not one per member (issue 25)
 		{"missing dependency", objects(
 			ks("a", "False", "DependencyNotReady", "dependency 'flux-system/gone' not found", "gone")),
 			[][]string{{"flux-system/a"}},

@@ -36,7 +36,8 @@ type Drill struct {
 // on the object and warnings in the returned list; they never hide the root cause itself.
 func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 	inventory, warnings := inventories(objs)
-	warnings = append(warnings, d.explainDeleting(ctx, c)...)
+	known, more := d.explainDeleting(ctx, c)
+	warnings = append(warnings, more...)
 	for i := range c.RootCauses {
 		rc := &c.RootCauses[i]
 		if rc.Object != "" {
@@ -50,7 +51,7 @@ func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 			rc.Commands = append(rc.Commands, d.Target.Command(objectArgs("describe", "helmreleases.helm.toolkit.fluxcd.io", hr.Namespace, hr.Name)...))
 		}
 		for _, item := range rc.Failure.Objects {
-			bo, warn := d.examine(ctx, item, inventory[rc.Kustomization])
+			bo, warn := d.examine(ctx, item, inventory[rc.Kustomization], known)
 			if warn != "" {
 				warnings = append(warnings, warn)
 			}
@@ -60,8 +61,9 @@ func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 	return warnings
 }
 
-// examine resolves, reads and, when it is Terminating, explains one named object.
-func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]string) (BlockingObject, string) {
+// examine resolves, reads and, when it is Terminating, explains one named object; one the
+// chain explained already (a deleting HelmRelease or Kustomization) keeps that explanation.
+func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]string, known map[string]*finalizers.Explanation) (BlockingObject, string) {
 	bo := BlockingObject{Item: item}
 	res, note := d.resolve(item, inv)
 	if note != "" {
@@ -90,6 +92,10 @@ func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]str
 		return bo, ""
 	}
 	bo.Command = d.Target.Plugin("why-terminating", objectArgs("", ref.QualifiedResource(), ref.Namespace, ref.Name)...)
+	if exp := known[ref.String()]; exp != nil {
+		bo.Terminating = exp
+		return bo, ""
+	}
 	if d.Explainer == nil {
 		return bo, ""
 	}

@@ -18,8 +18,8 @@ func (c *Chain) Focus(id string) *Chain {
 		}
 	}
 	for _, rc := range c.RootCauses {
-		if tiers := filter(rc.Tiers, keep); keep[rc.Kustomization] || len(tiers) > 0 {
-			if rc.Object != "" {
+		if tiers := filter(rc.Tiers, keep); keep[rc.Kustomization] || keep[rc.AppliedBy] || len(tiers) > 0 {
+			if rc.Tiers != nil {
 				rc.Tiers = tiers
 			}
 			rc.BlastRadius = filter(rc.BlastRadius, keep)

@@ -62,6 +62,11 @@ type HelmRelease struct {
 	// holds it (filled by Drill).
 	Deleting    bool                    `json:"deleting,omitempty"`
 	Terminating *finalizers.Explanation `json:"terminating,omitempty"`
+	// DependsOn are the HelmReleases (namespace/name) its spec.dependsOn names.
+	DependsOn []string `json:"dependsOn,omitempty"`
+	// ReadyExprs are the readyExprs of its dependsOn entries, evaluated when it waits
+	// (Ready=False, DependencyNotReady).
+	ReadyExprs []ReadyExpr `json:"readyExprs,omitempty"`
 }
 
 // Node is one Kustomization in the chain.
@@ -135,13 +140,17 @@ type RootCause struct {
 	Kustomization string `json:"kustomization"`
 	// Object is the cause when it is not a Kustomization, fully qualified
 	// (`gitrepositories.source.toolkit.fluxcd.io/fleet -n flux-system`), and Tiers the
-	// Kustomizations that fail on it directly; the rest of BlastRadius waits behind them.
-	Object  string           `json:"object,omitempty"`
-	Tiers   []string         `json:"tiers,omitempty"`
-	Reason  string           `json:"reason"`
-	Message string           `json:"message,omitempty"`
-	Failure Failure          `json:"failure"`
-	Objects []BlockingObject `json:"objects,omitempty"`
+	// Kustomizations that fail on it directly; the rest of BlastRadius waits behind them. A
+	// dependsOn cycle is one cause too: Kustomization is its first member, Tiers its members.
+	Object string   `json:"object,omitempty"`
+	Tiers  []string `json:"tiers,omitempty"`
+	// AppliedBy is the Kustomization (namespace/name) that applies Object, when Object is a
+	// HelmRelease whose own dependsOn blocks it.
+	AppliedBy string           `json:"appliedBy,omitempty"`
+	Reason    string           `json:"reason"`
+	Message   string           `json:"message,omitempty"`
+	Failure   Failure          `json:"failure"`
+	Objects   []BlockingObject `json:"objects,omitempty"`
 	// Explanation is prose for the causes a message alone does not make plain (a CR before its
 	// CRD, a revision a dependent waits for, a missing source).
 	Explanation []string `json:"explanation,omitempty"`

@@ -209,13 +209,24 @@ func condition(conds []metav1.Condition, t string) *Condition {
 
 // FetchOutOfScope reads, one GET each, the Kustomizations and sources that the listed ones
 // reference in other namespaces than the listed namespace, so a -n view still sees its whole
-// upstream. A reference that does not exist stays absent (a finding); a failed read is a
-// warning.
+// upstream, and the HelmReleases in other namespaces a listed HelmRelease's readyExpr reads. A
+// reference that does not exist stays absent (a finding); a failed read is a warning.
 func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface, namespace string) {
 	if namespace == "" {
 		return
 	}
 	tried := map[string]bool{}
+	for i := 0; i < len(objs.HelmReleases); i++ {
+		hr := &objs.HelmReleases[i]
+		for _, d := range hr.Spec.DependsOn {
+			ns := d.Namespace
+			if d.ReadyExpr == "" || ns == "" || ns == namespace || tried["HelmRelease/"+ns+"/"+d.Name] {
+				continue
+			}
+			tried["HelmRelease/"+ns+"/"+d.Name] = true
+			objs.fetch(ctx, dyn, HelmReleaseGVR, "", ns, d.Name)
+		}
+	}
 	for again := true; again; {
 		again = false
 		for i := 0; i < len(objs.Kustomizations); i++ {

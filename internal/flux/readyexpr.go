@@ -9,19 +9,21 @@ import (
 	"strings"
 	"time"
 
-	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/fluxcd/pkg/runtime/cel"
 	celtypes "github.com/google/cel-go/common/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/output"
 )
 
 // ReadyExpr is one dependsOn entry's readyExpr (Flux 2.7+) and what it evaluates to on the
-// objects as they are now. kustomize-controller evaluates it in place of its built-in readiness
-// check on the dependency (unless the AdditiveCELDependencyCheck feature gate adds it to the
-// check), with the dependent as `self` and the dependency as `dep`.
+// objects as they are now. kustomize-controller (for a Kustomization on a Kustomization) and
+// helm-controller (for a HelmRelease on a HelmRelease) evaluate it in place of their built-in
+// readiness check on the dependency (unless their AdditiveCELDependencyCheck feature gate adds
+// it to the check), with the dependent as `self` and the dependency as `dep`.
 type ReadyExpr struct {
 	// Dependency is the dependency's namespace/name.
 	Dependency string `json:"dependency"`
@@ -54,23 +56,35 @@ const (
 // `self.metadata.labels['app/version']`. A segment followed by "(" is a method, not a field.
 var exprPathRe = regexp.MustCompile(`\b(?:self|dep)(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\s*(?:'[^']*'|"[^"]*")\s*\])+(\()?`)
 
-// evalReadyExprs evaluates the readyExpr of every dependsOn entry of ks whose dependency is in
-// byID, as kustomize-controller does: the same CEL library (fluxcd/pkg/runtime/cel), the same
-// options (compiled, boolean output, self and dep declared as structs) and the objects
-// converted to maps the same way.
-func evalReadyExprs(ks *kustomizev1.Kustomization, byID map[string]*kustomizev1.Kustomization) []ReadyExpr {
+// dependent is a Flux object whose dependsOn entries can carry a readyExpr, and whose
+// dependencies are objects of its own kind: a Kustomization or a HelmRelease.
+type dependent interface {
+	runtime.Object
+	metav1.Object
+}
+
+// evalReadyExprs evaluates the readyExpr of every entry of refs, the dependsOn of self, whose
+// dependency is in byID, as kustomize-controller and helm-controller do: the same CEL library
+// (fluxcd/pkg/runtime/cel), the same options (compiled, boolean output, self and dep declared
+// as structs) and the objects converted to maps the same way. A dependency that is not in
+// byID cannot be evaluated: it is left out when absent is "" (a missing Kustomization is a
+// finding of its own), else kept with absent as its error.
+func evalReadyExprs[T dependent](self T, refs []meta.DependencyReference, byID map[string]T, absent string) []ReadyExpr {
 	var out []ReadyExpr
-	for _, ref := range ks.Spec.DependsOn {
+	for _, ref := range refs {
 		if ref.ReadyExpr == "" {
 			continue
 		}
 		ns := ref.Namespace
 		if ns == "" {
-			ns = ks.Namespace
+			ns = self.GetNamespace()
 		}
 		re := ReadyExpr{Dependency: ns + "/" + ref.Name, Expr: ref.ReadyExpr}
 		if dep, ok := byID[re.Dependency]; ok {
-			re.evaluate(ks, dep)
+			re.evaluate(self, dep)
+			out = append(out, re)
+		} else if absent != "" {
+			re.Error = absent
 			out = append(out, re)
 		}
 	}
@@ -78,7 +92,7 @@ func evalReadyExprs(ks *kustomizev1.Kustomization, byID map[string]*kustomizev1.
 }
 
 // evaluate sets Ready or Error, and Values.
-func (re *ReadyExpr) evaluate(self, dep *kustomizev1.Kustomization) {
+func (re *ReadyExpr) evaluate(self, dep dependent) {
 	vars, err := exprVars(self, dep)
 	if err != nil {
 		re.Error = err.Error()
@@ -100,18 +114,18 @@ func (re *ReadyExpr) evaluate(self, dep *kustomizev1.Kustomization) {
 	re.Values = exprValues(ctx, re.Expr, vars)
 }
 
-// exprVars converts both objects to maps, as kustomize-controller does before evaluating.
-// The controller reads the dependency through its uncached API reader, whose decoder clears
-// apiVersion and kind, and the dependent from its cache, which sets them: dep is converted
-// without them so an expression reading dep.kind fails here as it fails there.
-func exprVars(self, dep *kustomizev1.Kustomization) (map[string]any, error) {
+// exprVars converts both objects to maps, as the controllers do before evaluating. Both read
+// the dependency through their uncached API reader, whose decoder clears apiVersion and kind,
+// and the dependent from their cache, which sets them: dep is converted without them so an
+// expression reading dep.kind fails here as it fails there.
+func exprVars(self, dep dependent) (map[string]any, error) {
 	s, err := runtime.DefaultUnstructuredConverter.ToUnstructured(self)
 	if err != nil {
 		return nil, fmt.Errorf("converting %s to a map: %w", exprSelf, err)
 	}
-	dep = dep.DeepCopy()
-	dep.TypeMeta = metav1.TypeMeta{}
-	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(dep)
+	depCopy := dep.DeepCopyObject()
+	depCopy.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(depCopy)
 	if err != nil {
 		return nil, fmt.Errorf("converting %s to a map: %w", exprDep, err)
 	}
@@ -201,18 +215,24 @@ func (re *ReadyExpr) describe() string {
 	return "it saw " + s
 }
 
-// unevaluated are the readyExprs of waiting tiers that could not be evaluated: the chain cannot
-// tell whether they hold, so the result is UNKNOWN.
+// unevaluated are the readyExprs of waiting tiers, and of the waiting HelmReleases they apply,
+// that could not be evaluated: the chain cannot tell whether they hold, so the result is
+// UNKNOWN.
 func unevaluated(nodes []*Node) []output.Gap {
 	var gaps []output.Gap
-	for _, n := range nodes {
-		if n.State != Waiting {
-			continue
-		}
-		for _, re := range n.ReadyExprs {
+	add := func(of string, exprs []ReadyExpr) {
+		for _, re := range exprs {
 			if re.Ready == nil {
-				gaps = append(gaps, output.Gap{What: fmt.Sprintf("evaluating readyExpr %q of %s on %s", oneLine(re.Expr), kustomizationRef(n.ID), re.Dependency), Reason: re.Error})
+				gaps = append(gaps, output.Gap{What: fmt.Sprintf("evaluating readyExpr %q of %s on %s", oneLine(re.Expr), of, re.Dependency), Reason: re.Error})
 			}
+		}
+	}
+	for _, n := range nodes {
+		if n.State == Waiting {
+			add(kustomizationRef(n.ID), n.ReadyExprs)
+		}
+		for _, hr := range n.HelmReleases {
+			add(helmReleaseRef(hr.Namespace, hr.Name), hr.ReadyExprs)
 		}
 	}
 	return gaps

@@ -27,11 +27,30 @@ const (
 	ReasonNotFound = "NotFound"
 )
 
-// causes collects the root causes of one analysis, one per Kustomization or shared object.
+// causes collects the root causes of one analysis, one per Kustomization, shared object or
+// dependsOn cycle.
 type causes struct {
 	nodes map[string]*Node
 	topo  topology
 	byKey map[string]*RootCause
+	// cycleOf maps each member of a dependsOn cycle to its cycle in topo.cycles.
+	cycleOf map[string]int
+	// waits caches what each waiter's message says it waits on: every walk up from a waiter
+	// behind it reads it again.
+	waits map[string]Failure
+}
+
+// waitsOn is what n's Ready message says it waits on, parsed once per analysis.
+func (cs *causes) waitsOn(n *Node) Failure {
+	if n.Ready == nil {
+		return Failure{}
+	}
+	f, ok := cs.waits[n.ID]
+	if !ok {
+		f = ParseFailure(n.Ready.Message)
+		cs.waits[n.ID] = f
+	}
+	return f
 }
 
 // add records n as a cause with reason and message, unless it already is one.
@@ -47,6 +66,9 @@ func (cs *causes) add(n *Node, reason, message string) *RootCause {
 // addFailing records a Failing node: as the shared object it fails on, or for its own reason.
 func (cs *causes) addFailing(n *Node) {
 	key, object, reason, message := sharedCause(n)
+	if key == "" && cs.failsOnHelmReleases(n) {
+		return
+	}
 	if key == "" {
 		reason, msg := ownReason(n)
 		cs.add(n, reason, msg)
@@ -67,9 +89,15 @@ func (cs *causes) addFailing(n *Node) {
 // walk up its dependsOn ends at. A waiter whose dependencies all look ready is reported as a
 // StaleWait finding, not a cause.
 func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) {
-	cs := &causes{nodes: nodes, topo: topo, byKey: map[string]*RootCause{}}
+	cs := &causes{nodes: nodes, topo: topo, byKey: map[string]*RootCause{}, cycleOf: map[string]int{}, waits: map[string]Failure{}}
+	for i, cy := range topo.cycles {
+		for _, id := range cy.members {
+			cs.cycleOf[id] = i
+		}
+	}
 	var stale []Finding
 	ids := slices.Sorted(maps.Keys(nodes))
+	cs.addHelmReleaseExprs(ids)
 	for _, id := range ids {
 		if n := nodes[id]; n.State == Failing {
 			cs.addFailing(n)
@@ -96,12 +124,21 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 // finish parses a cause's message and fills its blast radius, source and HelmReleases.
 func (cs *causes) finish(rc *RootCause) RootCause {
 	rc.Failure = ParseFailure(rc.Message)
+	if rc.Reason == ReasonDependencyCycle && len(rc.Tiers) > 0 {
+		// Every member of a cycle is downstream of every other: its first member's downstream
+		// is the whole cycle and what waits behind it.
+		rc.BlastRadius = slices.Compact(slices.Sorted(slices.Values(append(cs.topo.downstream(rc.Kustomization), rc.Kustomization))))
+		return *rc
+	}
 	if rc.Object != "" {
 		hit := slices.Clone(rc.Tiers)
 		for _, id := range rc.Tiers {
 			hit = append(hit, cs.topo.downstream(id)...)
 		}
 		rc.BlastRadius = slices.Compact(slices.Sorted(slices.Values(hit)))
+		if rc.BlastRadius == nil {
+			rc.BlastRadius = []string{} // a HelmRelease whose Kustomization does not wait for it
+		}
 		return *rc
 	}
 	n := cs.nodes[rc.Kustomization]
@@ -121,11 +158,11 @@ func (cs *causes) finish(rc *RootCause) RootCause {
 	return *rc
 }
 
-// causeTier is where a cause sorts: its Kustomization's tier, or its first tier's; unordered
-// nodes (tier -1) after every tier.
+// causeTier is where a cause sorts: its Kustomization's tier, or its first tier's, or the tier
+// of the Kustomization that applies it; unordered nodes (tier -1) after every tier.
 func causeTier(rc RootCause, nodes map[string]*Node) int {
 	t := 1 << 30
-	for _, id := range append([]string{rc.Kustomization}, rc.Tiers...) {
+	for _, id := range append([]string{rc.Kustomization, rc.AppliedBy}, rc.Tiers...) {
 		if n := nodes[id]; n != nil && n.Tier >= 0 {
 			t = min(t, n.Tier)
 		}
@@ -155,15 +192,17 @@ func ownReason(n *Node) (string, string) {
 // walkUp follows a waiter's dependsOn to what blocks it and records it as a cause. It returns
 // whether any cause was found.
 func (cs *causes) walkUp(n *Node, seen map[string]bool) bool {
+	if i, ok := cs.cycleOf[n.ID]; ok && cs.byKey[cycleKey(cs.topo.cycles[i])] != nil {
+		// A walk has been through n's cycle already, and through everything its members wait
+		// on: walking the cycle again from each member made the analysis quadratic.
+		return true
+	}
 	found := false
 	if missing := cs.topo.missing[n.ID]; len(missing) > 0 {
 		cs.add(n, ReasonMissingDependency, "depends on "+joinList(missing)+", which does not exist")
 		found = true
 	}
-	var waitsOn Failure
-	if n.Ready != nil {
-		waitsOn = ParseFailure(n.Ready.Message)
-	}
+	waitsOn := cs.waitsOn(n)
 	for _, dep := range n.DependsOn {
 		d, ok := cs.nodes[dep]
 		if !ok || seen[dep] {
@@ -184,26 +223,25 @@ func (cs *causes) walkUp(n *Node, seen map[string]bool) bool {
 		found = cs.blocks(n, d, waitsOn, seen) || found
 	}
 	if !found && n.Tier < 0 {
-		cs.add(n, ReasonDependencyCycle, "its dependsOn leads into a cycle, so it can never become ready")
+		cs.addCycle(n)
 		found = true
 	}
 	return found
 }
 
-// readyExprBlocks records a readyExpr that is false, or cannot be evaluated, as the waiter's
-// own cause, and reports whether it did.
-func (cs *causes) readyExprBlocks(n *Node, re *ReadyExpr) bool {
-	switch {
-	case re.Ready == nil:
-		rc := cs.add(n, ReasonReadyExprUnevaluated, fmt.Sprintf("the readyExpr of its dependsOn %s cannot be evaluated: %s", re.Dependency, oneLine(re.Expr)))
-		rc.Explanation = append(rc.Explanation, re.Error)
-		return true
-	case !*re.Ready:
-		rc := cs.add(n, ReasonReadyExprFalse, fmt.Sprintf("the readyExpr of its dependsOn %s is false: %s", re.Dependency, oneLine(re.Expr)))
-		rc.Explanation = append(rc.Explanation, re.describe()+"; kustomize-controller waits until it holds, in place of its own readiness check on "+kustomizationRef(re.Dependency))
-		return true
+// addCycle records what keeps n unordered when nothing else blocks it: the dependsOn cycle it
+// is a member of — one cause per cycle, on its first member, whichever member a walk ended
+// at (a cause per member, each freezing all the others, made the output quadratic) — or, for
+// a Kustomization behind a cycle whose members do not wait, n itself.
+func (cs *causes) addCycle(n *Node) {
+	i, ok := cs.cycleOf[n.ID]
+	if !ok {
+		cs.add(n, ReasonDependencyCycle, "its dependsOn leads into a cycle, so it can never become ready")
+		return
 	}
-	return false
+	cy := cs.topo.cycles[i]
+	cs.byKey[cycleKey(cy)] = &RootCause{Kustomization: cy.members[0], Tiers: cy.members, Reason: ReasonDependencyCycle,
+		Message: fmt.Sprintf("dependsOn cycle through %d Kustomization(s) (its edges are in the Cycle finding): none of them can become ready, nor anything behind them, until an entry is removed", len(cy.members))}
 }
 
 // blocks records what dependency d of waiter n blocks it with, and reports whether it does.
@@ -240,6 +278,9 @@ func (cs *causes) blocks(n, d *Node, waitsOn Failure, seen map[string]bool) bool
 	}
 	return true
 }
+
+// cycleKey is the key of a cycle's cause.
+func cycleKey(cy cycle) string { return "cycle/" + cy.members[0] }
 
 // unaffected lists the nodes that are neither a root cause nor in any blast radius.
 func unaffected(c *Chain) []string {

@@ -2,7 +2,6 @@ package flux
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
@@ -14,14 +13,15 @@ import (
 // something failed, the Kustomizations nothing reaches. The tree only renders the chain; it
 // stays a Chain for the structured outputs.
 func (c *Chain) AddText(root *output.Node, p output.Palette) {
+	drawn, byID := explained{}, c.index()
 	if len(c.RootCauses) > 0 {
 		sec := root.Add(p.Bold(fmt.Sprintf("ROOT CAUSES (%d)", len(c.RootCauses))))
 		for _, rc := range c.RootCauses {
-			c.addRootCause(sec, rc, p)
+			addRootCause(sec, rc, byID, p, drawn)
 		}
 	}
 	if len(c.Kustomizations) > 0 {
-		c.addTiers(root.Add(p.Bold("TIERS")), p)
+		c.addTiers(root.Add(p.Bold("TIERS")), byID, p, drawn)
 	}
 	if len(c.Findings) > 0 {
 		sec := root.Add(p.Bold(fmt.Sprintf("FINDINGS (%d)", len(c.Findings))))
@@ -34,18 +34,37 @@ func (c *Chain) AddText(root *output.Node, p output.Palette) {
 	}
 }
 
+// explained holds the objects whose why-terminating explanation the tree has drawn, by their
+// fully qualified name: an object can be named by a health check, be a failing tier's
+// HelmRelease and sit under its tier, and its explanation is drawn once, where it first
+// appears.
+type explained map[string]bool
+
+// addExplanation draws e under parent, or, when the tree has drawn it already, says so.
+func (drawn explained) addExplanation(parent *output.Node, object string, e *finalizers.Explanation, p output.Palette) {
+	if drawn[object] {
+		parent.Add(p.Bad("Terminating") + ": explained above")
+		return
+	}
+	drawn[object] = true
+	addExplanation(parent, e, p)
+}
+
 // addRootCause renders one root cause, its named objects, its HelmReleases and blast radius.
-func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
+func addRootCause(sec *output.Node, rc RootCause, byID map[string]*Node, p output.Palette, drawn explained) {
 	head := KustomizationRef(rc.Kustomization)
 	if rc.Object != "" {
 		head = rc.Object
 	}
 	tier := ""
-	if n := c.Node(rc.Kustomization); n != nil {
+	if n := byID[rc.Kustomization]; n != nil {
 		tier = fmt.Sprintf(" (tier %d)", n.Tier)
 		if n.Tier < 0 {
 			tier = " (unordered)"
 		}
+	}
+	if rc.AppliedBy != "" {
+		tier = " (applied by " + rc.AppliedBy + ")"
 	}
 	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(head) + tier)
 	if rc.Message != "" {
@@ -55,12 +74,12 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
 		node.Add(e)
 	}
 	for _, bo := range rc.Objects {
-		addBlockingObject(node, bo, p)
+		addBlockingObject(node, bo, p, drawn)
 	}
 	for _, hr := range rc.HelmReleases {
-		addHelmRelease(node, hr, p)
+		addHelmRelease(node, hr, p, drawn)
 	}
-	c.addBlastRadius(node, rc, p)
+	addBlastRadius(node, rc, byID, p)
 	for _, cmd := range rc.Commands {
 		node.Add(p.Faint("$ " + cmd))
 	}
@@ -68,26 +87,35 @@ func (c *Chain) addRootCause(sec *output.Node, rc RootCause, p output.Palette) {
 
 // addBlastRadius lists what a root cause freezes; of an object several tiers fail on, those
 // tiers are marked as failing on it directly, not as frozen behind one another.
-func (c *Chain) addBlastRadius(node *output.Node, rc RootCause, p output.Palette) {
+func addBlastRadius(node *output.Node, rc RootCause, byID map[string]*Node, p output.Palette) {
 	head := fmt.Sprintf("blast radius: %d Kustomization(s) frozen", len(rc.BlastRadius))
-	if rc.Object != "" {
+	direct := " (fails on it directly)"
+	switch {
+	case rc.Object != "":
 		head = fmt.Sprintf("blast radius: %d Kustomization(s), %d failing on it directly", len(rc.BlastRadius), len(rc.Tiers))
+	case len(rc.Tiers) > 0:
+		head = fmt.Sprintf("blast radius: %d Kustomization(s), %d in the cycle", len(rc.BlastRadius), len(rc.Tiers))
+		direct = " (in the cycle)"
 	}
 	br := node.Add(head)
+	tiers := make(map[string]bool, len(rc.Tiers))
+	for _, id := range rc.Tiers {
+		tiers[id] = true
+	}
 	for _, id := range rc.BlastRadius {
 		state := ""
-		if n := c.Node(id); n != nil {
+		if n := byID[id]; n != nil {
 			state = " " + stateText(n.State, p)
 		}
-		if slices.Contains(rc.Tiers, id) {
-			state += " (fails on it directly)"
+		if tiers[id] {
+			state += direct
 		}
 		br.Add(id + state)
 	}
 }
 
 // addBlockingObject renders an object a health check waited for, and why it is Terminating.
-func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette) {
+func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette, drawn explained) {
 	name := bo.Item.Ref()
 	if bo.Object != nil {
 		name = bo.Object.String()
@@ -115,7 +143,7 @@ func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette)
 		n.Add(p.Warn(bo.Note))
 	}
 	if bo.Terminating != nil {
-		addExplanation(n, bo.Terminating, p)
+		drawn.addExplanation(n, name, bo.Terminating, p)
 	}
 	if bo.Command != "" {
 		n.Add(p.Faint("$ " + bo.Command))
@@ -157,7 +185,7 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 }
 
 // addHelmRelease renders a HelmRelease of a failing tier.
-func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette) {
+func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette, drawn explained) {
 	state := "no Ready condition"
 	if hr.Ready != nil {
 		state = fmt.Sprintf("Ready=%s %s", hr.Ready.Status, hr.Ready.Reason)
@@ -170,31 +198,31 @@ func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette) {
 		n.Add(p.Warn("its timeout is longer than the tier's: the Kustomization's health check gives up before helm-controller does"))
 	}
 	if hr.Terminating != nil {
-		addExplanation(n, hr.Terminating, p)
+		drawn.addExplanation(n, helmReleaseRef(hr.Namespace, hr.Name), hr.Terminating, p)
 	}
 }
 
 // addTiers renders each tier and its Kustomizations in dependency order.
-func (c *Chain) addTiers(sec *output.Node, p output.Palette) {
+func (c *Chain) addTiers(sec *output.Node, byID map[string]*Node, p output.Palette, drawn explained) {
 	for i, tier := range c.Tiers {
 		if len(tier) == 0 {
 			continue
 		}
 		t := sec.Add(fmt.Sprintf("tier %d", i))
 		for _, id := range tier {
-			addNodeLine(t, c.Node(id), p)
+			addNodeLine(t, byID[id], p, drawn)
 		}
 	}
 	if len(c.Unordered) > 0 {
 		t := sec.Add(p.Bad("unordered (cycle)"))
 		for _, id := range c.Unordered {
-			addNodeLine(t, c.Node(id), p)
+			addNodeLine(t, byID[id], p, drawn)
 		}
 	}
 }
 
 // addNodeLine renders one Kustomization: state, gating, source revision and dependencies.
-func addNodeLine(parent *output.Node, n *Node, p output.Palette) {
+func addNodeLine(parent *output.Node, n *Node, p output.Palette, drawn explained) {
 	if n == nil {
 		return
 	}
@@ -226,13 +254,13 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette) {
 		c.Add(n.Ready.Reason + ": " + n.Ready.Message)
 	}
 	if n.Terminating != nil {
-		addExplanation(c, n.Terminating, p)
+		drawn.addExplanation(c, kustomizationRef(n.ID), n.Terminating, p)
 	}
 	for _, hr := range n.HelmReleases {
 		if hr.Deleting {
 			h := c.Add(fmt.Sprintf("HelmRelease %s/%s %s", hr.Namespace, hr.Name, p.Bad(string(Terminating))))
 			if hr.Terminating != nil {
-				addExplanation(h, hr.Terminating, p)
+				drawn.addExplanation(h, helmReleaseRef(hr.Namespace, hr.Name), hr.Terminating, p)
 			}
 		}
 	}

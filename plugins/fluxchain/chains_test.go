@@ -286,3 +286,157 @@ func TestMissingSecretIsOneCause(t *testing.T) {
 		t.Errorf("root cause = %+v", rc)
 	}
 }
+
+// TestDeletingHelmReleaseDrawnOnce replays https://github.com/fluxcd/flux2/issues/2486 with the
+// tier failing on its HelmRelease: helm-controller is gone, the HelmRelease stays deleting on
+// finalizers.fluxcd.io, and the Kustomization's health check times out on it (kstatus reports
+// an object with a deletionTimestamp as Terminating). The HelmRelease was drawn with its
+// finalizer's explanation under the root cause and again under its tier; it is explained once,
+// where it first appears, and named with a pointer there elsewhere.
+func TestDeletingHelmReleaseDrawnOnce(t *testing.T) {
+	needEnv(t)
+	const ns = "fc-deleting-hr"
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	f.ks(kspec{name: "apps", wait: true, timeout: "5m", applied: rev1,
+		ready: cond("Ready", "False", "HealthCheckFailed", "health check failed after 5m0.02s: timeout waiting for: [HelmRelease/"+ns+"/podinfo status: 'Terminating']")})
+	f.create(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": "podinfo", "namespace": ns, "finalizers": []any{"finalizers.fluxcd.io"}, "labels": map[string]any{
+			"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": ns}},
+		"spec": map[string]any{"interval": "10m",
+			"chart": map[string]any{"spec": map[string]any{"chart": "podinfo", "sourceRef": map[string]any{"kind": "HelmRepository", "name": "podinfo"}}}},
+	}}, map[string]any{"conditions": []any{cond("Ready", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release "+ns+"/podinfo.v2 with chart podinfo@6.7.1")}})
+	if err := f.dyn.Resource(flux.HelmReleaseGVR).Namespace(ns).Delete(context.Background(), "podinfo", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text, _, code := run(t, "-n", ns)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if n := strings.Count(text, "removed by Flux helm-controller"); n != 1 {
+		t.Errorf("the HelmRelease's finalizer is explained %d times, want once:\n%s", n, text)
+	}
+	res, _ := decode(t, "-n", ns)
+	if len(res.RootCauses) != 1 || len(res.RootCauses[0].HelmReleases) != 1 || res.RootCauses[0].HelmReleases[0].Terminating == nil {
+		t.Errorf("root causes = %+v, want apps with its HelmRelease explained", res.RootCauses)
+	}
+	goldens.Assert(t, ns+".txt", text)
+}
+
+// lockstepHR is helm-controller's readyExpr example, from the pull request that introduced
+// readyExpr for HelmReleases (https://github.com/fluxcd/helm-controller/pull/1271) and its
+// documentation (docs/spec/v2/helmreleases.md, "Dependency Ready Expression"): the frontend
+// waits until the backend runs its app version and is Ready at its generation.
+const lockstepHR = `dep.spec.values.app.version == self.spec.values.app.version &&
+dep.status.conditions.filter(e, e.type == 'Ready').all(e, e.status == 'True') &&
+dep.metadata.generation == dep.status.observedGeneration`
+
+// versionedHelmRelease creates a HelmRelease applied by the Kustomization apps, at app
+// version, with dependsOn entries (name or namespace/name -> readyExpr) and status conditions.
+func (f *fixture) versionedHelmRelease(name, version string, deps map[string]string, conds ...any) {
+	f.t.Helper()
+	spec := map[string]any{"interval": "10m", "values": map[string]any{"app": map[string]any{"version": version}},
+		"chart": map[string]any{"spec": map[string]any{"chart": name, "sourceRef": map[string]any{"kind": "HelmRepository", "name": "charts"}}}}
+	var dependsOn []any
+	for dep, expr := range deps {
+		ref := map[string]any{"name": dep, "readyExpr": expr}
+		if ns, name, ok := strings.Cut(dep, "/"); ok {
+			ref["namespace"], ref["name"] = ns, name
+		}
+		dependsOn = append(dependsOn, ref)
+	}
+	if dependsOn != nil {
+		spec["dependsOn"] = dependsOn
+	}
+	f.create(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": name, "namespace": f.ns, "labels": map[string]any{
+			"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": f.ns}},
+		"spec": spec,
+	}}, map[string]any{"conditions": conds})
+}
+
+// TestHelmReleaseReadyExprFalse replays helm-controller's lockstep upgrade: the backend
+// HelmRelease is Ready at app version v1.2.3, the frontend was bumped to v1.2.4 and
+// helm-controller holds it back on its readyExpr (Ready=False DependencyNotReady with the
+// message of its dependency check, Reconciling=True "Fulfilling prerequisites"), so the
+// Kustomization applying both times out on the frontend. The Kustomization's health check was
+// the root cause, with nothing saying why; the frontend's readyExpr is, naming the expression and
+// the two versions it compared, and the Kustomization is its tier.
+func TestHelmReleaseReadyExprFalse(t *testing.T) {
+	needEnv(t)
+	const ns = "fc-hr-readyexpr"
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	f.ks(kspec{name: "apps", wait: true, timeout: "5m", applied: rev1,
+		ready: cond("Ready", "False", "HealthCheckFailed", "health check failed after 5m0.04s: timeout waiting for: [HelmRelease/"+ns+"/frontend status: 'InProgress']")})
+	f.versionedHelmRelease("backend", "v1.2.3", nil, cond("Ready", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release "+ns+"/backend.v3 with chart backend@1.2.3"))
+	f.versionedHelmRelease("frontend", "v1.2.4", map[string]string{"backend": lockstepHR},
+		cond("Ready", "False", "DependencyNotReady", "dependency '"+ns+"/backend' is not ready according to readyExpr eval"),
+		cond("Reconciling", "True", "Progressing", "Fulfilling prerequisites"))
+	res, code := decode(t, "-n", ns)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if len(res.RootCauses) != 1 {
+		t.Fatalf("root causes = %+v, want the frontend's readyExpr alone", res.RootCauses)
+	}
+	rc := res.RootCauses[0]
+	if rc.Object != "helmreleases.helm.toolkit.fluxcd.io/frontend -n "+ns || rc.Reason != flux.ReasonReadyExprFalse || !slices.Equal(rc.Tiers, []string{ns + "/apps"}) {
+		t.Errorf("root cause = %+v, want the frontend's readyExpr with apps failing on it", rc)
+	}
+	saw := strings.Join(rc.Explanation, " ")
+	for _, want := range []string{`dep.spec.values.app.version = "v1.2.3"`, `self.spec.values.app.version = "v1.2.4"`, "helm-controller waits until it holds"} {
+		if !strings.Contains(saw, want) {
+			t.Errorf("explanation %q lacks %s", saw, want)
+		}
+	}
+	text, _, _ := run(t, "-n", ns)
+	goldens.Assert(t, ns+".txt", text)
+}
+
+// TestHelmReleaseReadyExprUnevaluated: the frontend's readyExpr reads a field the backend does
+// not have; helm-controller's evaluation fails the same way and it keeps waiting. The chain
+// cannot tell whether the expression holds: UNKNOWN, naming the expression and the error.
+func TestHelmReleaseReadyExprUnevaluated(t *testing.T) {
+	needEnv(t)
+	const ns = "fc-hr-readyexpr-unknown"
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	f.ks(readyKS("apps", rev1))
+	expr := "dep.status.replicas == 3"
+	f.versionedHelmRelease("backend", "v1.2.3", nil, cond("Ready", "True", "InstallSucceeded", "Helm install succeeded for release "+ns+"/backend.v1 with chart backend@1.2.3"))
+	f.versionedHelmRelease("frontend", "v1.2.3", map[string]string{"backend": expr},
+		cond("Ready", "False", "DependencyNotReady", "no such key: replicas"))
+	res, code := decode(t, "-n", ns)
+	if code != 2 || res.Verdict != "UNKNOWN" {
+		t.Fatalf("exit %d verdict %s, want 2 UNKNOWN", code, res.Verdict)
+	}
+	if len(res.Incomplete) != 1 || !strings.Contains(res.Incomplete[0].What, expr) || !strings.Contains(res.Incomplete[0].What, "helmreleases.helm.toolkit.fluxcd.io/frontend") || !strings.Contains(res.Incomplete[0].Reason, "no such key") {
+		t.Errorf("incomplete = %+v, want the expression and why it did not evaluate", res.Incomplete)
+	}
+	if len(res.RootCauses) != 1 || res.RootCauses[0].Reason != flux.ReasonReadyExprUnevaluated || res.RootCauses[0].AppliedBy != ns+"/apps" {
+		t.Errorf("root causes = %+v", res.RootCauses)
+	}
+}
+
+// TestHelmReleaseReadyExprOtherNamespace: the backend the frontend's readyExpr reads lives in
+// another namespace than the one flux-chain lists (-n); it is read with one GET, so the
+// expression is evaluated rather than skipped and the wait left unexplained.
+func TestHelmReleaseReadyExprOtherNamespace(t *testing.T) {
+	needEnv(t)
+	const ns, other = "fc-hr-readyexpr-ns", "fc-hr-readyexpr-backend"
+	back := newFixture(t, other)
+	back.versionedHelmRelease("backend", "v1.2.3", nil, cond("Ready", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release "+other+"/backend.v3 with chart backend@1.2.3"))
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	f.ks(readyKS("apps", rev1))
+	f.versionedHelmRelease("frontend", "v1.2.4", map[string]string{other + "/backend": lockstepHR},
+		cond("Ready", "False", "DependencyNotReady", "dependency '"+other+"/backend' is not ready according to readyExpr eval"))
+	res, code := decode(t, "-n", ns)
+	if code != 1 || len(res.RootCauses) != 1 || res.RootCauses[0].Reason != flux.ReasonReadyExprFalse ||
+		!strings.Contains(strings.Join(res.RootCauses[0].Explanation, " "), "helmreleases.helm.toolkit.fluxcd.io/backend -n "+other) {
+		t.Errorf("exit %d, root causes %+v; want 1 and the frontend's readyExpr on %s/backend", code, res.RootCauses, other)
+	}
+}

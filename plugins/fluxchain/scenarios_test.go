@@ -49,10 +49,9 @@ func TestScenarios(t *testing.T) {
 			if len(res.Unordered) != 2 || len(res.Tiers) != 1 {
 				t.Errorf("tiers %v, unordered %v", res.Tiers, res.Unordered)
 			}
-			for _, rc := range res.RootCauses {
-				if rc.Reason != flux.ReasonDependencyCycle {
-					t.Errorf("root cause %s reason %s, want %s", rc.Kustomization, rc.Reason, flux.ReasonDependencyCycle)
-				}
+			// the cycle is one root cause, not one per member each freezing the others (issue 25)
+			if len(res.RootCauses) != 1 || res.RootCauses[0].Reason != flux.ReasonDependencyCycle || len(res.RootCauses[0].BlastRadius) != 2 {
+				t.Errorf("root causes = %+v, want the cycle once", res.RootCauses)
 			}
 		}},
 		{"missing dependency", func(f *fixture) {
