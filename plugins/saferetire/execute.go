@@ -6,27 +6,28 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
-// execute carries out the live steps of the plan that the change leaves to a person: stage 2,
-// evicting a pod left over from before the drain, then stage 4, deleting a retained object. It
-// acts only on a SAFE gate, shows each step, asks (unless --yes), and lets retire.Executor
-// re-check the step's preconditions right before acting — the pod's controller no longer mounts
-// the claim, its PodDisruptionBudget allows the eviction; the object is still the one examined,
-// no Kustomization's inventory lists it, no pod mounts it — and stops at the first surprise or
-// refusal.
-func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
-	defer res.finish()
-	if res.Code() != 0 {
-		res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "skipped", Detail: "the gate is not SAFE: nothing is carried out until it is"})
-		return
-	}
-	in := bufio.NewReader(o.In)
+// liveStep is one live step of the plan: what it shows, the object it acts on, what it loses
+// and how it is carried out.
+type liveStep struct {
+	action Action
+	object retire.Ref
+	lost   string
+	act    func(context.Context, retire.Executor) (string, error)
+}
+
+// liveSteps are the steps the plan leaves to a person, in order: for each retained object
+// that still exists, stage 2, evicting each pod left over from before the drain that still
+// mounts a claim, then stage 4, deleting the object.
+func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 	planner := retire.Planner{Target: o.target}
-	x := retire.Executor{Clients: o.clients, Planner: planner}
-	for _, rm := range res.Removals {
+	var steps []liveStep
+	for i := range res.Removals {
+		rm := &res.Removals[i]
 		if rm.Outcome != retire.Retained || rm.Live == nil || !rm.Live.Exists {
 			continue
 		}
@@ -34,30 +35,135 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 		if ref.GroupKind() == "PersistentVolumeClaim" {
 			for _, b := range rm.Live.Consumers {
 				pod := b.Object.Name
-				a := Action{Step: fmt.Sprintf("stage 2 (drain) of %s: evict pod %s, left over from before the drain", ref, pod),
-					Command: planner.EvictPodCommand(ref.Namespace, pod)}
-				lost := "the pod's running process; its controller recreates it without the mount (a PodDisruptionBudget that refuses stops the run)"
-				if !o.step(res, in, a, lost, func() (string, error) { return x.EvictDrainedPod(ctx, &rm, pod) }) {
-					return
-				}
+				steps = append(steps, liveStep{
+					action: Action{Step: fmt.Sprintf("stage 2 (drain) of %s: evict pod %s, left over from before the drain", ref, pod),
+						Command: planner.EvictPodCommand(ref.Namespace, pod)},
+					object: retire.Ref{Kind: "Pod", Namespace: ref.Namespace, Name: pod},
+					lost:   "the pod's running process; its controller recreates it without the mount (a PodDisruptionBudget that refuses stops the run)",
+					act:    func(ctx context.Context, x retire.Executor) (string, error) { return x.EvictDrainedPod(ctx, rm, pod) },
+				})
 			}
 		}
-		a := Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: planner.DeleteCommand(&rm)}
-		if !o.step(res, in, a, rm.Live.Cost, func() (string, error) { return "", x.DeleteChecked(ctx, &rm) }) {
-			return
-		}
+		steps = append(steps, liveStep{
+			action: Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: planner.DeleteCommand(rm)},
+			object: ref,
+			lost:   rm.Live.Cost,
+			act:    func(ctx context.Context, x retire.Executor) (string, error) { return "", x.DeleteChecked(ctx, rm) },
+		})
 	}
+	return steps
 }
 
-// step shows one live step and what it loses, asks for confirmation (unless --yes), carries it
-// out with act and records the outcome on res. It reports whether the run may go on: a
-// declined or stopped step ends it.
+// confirmPlan reads the plan's objects and sets res.Confirm: the plan, its digest and, when
+// it has steps, the command that carries it out bound to the digest. It records the plan so a
+// refused --confirm can name what changed. Only a SAFE live gate has a plan to confirm.
+func (o *SafeRetireOptions) confirmPlan(ctx context.Context, res *Result, steps []liveStep) error {
+	if o.clients == nil || res.Code() != exitcode.OK {
+		return nil
+	}
+	p, err := buildPlan(ctx, o.clients, res, steps)
+	if err != nil {
+		return err
+	}
+	b, err := p.encode()
+	if err != nil {
+		return err
+	}
+	c := &Confirmation{Digest: digestOf(b), Plan: p}
+	if len(steps) > 0 {
+		c.Command = o.confirmCommand(res, c.Digest)
+	}
+	res.Confirm = c
+	if o.planDir != "" {
+		if err := recordPlan(o.planDir, c.Digest, b); err != nil {
+			fmt.Fprintf(o.ErrOut, "# %s (a refused --confirm will not name what changed)\n", output.Sanitize(err.Error()))
+		}
+	}
+	return nil
+}
+
+// execute carries out the live steps of the plan that the change leaves to a person: stage 2,
+// evicting a pod left over from before the drain, then stage 4, deleting a retained object. It
+// acts only on a SAFE gate. With --confirm it first checks that the plan computed now is the
+// one reviewed (its digest), else refuses and carries out nothing; without, it shows each step
+// and asks on the terminal (unless --yes). Before each step retire.Executor re-checks the
+// step's preconditions — the pod's controller no longer mounts the claim, its
+// PodDisruptionBudget allows the eviction; the object is still the one examined, no
+// Kustomization's inventory lists it, no pod mounts it — and, with --confirm, the object must
+// still be at the version reviewed. The run stops at the first surprise or refusal.
+func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
+	defer res.finish()
+	steps := o.liveSteps(res)
+	if err := o.confirmPlan(ctx, res, steps); err != nil {
+		return err
+	}
+	if o.Confirm != "" {
+		if refusal := o.refusal(res); refusal != "" {
+			res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "refused", Detail: refusal})
+			return nil
+		}
+	}
+	if res.Code() != exitcode.OK {
+		res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "skipped", Detail: "the gate is not SAFE: nothing is carried out until it is"})
+		return nil
+	}
+	in := bufio.NewReader(o.In)
+	x := retire.Executor{Clients: o.clients, Planner: retire.Planner{Target: o.target}}
+	if res.Confirm != nil {
+		res.Confirm.Command = "" // carried out now: the plan it names is gone
+	}
+	for _, s := range steps {
+		act := func() (string, error) {
+			if o.Confirm != "" {
+				if err := o.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object); err != nil {
+					return "", err
+				}
+			}
+			return s.act(ctx, x)
+		}
+		if !o.step(res, in, s.action, s.lost, act) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// refusal says why --confirm does not match the plan computed now, "" when it does.
+func (o *SafeRetireOptions) refusal(res *Result) string {
+	if res.Confirm == nil {
+		return fmt.Sprintf("the gate is %s now, so there is no plan to carry out; nothing was carried out", verdictOf(res))
+	}
+	if res.Confirm.Digest == o.Confirm {
+		return ""
+	}
+	what := "no record of the plan reviewed is on this machine, so what changed cannot be named"
+	if was, ok := reviewedPlan(o.planDir, o.Confirm); ok {
+		what = strings.Join(planChanges(was, res.Confirm.Plan), "; ")
+	}
+	return fmt.Sprintf("the plan is not the one reviewed (%s): %s; nothing was carried out. The plan now has digest %s: review it with %s",
+		o.Confirm, what, res.Confirm.Digest, o.dryRunCommand(res))
+}
+
+// verdictOf is the gate's verdict before finish sets it.
+func verdictOf(res *Result) string {
+	switch res.Code() {
+	case exitcode.Finding:
+		return "UNSAFE"
+	case exitcode.Unknown:
+		return "UNKNOWN"
+	}
+	return "SAFE"
+}
+
+// step shows one live step and what it loses, asks for confirmation on the terminal (unless
+// --yes or --confirm), carries it out with act and records the outcome on res. It reports
+// whether the run may go on: a declined or stopped step ends it.
 func (o *SafeRetireOptions) step(res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
 	fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", output.Sanitize(a.Step), output.Sanitize(a.Command))
 	if lost != "" {
 		fmt.Fprintf(o.ErrOut, "  lost: %s\n", output.Sanitize(lost))
 	}
-	if !o.Yes && !confirm(o, in) {
+	if !o.Yes && o.Confirm == "" && !confirm(o, in) {
 		a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
 		res.Actions = append(res.Actions, a)
 		return false
