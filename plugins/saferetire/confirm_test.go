@@ -85,6 +85,8 @@ func TestConfirmDigestStable(t *testing.T) {
 		t.Fatalf("plan %+v, want the claim %+v, one step, context %s, base %s", p, want, env.Context, args[3])
 	}
 	contains(t, first.Command, "kubectl safe-retire --kubeconfig="+env.Kubeconfig+" --context="+env.Context+" --repo="+args[1]+" --base="+args[3]+" --namespace="+ns+" --confirm="+first.Digest)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	iv.env["GITHUB_ACTIONS"], iv.env["GITHUB_STEP_SUMMARY"] = "true", summary
 	out, _, code := iv.live(t, append([]string{"--dry-run"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -92,6 +94,11 @@ func TestConfirmDigestStable(t *testing.T) {
 	contains(t, out, "plan digest: "+first.Digest+" (1 step(s) on context "+env.Context,
 		"pins PersistentVolumeClaim "+ns+"/data at UID "+string(pvc.UID)+", resourceVersion "+pvc.ResourceVersion,
 		"carry out exactly this plan, without asking (refused if anything in it changed): "+first.Command)
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, string(md), "Plan digest "+first.Digest+" (1 step(s)); carry out exactly this plan, refused if anything in it changed:\n```\n"+first.Command+"\n```")
 }
 
 // A plan that changed between the dry run and --confirm is refused with exit 3, naming what

@@ -20,7 +20,11 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		addRemovals(root, r, p)
 	}
 	for _, a := range r.Actions {
-		n := root.Add(fmt.Sprintf("%s %s: %s", actionWord(a.Outcome, p), a.Step, a.Command))
+		line := actionWord(a.Outcome, p) + " " + a.Step
+		if a.Command != "" {
+			line += ": " + a.Command
+		}
+		n := root.Add(line)
 		if a.Detail != "" {
 			n.Add(a.Detail)
 		}
