@@ -52,7 +52,9 @@ func TestPlanChanges(t *testing.T) {
 		{"resourceVersion", with(func(p *Plan) { p.Objects[0].ResourceVersion = "11" }), "PersistentVolumeClaim apps/data changed: resourceVersion 11 now, was 10"},
 		{"replaced", with(func(p *Plan) { p.Objects[0].UID = "u2" }), "PersistentVolumeClaim apps/data was replaced: UID u2 now, was u1"},
 		{"gone", with(func(p *Plan) { p.Objects[0] = PlanObject{Object: claim.Object} }), "PersistentVolumeClaim apps/data no longer exists"},
-		{"new pod", with(func(p *Plan) { p.Objects = append([]PlanObject{{Object: "Pod apps/late", UID: "u3", ResourceVersion: "12"}}, p.Objects...) }), "Pod apps/late is new in the plan"},
+		{"new pod", with(func(p *Plan) {
+			p.Objects = append([]PlanObject{{Object: "Pod apps/late", UID: "u3", ResourceVersion: "12"}}, p.Objects...)
+		}), "Pod apps/late is new in the plan"},
 		{"dropped", with(func(p *Plan) { p.Objects, p.Steps = nil, nil }), "PersistentVolumeClaim apps/data is no longer in the plan"},
 		{"step", with(func(p *Plan) { p.Steps[0].Command += " --now" }), `step 1 is now "stage 4 (delete by hand) of PersistentVolumeClaim apps/data" (kubectl -n apps delete persistentvolumeclaim data --now), was "stage 4 (delete by hand) of PersistentVolumeClaim apps/data" (kubectl -n apps delete persistentvolumeclaim data)`},
 	}
