@@ -189,7 +189,8 @@ func TestConfirmWithoutRecord(t *testing.T) {
 }
 
 // Without a terminal and without --confirm nothing is carried out, --yes included: one line
-// says to review the dry run and pass its digest.
+// says to review the dry run and pass its digest. A malformed digest, or --confirm with
+// --dry-run, is bad input. On a terminal --yes keeps its meaning.
 func TestNoTerminalCarriesOutNothing(t *testing.T) {
 	needEnv(t)
 	ns, args := retainedClaim(t, "confirmnotty")
@@ -211,6 +212,13 @@ func TestNoTerminalCarriesOutNothing(t *testing.T) {
 	if _, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(context.Background(), "data", metav1.GetOptions{}); err != nil {
 		t.Fatalf("claim gone without confirmation: %v", err)
 	}
+	// On a terminal, --yes still carries out the steps without asking.
+	out, errOut, code := invocation{terminal: true}.live(t, append(args, "--yes")...)
+	if code != 0 || strings.Contains(errOut, "type yes") {
+		t.Fatalf("--yes on a terminal: exit %d\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/data")
+	claimGone(t, ns, "data")
 }
 
 // otherContext writes a kubeconfig holding the test cluster's context also under name: the

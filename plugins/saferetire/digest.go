@@ -1,6 +1,7 @@
 package saferetire
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,8 +23,8 @@ import (
 // Plan is what a run without --dry-run carries out, in the form its digest covers: the
 // connection, the revisions compared, every object a step acts on as read right before the
 // digest was taken, and the steps in order with their commands. Its compact JSON encoding (the
-// fields in this order, no maps) is canonical: the digest is the SHA-256 of those bytes, so
-// anyone can check it from the plan in the json output.
+// fields in this order, no maps, see encode) is canonical: the digest is the SHA-256 of those
+// bytes, so anyone can check it from the plan in the json output.
 type Plan struct {
 	Context string `json:"context"`
 	Server  string `json:"server"`
@@ -59,13 +60,17 @@ func validDigest(s string) bool {
 	return err == nil
 }
 
-// encode is the canonical encoding of p that its digest covers.
+// encode is the canonical encoding of p that its digest covers: compact JSON, the fields in
+// declaration order, and no HTML escaping (`<`, `>` and `&` as themselves), as other JSON
+// tools write it.
 func (p Plan) encode() ([]byte, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
 		return nil, fmt.Errorf("encoding the plan: %w", err)
 	}
-	return b, nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // digestOf is `sha256:<hex>` of b.

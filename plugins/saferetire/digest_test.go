@@ -1,6 +1,8 @@
 package saferetire
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +90,24 @@ func TestReviewedPlanChecksItsDigest(t *testing.T) {
 	}
 	if got, ok := reviewedPlan(dir, d); ok {
 		t.Fatalf("a record that does not hash to its digest was believed: %+v", got)
+	}
+}
+
+// The digest is the SHA-256 of the plan's compact JSON, fields in order, without HTML escaping:
+// what `jq -cj .confirm.plan | sha256sum` computes from the json output.
+func TestDigestEncoding(t *testing.T) {
+	p := Plan{Context: "prod", Server: "https://prod", Base: "b1", Objects: []PlanObject{{Object: "Pod a/b", UID: "u", ResourceVersion: "1"}},
+		Steps: []PlanStep{{Step: "evict", Command: "echo '{}' | kubectl create --raw /x -f - && true"}}}
+	b, err := p.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"context":"prod","server":"https://prod","base":"b1","candidate":"","objects":[{"object":"Pod a/b","uid":"u","resourceVersion":"1"}],` +
+		`"steps":[{"step":"evict","command":"echo '{}' | kubectl create --raw /x -f - && true"}]}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	if d := digestOf(b); d != "sha256:"+fmt.Sprintf("%x", sha256.Sum256([]byte(want))) {
+		t.Fatalf("digest %s", d)
 	}
 }
