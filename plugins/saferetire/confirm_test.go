@@ -150,8 +150,8 @@ func TestConfirmRefusesChangedPlan(t *testing.T) {
 			}
 			contains(t, errOut, "error: --confirm refused: the plan is not the one reviewed ("+c.Digest+"): "+tc.want(ns), "nothing was carried out. The plan now has digest sha256:")
 			contains(t, out, "refused all steps", "verdict: REFUSED (exit 3)")
-			if strings.Contains(out, "done stage") {
-				t.Errorf("a step was carried out:\n%s", out)
+			if strings.Contains(out, "done stage") || strings.Contains(out, "carry out exactly this plan") {
+				t.Errorf("a step was carried out, or a refusal offers to carry out the new plan unreviewed:\n%s", out)
 			}
 			if _, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{}); err != nil {
 				t.Fatalf("claim gone after a refusal: %v", err)

@@ -100,6 +100,10 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 	if o.Confirm != "" {
 		if refusal := o.refusal(res); refusal != "" {
 			res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "refused", Detail: refusal})
+			if res.Confirm != nil {
+				// The new plan is for review by a dry run, not to be carried out from a refusal.
+				res.Confirm.Command = ""
+			}
 			return nil
 		}
 	}
