@@ -295,36 +295,6 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// validateConfirm checks how live steps are to be confirmed: by --confirm, or by a person on a
-// terminal. Without either nothing could be carried out, so the run is refused before it reads
-// anything.
-func (o *SafeRetireOptions) validateConfirm() error {
-	live := !o.DryRun && !o.Orphans
-	switch {
-	case o.Confirm != "" && !live:
-		return exitcode.UsageErrorf("--confirm carries out a plan: it does not apply with --dry-run or --orphans")
-	case o.Confirm != "" && o.Yes:
-		return exitcode.UsageErrorf("--confirm already carries out the plan without asking: drop --yes")
-	case o.Confirm != "" && !validDigest(o.Confirm):
-		return exitcode.UsageErrorf("--confirm=%s: want the digest the dry run printed, sha256:<64 lowercase hex digits>", o.Confirm)
-	case live && o.Confirm == "" && !o.terminal && o.Yes:
-		return exitcode.UsageErrorf("--yes is for a terminal only: without one, run with --dry-run to review the plan, then pass the digest it prints as --confirm=sha256:<hex>; nothing was carried out")
-	case live && o.Confirm == "" && !o.terminal:
-		return exitcode.UsageErrorf("no terminal to confirm the steps on: run with --dry-run to review the plan, then pass the digest it prints as --confirm=sha256:<hex>; nothing was carried out")
-	}
-	return nil
-}
-
-// refusedError is the one line a refused --confirm ends with (after the result), nil otherwise.
-func refusedError(res *Result) error {
-	for _, a := range res.Actions {
-		if a.Outcome == "refused" {
-			return errors.New("--confirm refused: " + a.Detail)
-		}
-	}
-	return nil
-}
-
 // compute runs the gate, or the orphans scan, and returns the result with its verdict.
 func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 	res := &Result{Mode: "offline"}

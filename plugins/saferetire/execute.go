@@ -54,34 +54,6 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 	return steps
 }
 
-// confirmPlan reads the plan's objects and sets res.Confirm: the plan, its digest and, when
-// it has steps, the command that carries it out bound to the digest. It records the plan so a
-// refused --confirm can name what changed. Only a SAFE live gate has a plan to confirm.
-func (o *SafeRetireOptions) confirmPlan(ctx context.Context, res *Result, steps []liveStep) error {
-	if o.clients == nil || res.Code() != exitcode.OK {
-		return nil
-	}
-	p, err := buildPlan(ctx, o.clients, res, steps)
-	if err != nil {
-		return err
-	}
-	b, err := p.encode()
-	if err != nil {
-		return err
-	}
-	c := &Confirmation{Digest: digestOf(b), Plan: p}
-	if len(steps) > 0 {
-		c.Command = o.confirmCommand(res, c.Digest)
-	}
-	res.Confirm = c
-	if o.planDir != "" {
-		if err := recordPlan(o.planDir, c.Digest, b); err != nil {
-			fmt.Fprintf(o.ErrOut, "# %s (a refused --confirm will not name what changed)\n", output.Sanitize(err.Error()))
-		}
-	}
-	return nil
-}
-
 // execute carries out the live steps of the plan that the change leaves to a person: stage 2,
 // evicting a pod left over from before the drain, then stage 4, deleting a retained object. It
 // acts only on a SAFE gate. With --confirm it first checks that the plan computed now is the
@@ -130,33 +102,6 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 		}
 	}
 	return nil
-}
-
-// refusal says why --confirm does not match the plan computed now, "" when it does.
-func (o *SafeRetireOptions) refusal(res *Result) string {
-	if res.Confirm == nil {
-		return fmt.Sprintf("the gate is %s now, so there is no plan to carry out; nothing was carried out", verdictOf(res))
-	}
-	if res.Confirm.Digest == o.Confirm {
-		return ""
-	}
-	what := "no record of the plan reviewed is on this machine, so what changed cannot be named"
-	if was, ok := reviewedPlan(o.planDir, o.Confirm); ok {
-		what = strings.Join(planChanges(was, res.Confirm.Plan), "; ")
-	}
-	return fmt.Sprintf("the plan is not the one reviewed (%s): %s; nothing was carried out. The plan now has digest %s: review it with %s",
-		o.Confirm, what, res.Confirm.Digest, o.dryRunCommand(res))
-}
-
-// verdictOf is the gate's verdict before finish sets it.
-func verdictOf(res *Result) string {
-	switch res.Code() {
-	case exitcode.Finding:
-		return "UNSAFE"
-	case exitcode.Unknown:
-		return "UNKNOWN"
-	}
-	return "SAFE"
 }
 
 // step shows one live step and what it loses, asks for confirmation on the terminal (unless
