@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/plugins/saferetire"
 )
@@ -251,4 +252,45 @@ func claimGone(t *testing.T, ns, name string) {
 	if err != nil {
 		t.Fatalf("claim %s/%s not deleted: %v", ns, name, err)
 	}
+}
+
+// A pod that mounts two retained claims is in the confirmed plan once, evicted under the first
+// claim; under the second, the step finds it replaced by its controller without the mounts.
+// That change is the plan's own doing, so the run goes on and deletes both claims.
+func TestConfirmPodOfTwoClaims(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	ns := namespace(t, "confirmtwo")
+	liveKS(t, ns, "apps", "./k8s/"+ns)
+	optOut := map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}
+	liveClaim(t, ns, "data", optOut, false)
+	liveClaim(t, ns, "logs", optOut, false)
+	ss := statefulSetMounting(ns, "db", "data")
+	ss.Spec.Template.Spec.Volumes = append(ss.Spec.Template.Spec.Volumes,
+		corev1.Volume{Name: "logs", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "logs"}}})
+	ss.Spec.Template.Spec.Containers[0].VolumeMounts = append(ss.Spec.Template.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "logs", MountPath: "/logs"})
+	if _, err := kc.Kube.AppsV1().StatefulSets(ns).Create(ctx, ss, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old := waitPod(t, ns, "db-0", "")
+	bind := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "db-0", Namespace: ns}, Target: corev1.ObjectReference{Kind: "Node", Name: incident.NodeName}}
+	if err := kc.Kube.CoreV1().Pods(ns).Bind(ctx, bind, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ann := "kustomize.toolkit.fluxcd.io/prune: disabled"
+	r := gittest.New(t, map[string]string{"k8s/" + ns + "/claim.yaml": claim(ns, "data", ann) + "---\n" + claim(ns, "logs", ann)})
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"k8s/" + ns + "/claim.yaml": "", "k8s/" + ns + "/settings.yaml": configMap(ns, "settings")})
+	drainTemplate(t, ns, "db")
+	standInKubelet(t, old)
+
+	out, errOut, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "done stage 2 (drain) of PersistentVolumeClaim "+ns+"/data: evict pod db-0",
+		"done stage 2 (drain) of PersistentVolumeClaim "+ns+"/logs: evict pod db-0",
+		"done stage 4 (delete by hand) of PersistentVolumeClaim "+ns+"/logs")
+	claimGone(t, ns, "data")
+	claimGone(t, ns, "logs")
 }

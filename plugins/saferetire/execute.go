@@ -62,7 +62,9 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 // step's preconditions — the pod's controller no longer mounts the claim, its
 // PodDisruptionBudget allows the eviction; the object is still the one examined, no
 // Kustomization's inventory lists it, no pod mounts it — and, with --confirm, the object must
-// still be at the version reviewed. The run stops at the first surprise or refusal.
+// still be at the version reviewed, unless an earlier step of the run acted on it (a pod
+// evicted under one claim and recreated without the mounts comes up again under the next).
+// The run stops at the first surprise or refusal.
 func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 	defer res.finish()
 	steps := o.liveSteps(res)
@@ -88,13 +90,15 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 	if res.Confirm != nil {
 		res.Confirm.Command = "" // carried out now: the plan it names is gone
 	}
+	acted := map[string]bool{} // objects an earlier step changed: the plan's own doing
 	for _, s := range steps {
 		act := func() (string, error) {
-			if o.Confirm != "" {
+			if o.Confirm != "" && !acted[objectName(s.object)] {
 				if err := o.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object); err != nil {
 					return "", err
 				}
 			}
+			acted[objectName(s.object)] = true
 			return s.act(ctx, x)
 		}
 		if !o.step(res, in, s.action, s.lost, act) {
