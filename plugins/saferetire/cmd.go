@@ -276,7 +276,8 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 	switch {
 	case o.DryRun && !o.Orphans:
 		if err := o.confirmPlan(ctx, res, o.liveSteps(res)); err != nil {
-			return err
+			// The gate stands; only the digest that would bind a run to it is missing.
+			res.Warnings = append(res.Warnings, "no plan digest: "+err.Error()+"; nothing can be carried out with --confirm from this review")
 		}
 	case !o.Orphans:
 		if err := o.execute(ctx, res); err != nil {
