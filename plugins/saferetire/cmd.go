@@ -40,8 +40,13 @@ const example = `  # In a checkout of the GitOps repo: what would this branch re
   kubectl safe-retire --dry-run --offline --source-root k8s --path clusters/prod
 
   # Carry out stages 2 and 4 (delete pods left over from the drain, then retained objects
-  # nobody uses any more), asking before each step
+  # nobody uses any more), asking on the terminal before each step
   kubectl safe-retire --context=prod --base 3f2a1b0 --candidate main
+
+  # The same without a terminal (a pipeline), bound to the plan a dry run printed: refused,
+  # with nothing carried out, if anything in it changed since
+  kubectl safe-retire --context=prod --repo=/src/platform --base=3f2a1b0... --candidate=9c4e7d2... \
+    --confirm=sha256:<the digest the dry run printed>
 
   # Retained leftovers Flux no longer manages, waiting to be deleted by hand
   kubectl safe-retire --context=prod --orphans`
@@ -72,6 +77,7 @@ type SafeRetireOptions struct {
 	Offline         bool
 	Orphans         bool
 	Yes             bool
+	Confirm         string
 	PersistentKinds []string
 
 	clients *cluster.Clients
@@ -80,6 +86,10 @@ type SafeRetireOptions struct {
 	charts  *charts.Cache
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
+	// terminal is set when In is a terminal a person answers prompts on.
+	terminal bool
+	// planDir keeps the plans dry runs digested, so a refused --confirm names what changed.
+	planDir string
 }
 
 // NewSafeRetireOptions returns options with kubectl's standard flags and text output.
@@ -94,12 +104,18 @@ func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string
 		ChartCacheDir: charts.DefaultCacheDir(getenv),
 		KubeVersion:   helmrender.DefaultKubeVersion,
 		getenv:        getenv,
+		terminal:      isTerminal(streams.In),
+		planDir:       defaultPlanDir(getenv),
 	}
 }
 
 // NewCmdSafeRetire builds the command; getenv is os.Getenv outside tests.
 func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) string) *cobra.Command {
-	o := NewSafeRetireOptions(streams, getenv)
+	return newCmd(NewSafeRetireOptions(streams, getenv))
+}
+
+// newCmd builds the command around o.
+func newCmd(o *SafeRetireOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "safe-retire --dry-run [--repo DIR] [--base REV] [--candidate REV] [--offline] [flags]",
 		Short: "Catch a change that would make Flux prune persistent state, and plan its safe retirement",
@@ -109,7 +125,8 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 			keeps it (an opt-out) or hands it to another Kustomization, and refuse unprotected
 			persistent state. Unsafe removals get a staged plan: protect, drain, remove the manifest,
 			verify and delete by hand. Without --dry-run, the live steps of the plan are carried out,
-			only with an explicit --context and after confirmation.`),
+			only with an explicit --context and after confirmation: asked on a terminal, or given
+			as --confirm=<digest>, the digest the dry run prints for exactly the plan it shows.`),
 		Example:      templates.Examples(example),
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 0),
@@ -136,7 +153,8 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.BoolVar(&o.DryRun, "dry-run", false, "Only report and plan; change nothing.")
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
-	f.BoolVar(&o.Yes, "yes", false, "Without --dry-run: carry out each step without asking.")
+	f.BoolVar(&o.Yes, "yes", false, "Without --dry-run, on a terminal only: carry out each step without asking (bound to no review; without a terminal use --confirm).")
+	f.StringVar(&o.Confirm, "confirm", "", "Without --dry-run: carry out, without asking, the plan whose digest (sha256:<hex>) the dry run printed, and nothing if the plan computed now differs (exit 3, naming what changed).")
 	f.StringSliceVar(&o.PersistentKinds, "persistent-kind", nil, "Another kind that holds persistent state, as Kind or Kind.group (repeatable).")
 	_ = cmd.MarkFlagDirname("repo")
 	version.AddFlag(cmd)
@@ -202,6 +220,9 @@ func (o *SafeRetireOptions) Validate() error {
 	case !o.DryRun && !o.Orphans && !explicit:
 		return exitcode.UsageErrorf("without --dry-run safe-retire deletes objects on the cluster: give --context explicitly (or add --dry-run)")
 	}
+	if err := o.validateConfirm(); err != nil {
+		return err
+	}
 	if err := helmrender.CheckKubeVersion(o.KubeVersion); err != nil {
 		return exitcode.UsageErrorf("--kube-version %q: %v", o.KubeVersion, err)
 	}
@@ -252,8 +273,16 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(o.ErrOut)
 		}
 	}
-	if !o.DryRun && !o.Orphans {
-		o.execute(ctx, res)
+	switch {
+	case o.DryRun && !o.Orphans:
+		if err := o.confirmPlan(ctx, res, o.liveSteps(res)); err != nil {
+			// The gate stands; only the digest that would bind a run to it is missing.
+			res.Warnings = append(res.Warnings, "no plan digest: "+err.Error()+"; nothing can be carried out with --confirm from this review")
+		}
+	case !o.Orphans:
+		if err := o.execute(ctx, res); err != nil {
+			return err
+		}
 	}
 	if err := o.print(res); err != nil {
 		return fmt.Errorf("printing result: %w", err)
@@ -262,7 +291,7 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if code := res.Code(); code != exitcode.OK {
-		return exitcode.WithCode(code, nil)
+		return exitcode.WithCode(code, refusedError(res))
 	}
 	return nil
 }

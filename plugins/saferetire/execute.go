@@ -6,27 +6,28 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
-// execute carries out the live steps of the plan that the change leaves to a person: stage 2,
-// evicting a pod left over from before the drain, then stage 4, deleting a retained object. It
-// acts only on a SAFE gate, shows each step, asks (unless --yes), and lets retire.Executor
-// re-check the step's preconditions right before acting — the pod's controller no longer mounts
-// the claim, its PodDisruptionBudget allows the eviction; the object is still the one examined,
-// no Kustomization's inventory lists it, no pod mounts it — and stops at the first surprise or
-// refusal.
-func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
-	defer res.finish()
-	if res.Code() != 0 {
-		res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "skipped", Detail: "the gate is not SAFE: nothing is carried out until it is"})
-		return
-	}
-	in := bufio.NewReader(o.In)
+// liveStep is one live step of the plan: what it shows, the object it acts on, what it loses
+// and how it is carried out.
+type liveStep struct {
+	action Action
+	object retire.Ref
+	lost   string
+	act    func(context.Context, retire.Executor) (string, error)
+}
+
+// liveSteps are the steps the plan leaves to a person, in order: for each retained object
+// that still exists, stage 2, evicting each pod left over from before the drain that still
+// mounts a claim, then stage 4, deleting the object.
+func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 	planner := retire.Planner{Target: o.target}
-	x := retire.Executor{Clients: o.clients, Planner: planner}
-	for _, rm := range res.Removals {
+	var steps []liveStep
+	for i := range res.Removals {
+		rm := &res.Removals[i]
 		if rm.Outcome != retire.Retained || rm.Live == nil || !rm.Live.Exists {
 			continue
 		}
@@ -34,30 +35,88 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
 		if ref.GroupKind() == "PersistentVolumeClaim" {
 			for _, b := range rm.Live.Consumers {
 				pod := b.Object.Name
-				a := Action{Step: fmt.Sprintf("stage 2 (drain) of %s: evict pod %s, left over from before the drain", ref, pod),
-					Command: planner.EvictPodCommand(ref.Namespace, pod)}
-				lost := "the pod's running process; its controller recreates it without the mount (a PodDisruptionBudget that refuses stops the run)"
-				if !o.step(res, in, a, lost, func() (string, error) { return x.EvictDrainedPod(ctx, &rm, pod) }) {
-					return
-				}
+				steps = append(steps, liveStep{
+					action: Action{Step: fmt.Sprintf("stage 2 (drain) of %s: evict pod %s, left over from before the drain", ref, pod),
+						Command: planner.EvictPodCommand(ref.Namespace, pod)},
+					object: retire.Ref{Kind: "Pod", Namespace: ref.Namespace, Name: pod},
+					lost:   "the pod's running process; its controller recreates it without the mount (a PodDisruptionBudget that refuses stops the run)",
+					act:    func(ctx context.Context, x retire.Executor) (string, error) { return x.EvictDrainedPod(ctx, rm, pod) },
+				})
 			}
 		}
-		a := Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: planner.DeleteCommand(&rm)}
-		if !o.step(res, in, a, rm.Live.Cost, func() (string, error) { return "", x.DeleteChecked(ctx, &rm) }) {
-			return
-		}
+		steps = append(steps, liveStep{
+			action: Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: planner.DeleteCommand(rm)},
+			object: ref,
+			lost:   rm.Live.Cost,
+			act:    func(ctx context.Context, x retire.Executor) (string, error) { return "", x.DeleteChecked(ctx, rm) },
+		})
 	}
+	return steps
 }
 
-// step shows one live step and what it loses, asks for confirmation (unless --yes), carries it
-// out with act and records the outcome on res. It reports whether the run may go on: a
-// declined or stopped step ends it.
+// execute carries out the live steps of the plan that the change leaves to a person: stage 2,
+// evicting a pod left over from before the drain, then stage 4, deleting a retained object. It
+// acts only on a SAFE gate. With --confirm it first checks that the plan computed now is the
+// one reviewed (its digest), else refuses and carries out nothing; without, it shows each step
+// and asks on the terminal (unless --yes). Before each step retire.Executor re-checks the
+// step's preconditions — the pod's controller no longer mounts the claim, its
+// PodDisruptionBudget allows the eviction; the object is still the one examined, no
+// Kustomization's inventory lists it, no pod mounts it — and, with --confirm, the object must
+// still be at the version reviewed, unless an earlier step of the run acted on it (a pod
+// evicted under one claim and recreated without the mounts comes up again under the next).
+// The run stops at the first surprise or refusal.
+func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
+	defer res.finish()
+	steps := o.liveSteps(res)
+	if err := o.confirmPlan(ctx, res, steps); err != nil {
+		return err
+	}
+	if o.Confirm != "" {
+		if refusal := o.refusal(res); refusal != "" {
+			res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "refused", Detail: refusal})
+			if res.Confirm != nil {
+				// The new plan is for review by a dry run, not to be carried out from a refusal.
+				res.Confirm.Command = ""
+			}
+			return nil
+		}
+	}
+	if res.Code() != exitcode.OK {
+		res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "skipped", Detail: "the gate is not SAFE: nothing is carried out until it is"})
+		return nil
+	}
+	in := bufio.NewReader(o.In)
+	x := retire.Executor{Clients: o.clients, Planner: retire.Planner{Target: o.target}}
+	if res.Confirm != nil {
+		res.Confirm.Command = "" // carried out now: the plan it names is gone
+	}
+	acted := map[string]bool{} // objects an earlier step changed: the plan's own doing
+	for _, s := range steps {
+		act := func() (string, error) {
+			if o.Confirm != "" && !acted[objectName(s.object)] {
+				if err := o.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object); err != nil {
+					return "", err
+				}
+			}
+			acted[objectName(s.object)] = true
+			return s.act(ctx, x)
+		}
+		if !o.step(res, in, s.action, s.lost, act) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// step shows one live step and what it loses, asks for confirmation on the terminal (unless
+// --yes or --confirm), carries it out with act and records the outcome on res. It reports
+// whether the run may go on: a declined or stopped step ends it.
 func (o *SafeRetireOptions) step(res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
 	fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", output.Sanitize(a.Step), output.Sanitize(a.Command))
 	if lost != "" {
 		fmt.Fprintf(o.ErrOut, "  lost: %s\n", output.Sanitize(lost))
 	}
-	if !o.Yes && !confirm(o, in) {
+	if !o.Yes && o.Confirm == "" && !confirm(o, in) {
 		a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
 		res.Actions = append(res.Actions, a)
 		return false

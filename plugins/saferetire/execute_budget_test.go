@@ -37,7 +37,7 @@ func TestExecuteStage2Budget(t *testing.T) {
 	standInKubelet(t, old)
 	r, base := retainedRepo(t, ns)
 
-	out, errOut, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, errOut, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 1 {
 		t.Fatalf("budget allows nothing: exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
@@ -53,7 +53,7 @@ func TestExecuteStage2Budget(t *testing.T) {
 	}
 
 	relaxBudget(t, ns, "db")
-	out, errOut, code = run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, errOut, code = confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 {
 		t.Fatalf("budget relaxed: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -47,14 +47,14 @@ func TestExecuteStage4(t *testing.T) {
 		t.Fatalf("without --context: exit %d %s", code, errOut)
 	}
 	// Not confirmed: declined, nothing touched.
-	out, _, code := invocation{stdin: "no\n"}.live(t, "--repo", r.Dir, "--base", base, "-n", ns)
+	out, _, code := invocation{stdin: "no\n", terminal: true}.live(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 || !strings.Contains(out, "declined stage 4") {
 		t.Fatalf("declined: exit %d\n%s", code, out)
 	}
 	if _, err := kc.Kube.CoreV1().PersistentVolumeClaims(ns).Get(context.Background(), "data", metav1.GetOptions{}); err != nil {
 		t.Fatalf("claim gone after a refusal: %v", err)
 	}
-	out, errOut, code = invocation{stdin: "yes\n"}.live(t, "--repo", r.Dir, "--base", base, "-n", ns)
+	out, errOut, code = invocation{stdin: "yes\n", terminal: true}.live(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -77,7 +77,7 @@ func TestExecuteStopsOnConsumer(t *testing.T) {
 	liveKS(t, ns, "apps", "./k8s/"+ns)
 	liveClaim(t, ns, "data", map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}, true)
 	r, base := retainedRepo(t, ns)
-	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, _, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -103,7 +103,7 @@ func TestExecuteStage2(t *testing.T) {
 	old := leftOverPod(t, ns)
 	r, base := retainedRepo(t, ns)
 
-	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, _, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 1 {
 		t.Fatalf("template still mounts: exit %d\n%s", code, out)
 	}
@@ -112,7 +112,7 @@ func TestExecuteStage2(t *testing.T) {
 
 	drainTemplate(t, ns, "db")
 	standInKubelet(t, old)
-	out, errOut, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, errOut, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 {
 		t.Fatalf("drained: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -247,7 +247,7 @@ func TestExecuteStopsOnInventory(t *testing.T) {
 	liveKS(t, ns, "other", "./k8s/"+ns+"-other", ns+"_data__PersistentVolumeClaim")
 	liveClaim(t, ns, "data", map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}, false)
 	r, base := retainedRepo(t, ns, ns+"-other")
-	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, _, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 1 || !strings.Contains(out, "Kustomization "+ns+"/other still lists "+ns+"_data__PersistentVolumeClaim") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
@@ -290,7 +290,7 @@ func TestExecuteRefusesUnsuspendedHelmRelease(t *testing.T) {
 		"  namespace: "+ns+"\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n", 1)
 	r, base := removedRelease(t, ns, "paperless", hr)
 
-	out, _, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, _, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	contains(t, out, "STOPPED at stage 4 (delete by hand) of HelmRelease "+ns+"/paperless", "HelmRelease "+ns+"/paperless is not suspended: deleting it uninstalls its release",
 		"--context="+env.Context+" -n "+ns+" patch helmrelease.helm.toolkit.fluxcd.io paperless --type=merge -p '{\"spec\":{\"suspend\":true}}'")
 	if code != 1 {
@@ -304,7 +304,7 @@ func TestExecuteRefusesUnsuspendedHelmRelease(t *testing.T) {
 	if _, err := kc.Dynamic.Resource(hrGVR).Namespace(ns).Patch(context.Background(), "paperless", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatalf("suspending: %v", err)
 	}
-	out, errOut, code := run(t, "--repo", r.Dir, "--base", base, "-n", ns, "--yes")
+	out, errOut, code := confirmed(t, "--repo", r.Dir, "--base", base, "-n", ns)
 	if code != 0 {
 		t.Fatalf("suspended: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -111,6 +111,9 @@ func writeSummary(w io.Writer, res *Result) error {
 	for _, s := range res.Incomplete {
 		fmt.Fprintf(&b, "- ⚠️ %s\n", md(s.String()))
 	}
+	if c := res.Confirm; c != nil && c.Command != "" {
+		fmt.Fprintf(&b, "\nPlan digest %s (%d step(s)); carry out exactly this plan, refused if anything in it changed:\n%s", md(c.Digest), len(c.Plan.Steps), ghactions.CodeBlock("", c.Command))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

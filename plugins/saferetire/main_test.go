@@ -36,10 +36,12 @@ func needEnv(t *testing.T) {
 	}
 }
 
-// invocation is one run of the command.
+// invocation is one run of the command; with terminal, stdin stands for a terminal a person
+// answers the prompts on (otherwise it is a pipe, as in CI).
 type invocation struct {
-	stdin string
-	env   map[string]string
+	stdin    string
+	env      map[string]string
+	terminal bool
 }
 
 // run drives the command pinned to the test cluster.
@@ -64,7 +66,11 @@ func (iv invocation) raw(t *testing.T, args ...string) (string, string, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	getenv := func(k string) string { return iv.env[k] }
-	code := cli.Run(ctx, saferetire.NewCmdSafeRetire(streams, getenv), args, &errOut)
+	cmd := saferetire.NewCmdSafeRetire(streams, getenv)
+	if iv.terminal {
+		cmd = saferetire.NewCmdOnTerminal(streams, getenv)
+	}
+	code := cli.Run(ctx, cmd, args, &errOut)
 	return out.String(), errOut.String(), code
 }
 

@@ -25,7 +25,11 @@ type Result struct {
 	Orphans []retire.Orphan `json:"orphans,omitempty"`
 	// Actions are the live steps carried out without --dry-run, in order.
 	Actions []Action `json:"actions,omitempty"`
-	// Verdict is SAFE, UNSAFE or UNKNOWN (ORPHANS/CLEAN for --orphans); ExitCode maps it.
+	// Confirm is the plan of live steps, its digest and the --confirm command bound to it:
+	// live runs whose gate is SAFE only.
+	Confirm *Confirmation `json:"confirm,omitempty"`
+	// Verdict is SAFE, UNSAFE or UNKNOWN (ORPHANS/CLEAN for --orphans), or REFUSED when
+	// --confirm names another plan than the one computed now; ExitCode maps it.
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
 }
@@ -34,17 +38,22 @@ type Result struct {
 type Action struct {
 	Step    string `json:"step"`
 	Command string `json:"command"`
-	Outcome string `json:"outcome"` // done, skipped, declined, stopped
+	Outcome string `json:"outcome"` // done, skipped, declined, stopped, refused
 	Detail  string `json:"detail,omitempty"`
 }
 
 // resultAPIVersion versions the Result schema.
 const resultAPIVersion = "saferetire.kubeforensics.dev/v1alpha1"
 
-// Code is the exit code: UNSAFE (1) as soon as one removal is unsafe or a live step stopped,
-// then UNKNOWN (2) when a build or read failed, else OK. For --orphans, leftovers are a
-// finding (1).
+// Code is the exit code: 3 when --confirm was refused (the plan is not the one reviewed), then
+// UNSAFE (1) as soon as one removal is unsafe or a live step stopped, then UNKNOWN (2) when a
+// build or read failed, else OK. For --orphans, leftovers are a finding (1).
 func (r *Result) Code() exitcode.Code {
+	for _, a := range r.Actions {
+		if a.Outcome == "refused" {
+			return exitcode.Usage
+		}
+	}
 	code := r.Report.Code()
 	if code == exitcode.Finding {
 		return code
@@ -76,6 +85,8 @@ func (r *Result) finish() {
 	code := r.Code()
 	r.ExitCode = int(code)
 	switch {
+	case code == exitcode.Usage:
+		r.Verdict = "REFUSED"
 	case code == exitcode.Unknown:
 		r.Verdict = "UNKNOWN"
 	case r.Mode == "orphans" && code == exitcode.Finding:

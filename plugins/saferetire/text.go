@@ -20,7 +20,11 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		addRemovals(root, r, p)
 	}
 	for _, a := range r.Actions {
-		n := root.Add(fmt.Sprintf("%s %s: %s", actionWord(a.Outcome, p), a.Step, a.Command))
+		line := actionWord(a.Outcome, p) + " " + a.Step
+		if a.Command != "" {
+			line += ": " + a.Command
+		}
+		n := root.Add(line)
 		if a.Detail != "" {
 			n.Add(a.Detail)
 		}
@@ -53,6 +57,7 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		root.Add("note: " + note)
 	}
 	output.AddIncomplete(root, r.Incomplete, p)
+	addConfirm(root, r.Confirm)
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
 	return root.Render(w, p)
 }
@@ -229,5 +234,20 @@ func addOrphans(root *output.Node, r *Result, p output.Palette) {
 			line += " (retained: prune disabled)"
 		}
 		n.Add(line)
+	}
+}
+
+// addConfirm draws the plan's digest, what it pins, and the command bound to it.
+func addConfirm(root *output.Node, c *Confirmation) {
+	if c == nil {
+		return
+	}
+	n := root.Add(fmt.Sprintf("plan digest: %s (%d step(s) on context %s, base %s, candidate %s)", c.Digest, len(c.Plan.Steps),
+		c.Plan.Context, orNone(c.Plan.Base), revName(c.Plan.Candidate)))
+	for _, o := range c.Plan.Objects {
+		n.Add(fmt.Sprintf("pins %s at UID %s, resourceVersion %s", o.Object, orNone(o.UID), orNone(o.ResourceVersion)))
+	}
+	if c.Command != "" {
+		n.Add("carry out exactly this plan, without asking (refused if anything in it changed): " + c.Command)
 	}
 }
