@@ -182,7 +182,9 @@ type Removal struct {
 	ID            string `json:"id"`
 	Kustomization string `json:"kustomization"`
 	// File is the manifest that declared the object at base, relative to the repository root.
-	File    string  `json:"file,omitempty"`
+	File string `json:"file,omitempty"`
+	// Line is the 1-based line of the object's `kind:` in File at base, 0 when not located.
+	Line    int     `json:"line,omitempty"`
 	Outcome Outcome `json:"outcome"`
 	// OptOut names what keeps a retained object, e.g. `kustomize.toolkit.fluxcd.io/prune: disabled`.
 	OptOut string `json:"optOut,omitempty"`
