@@ -26,6 +26,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/version"
 )
 
@@ -86,7 +87,7 @@ type SafeRetireOptions struct {
 func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string) string) *SafeRetireOptions {
 	return &SafeRetireOptions{
 		ConfigFlags:   genericclioptions.NewConfigFlags(true),
-		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON),
+		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON, sarif.Format),
 		IOStreams:     streams,
 		Repo:          ".",
 		Timeout:       cli.DefaultTimeout,
@@ -146,6 +147,9 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
 func (o *SafeRetireOptions) Complete(_ []string) error {
+	if err := o.validateSARIF(); err != nil { // before any connection is made for nothing
+		return err
+	}
 	o.target = cluster.Offline(o.ConfigFlags)
 	if o.ChartCacheDir != "" && !o.Orphans {
 		c, err := charts.OpenCache(o.ChartCacheDir)
@@ -185,6 +189,9 @@ func (o *SafeRetireOptions) Complete(_ []string) error {
 // Validate checks flag combinations; it makes no request.
 func (o *SafeRetireOptions) Validate() error {
 	if err := o.PrintFlags.Validate(); err != nil {
+		return err
+	}
+	if err := o.validateSARIF(); err != nil {
 		return err
 	}
 	explicit := o.ConfigFlags.Context != nil && *o.ConfigFlags.Context != ""
@@ -306,6 +313,9 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 }
 
 func (o *SafeRetireOptions) print(res *Result) error {
+	if output.Format(o.PrintFlags.Format) == sarif.Format {
+		return PrintSARIF(o.Out, res)
+	}
 	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
 	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }
