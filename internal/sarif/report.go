@@ -98,7 +98,7 @@ func (r Report) log() (Log, error) {
 		index[rule.ID] = len(driver.Rules)
 		driver.Rules = append(driver.Rules, ReportingDescriptor{ID: rule.ID, Name: ruleName(rule.ID),
 			ShortDescription: &Message{Text: clip(rule.Summary)},
-			Help: &Message{Text: clip(rule.Summary + " " + rule.Help)}, HelpURI: rule.HelpURI,
+			Help:             &Message{Text: clip(rule.Summary + " " + rule.Help)}, HelpURI: rule.HelpURI,
 			DefaultConfiguration: &ReportingConfiguration{Level: rule.Level}})
 	}
 	findings := r.Findings
