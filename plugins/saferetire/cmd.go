@@ -36,6 +36,9 @@ const example = `  # In a checkout of the GitOps repo: what would this branch re
   # The same check in CI without a cluster, against an explicit base
   kubectl safe-retire --dry-run --offline --base origin/main --repo ./platform
 
+  # The same gate as SARIF, for GitHub code scanning (docs/sarif.md)
+  kubectl safe-retire --dry-run --offline --base origin/main -o sarif > safe-retire.sarif
+
   # A repository pushed to Flux as an OCI artifact from k8s/, whose root Kustomization the
   # bootstrap tool created in the cluster only
   kubectl safe-retire --dry-run --offline --source-root k8s --path clusters/prod
