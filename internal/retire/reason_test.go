@@ -1,9 +1,15 @@
 package retire
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -92,5 +98,48 @@ func TestReasonTable(t *testing.T) {
 	}
 	for code := range documented {
 		t.Errorf("docs/safe-retire.md lists %q, which no removal carries", code)
+	}
+}
+
+// TestEveryReasonListed fails when a Reason constant of the package is missing from Reasons(),
+// so a code can never be emitted without its row in the table TestReasonTable checks.
+func TestEveryReasonListed(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, info := range Reasons() {
+		listed[string(info.Code)] = true
+	}
+	found := 0
+	for _, f := range pkgs["retire"].Files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, s := range g.Specs {
+				v := s.(*ast.ValueSpec)
+				if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Reason" {
+					continue
+				}
+				for _, val := range v.Values {
+					lit, ok := val.(*ast.BasicLit)
+					if !ok {
+						t.Errorf("%s: a Reason constant that is not a literal", fset.Position(val.Pos()))
+						continue
+					}
+					found++
+					if code, _ := strconv.Unquote(lit.Value); !listed[code] {
+						t.Errorf("%s: Reason %s is not in Reasons()", fset.Position(lit.Pos()), lit.Value)
+					}
+				}
+			}
+		}
+	}
+	if found != len(Reasons()) {
+		t.Errorf("%d Reason constants, %d in Reasons()", found, len(Reasons()))
 	}
 }

@@ -186,7 +186,11 @@ func fileURI(p string) string {
 	if p == "" {
 		p = "."
 	}
-	return (&url.URL{Path: p}).EscapedPath()
+	u := (&url.URL{Path: p}).EscapedPath()
+	if first, _, _ := strings.Cut(u, "/"); strings.Contains(first, ":") {
+		u = "./" + u // a:b/c would read as a URI with the scheme a
+	}
+	return u
 }
 
 // ruleName is a rule id in the PascalCase SARIF tools show as a name: prune-persistent is

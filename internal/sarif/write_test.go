@@ -208,3 +208,23 @@ func TestSchemaRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestFileURI(t *testing.T) {
+	cases := []struct{ file, want string }{
+		{"k8s/apps/pvc.yaml", "k8s/apps/pvc.yaml"},
+		{"./k8s/../apps/a b.yaml", "apps/a%20b.yaml"},
+		{"c:d/x.yaml", "./c:d/x.yaml"},
+		{"../../etc/passwd", "etc/passwd"},
+		{"a/100%.yaml", "a/100%25.yaml"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			f := claim
+			f.File = tc.file
+			log, _ := write(t, report(f))
+			if got := log.Runs[0].Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI; got != tc.want {
+				t.Errorf("uri %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
