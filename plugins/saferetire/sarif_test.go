@@ -121,3 +121,35 @@ func TestSARIFOnlyOffline(t *testing.T) {
 		}
 	}
 }
+
+// A result keeps its fingerprint when lines above the object move, and its region follows
+// the object: the claim's manifest at base gains two comment lines and a ConfigMap before it.
+func TestSARIFFingerprintSurvivesMovedLines(t *testing.T) {
+	gate := func(prefix string) sarif.Result {
+		r := incidentRepo(t)
+		if prefix != "" {
+			files := incident.RepoFiles()
+			r.Commit("move the claim down", map[string]string{pvcFile: prefix + files[pvcFile]})
+		}
+		base := r.Git("rev-parse", "HEAD")
+		removeClaim(r)
+		out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", base, "-o", "sarif")
+		if code != 1 {
+			t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+		}
+		var log sarif.Log
+		if err := json.Unmarshal([]byte(out), &log); err != nil {
+			t.Fatal(err)
+		}
+		return log.Runs[0].Results[0]
+	}
+	before := gate("")
+	after := gate("# the claim of headlamp's plugins\n# keep it\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  namespace: headlamp\n---\n")
+	line := func(r sarif.Result) int { return r.Locations[0].PhysicalLocation.Region.StartLine }
+	if line(after) != line(before)+8 {
+		t.Errorf("the claim is at line %d, was %d: want %d", line(after), line(before), line(before)+8)
+	}
+	if a, b := after.PartialFingerprints[sarif.FingerprintKey], before.PartialFingerprints[sarif.FingerprintKey]; a != b {
+		t.Errorf("the fingerprint moved with the lines: %s, was %s", a, b)
+	}
+}
