@@ -1,6 +1,7 @@
 package fluxchain_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/lint"
+	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/sarif/sariftest"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/golden"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 
 // TestRepoSARIF keeps flux-chain --repo -o sarif in testdata/<case>.sarif, each validated
@@ -110,5 +113,39 @@ func TestSARIFOnlyRepo(t *testing.T) {
 	out, errOut, code := runRepo(t, "-o", "sarif", "--kubeconfig", "/nonexistent")
 	if code != 3 || !strings.Contains(errOut, "-o sarif is for linting a repository") {
 		t.Errorf("exit %d, want 3 naming -o sarif\n%s\n%s", code, out, errOut)
+	}
+}
+
+// A suppressed finding stays in the log with its reason as a suppression (code scanning shows
+// it dismissed, not gone), and every gap of an UNKNOWN result is a warning of its own.
+func TestRepoSARIFSuppressedAndGaps(t *testing.T) {
+	res := &fluxchain.RepoResult{Repo: t.TempDir(), Path: "clusters/prod", Verdict: "UNKNOWN", ExitCode: 2,
+		Suppressed: []lint.Finding{{Rule: "suspend-committed", Severity: lint.Warning, Kustomization: "flux-system/apps", File: "clusters/prod/apps.yaml", Line: 7,
+			Message: "Kustomization flux-system/apps is committed with suspend: true", Suppressed: &lint.Suppressed{Reason: "migration window", By: ".flux-chain.yaml"}}},
+		BuildFailures: []lint.BuildFailure{{Kustomization: "flux-system/infra", Path: "./infra", Error: "accumulating resources"}},
+		NotCovered:    []string{"flux-system/tenant: its source is GitRepository/flux-system/tenant"},
+		Undecoded:     []string{"Kustomization flux-system/bad: spec.timeout: not a duration"},
+		Incomplete:    []output.Gap{{What: "listing kustomizations.kustomize.toolkit.fluxcd.io", Reason: "forbidden"}},
+	}
+	var buf bytes.Buffer
+	if err := fluxchain.PrintRepoSARIF(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	sariftest.Validate(t, buf.Bytes())
+	var log sarif.Log
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range log.Runs[0].Results {
+		entry := r.RuleID + ":" + r.Level
+		if len(r.Suppressions) > 0 {
+			entry += ":suppressed " + r.Suppressions[0].Justification
+		}
+		got = append(got, entry)
+	}
+	want := []string{"suspend-committed:warning:suppressed migration window (.flux-chain.yaml)", "tier-not-built:warning", "tier-not-covered:warning", "object-undecoded:warning", "incomplete-read:warning"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("results\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
