@@ -12,6 +12,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -47,7 +48,7 @@ func Check(log []byte) error {
 		return err
 	}
 	if !json.Valid(log) {
-		return errInvalidJSON
+		return errors.New("not JSON")
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(log))
 	if err != nil {
@@ -55,9 +56,3 @@ func Check(log []byte) error {
 	}
 	return s.Validate(v)
 }
-
-type constErr string
-
-func (e constErr) Error() string { return string(e) }
-
-const errInvalidJSON = constErr("not JSON")
