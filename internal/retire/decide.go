@@ -222,7 +222,8 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 }
 
 func judgeSafety(r *Removal, u Unit) {
-	r.Unsafe, r.Reasons = false, nil
+	r.Unsafe = false
+	r.resetReasons()
 	switch r.Outcome {
 	case Pruned:
 		if r.Persistent == nil {
@@ -230,30 +231,36 @@ func judgeSafety(r *Removal, u Unit) {
 		}
 		r.Unsafe = true
 		if r.base != nil && objectOptOutOf(r.base, exclusionsFor(u.Kustomization)) != "" {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("the protection is merged but the live object does not carry it yet: Kustomization %s prunes %s unless it applies that revision first", r.Kustomization, r.Object))
+			r.addReason(ReasonProtectionNotApplied, fmt.Sprintf("the protection is merged but the live object does not carry it yet: Kustomization %s prunes %s unless it applies that revision first", r.Kustomization, r.Object))
 			break
 		}
 		if u.Removed {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("the candidate deletes Kustomization %s, and its deletionPolicy %s deletes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, policy(u.Kustomization), r.Object, r.Persistent.Detail))
+			r.addReason(ReasonKustomizationDeletedPersistent, fmt.Sprintf("the candidate deletes Kustomization %s, and its deletionPolicy %s deletes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, policy(u.Kustomization), r.Object, r.Persistent.Detail))
 			break
 		}
-		r.Reasons = append(r.Reasons, fmt.Sprintf("Kustomization %s prunes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, r.Object, r.Persistent.Detail))
+		code := ReasonPrunePersistent
+		if r.Helm != nil {
+			code = ReasonHelmUninstallPersistent
+		}
+		r.addReason(code, fmt.Sprintf("Kustomization %s prunes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, r.Object, r.Persistent.Detail))
 	case Moved:
 		why := fmt.Sprintf("moves from Kustomization %s to %s: whichever reconciles first decides; if %s prunes it before %s adopts it, it is deleted and recreated", r.Kustomization, r.MovedTo, r.Kustomization, r.MovedTo)
+		code := ReasonMoved
 		if r.Persistent != nil && r.OptOut == "" {
-			r.Unsafe = true
+			r.Unsafe, code = true, ReasonMovePersistent
 			why += fmt.Sprintf(", losing its persistent state (%s). Protect it in %s first", r.Persistent.Detail, r.Kustomization)
 		}
-		r.Reasons = append(r.Reasons, why)
+		r.addReason(code, why)
 	}
 	if len(r.DeclaredConsumers) > 0 && r.Outcome != Moved {
 		names := make([]string, len(r.DeclaredConsumers))
 		for i, c := range r.DeclaredConsumers {
 			names[i] = c.String()
 		}
-		r.Reasons = append(r.Reasons, "the candidate still mounts the claim in "+strings.Join(names, ", ")+": drain those mounts in git first")
+		r.addReason(ReasonClaimStillMounted, "the candidate still mounts the claim in "+strings.Join(names, ", ")+": drain those mounts in git first")
 		r.Unsafe = r.Unsafe || r.Outcome == Pruned
 	}
+	r.classify()
 }
 
 // optOut names what keeps the object from being pruned, or "" when nothing does. A

@@ -13,7 +13,8 @@ import (
 func judgeHelmDrop(r *Removal, k Kinds, all []*unstructured.Unstructured) {
 	d := r.HelmDrop
 	r.Persistent = k.Persistence(r, all)
-	r.Unsafe, r.Reasons = false, nil
+	r.Unsafe = false
+	r.resetReasons()
 	how := fmt.Sprintf("helm-controller upgrades release %s (HelmRelease %s, chart %s to %s) and Helm deletes %s, which the new manifest no longer has", d.Release, d.HelmRelease, d.From, d.To, r.Object)
 	if d.Reinstall != "" {
 		how = fmt.Sprintf("the candidate reinstalls release %s (HelmRelease %s: %s): helm-controller uninstalls it first, deleting %s of its old manifest", d.Release, d.HelmRelease, d.Reinstall, r.Object)
@@ -23,14 +24,20 @@ func judgeHelmDrop(r *Removal, k Kinds, all []*unstructured.Unstructured) {
 	}
 	if v := r.base.GetAnnotations()[HelmResourcePolicyAnnotation]; isKeep(v) {
 		r.Outcome, r.OptOut = Retained, HelmResourcePolicyAnnotation+": keep (Helm leaves it in place, no longer managed by the release)"
+		r.classify()
 		return
 	}
 	r.Outcome = Pruned
 	if r.Persistent == nil {
+		r.classify()
 		return
 	}
 	r.Unsafe = true
-	r.Reasons = append(r.Reasons, fmt.Sprintf("%s; it holds persistent state (%s), and nothing protects it", how, r.Persistent.Detail))
+	code := ReasonHelmUpgradeDeletesPersistent
+	if d.Reinstall != "" {
+		code = ReasonHelmReinstallPersistent
+	}
+	r.addReason(code, fmt.Sprintf("%s; it holds persistent state (%s), and nothing protects it", how, r.Persistent.Detail))
 }
 
 // planHelmDrop is the plan of an unsafe object Helm deletes: protect it with

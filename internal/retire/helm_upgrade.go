@@ -158,8 +158,8 @@ func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured)
 	}
 	r := Removal{Object: ref, ID: ref.ID(), Kustomization: c.unit.Kustomization.ID(), Outcome: Upgraded, Helm: h, Unsafe: true, base: c.base,
 		Persistent: &Persistence{Detail: fmt.Sprintf("upgrading release %s deletes the claims its values no longer declare: %s", h.Release, strings.Join(paths, ", ")), Count: len(dropped)}}
-	r.Reasons = []string{fmt.Sprintf("the candidate changes %s of HelmRelease %s/%s: helm-controller upgrades release %s and Helm deletes what the new manifest no longer has, here %s, and nothing keeps it (retain: true or helm.sh/resource-policy: keep)",
-		c.chart, ref.Namespace, ref.Name, h.Release, strings.Join(paths, ", "))}
+	r.addReason(ReasonHelmUpgradeDropsClaim, fmt.Sprintf("the candidate changes %s of HelmRelease %s/%s: helm-controller upgrades release %s and Helm deletes what the new manifest no longer has, here %s, and nothing keeps it (retain: true or helm.sh/resource-policy: keep)",
+		c.chart, ref.Namespace, ref.Name, h.Release, strings.Join(paths, ", ")))
 	return r, true
 }
 

@@ -31,7 +31,7 @@ func (p Planner) kubectl(namespace string, args ...string) string {
 func (p Planner) Plan(r *Removal) {
 	r.Plan = nil
 	if bad := invalidObject(r); bad != "" {
-		r.Reasons = append(r.Reasons, bad)
+		r.addReason(ReasonInvalidObject, bad)
 		r.Plan = []Stage{{Number: 1, Title: "fix the manifest", Do: []string{bad + ": no such object can exist on a cluster, so no command is printed for it"}}}
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -250,11 +251,12 @@ func missing(t *gitops.Tier) bool {
 	return t == nil || errors.Is(t.Err, kbuild.ErrPathNotFound)
 }
 
-// removalFiles names the file of every removed object that the base built: the base tiers
-// with removals are built once more, recording files (the gate's own builds skip that, a fifth
-// of their time), and each file is made relative to the repository's top level.
+// removalFiles names the file of every removed object that the base built, and the line of the
+// object in it (locateLine, read in the base's snapshot): the base tiers with removals are built
+// once more, recording files (the gate's own builds skip that, a fifth of their time), and each
+// file is made relative to the repository's top level.
 func removalFiles(ctx context.Context, base *gitops.Tree, layout sourceroot.Layout, rs []Removal) {
-	files := map[string]map[string]string{} // Kustomization -> inventory id -> file
+	files := map[string]map[string]string{} // Kustomization -> inventory id -> file under base.Root
 	for i := range rs {
 		ks := rs[i].Kustomization
 		if rs[i].Base() == nil {
@@ -265,12 +267,15 @@ func removalFiles(ctx context.Context, base *gitops.Tree, layout sourceroot.Layo
 			if t := base.WithFiles(ctx, ks); t != nil && t.Err == nil {
 				for j, o := range t.Objects {
 					if f := t.FileAt(j); f != "" {
-						files[ks][kbuild.ObjectID(o)] = layout.FromTop(f)
+						files[ks][kbuild.ObjectID(o)] = f
 					}
 				}
 			}
 		}
-		rs[i].File = files[ks][kbuild.ObjectID(rs[i].Base())]
+		if f := files[ks][kbuild.ObjectID(rs[i].Base())]; f != "" {
+			rs[i].File = layout.FromTop(f)
+			rs[i].Line = locateLine(filepath.Join(base.Root, filepath.FromSlash(f)), rs[i].Object)
+		}
 	}
 }
 

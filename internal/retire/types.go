@@ -182,7 +182,9 @@ type Removal struct {
 	ID            string `json:"id"`
 	Kustomization string `json:"kustomization"`
 	// File is the manifest that declared the object at base, relative to the repository root.
-	File    string  `json:"file,omitempty"`
+	File string `json:"file,omitempty"`
+	// Line is the 1-based line of the object's `kind:` in File at base, 0 when not located.
+	Line    int     `json:"line,omitempty"`
 	Outcome Outcome `json:"outcome"`
 	// OptOut names what keeps a retained object, e.g. `kustomize.toolkit.fluxcd.io/prune: disabled`.
 	OptOut string `json:"optOut,omitempty"`
@@ -204,9 +206,14 @@ type Removal struct {
 	// DeclaredConsumers are workloads in the candidate build that still mount a removed claim.
 	DeclaredConsumers []Ref `json:"declaredConsumers,omitempty"`
 	Unsafe            bool  `json:"unsafe"`
-	// Reasons say why the removal is unsafe or what to watch for.
-	Reasons []string `json:"reasons,omitempty"`
-	Plan    []Stage  `json:"plan,omitempty"`
+	// Reason is the code of the verdict (reason.go): the first of ReasonCodes, else the
+	// outcome's, e.g. prune-persistent, retained-opt-out.
+	Reason Reason `json:"reason,omitempty"`
+	// Reasons say why the removal is unsafe or what to watch for; ReasonCodes are their
+	// codes, one for each, in the same order.
+	Reasons     []string `json:"reasons,omitempty"`
+	ReasonCodes []Reason `json:"reasonCodes,omitempty"`
+	Plan        []Stage  `json:"plan,omitempty"`
 
 	// base is the object as built at base; nil when only the live inventory lists it.
 	base *unstructured.Unstructured

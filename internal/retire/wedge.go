@@ -41,5 +41,5 @@ func AssessWedge(r *Removal, ks Kustomization, downstream []string) {
 	}
 	r.Wedge = w
 	r.Unsafe = true
-	r.Reasons = append(r.Reasons, w.Why)
+	r.addReason(ReasonPruneWedge, w.Why)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/kubeforensics/suite/internal/fleet"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/version"
 )
 
@@ -46,6 +47,9 @@ const example = `  # The chain in flux-system: tiers, root causes and what they 
 
   # Lint a GitOps repository's chain before it reaches a cluster (no cluster needed)
   kubectl flux-chain --repo . --path clusters/prod --fail-on warning
+
+  # The lint as SARIF, for GitHub code scanning (docs/sarif.md)
+  kubectl flux-chain --repo . -o sarif > flux-chain.sarif
 
   # Compare the repository with what the cluster runs (read-only)
   kubectl flux-chain --repo . --live --context prod --fail-on warning
@@ -97,7 +101,7 @@ func (l *liveOptions) validate(repoMode bool) error {
 func NewFluxChainOptions(streams genericiooptions.IOStreams) *FluxChainOptions {
 	return &FluxChainOptions{
 		ConfigFlags: genericclioptions.NewConfigFlags(true),
-		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON, output.YAML, output.Dot, output.Mermaid),
+		PrintFlags:  output.NewPrintFlags(output.Text, output.JSON, output.YAML, output.Dot, output.Mermaid, sarif.Format),
 		IOStreams:   streams,
 	}
 }
@@ -144,6 +148,9 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 
 // Complete connects to the cluster and settles the namespace: -n, else flux-system; none with -A.
 func (o *FluxChainOptions) Complete(args []string) error {
+	if err := o.validateSARIF(); err != nil {
+		return err
+	}
 	if len(args) == 1 {
 		o.live.Name = args[0]
 	}
@@ -173,6 +180,9 @@ func (o *FluxChainOptions) Complete(args []string) error {
 // given, without touching the cluster or changing the options.
 func (o *FluxChainOptions) Validate() error {
 	if err := o.PrintFlags.Validate(); err != nil {
+		return err
+	}
+	if err := o.validateSARIF(); err != nil {
 		return err
 	}
 	if err := o.live.validate(o.repo.Dir != ""); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
@@ -229,6 +230,9 @@ func (o *FluxChainOptions) lintRepo(ctx context.Context) (*RepoResult, error) {
 // Kustomization labelled with its lint findings (rule and count) and outlined by the most
 // severe; findings that name no Kustomization go on a note of their own.
 func (o *FluxChainOptions) printRepo(res *RepoResult) error {
+	if output.Format(o.PrintFlags.Format) == sarif.Format {
+		return PrintRepoSARIF(o.Out, res)
+	}
 	text := func(w io.Writer, p output.Palette) error { return PrintRepoText(w, res, p) }
 	notes := lint.GraphNotes(res.Lint)
 	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{

@@ -26,6 +26,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/version"
 )
 
@@ -34,6 +35,9 @@ const example = `  # In a checkout of the GitOps repo: what would this branch re
 
   # The same check in CI without a cluster, against an explicit base
   kubectl safe-retire --dry-run --offline --base origin/main --repo ./platform
+
+  # The same gate as SARIF, for GitHub code scanning (docs/sarif.md)
+  kubectl safe-retire --dry-run --offline --base origin/main -o sarif > safe-retire.sarif
 
   # A repository pushed to Flux as an OCI artifact from k8s/, whose root Kustomization the
   # bootstrap tool created in the cluster only
@@ -96,7 +100,7 @@ type SafeRetireOptions struct {
 func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string) string) *SafeRetireOptions {
 	return &SafeRetireOptions{
 		ConfigFlags:   genericclioptions.NewConfigFlags(true),
-		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON),
+		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON, sarif.Format),
 		IOStreams:     streams,
 		Repo:          ".",
 		Timeout:       cli.DefaultTimeout,
@@ -164,6 +168,9 @@ func newCmd(o *SafeRetireOptions) *cobra.Command {
 
 // Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
 func (o *SafeRetireOptions) Complete(_ []string) error {
+	if err := o.validateSARIF(); err != nil { // before any connection is made for nothing
+		return err
+	}
 	o.target = cluster.Offline(o.ConfigFlags)
 	if o.ChartCacheDir != "" && !o.Orphans {
 		c, err := charts.OpenCache(o.ChartCacheDir)
@@ -203,6 +210,9 @@ func (o *SafeRetireOptions) Complete(_ []string) error {
 // Validate checks flag combinations; it makes no request.
 func (o *SafeRetireOptions) Validate() error {
 	if err := o.PrintFlags.Validate(); err != nil {
+		return err
+	}
+	if err := o.validateSARIF(); err != nil {
 		return err
 	}
 	explicit := o.ConfigFlags.Context != nil && *o.ConfigFlags.Context != ""
@@ -335,6 +345,9 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 }
 
 func (o *SafeRetireOptions) print(res *Result) error {
+	if output.Format(o.PrintFlags.Format) == sarif.Format {
+		return PrintSARIF(o.Out, res)
+	}
 	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
 	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }

@@ -13,13 +13,13 @@ import (
 // github adds what a GitHub Actions run shows (only when GITHUB_ACTIONS=true): an ::error
 // annotation on the manifest of each unsafe removal and a markdown summary appended to the
 // file $GITHUB_STEP_SUMMARY names. Annotations go where the result does not: stdout for
-// text, stderr for json, so the json stays parseable.
+// text, stderr for json and sarif, so those stay parseable.
 func (o *SafeRetireOptions) github(res *Result) error {
 	if !ghactions.Enabled(o.getenv) {
 		return nil
 	}
 	w := o.Out
-	if output.Format(o.PrintFlags.Format) == output.JSON {
+	if output.Format(o.PrintFlags.Format) != output.Text {
 		w = o.ErrOut
 	}
 	full := ghactions.FullReport(o.PrintFlags.Format)
