@@ -43,7 +43,9 @@ func (e *APIError) Error() string {
 }
 
 // Is makes a 403 an ErrReadOnly.
-func (e *APIError) Is(target error) bool { return target == ErrReadOnly && e.Status == http.StatusForbidden }
+func (e *APIError) Is(target error) bool {
+	return target == ErrReadOnly && e.Status == http.StatusForbidden
+}
 
 // Outcome says what Upsert did: "created" or "updated", and the comment's page.
 type Outcome struct {

@@ -139,9 +139,9 @@ func (s *Server) add(n int, user User, body string) Comment {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(s.nextID) * time.Second).Format(time.RFC3339)
 	api := fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, s.Repository, s.nextID)
 	c := Comment{ID: s.nextID, NodeID: fmt.Sprintf("IC_kwDO%d", s.nextID), URL: api,
-		HTMLURL:   fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", s.Repository, n, s.nextID),
-		IssueURL:  fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, s.Repository, n),
-		Body:      body, User: user, CreatedAt: now, UpdatedAt: now, AuthorAssociation: "NONE", Issue: n}
+		HTMLURL:  fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", s.Repository, n, s.nextID),
+		IssueURL: fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, s.Repository, n),
+		Body:     body, User: user, CreatedAt: now, UpdatedAt: now, AuthorAssociation: "NONE", Issue: n}
 	s.comments = append(s.comments, c)
 	return c
 }
