@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/ghcomment"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/kbuild"
@@ -73,6 +74,9 @@ type SafeRetireOptions struct {
 	Orphans         bool
 	Yes             bool
 	PersistentKinds []string
+	GitHubComment   bool
+
+	commentTo *ghcomment.Config
 
 	clients *cluster.Clients
 	target  cluster.Target
@@ -137,6 +141,7 @@ func NewCmdSafeRetire(streams genericiooptions.IOStreams, getenv func(string) st
 	f.BoolVar(&o.Offline, "offline", false, "Read no cluster: the Flux Kustomizations come from the repository.")
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
 	f.BoolVar(&o.Yes, "yes", false, "Without --dry-run: carry out each step without asking.")
+	f.BoolVar(&o.GitHubComment, "github-comment", false, githubCommentUsage)
 	f.StringSliceVar(&o.PersistentKinds, "persistent-kind", nil, "Another kind that holds persistent state, as Kind or Kind.group (repeatable).")
 	_ = cmd.MarkFlagDirname("repo")
 	version.AddFlag(cmd)
@@ -170,6 +175,9 @@ func (o *SafeRetireOptions) Complete(_ []string) error {
 			fmt.Fprintf(o.ErrOut, "# %s; building without it\n", output.Sanitize(err.Error()))
 		}
 		o.cache = c
+	}
+	if err := o.completeComment(); err != nil {
+		return err
 	}
 	if o.Offline {
 		return nil
@@ -259,6 +267,9 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("printing result: %w", err)
 	}
 	if err := o.github(res); err != nil {
+		return err
+	}
+	if err := o.comment(ctx, res); err != nil {
 		return err
 	}
 	if code := res.Code(); code != exitcode.OK {
