@@ -196,6 +196,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	if err := o.repoGitHub(res); err != nil {
 		return err
 	}
+	o.repoComment(ctx, res)
 	return exitError(res.ExitCode)
 }
 
