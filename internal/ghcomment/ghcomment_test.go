@@ -62,7 +62,7 @@ func TestPublishCreatesThenUpdates(t *testing.T) {
 	}
 	var ours []ghapi.Comment
 	for _, cm := range s.Comments(7) {
-		if cm.User == ghapi.Bot {
+		if cm.User == ghapi.Bot() {
 			ours = append(ours, cm)
 		}
 	}

@@ -9,6 +9,7 @@ package ghapi
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,7 +33,7 @@ type User struct {
 }
 
 // Bot is the author of comments made with a workflow's GITHUB_TOKEN.
-var Bot = User{Login: "github-actions[bot]", ID: 41898282, Type: "Bot"}
+func Bot() User { return User{Login: "github-actions[bot]", ID: 41898282, Type: "Bot"} }
 
 // Comment is an issue comment in the fields GitHub returns.
 type Comment struct {
@@ -153,18 +154,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.assets.ServeHTTP(w, r)
 		return
 	}
-	var body strings.Builder
-	if r.Body != nil {
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := r.Body.Read(buf)
-			body.Write(buf[:n])
-			if err != nil || body.Len() > 4*MaxBody {
-				break
-			}
-		}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4*MaxBody+1))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
 	}
-	rec := Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Token: bearer(r), Body: body.String()}
+	rec := Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Token: bearer(r), Body: string(body)}
 	status, out, header := s.answer(r, rec)
 	rec.Status = status
 	s.record(rec)

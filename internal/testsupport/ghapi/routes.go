@@ -42,7 +42,7 @@ func (s *Server) answer(r *http.Request, rec Request) (int, any, map[string]stri
 				return st, out, nil
 			}
 			s.mu.Lock()
-			c := s.add(n, Bot, body)
+			c := s.add(n, Bot(), body)
 			s.mu.Unlock()
 			return http.StatusCreated, c, map[string]string{"Location": c.URL}
 		}
