@@ -143,12 +143,19 @@ func AppendSummary(getenv func(string) string, markdown, full string) error {
 // how many bytes and lines were left out and where the full report is. The result never
 // exceeds budget (nothing when budget cannot hold even that line).
 func FitSummary(markdown string, budget int, full string) string {
+	return FitMarkdown(markdown, budget, "summary", fmt.Sprintf("GitHub keeps at most %d KiB per step", MaxSummary>>10), full)
+}
+
+// FitMarkdown is FitSummary for any markdown GitHub bounds (a step summary, a pull request
+// comment): what names the document in the notice ("summary", "comment") and limit says what
+// GitHub keeps.
+func FitMarkdown(markdown string, budget int, what, limit, full string) string {
 	if len(markdown) <= budget {
 		return markdown
 	}
 	notice := func(bytes, lines int) string {
-		return fmt.Sprintf("\n**Cut short:** %d bytes (%d lines) of this summary are left out: GitHub keeps at most %d KiB per step. %s\n",
-			bytes, lines, MaxSummary>>10, full)
+		return fmt.Sprintf("\n**Cut short:** %d bytes (%d lines) of this %s are left out: %s. %s\n",
+			bytes, lines, what, limit, full)
 	}
 	reserve := len(notice(len(markdown), strings.Count(markdown, "\n")+1)) + 512 // closers are short
 	if budget < reserve {

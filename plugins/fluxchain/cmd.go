@@ -70,6 +70,7 @@ type FluxChainOptions struct {
 
 	live    liveOptions
 	repo    repoOptions
+	comment commentOptions
 	clients *cluster.Clients
 }
 
@@ -139,6 +140,7 @@ func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
 	o.PrintFlags.AddFlags(cmd)
 	o.live.addFlags(cmd)
 	o.repo.addFlags(cmd)
+	o.comment.addFlags(cmd)
 	o.Fleet.AddFlags(cmd.Flags())
 	version.AddFlag(cmd)
 	cmd.ValidArgsFunction = completion.Kustomizations(o.ConfigFlags, defaultNamespace, &o.live.AllNamespaces)
@@ -155,10 +157,16 @@ func (o *FluxChainOptions) Complete(args []string) error {
 		o.live.Name = args[0]
 	}
 	if o.repo.Dir != "" {
-		if err := o.repo.complete(); err != nil || !o.repo.Live {
+		if err := o.repo.complete(); err != nil {
+			return err
+		}
+		if err := o.comment.complete(&o.repo, o.repo.getenv); err != nil || !o.repo.Live {
 			return err
 		}
 		return o.completeLive()
+	}
+	if err := o.comment.complete(&o.repo, nil); err != nil {
+		return err
 	}
 	c, err := cluster.Connect(o.ConfigFlags)
 	if err != nil {

@@ -36,6 +36,9 @@ func newFleet(o *FluxChainOptions) *fleet.Command[*Result] {
 			if err := live.validate(false); err != nil {
 				return err
 			}
+			if err := o.comment.validate(&o.repo); err != nil {
+				return err
+			}
 			return o.repo.validate()
 		},
 		One: func(ctx context.Context, c *cluster.Clients, args []string) (*Result, error) {

@@ -197,6 +197,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	if err := o.repoGitHub(res); err != nil {
 		return err
 	}
+	o.repoComment(ctx, res)
 	return exitError(res.ExitCode)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/ghcomment"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/kbuild"
@@ -83,6 +84,9 @@ type SafeRetireOptions struct {
 	Yes             bool
 	Confirm         string
 	PersistentKinds []string
+	GitHubComment   bool
+
+	commentTo *ghcomment.Config
 
 	clients *cluster.Clients
 	target  cluster.Target
@@ -159,6 +163,7 @@ func newCmd(o *SafeRetireOptions) *cobra.Command {
 	f.BoolVar(&o.Orphans, "orphans", false, "List objects Flux applied that no Kustomization's inventory holds any more, with their age.")
 	f.BoolVar(&o.Yes, "yes", false, "Without --dry-run, on a terminal only: carry out each step without asking (bound to no review; without a terminal use --confirm).")
 	f.StringVar(&o.Confirm, "confirm", "", "Without --dry-run: carry out, without asking, the plan whose digest (sha256:<hex>) the dry run printed, and nothing if the plan computed now differs (exit 3, naming what changed).")
+	f.BoolVar(&o.GitHubComment, "github-comment", false, githubCommentUsage)
 	f.StringSliceVar(&o.PersistentKinds, "persistent-kind", nil, "Another kind that holds persistent state, as Kind or Kind.group (repeatable).")
 	_ = cmd.MarkFlagDirname("repo")
 	version.AddFlag(cmd)
@@ -195,6 +200,9 @@ func (o *SafeRetireOptions) Complete(_ []string) error {
 			fmt.Fprintf(o.ErrOut, "# %s; building without it\n", output.Sanitize(err.Error()))
 		}
 		o.cache = c
+	}
+	if err := o.completeComment(); err != nil {
+		return err
 	}
 	if o.Offline {
 		return nil
@@ -298,6 +306,9 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("printing result: %w", err)
 	}
 	if err := o.github(res); err != nil {
+		return err
+	}
+	if err := o.comment(ctx, res); err != nil {
 		return err
 	}
 	if code := res.Code(); code != exitcode.OK {
