@@ -15,6 +15,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/sarif"
 )
 
 // Command is a plugin command's fleet mode: cli.Steps over the selected contexts. The plugin
@@ -73,7 +74,11 @@ func (c *Command[R]) Validate() error {
 		return err
 	}
 	if f := c.PrintFlags.Format; f != string(output.Text) && f != string(output.JSON) && f != string(output.YAML) {
-		return exitcode.UsageErrorf("-o %s draws one cluster's graph: fleet mode prints text, json or yaml", f)
+		why := "draws one cluster's graph"
+		if output.Format(f) == sarif.Format {
+			why = "is for code scanning of a repository (flux-chain --repo, safe-retire --offline)"
+		}
+		return exitcode.UsageErrorf("-o %s %s: fleet mode prints text, json or yaml", f, why)
 	}
 	if err := c.Flags.Validate(c.ConfigFlags); err != nil {
 		return err

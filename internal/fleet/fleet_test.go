@@ -19,6 +19,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/sarif"
 )
 
 func TestSelector(t *testing.T) {
@@ -312,6 +313,20 @@ func TestFailureSummary(t *testing.T) {
 		rep := NewReport(plugin, sel, []Outcome[*int]{{Context: Context{Name: "prod"}, Err: tc.err}})
 		if got := rep.Contexts[0].Summary; got != tc.want {
 			t.Errorf("summary %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// -o sarif is refused in fleet mode with the reason that holds for it (it is for a
+// repository's code scanning), not the graph formats' reason.
+func TestValidateRefusesSARIF(t *testing.T) {
+	for format, want := range map[string]string{"sarif": "code scanning", "dot": "graph"} {
+		c := &Command[int]{Flags: &Flags{AllContexts: true, Parallel: 1, ContextTimeout: time.Second},
+			ConfigFlags: genericclioptions.NewConfigFlags(true),
+			PrintFlags:  &output.PrintFlags{Format: format, Color: "auto", Allowed: []output.Format{output.Text, output.JSON, "dot", sarif.Format}}}
+		err := c.Validate()
+		if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), want) {
+			t.Errorf("-o %s: Validate = %v, want a usage error saying %q", format, err, want)
 		}
 	}
 }
