@@ -39,6 +39,7 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 	}
 	e.Pending = fmt.Sprintf("The pod waits for the kubelet on node %s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, n.state)
 	e.Remedies = []Remediation{{
+		Code:       ReasonForceDeletePod,
 		Summary:    "Only if the node is gone for good: force the deletion, so the API server stops waiting for its kubelet.",
 		Command:    x.kubectl(pod.Namespace, "delete", "pod", pod.Name, "--grace-period=0", "--force"),
 		Cost:       "the containers may still be running on that node; for a StatefulSet pod a second copy can start elsewhere while the first still writes",

@@ -3,6 +3,7 @@ package flux
 import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // State is the verdict on one Kustomization.
@@ -136,8 +137,11 @@ type RootCause struct {
 	// Object is the cause when it is not a Kustomization, fully qualified
 	// (`gitrepositories.source.toolkit.fluxcd.io/fleet -n flux-system`), and Tiers the
 	// Kustomizations that fail on it directly; the rest of BlastRadius waits behind them.
-	Object  string           `json:"object,omitempty"`
-	Tiers   []string         `json:"tiers,omitempty"`
+	Object string   `json:"object,omitempty"`
+	Tiers  []string `json:"tiers,omitempty"`
+	// Code classifies the cause as a stable reason code (codes.go, docs/report.md); Reason is
+	// the controller's own reason, as it wrote it.
+	Code    report.Reason    `json:"code"`
 	Reason  string           `json:"reason"`
 	Message string           `json:"message,omitempty"`
 	Failure Failure          `json:"failure"`
@@ -170,9 +174,11 @@ const (
 
 // Finding is a problem in the chain that is not itself a failing reconciliation.
 type Finding struct {
-	Kind          FindingKind `json:"kind"`
-	Kustomization string      `json:"kustomization"`
-	Message       string      `json:"message"`
+	Kind FindingKind `json:"kind"`
+	// Code is Kind as a stable kebab-case reason code (codes.go, docs/report.md).
+	Code          report.Reason `json:"code"`
+	Kustomization string        `json:"kustomization"`
+	Message       string        `json:"message"`
 }
 
 // Chain is the analysed dependency graph of a set of Kustomizations.

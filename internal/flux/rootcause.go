@@ -96,6 +96,7 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 // finish parses a cause's message and fills its blast radius, source and HelmReleases.
 func (cs *causes) finish(rc *RootCause) RootCause {
 	rc.Failure = ParseFailure(rc.Message)
+	rc.Code = causeCode(rc)
 	if rc.Object != "" {
 		hit := slices.Clone(rc.Tiers)
 		for _, id := range rc.Tiers {
