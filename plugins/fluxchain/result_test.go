@@ -16,16 +16,16 @@ func TestVerdictWithGaps(t *testing.T) {
 		name, want string
 		finish     func() string
 	}{
-		{"live read failed", "UNKNOWN", func() string { r := &Result{Incomplete: gap}; r.finish(); return r.Verdict }},
+		{"live read failed", "UNKNOWN", func() string { r := &Result{Incomplete: gap}; r.finish(nil); return r.Verdict }},
 		{"drill warning only", "HEALTHY", func() string {
 			r := &Result{Warnings: []string{"API discovery: timeout"}}
-			r.finish()
+			r.finish(nil)
 			return r.Verdict
 		}},
-		{"repo, live read failed", "UNKNOWN", func() string { r := &RepoResult{Incomplete: gap, FailOn: lint.Error}; r.finish(); return r.Verdict }},
+		{"repo, live read failed", "UNKNOWN", func() string { r := &RepoResult{Incomplete: gap, FailOn: lint.Error}; r.finish(nil); return r.Verdict }},
 		{"repo, a finding wins", "FINDINGS", func() string {
 			r := &RepoResult{Incomplete: gap, Lint: finding, FailOn: lint.Error}
-			r.finish()
+			r.finish(nil)
 			return r.Verdict
 		}},
 	}

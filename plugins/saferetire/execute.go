@@ -18,7 +18,7 @@ import (
 // no Kustomization's inventory lists it, no pod mounts it — and stops at the first surprise or
 // refusal.
 func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) {
-	defer res.finish()
+	defer res.finish(o.Clock)
 	if res.Code() != 0 {
 		res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "skipped", Detail: "the gate is not SAFE: nothing is carried out until it is"})
 		return
