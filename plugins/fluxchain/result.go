@@ -17,6 +17,10 @@ const (
 	fleetAPIVersion  = "fluxchain.kubeforensics.dev/v1alpha1"
 )
 
+// APIVersion is the apiVersion of the plugin's reports, published with their schemas in
+// docs/schema (docs/report.md).
+const APIVersion = resultAPIVersion
+
 // toolName is the plugin's name as kubectl shows it, the report's reporter.
 const toolName = "flux-chain"
 

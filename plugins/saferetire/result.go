@@ -46,6 +46,10 @@ type Action struct {
 // resultAPIVersion versions the Result schema (docs/report.md).
 const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta1"
 
+// APIVersion is the apiVersion of the plugin's reports, published with their schemas in
+// docs/schema (docs/report.md).
+const APIVersion = resultAPIVersion
+
 // toolName is the plugin's name as kubectl shows it, the report's reporter.
 const toolName = "safe-retire"
 
