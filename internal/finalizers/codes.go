@@ -53,38 +53,31 @@ const (
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation
 // found, in the order the result's verdict weighs it: a failed read first (the finalizer is
-// UNKNOWN), then a proven blocker, then the controller that would remove it, then objects
-// waiting their turn.
+// UNKNOWN), then a proven blocker, then the state of the controller most likely to remove it
+// (the first of Controllers, which are ranked), then objects waiting their turn.
 func finalizerReason(f Finalizer) report.Reason {
 	switch {
 	case len(f.Incomplete) > 0:
 		return ReasonReadsIncomplete
 	case len(f.Blockers) > 0:
 		return ReasonBlockedByObjects
-	case blockedByController(f):
-		return controllerReason(f.Controllers)
+	case len(f.Controllers) > 0:
+		return controllerReason(f.Controllers[0])
 	case len(f.Waiting) > 0:
 		return ReasonWaitingTurn
-	}
-	for _, c := range f.Controllers {
-		if c.Healthy {
-			return ReasonControllerRunning
-		}
 	}
 	return ReasonControllerReleasing
 }
 
-// controllerReason says why no candidate controller can act: one scaled to zero, one
-// installed but not ready, or none installed at all.
-func controllerReason(cs []Controller) report.Reason {
-	found := false
-	for _, c := range cs {
-		if c.Found && c.ScaledToZero {
-			return ReasonControllerScaledToZero
-		}
-		found = found || c.Found
-	}
-	if found {
+// controllerReason is the state of the controller most likely to remove a finalizer: running,
+// scaled to zero, installed but not ready, or not installed at all.
+func controllerReason(c Controller) report.Reason {
+	switch {
+	case c.Found && c.Healthy:
+		return ReasonControllerRunning
+	case c.Found && c.ScaledToZero:
+		return ReasonControllerScaledToZero
+	case c.Found:
 		return ReasonControllerUnready
 	}
 	return ReasonControllerAbsent

@@ -31,9 +31,9 @@ func TestFinalizerReason(t *testing.T) {
 		{"a failed read wins", Finalizer{Incomplete: []string{"listing pods: forbidden"}, Blockers: []Blocker{{}}}, ReasonReadsIncomplete},
 		{"blockers", Finalizer{Blockers: []Blocker{{}}, Controllers: []Controller{gone}}, ReasonBlockedByObjects},
 		{"controller gone", Finalizer{Controllers: []Controller{gone}}, ReasonControllerAbsent},
-		{"scaled to zero", Finalizer{Controllers: []Controller{unready, zero}}, ReasonControllerScaledToZero},
-		{"installed, not ready", Finalizer{Controllers: []Controller{gone, unready}}, ReasonControllerUnready},
-		{"one running", Finalizer{Controllers: []Controller{unready, running}}, ReasonControllerRunning},
+		{"the likeliest is scaled to zero, another runs", Finalizer{Controllers: []Controller{zero, running}}, ReasonControllerScaledToZero},
+		{"installed, not ready", Finalizer{Controllers: []Controller{unready, gone}}, ReasonControllerUnready},
+		{"the likeliest runs", Finalizer{Controllers: []Controller{running, unready}}, ReasonControllerRunning},
 		{"waiting", Finalizer{Waiting: []Blocker{{}}}, ReasonWaitingTurn},
 		{"nothing blocks", Finalizer{}, ReasonControllerReleasing},
 	} {
