@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // repoRoot is the repository's top level, from this package's directory.
@@ -224,6 +226,51 @@ func clone(t *testing.T, v any) any {
 	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// Every reason code the goldens show is a row of docs/report.md's table: a code emitted without
+// its line, or renamed, fails here as well as in the package that declares it.
+func TestGoldenCodesDocumented(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join(repoRoot, "docs", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented, err := report.Documented(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range goldens(t) {
+		for _, c := range codesIn(g.doc) {
+			n++
+			if _, ok := documented[report.Reason(c)]; !ok {
+				t.Errorf("%s: code %q is not in docs/report.md's reason table", g.path, c)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no golden carries a reason code")
+	}
+}
+
+// codesIn collects the values of every "code" key in a decoded JSON document.
+func codesIn(v any) []string {
+	var out []string
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if s, ok := e.(string); ok && k == "code" {
+				out = append(out, s)
+				continue
+			}
+			out = append(out, codesIn(e)...)
+		}
+	case []any:
+		for _, e := range t {
+			out = append(out, codesIn(e)...)
+		}
 	}
 	return out
 }
