@@ -35,6 +35,13 @@ const (
 	ReasonControllerReleasing    report.Reason = "controller-releasing"
 	ReasonReadsIncomplete        report.Reason = "reads-incomplete"
 
+	// Objects without a finalizer left: what their deletion waits for.
+	ReasonNoFinalizerLeft   report.Reason = "no-finalizer-left"
+	ReasonPodUnread         report.Reason = "pod-unread"
+	ReasonPodNeverScheduled report.Reason = "pod-never-scheduled"
+	ReasonPodShuttingDown   report.Reason = "pod-shutting-down"
+	ReasonPodAwaitsKubelet  report.Reason = "pod-awaits-kubelet"
+
 	// Remediations: the kind of step offered.
 	ReasonDeletePod           report.Reason = "delete-pod"
 	ReasonDeleteClaim         report.Reason = "delete-claim"

@@ -178,9 +178,11 @@ type Explanation struct {
 	GracePeriodSeconds *int64       `json:"gracePeriodSeconds,omitempty"`
 	GitOps             *GitOpsOwner `json:"gitOpsOwner,omitempty"`
 	Finalizers         []Finalizer  `json:"finalizers,omitempty"`
-	// Pending explains an object with a deletionTimestamp and no finalizers left.
-	Pending    string      `json:"pending,omitempty"`
-	Conditions []Condition `json:"conditions,omitempty"`
+	// Pending explains an object with a deletionTimestamp and no finalizers left, and
+	// PendingCode is what it waits for as a stable reason code (codes.go, docs/report.md).
+	Pending     string        `json:"pending,omitempty"`
+	PendingCode report.Reason `json:"pendingCode,omitempty"`
+	Conditions  []Condition   `json:"conditions,omitempty"`
 	// Status is the object's own status message (status.message, status.phase), verbatim.
 	Status []string `json:"status,omitempty"`
 	// Events are the events recorded about the object since its deletion was requested,
