@@ -74,9 +74,11 @@ release-snapshot:
 krew-validate:
 	TZ=UTC $(GO) test -count=1 -run 'TestValidateKrewManifest|TestManifestsFollowKrewRules' ./hack/release/krewgen
 
-# Regenerate docs/reference/ from the plugins' cobra commands (a test fails when it is stale).
+# Regenerate docs/reference/ from the plugins' cobra commands and docs/schema/ from their
+# Result types (a test fails when either is stale).
 docs:
 	$(GO) run ./hack/release/docgen
+	$(GO) run ./hack/release/schemagen
 
 clean:
 	rm -rf $(BIN) dist

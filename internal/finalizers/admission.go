@@ -105,6 +105,7 @@ func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, 
 		}
 		out = append(out, Blocker{
 			Object:  w.config,
+			Code:    webhookReason(op),
 			Reason:  fmt.Sprintf("rejects %s of %s (webhook %s, failurePolicy Fail): %s", op, what, w.name, down),
 			Details: []string{"the API server refuses every matching request until the webhook answers"},
 			webhook: w.name,
@@ -178,6 +179,7 @@ func (x *Explainer) serviceDown(ctx context.Context, namespace, name string) (st
 // the configuration an uninstalled admission controller left behind (backend.go).
 func (x *Explainer) webhookRemedies(ctx context.Context, b Blocker) []Remediation {
 	del := Remediation{
+		Code:    ReasonDeleteWebhookConfig,
 		Summary: fmt.Sprintf("Delete %s, which an uninstalled admission controller left behind.", b.Object.String()),
 		Command: x.kubectl("", "delete", b.Object.QualifiedResource(), b.Object.Name),
 		Cost:    "until the configuration is re-created, the policy it enforces is not applied to any request",

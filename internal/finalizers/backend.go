@@ -72,10 +72,12 @@ func (x *Explainer) backendRemedies(ctx context.Context, b Blocker, removal Reme
 			continue
 		}
 		r := Remediation{
+			Code:    ReasonRestoreController,
 			Summary: fmt.Sprintf("Bring %s back: it runs the pods behind %s and has %s ready replicas; %s answers again once one is ready.", w.ref.String(), svc.String(), c.Ready, b.Object.String()),
 			Command: x.kubectl(w.ref.Namespace, "describe", w.ref.QualifiedResource(), w.ref.Name),
 		}
 		if c.ScaledToZero && w.ref.Resource != "daemonsets" {
+			r.Code = ReasonScaleUpController
 			r.Summary = fmt.Sprintf("Scale %s up: it runs the pods behind %s and is scaled to 0; %s answers again once a replica is ready (use the replica count it normally runs with).", w.ref.String(), svc.String(), b.Object.String())
 			r.Command = x.kubectl(w.ref.Namespace, "scale", w.ref.QualifiedResource(), w.ref.Name, "--replicas=1")
 			scaled := kinds.Resource{Group: w.ref.Group, Version: w.ref.Version, Resource: w.ref.Resource, Kind: w.ref.Kind, Namespaced: true}

@@ -91,6 +91,7 @@ func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string
 		}
 		out = append(out, Blocker{
 			Object:  b.crd,
+			Code:    ReasonConversionWebhookDown,
 			Reason:  fmt.Sprintf("its conversion webhook cannot answer (%s), so the namespace controller cannot list or delete %s: %s", b.down, qualified, why),
 			Details: []string{"a CRD's conversion webhook serves every namespace: this holds any namespace with such objects"},
 			service: &b.service,
@@ -102,6 +103,7 @@ func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string
 // conversionRemedy restores the webhook's backend or stops converting.
 func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 	return Remediation{
+		Code:    ReasonDisableConversion,
 		Summary: fmt.Sprintf("Set the conversion strategy of %s to None, so its objects are served without the webhook.", b.Object.String()),
 		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None"}}}`),
 		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",

@@ -36,7 +36,7 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 	withFinalizers := 0
 	for i := range items {
 		it := &items[i]
-		b := Blocker{Object: refFor(res, it.Namespace, it.Name), Reason: "remains", GitOps: gitOpsOwner(it.Labels)}
+		b := Blocker{Object: refFor(res, it.Namespace, it.Name), Code: ReasonCustomResourcesRemaining, Reason: "remains", GitOps: gitOpsOwner(it.Labels)}
 		if len(it.Finalizers) > 0 {
 			withFinalizers++
 			b.Reason = "remains, held by finalizers " + strings.Join(it.Finalizers, ", ")

@@ -32,7 +32,7 @@ func (x *Explainer) dependents(ctx context.Context, o subject, name string) Fina
 			if !ok || (foreground && (ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion)) {
 				continue
 			}
-			b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "is a dependent", GitOps: gitOpsOwner(item.Labels)}
+			b := Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Code: ReasonForegroundDependent, Reason: "is a dependent", GitOps: gitOpsOwner(item.Labels)}
 			if foreground {
 				b.Reason = "is a dependent with blockOwnerDeletion"
 			}

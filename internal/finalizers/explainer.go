@@ -90,6 +90,7 @@ func (x *Explainer) explain(ctx context.Context, res kinds.Resource, obj metav1.
 		x.readObjectsWord(ctx, o, e, requested)
 	}
 	x.guardExplanation(ctx, e)
+	setReasons(e)
 	return e
 }
 

@@ -150,5 +150,5 @@ func contentBlocker(t TypeObjects) Blocker {
 		detail += fmt.Sprintf(" and %d more", len(names)-len(shown))
 	}
 	ref := ObjectRef{Group: t.Resource.Group, Version: t.Resource.Version, Resource: t.Resource.Resource, Kind: t.Resource.Kind, Namespace: t.Items[0].Namespace}
-	return Blocker{Object: ref, Count: len(t.Items), Reason: fmt.Sprintf("%d remaining", len(t.Items)), Details: []string{detail}}
+	return Blocker{Object: ref, Code: ReasonNamespaceContentRemaining, Count: len(t.Items), Reason: fmt.Sprintf("%d remaining", len(t.Items)), Details: []string{detail}}
 }

@@ -35,6 +35,7 @@ func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer, co
 				continue
 			}
 			b := Blocker{
+				Code:    ReasonAPIServiceUnavailable,
 				Object:  ObjectRef{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Name: item.GetName()},
 				Reason:  "is unavailable, so the namespace controller cannot discover and delete that group's objects",
 				Details: []string{c.Reason + ": " + c.Message},
@@ -69,6 +70,7 @@ func (x *Explainer) namespaceRemedies(ctx context.Context, ns *corev1.Namespace,
 		case "apiservices":
 			proven = true
 			del := Remediation{
+				Code:    ReasonDeleteAPIService,
 				Summary: fmt.Sprintf("Delete APIService %s, whose API was removed.", b.Object.Name),
 				Command: x.kubectl("", "delete", "apiservices.apiregistration.k8s.io", b.Object.Name),
 				Cost:    "deleting it makes that API's objects unreachable until it is registered again",
@@ -122,6 +124,7 @@ func (x *Explainer) finalizeBypass(ns *corev1.Namespace, finalizer, summary stri
 	get := x.kubectl("", "get", "namespace", ns.Name, "-o", "json")
 	put := x.kubectl("", "replace", "--raw", "/api/v1/namespaces/"+ns.Name+"/finalize", "-f", "-")
 	return Remediation{
+		Code:       ReasonFinalizeNamespace,
 		Summary:    summary,
 		Command:    get + " | jq " + shellQuote(fmt.Sprintf(".spec.finalizers -= [%q]", finalizer)) + " | " + put,
 		Cost:       "every object still in the namespace stays in etcd without a namespace, and reappears if a namespace of that name is created again",
@@ -146,7 +149,7 @@ func (x *Explainer) namespaceSpecFinalizer(ctx context.Context, o subject, ns *c
 	f.Controllers, f.Attribution = a.controllers, a.summary
 	for _, c := range a.controllers {
 		if c.Found && !c.Healthy {
-			f.Remedies = append(f.Remedies, Remediation{Summary: fmt.Sprintf("Bring %s back to ready replicas (it has %s); it then removes the finalizer itself.", c.Object.String(), c.Ready)})
+			f.Remedies = append(f.Remedies, Remediation{Code: ReasonRestoreController, Summary: fmt.Sprintf("Bring %s back to ready replicas (it has %s); it then removes the finalizer itself.", c.Object.String(), c.Ready)})
 		}
 	}
 	if a.dead {

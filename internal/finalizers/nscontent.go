@@ -61,7 +61,7 @@ func (x *Explainer) namespacePods(ctx context.Context, o subject, ns string, t T
 			continue
 		}
 		shown++
-		b := Blocker{Object: x.podRef(p), Reason: "is Terminating and not shutting down on its own", labels: p.Labels}
+		b := Blocker{Object: x.podRef(p), Code: ReasonPodNotShuttingDown, Reason: "is Terminating and not shutting down on its own", labels: p.Labels}
 		b.Terminating = x.explain(ctx, t.Resource, p, o.depth+1)
 		f.Blockers = append(f.Blockers, b)
 	}
@@ -109,7 +109,7 @@ func (x *Explainer) addContent(ctx context.Context, o subject, ns string, t Type
 			continue
 		}
 		c.stuck++
-		held = append(held, Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", ") + note, GitOps: gitOpsOwner(item.Labels)})
+		held = append(held, Blocker{Object: refFor(t.Resource, item.Namespace, item.Name), Code: ReasonNamespaceContentHeld, Reason: "remains, held by finalizers " + strings.Join(item.Finalizers, ", ") + note, GitOps: gitOpsOwner(item.Labels)})
 		if item.DeletionTimestamp != nil {
 			terminating = append(terminating, i)
 		}

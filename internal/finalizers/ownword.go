@@ -227,10 +227,10 @@ func (x *Explainer) dependentBlockers(ctx context.Context, o subject, deps []nam
 		reason := "named by the object's own " + d.source + " as a dependent its deletion waits for"
 		if !ok {
 			ref := ObjectRef{Resource: strings.ToLower(d.kind), Kind: d.kind, Namespace: o.obj.GetNamespace(), Name: d.name}
-			out = append(out, Blocker{Object: ref, Reason: reason, Details: []string{"kind " + d.kind + " is not one the server serves under a single name"}})
+			out = append(out, Blocker{Object: ref, Code: ReasonNamedDependent, Reason: reason, Details: []string{"kind " + d.kind + " is not one the server serves under a single name"}})
 			continue
 		}
-		b := Blocker{Object: refFor(res, o.obj.GetNamespace(), d.name), Reason: reason}
+		b := Blocker{Object: refFor(res, o.obj.GetNamespace(), d.name), Code: ReasonNamedDependent, Reason: reason}
 		cur, err := x.c.Metadata.Resource(res.GVR()).Namespace(b.Object.Namespace).Get(ctx, d.name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):

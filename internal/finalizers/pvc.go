@@ -83,6 +83,7 @@ func ownedBy(obj metav1.Object, uid types.UID) bool {
 func (x *Explainer) podBlocker(ctx context.Context, o subject, p *corev1.Pod, volume string) (Blocker, []string) {
 	b := Blocker{
 		Object: x.podRef(p),
+		Code:   ReasonPVCProtectionPod,
 		Reason: fmt.Sprintf("mounts the claim as volume %q", volume),
 		Details: []string{
 			"phase " + string(p.Status.Phase),
@@ -120,6 +121,7 @@ func mountPaths(p *corev1.Pod, volume string) []string {
 // recreates the pod and what happens to the data.
 func (x *Explainer) drainPodRemedy(b Blocker, cost string) Remediation {
 	r := Remediation{
+		Code:    ReasonDeletePod,
 		Command: x.kubectl(b.Object.Namespace, "delete", "pod", b.Object.Name),
 		Cost:    cost,
 		request: deleteRequest(podsResource, b.Object.Namespace, b.labels),
@@ -189,7 +191,7 @@ func (x *Explainer) pvProtection(ctx context.Context, o subject) Finalizer {
 	}
 	cr := pv.Spec.ClaimRef
 	claimRef := ObjectRef{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespace: cr.Namespace, Name: cr.Name}
-	b := Blocker{Object: claimRef, Reason: "is bound to the volume", Details: []string{"reclaim policy " + string(pv.Spec.PersistentVolumeReclaimPolicy)}}
+	b := Blocker{Object: claimRef, Code: ReasonPVBoundToClaim, Reason: "is bound to the volume", Details: []string{"reclaim policy " + string(pv.Spec.PersistentVolumeReclaimPolicy)}}
 	del := &apiRequest{op: admissionv1.Delete, res: claimsResource, namespace: cr.Namespace}
 	if res, ok := x.resource("", "PersistentVolumeClaim"); ok && o.depth < maxDepth {
 		claim, err := x.c.Metadata.Resource(res.GVR()).Namespace(cr.Namespace).Get(ctx, cr.Name, metav1.GetOptions{})
@@ -206,6 +208,7 @@ func (x *Explainer) pvProtection(ctx context.Context, o subject) Finalizer {
 	}
 	f.Blockers = []Blocker{b}
 	f.Remedies = []Remediation{{
+		Code:    ReasonDeleteClaim,
 		Summary: fmt.Sprintf("Delete the claim %s once nothing mounts it (see its own explanation); the volume is then released.", claimRef.String()),
 		Command: x.kubectl(cr.Namespace, "delete", "persistentvolumeclaim", cr.Name),
 		Cost:    cost,

@@ -13,6 +13,7 @@ const maxLogRemedies = 3
 func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attribution, owner string) []Remediation {
 	ref := o.ref()
 	strip := Remediation{
+		Code:       ReasonStripFinalizer,
 		Summary:    fmt.Sprintf("Only if the controller is gone for good: remove finalizer %s by hand.", f.Name),
 		Command:    x.kubectl(ref.Namespace, "patch", ref.QualifiedResource(), ref.Name, "--type=json", "-p", stripPatch(o.obj.GetFinalizers(), f.Name)),
 		Cost:       "left behind: " + k.lost,
@@ -21,7 +22,7 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 	}
 	if a.unread {
 		// Neither "reinstall" nor "strip" may rest on a list that could not be read.
-		return []Remediation{{Summary: "Who removes " + f.Name + " could not be read (see INCOMPLETE): run this again with rights to list Deployments, StatefulSets and DaemonSets and the RBAC objects, or ask someone who has them."}}
+		return []Remediation{{Code: ReasonRerunWithRights, Summary: "Who removes " + f.Name + " could not be read (see INCOMPLETE): run this again with rights to list Deployments, StatefulSets and DaemonSets and the RBAC objects, or ask someone who has them."}}
 	}
 	var out, logs []Remediation
 	for _, c := range a.controllers {
@@ -33,25 +34,27 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 					why = fmt.Sprintf("%s is running (%s ready) and named like the controller, unconfirmed by RBAC", c.Object.String(), c.Ready)
 				}
 				logs = append(logs, Remediation{
+					Code:    ReasonReadControllerLogs,
 					Summary: why + ": read its logs for why it does not finish.",
 					Command: x.kubectl(c.Object.Namespace, "logs", c.Object.QualifiedResource()+"/"+c.Object.Name, "--tail=100"),
 				})
 			}
 		case c.Found:
 			out = append(out, Remediation{
+				Code:    ReasonRestoreController,
 				Summary: fmt.Sprintf("Bring %s back to ready replicas (it has %s); it then removes the finalizer itself.", c.Object.String(), c.Ready),
 				Command: x.kubectl(c.Object.Namespace, "describe", c.Object.QualifiedResource(), c.Object.Name),
 			})
 		case c.Object.Resource == "serviceaccounts":
-			out = append(out, Remediation{Summary: fmt.Sprintf("Reinstall the workload that ran as %s; it then removes the finalizer itself.", c.Object.String())})
+			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the workload that ran as %s; it then removes the finalizer itself.", c.Object.String())})
 		case c.Object.Name != "":
-			out = append(out, Remediation{Summary: fmt.Sprintf("Restore %s; it then removes the finalizer itself.", c.Object.String())})
+			out = append(out, Remediation{Code: ReasonRestoreController, Summary: fmt.Sprintf("Restore %s; it then removes the finalizer itself.", c.Object.String())})
 		default:
-			out = append(out, Remediation{Summary: reinstallSummary(k, owner)})
+			out = append(out, Remediation{Code: ReasonReinstallController, Summary: reinstallSummary(k, owner)})
 		}
 	}
 	if len(a.controllers) == 0 {
-		out = append(out, Remediation{Summary: reinstallSummary(k, owner)})
+		out = append(out, Remediation{Code: ReasonReinstallController, Summary: reinstallSummary(k, owner)})
 	}
 	if !a.dead {
 		// Something that may act is running: its logs come first, and stripping the finalizer

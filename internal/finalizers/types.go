@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // ObjectRef names one object fully qualified: its resource (`persistentvolumeclaims`,
@@ -57,6 +59,8 @@ func (g GitOpsOwner) String() string { return fmt.Sprintf("%s %s/%s", g.Kind, g.
 // Blocker is a concrete object that keeps a finalizer in place.
 type Blocker struct {
 	Object ObjectRef `json:"object"`
+	// Code is the kind of blocker as a stable reason code (codes.go, docs/report.md).
+	Code report.Reason `json:"code"`
 	// Reason says how it blocks, e.g. `mounts the claim as volume "plugins-dir"`.
 	Reason string `json:"reason"`
 	// Details are facts an operator weighs before acting: phase, age, node, reclaim policy.
@@ -83,7 +87,10 @@ func (s serviceRef) String() string { return "services/" + s.name + " -n " + s.n
 
 // Remediation is one way out, cheapest safe option first.
 type Remediation struct {
-	Summary string `json:"summary"`
+	// Code is the kind of step as a stable reason code (codes.go), where the step is one of the
+	// kinds docs/report.md lists; "" for a note that is no step of its own.
+	Code    report.Reason `json:"code,omitempty"`
+	Summary string        `json:"summary"`
 	// Command is the exact command, always with an explicit --context.
 	Command string `json:"command,omitempty"`
 	// Cost is what the step loses or risks; "" only when nothing is lost.
@@ -100,10 +107,13 @@ type Remediation struct {
 
 // Finalizer explains one finalizer on the object.
 type Finalizer struct {
-	Name      string    `json:"name"`
-	RemovedBy string    `json:"removedBy"`
-	WaitsFor  string    `json:"waitsFor"`
-	Blockers  []Blocker `json:"blockers,omitempty"`
+	Name string `json:"name"`
+	// Code is the finalizer's verdict as a stable reason code (codes.go, docs/report.md): what
+	// keeps it in place, or that nothing does.
+	Code      report.Reason `json:"code"`
+	RemovedBy string        `json:"removedBy"`
+	WaitsFor  string        `json:"waitsFor"`
+	Blockers  []Blocker     `json:"blockers,omitempty"`
 	// Waiting are objects that are not blocked but wait their turn: under ordered namespace
 	// deletion, everything but pods waits until the namespace's pods are gone.
 	Waiting []Blocker `json:"waiting,omitempty"`
@@ -168,9 +178,11 @@ type Explanation struct {
 	GracePeriodSeconds *int64       `json:"gracePeriodSeconds,omitempty"`
 	GitOps             *GitOpsOwner `json:"gitOpsOwner,omitempty"`
 	Finalizers         []Finalizer  `json:"finalizers,omitempty"`
-	// Pending explains an object with a deletionTimestamp and no finalizers left.
-	Pending    string      `json:"pending,omitempty"`
-	Conditions []Condition `json:"conditions,omitempty"`
+	// Pending explains an object with a deletionTimestamp and no finalizers left, and
+	// PendingCode is what it waits for as a stable reason code (codes.go, docs/report.md).
+	Pending     string        `json:"pending,omitempty"`
+	PendingCode report.Reason `json:"pendingCode,omitempty"`
+	Conditions  []Condition   `json:"conditions,omitempty"`
 	// Status is the object's own status message (status.message, status.phase), verbatim.
 	Status []string `json:"status,omitempty"`
 	// Events are the events recorded about the object since its deletion was requested,

@@ -55,6 +55,9 @@ func Build(objs *Objects) *Chain {
 	var stale []Finding
 	c.RootCauses, stale = rootCauses(nodes, topo)
 	c.Findings = append(findings(c, topo), stale...)
+	for i := range c.Findings {
+		c.Findings[i].Code = findingCode(c.Findings[i].Kind)
+	}
 	explainMissingKinds(c, objs)
 	c.Unaffected = unaffected(c)
 	c.Unevaluated = unevaluated(c.Kustomizations)

@@ -3,6 +3,7 @@ package flux
 import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // State is the verdict on one Kustomization.
@@ -146,11 +147,14 @@ type RootCause struct {
 	Tiers  []string `json:"tiers,omitempty"`
 	// AppliedBy is the Kustomization (namespace/name) that applies Object, when Object is a
 	// HelmRelease whose own dependsOn blocks it.
-	AppliedBy string           `json:"appliedBy,omitempty"`
-	Reason    string           `json:"reason"`
-	Message   string           `json:"message,omitempty"`
-	Failure   Failure          `json:"failure"`
-	Objects   []BlockingObject `json:"objects,omitempty"`
+	AppliedBy string `json:"appliedBy,omitempty"`
+	// Code classifies the cause as a stable reason code (codes.go, docs/report.md); Reason is
+	// the controller's own reason, as it wrote it.
+	Code    report.Reason    `json:"code"`
+	Reason  string           `json:"reason"`
+	Message string           `json:"message,omitempty"`
+	Failure Failure          `json:"failure"`
+	Objects []BlockingObject `json:"objects,omitempty"`
 	// Explanation is prose for the causes a message alone does not make plain (a CR before its
 	// CRD, a revision a dependent waits for, a missing source).
 	Explanation []string `json:"explanation,omitempty"`
@@ -179,9 +183,11 @@ const (
 
 // Finding is a problem in the chain that is not itself a failing reconciliation.
 type Finding struct {
-	Kind          FindingKind `json:"kind"`
-	Kustomization string      `json:"kustomization"`
-	Message       string      `json:"message"`
+	Kind FindingKind `json:"kind"`
+	// Code is Kind as a stable kebab-case reason code (codes.go, docs/report.md).
+	Code          report.Reason `json:"code"`
+	Kustomization string        `json:"kustomization"`
+	Message       string        `json:"message"`
 }
 
 // Chain is the analysed dependency graph of a set of Kustomizations.

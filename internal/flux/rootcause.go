@@ -124,6 +124,7 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 // finish parses a cause's message and fills its blast radius, source and HelmReleases.
 func (cs *causes) finish(rc *RootCause) RootCause {
 	rc.Failure = ParseFailure(rc.Message)
+	rc.Code = causeCode(rc)
 	if rc.Reason == ReasonDependencyCycle && len(rc.Tiers) > 0 {
 		// Every member of a cycle is downstream of every other: its first member's downstream
 		// is the whole cycle and what waits behind it.

@@ -4,6 +4,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -95,17 +96,46 @@ func (f *PrintFlags) UseColor(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// PrintJSON writes v as indented JSON followed by a newline.
+// PrintJSON writes v as indented JSON followed by a newline, with the keys of every object
+// sorted (struct fields included), so two reports diff line by line whatever order the Go
+// types declare their fields in.
 func PrintJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := SortedJSON(v)
 	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
 		return fmt.Errorf("encoding json: %w", err)
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
 	return err
 }
 
-// PrintYAML writes v as YAML, using its json tags so both forms share one schema.
+// SortedJSON marshals v with the keys of every object sorted: marshalled once, decoded into
+// maps (numbers kept as written), and marshalled again, which orders map keys.
+func SortedJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("re-reading json: %w", err)
+	}
+	out, err := json.Marshal(tree)
+	if err != nil {
+		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	return out, nil
+}
+
+// PrintYAML writes v as YAML, using its json tags so both forms share one schema. The keys of
+// every mapping are sorted: sigs.k8s.io/yaml converts the JSON through generic maps, which the
+// YAML encoder writes in key order.
 func PrintYAML(w io.Writer, v any) error {
 	b, err := yaml.Marshal(v)
 	if err != nil {

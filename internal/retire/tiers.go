@@ -65,7 +65,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, id+": "+ks.NotCovered)
 			if why := changedElsewhere(base.Root, cand.Root, bt, ct); why != "" {
-				p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s is built from another source (%s) and %s: what it prunes is not judged", id, ks.Kustomization.Source(), why))
+				p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: built from another source (%s) and %s, so what it prunes is not judged", id, ks.Kustomization.Source(), why))
 			}
 			continue
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/kubeforensics/suite/internal/fleet"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/version"
 )
@@ -67,6 +68,8 @@ type FluxChainOptions struct {
 
 	// Fleet are the flags of fleet mode (fleet.go): the live chain over several contexts.
 	Fleet fleet.Flags
+	// Clock stamps the report's timestamp; nil is the system clock (tests fix it).
+	Clock report.Clock
 
 	live    liveOptions
 	repo    repoOptions
@@ -205,7 +208,7 @@ func (o *FluxChainOptions) Run(ctx context.Context) error {
 		return o.runRepo(ctx)
 	}
 	cli.Banner(o.ErrOut, o.clients.Target)
-	res, err := Compute(ctx, o.clients, o.live.namespace, o.live.Name)
+	res, err := Compute(ctx, o.clients, o.live.namespace, o.live.Name, o.Clock)
 	if err != nil {
 		return err
 	}
@@ -216,7 +219,8 @@ func (o *FluxChainOptions) Run(ctx context.Context) error {
 }
 
 // Compute builds the Result for namespace ("" for all) and, if name is set, focuses it.
-func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*Result, error) {
+// The report is stamped with clock's time (the system's when nil).
+func Compute(ctx context.Context, c *cluster.Clients, namespace, name string, clock report.Clock) (*Result, error) {
 	objs, err := flux.Read(ctx, c.Dynamic, namespace)
 	if errors.Is(err, flux.ErrNotInstalled) {
 		return nil, exitcode.UsageErrorf("Flux is not installed on %s: %v", c.Target, err)
@@ -238,7 +242,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string) (*
 	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
 	res.Incomplete = append(res.Incomplete, chain.Unevaluated...)
 	res.Chain = *chain
-	res.finish()
+	res.finish(clock)
 	return res, nil
 }
 

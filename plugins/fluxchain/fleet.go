@@ -21,7 +21,7 @@ func newFleet(o *FluxChainOptions) *fleet.Command[*Result] {
 	return &fleet.Command[*Result]{
 		Flags: &o.Fleet, ConfigFlags: o.ConfigFlags, PrintFlags: o.PrintFlags, Streams: o.IOStreams,
 		Plugin: fleet.Plugin[*Result]{
-			APIVersion: resultAPIVersion, Kind: fleetKind,
+			APIVersion: fleetAPIVersion, Kind: fleetKind,
 			Verdict:  func(c exitcode.Code) string { return verdict(c, "FAILING", "HEALTHY") },
 			Describe: func(r *Result) (exitcode.Code, string, string) { return r.Code(), r.Target.Server, summarize(r) },
 		},
@@ -53,7 +53,7 @@ func newFleet(o *FluxChainOptions) *fleet.Command[*Result] {
 			if len(args) == 1 {
 				name = args[0]
 			}
-			return Compute(ctx, c, ns, name)
+			return Compute(ctx, c, ns, name, o.Clock)
 		},
 		Text: func(w io.Writer, r *Result, p output.Palette) error { return PrintText(w, r, p) },
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
@@ -25,6 +26,8 @@ import (
 // repoOptions are the flags of the --repo mode, which lints a repository instead of reading a
 // cluster.
 type repoOptions struct {
+	// clock stamps the report (FluxChainOptions.Clock); nil is the system clock.
+	clock             report.Clock
 	Dir, Path, FailOn string
 	SourceRoot        string
 	AllowNetwork      bool
@@ -173,7 +176,7 @@ func (r *repoOptions) result(ctx context.Context, live *LiveComparison) (*RepoRe
 		}
 	}
 	res.FailOn = r.failOn()
-	res.finish()
+	res.finish(r.clock)
 	return res, nil
 }
 
@@ -218,6 +221,7 @@ func (o *FluxChainOptions) lintRepo(ctx context.Context) (*RepoResult, error) {
 	}
 	var res *RepoResult
 	if err == nil {
+		o.repo.clock = o.Clock
 		res, err = o.repo.result(ctx, live)
 	}
 	cancel()

@@ -6,18 +6,61 @@ import (
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
-// resultAPIVersion versions the Result and RepoResult schemas (docs/flux-chain.md).
-const resultAPIVersion = "fluxchain.kubeforensics.dev/v1alpha1"
+// resultAPIVersion versions the Result and RepoResult schemas (docs/report.md);
+// fleetAPIVersion the fleet report, which is not under the report contract yet.
+const (
+	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta1"
+	fleetAPIVersion  = "fluxchain.kubeforensics.dev/v1alpha1"
+)
+
+// APIVersion is the apiVersion of the plugin's reports, published with their schemas in
+// docs/schema (docs/report.md).
+const APIVersion = resultAPIVersion
+
+// toolName is the plugin's name as kubectl shows it, the report's reporter.
+const toolName = "flux-chain"
+
+// Summary counts a live chain: its Kustomizations by state, its tiers, what was found and
+// what could not be read.
+type Summary struct {
+	Kustomizations int `json:"kustomizations"`
+	Tiers          int `json:"tiers"`
+	Ready          int `json:"ready"`
+	Failing        int `json:"failing"`
+	Waiting        int `json:"waiting"`
+	RootCauses     int `json:"rootCauses"`
+	Findings       int `json:"findings"`
+	Incomplete     int `json:"incomplete"`
+}
+
+// RepoSummary counts what --repo found: the chain the repository declares, its lint findings
+// (Failing those at or above --fail-on) and the tiers that could not be judged.
+type RepoSummary struct {
+	Kustomizations int `json:"kustomizations"`
+	Tiers          int `json:"tiers"`
+	Findings       int `json:"findings"`
+	Failing        int `json:"failing"`
+	Suppressed     int `json:"suppressed"`
+	// NotJudged counts the tiers that did not build, are built from another source, or whose
+	// Flux object did not decode.
+	NotJudged  int `json:"notJudged"`
+	Incomplete int `json:"incomplete"`
+}
 
 // Result is everything flux-chain found, in the one shape every output format prints: the
 // analysed chain plus the cluster it is about and the reads that failed.
 type Result struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Target     cluster.Target `json:"target"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Envelope names the writer, its version and when it wrote the report (docs/report.md).
+	report.Envelope
+	Target cluster.Target `json:"target"`
+	// Summary counts what an operator reads first.
+	Summary Summary `json:"summary"`
 	// Namespace is the namespace whose Kustomizations were listed; "" means all namespaces.
 	Namespace string `json:"namespace"`
 	// Focus is the Kustomization (namespace/name) the view was narrowed to, if any.
@@ -45,9 +88,24 @@ func (r *Result) Code() exitcode.Code {
 	return exitcode.OK
 }
 
-// finish sets the schema and verdict fields from the content.
-func (r *Result) finish() {
+// finish sets the envelope, summary and verdict fields from the content, stamped with clock's
+// time (the system's when nil).
+func (r *Result) finish(clock report.Clock) {
 	r.APIVersion, r.Kind = resultAPIVersion, "FluxChainResult"
+	r.Sign(toolName)
+	r.Stamp(clock.Now())
+	r.Summary = Summary{Kustomizations: len(r.Kustomizations), Tiers: len(r.Tiers), RootCauses: len(r.RootCauses),
+		Findings: len(r.Findings), Incomplete: len(r.Incomplete)}
+	for _, n := range r.Kustomizations {
+		switch n.State {
+		case flux.Ready:
+			r.Summary.Ready++
+		case flux.Failing:
+			r.Summary.Failing++
+		case flux.Waiting:
+			r.Summary.Waiting++
+		}
+	}
 	code := r.Code()
 	r.ExitCode, r.Verdict = int(code), verdict(code, "FAILING", "HEALTHY")
 }
@@ -57,6 +115,10 @@ func (r *Result) finish() {
 type RepoResult struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Envelope names the writer, its version and when it wrote the report (docs/report.md).
+	report.Envelope
+	// Summary counts what an operator reads first.
+	Summary RepoSummary `json:"summary"`
 	// Repo is the repository's top level; Path the entry path built first, relative to the
 	// source root Layout names (files in findings are relative to the top level).
 	Repo   string             `json:"repo"`
@@ -106,9 +168,15 @@ func (r *RepoResult) Code() exitcode.Code {
 	return exitcode.OK
 }
 
-// finish sets the schema and verdict fields from the content.
-func (r *RepoResult) finish() {
+// finish sets the envelope, summary and verdict fields from the content, stamped with clock's
+// time (the system's when nil).
+func (r *RepoResult) finish(clock report.Clock) {
 	r.APIVersion, r.Kind = resultAPIVersion, "FluxChainRepoResult"
+	r.Sign(toolName)
+	r.Stamp(clock.Now())
+	r.Summary = RepoSummary{Kustomizations: len(r.Kustomizations), Tiers: len(r.Tiers), Findings: len(r.Lint),
+		Failing: lint.AtLeast(r.Lint, r.FailOn), Suppressed: len(r.Suppressed),
+		NotJudged: len(r.BuildFailures) + len(r.NotCovered) + len(r.Undecoded), Incomplete: len(r.Incomplete)}
 	code := r.Code()
 	r.ExitCode, r.Verdict = int(code), verdict(code, "FINDINGS", "CLEAN")
 }

@@ -3,6 +3,7 @@ package fluxchain
 import (
 	"testing"
 
+	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
 )
@@ -16,16 +17,16 @@ func TestVerdictWithGaps(t *testing.T) {
 		name, want string
 		finish     func() string
 	}{
-		{"live read failed", "UNKNOWN", func() string { r := &Result{Incomplete: gap}; r.finish(); return r.Verdict }},
+		{"live read failed", "UNKNOWN", func() string { r := &Result{Incomplete: gap}; r.finish(nil); return r.Verdict }},
 		{"drill warning only", "HEALTHY", func() string {
 			r := &Result{Warnings: []string{"API discovery: timeout"}}
-			r.finish()
+			r.finish(nil)
 			return r.Verdict
 		}},
-		{"repo, live read failed", "UNKNOWN", func() string { r := &RepoResult{Incomplete: gap, FailOn: lint.Error}; r.finish(); return r.Verdict }},
+		{"repo, live read failed", "UNKNOWN", func() string { r := &RepoResult{Incomplete: gap, FailOn: lint.Error}; r.finish(nil); return r.Verdict }},
 		{"repo, a finding wins", "FINDINGS", func() string {
 			r := &RepoResult{Incomplete: gap, Lint: finding, FailOn: lint.Error}
-			r.finish()
+			r.finish(nil)
 			return r.Verdict
 		}},
 	}
@@ -35,5 +36,27 @@ func TestVerdictWithGaps(t *testing.T) {
 				t.Errorf("verdict %s, want %s", got, c.want)
 			}
 		})
+	}
+}
+
+// The summaries count Kustomizations by state and lint findings by --fail-on.
+func TestSummaries(t *testing.T) {
+	r := &Result{Chain: flux.Chain{
+		Tiers:          [][]string{{"a"}, {"b", "c"}},
+		Kustomizations: []*flux.Node{{ID: "a", State: flux.Failing}, {ID: "b", State: flux.Waiting}, {ID: "c", State: flux.Ready}},
+		RootCauses:     []flux.RootCause{{Kustomization: "a"}},
+	}}
+	r.finish(nil)
+	if want := (Summary{Kustomizations: 3, Tiers: 2, Ready: 1, Failing: 1, Waiting: 1, RootCauses: 1}); r.Summary != want {
+		t.Errorf("live summary %+v, want %+v", r.Summary, want)
+	}
+	if r.Reporter.Name != "flux-chain" || r.Timestamp == "" {
+		t.Errorf("envelope %+v %q", r.Reporter, r.Timestamp)
+	}
+	rr := &RepoResult{FailOn: lint.Error, Lint: []lint.Finding{{Rule: "crd-order", Severity: lint.Error}, {Rule: "x", Severity: lint.Warning}},
+		BuildFailures: []lint.BuildFailure{{}}, NotCovered: []string{"t"}}
+	rr.finish(nil)
+	if want := (RepoSummary{Findings: 2, Failing: 1, NotJudged: 2}); rr.Summary != want {
+		t.Errorf("repo summary %+v, want %+v", rr.Summary, want)
 	}
 }

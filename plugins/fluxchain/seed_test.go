@@ -133,4 +133,7 @@ var goldens = golden.Register(flag.CommandLine, "testdata",
 	golden.Regexp(`(?i)(terminating ?for"?:? "?)\d+[smhd]`, "${1}AGE"),
 	golden.Regexp(`\b\d+s ago\b`, "AGE ago"),
 	golden.Regexp(`\bage \d+[smhd]\b`, "age AGE"),
+	// The report's envelope: when it was written (docs/report.md).
+	golden.Regexp(`"timestamp": "[^"]*"`, `"timestamp": "2026-01-01T00:00:00Z"`),
+	golden.Regexp(`(?m)^(\s*)timestamp: .*$`, `${1}timestamp: "2026-01-01T00:00:00Z"`),
 )

@@ -22,11 +22,14 @@ func TestWhyTerminatingStuckClaim(t *testing.T) {
 			res := call(t, cs, "why_terminating", map[string]any{"object": object, "namespace": incident.Namespace})
 			var r whyterminating.Result
 			structured(t, res, &r)
-			if r.APIVersion != "whyterminating.kubeforensics.dev/v1alpha1" || r.Kind != "WhyTerminatingResult" || r.Verdict != "STUCK" || r.ExitCode != 1 {
+			if r.APIVersion != "whyterminating.kubeforensics.dev/v1beta1" || r.Kind != "WhyTerminatingResult" || r.Verdict != "STUCK" || r.ExitCode != 1 {
 				t.Fatalf("envelope %s %s verdict %s exit %d", r.APIVersion, r.Kind, r.Verdict, r.ExitCode)
 			}
 			if r.Target.Context != env.Context || r.Target.Server != env.Server {
 				t.Errorf("target = %+v", r.Target)
+			}
+			if r.Reporter.Name != "why-terminating" || r.Timestamp == "" || r.Summary.Stuck != 1 {
+				t.Errorf("reporter %+v, timestamp %q, summary %+v", r.Reporter, r.Timestamp, r.Summary)
 			}
 			if len(r.Objects) != 1 || len(r.Objects[0].Finalizers) != 1 || len(r.Objects[0].Finalizers[0].Blockers) != 1 {
 				t.Fatalf("objects = %+v", r.Objects)

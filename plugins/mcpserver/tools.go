@@ -132,7 +132,7 @@ func (s *server) fluxChain(ctx context.Context, _ *mcp.CallToolRequest, in FluxC
 			return report{}, err
 		}
 		s.log("flux_chain", c.Target.String())
-		res, err := fluxchain.Compute(ctx, c, ns, in.Name)
+		res, err := fluxchain.Compute(ctx, c, ns, in.Name, nil)
 		if err != nil {
 			return report{}, err
 		}

@@ -32,6 +32,8 @@ func TestLiveBuildCache(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatalf("%v\n%s\n%s", err, out, errOut)
 		}
+		// Each run stamps its own report.
+		delete(res, "timestamp")
 		return res, code
 	}
 	plain, want := report("--build-cache", "")
@@ -72,6 +74,8 @@ func TestOfflineBuildCache(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &res); err != nil {
 			t.Fatalf("%v\n%s\n%s", err, out, errOut)
 		}
+		// Each run stamps its own report.
+		delete(res, "timestamp")
 		return res, code
 	}
 	plain, want := run()

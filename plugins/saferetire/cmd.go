@@ -26,6 +26,7 @@ import (
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/version"
@@ -85,6 +86,9 @@ type SafeRetireOptions struct {
 	Confirm         string
 	PersistentKinds []string
 	GitHubComment   bool
+
+	// Clock stamps the report's timestamp; nil is the system clock (tests fix it).
+	Clock report.Clock
 
 	commentTo *ghcomment.Config
 
@@ -330,7 +334,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		}
 		res.Mode, res.Orphans = "orphans", found.Orphans
 		res.Kustomizations, res.Report.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
-		res.finish()
+		res.finish(o.Clock)
 		return res, nil
 	}
 	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
@@ -351,7 +355,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.Report = *rep
-	res.finish()
+	res.finish(o.Clock)
 	return res, nil
 }
 

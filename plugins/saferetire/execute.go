@@ -66,7 +66,7 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 // evicted under one claim and recreated without the mounts comes up again under the next).
 // The run stops at the first surprise or refusal.
 func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
-	defer res.finish()
+	defer res.finish(o.Clock)
 	steps := o.liveSteps(res)
 	if err := o.confirmPlan(ctx, res, steps); err != nil {
 		return err

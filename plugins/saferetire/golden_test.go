@@ -14,6 +14,9 @@ import (
 var goldens = golden.Register(flag.CommandLine, "testdata",
 	golden.Regexp(`\b[0-9a-f]{40}\b`, "COMMIT"),
 	golden.Regexp(`\([0-9a-f]{12}\)`, "(COMMIT)"),
+	// The report's envelope: when it was written (docs/report.md).
+	golden.Regexp(`"timestamp": "[^"]*"`, `"timestamp": "2026-01-01T00:00:00Z"`),
+	golden.Regexp(`(?m)^(\s*)timestamp: .*$`, `${1}timestamp: "2026-01-01T00:00:00Z"`),
 )
 
 // goldenCase is one offline gate whose text (stdout, then stderr) and json are kept in

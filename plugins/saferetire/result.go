@@ -4,6 +4,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
@@ -12,6 +13,10 @@ import (
 type Result struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Envelope names the writer, its version and when it wrote the report (docs/report.md).
+	report.Envelope
+	// Summary counts what an operator reads first.
+	Summary Summary `json:"summary"`
 	// Mode is "live", "offline" or "orphans".
 	Mode   string          `json:"mode"`
 	Target *cluster.Target `json:"target,omitempty"`
@@ -42,8 +47,54 @@ type Action struct {
 	Detail  string `json:"detail,omitempty"`
 }
 
-// resultAPIVersion versions the Result schema.
-const resultAPIVersion = "saferetire.kubeforensics.dev/v1alpha1"
+// resultAPIVersion versions the Result schema (docs/report.md).
+const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta1"
+
+// APIVersion is the apiVersion of the plugin's reports, published with their schemas in
+// docs/schema (docs/report.md).
+const APIVersion = resultAPIVersion
+
+// toolName is the plugin's name as kubectl shows it, the report's reporter.
+const toolName = "safe-retire"
+
+// Summary counts the removals of a Result by what they risk, and what was not judged.
+type Summary struct {
+	// Removals are the objects the candidate drops; Unsafe those that fail the gate;
+	// Persistent those that hold state a deletion loses; Pruned and Retained those Flux
+	// deletes and those an opt-out keeps.
+	Removals   int `json:"removals"`
+	Unsafe     int `json:"unsafe"`
+	Persistent int `json:"persistent"`
+	Pruned     int `json:"pruned"`
+	Retained   int `json:"retained"`
+	// Unknown counts the tiers whose removals were not judged: not built at a revision, or
+	// built from another source than the repository.
+	Unknown int `json:"unknown"`
+	// Orphans are the objects --orphans found; Incomplete the failed builds and reads.
+	Orphans    int `json:"orphans"`
+	Incomplete int `json:"incomplete"`
+}
+
+// summarise counts the removals for Summary.
+func (r *Result) summarise() Summary {
+	s := Summary{Removals: len(r.Removals), Unknown: len(r.Unbuilt) + len(r.NotCovered),
+		Orphans: len(r.Orphans), Incomplete: len(r.Incomplete)}
+	for _, rm := range r.Removals {
+		if rm.Unsafe {
+			s.Unsafe++
+		}
+		if rm.Persistent != nil {
+			s.Persistent++
+		}
+		switch rm.Outcome {
+		case retire.Pruned:
+			s.Pruned++
+		case retire.Retained:
+			s.Retained++
+		}
+	}
+	return s
+}
 
 // Code is the exit code: 3 when --confirm was refused (the plan is not the one reviewed), then
 // UNSAFE (1) as soon as one removal is unsafe or a live step stopped, then UNKNOWN (2) when a
@@ -72,9 +123,12 @@ func (r *Result) Code() exitcode.Code {
 	return exitcode.OK
 }
 
-// finish sets the verdict fields from the content.
-func (r *Result) finish() {
+// finish sets the envelope, summary and verdict fields from the content, stamped with clock's
+// time (the system's when nil).
+func (r *Result) finish(clock report.Clock) {
 	r.APIVersion, r.Kind = resultAPIVersion, "SafeRetireResult"
+	r.Sign(toolName)
+	r.Stamp(clock.Now())
 	if r.Removals == nil {
 		r.Removals = []retire.Removal{}
 	}
@@ -82,6 +136,7 @@ func (r *Result) finish() {
 		r.Kustomizations = []string{}
 	}
 	r.Incomplete = output.GapsOf(r.Report.Incomplete)
+	r.Summary = r.summarise()
 	code := r.Code()
 	r.ExitCode = int(code)
 	switch {

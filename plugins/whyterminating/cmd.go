@@ -19,6 +19,7 @@ import (
 	"github.com/kubeforensics/suite/internal/fleet"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/version"
 )
 
@@ -45,6 +46,8 @@ type WhyTerminatingOptions struct {
 	AllNamespaces bool
 	// Fleet are the flags of fleet mode (fleet.go): the same sweep over several contexts.
 	Fleet fleet.Flags
+	// Clock stamps the report's timestamp; nil is the system clock (tests fix it).
+	Clock report.Clock
 	genericiooptions.IOStreams
 
 	arg     kinds.ObjectArg
@@ -124,7 +127,7 @@ func (o *WhyTerminatingOptions) Validate() error {
 // Run computes the result, prints it, and returns the exit code as an error.
 func (o *WhyTerminatingOptions) Run(ctx context.Context) error {
 	cli.Banner(o.ErrOut, o.clients.Target)
-	req := Request{AllNamespaces: o.AllNamespaces, Namespace: o.clients.Namespace, Arg: o.arg, Sweep: o.sweep}
+	req := Request{AllNamespaces: o.AllNamespaces, Namespace: o.clients.Namespace, Arg: o.arg, Sweep: o.sweep, Clock: o.Clock}
 	res, err := Compute(ctx, o.clients, req)
 	if err != nil {
 		return err

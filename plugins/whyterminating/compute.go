@@ -13,6 +13,7 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Request is what to explain: one object, one type in a namespace, or a sweep.
@@ -21,6 +22,8 @@ type Request struct {
 	Sweep         bool
 	AllNamespaces bool
 	Namespace     string
+	// Clock stamps the report; nil is the system clock.
+	Clock report.Clock
 }
 
 // Compute reads the cluster and explains the request. Bad input (an unknown or ambiguous type,
@@ -74,7 +77,7 @@ func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, err
 		return nil, err
 	}
 	res.Requests += x.ListRequests()
-	res.finish()
+	res.finish(req.Clock)
 	return res, nil
 }
 

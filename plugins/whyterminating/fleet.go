@@ -21,7 +21,7 @@ func newFleet(o *WhyTerminatingOptions) *fleet.Command[*Result] {
 	return &fleet.Command[*Result]{
 		Flags: &o.Fleet, ConfigFlags: o.ConfigFlags, PrintFlags: o.PrintFlags, Streams: o.IOStreams,
 		Plugin: fleet.Plugin[*Result]{
-			APIVersion: resultAPIVersion, Kind: fleetKind,
+			APIVersion: fleetAPIVersion, Kind: fleetKind,
 			Verdict:  verdictOf,
 			Describe: func(r *Result) (exitcode.Code, string, string) { return r.Code(), r.Target.Server, summarize(r) },
 		},
@@ -32,7 +32,7 @@ func newFleet(o *WhyTerminatingOptions) *fleet.Command[*Result] {
 			return nil
 		},
 		One: func(ctx context.Context, c *cluster.Clients, _ []string) (*Result, error) {
-			return Compute(ctx, c, Request{AllNamespaces: o.AllNamespaces, Namespace: c.Namespace, Sweep: true})
+			return Compute(ctx, c, Request{AllNamespaces: o.AllNamespaces, Namespace: c.Namespace, Sweep: true, Clock: o.Clock})
 		},
 		Text: func(w io.Writer, r *Result, p output.Palette) error { return renderText(w, r, p) },
 	}

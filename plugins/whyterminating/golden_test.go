@@ -20,4 +20,7 @@ var goldens = golden.Register(flag.CommandLine, "testdata",
 	golden.Regexp(`\bage \d+[smhd]\b`, "age AGE"),
 	golden.Regexp(`headlamp-[a-z0-9]{8,10}-[a-z0-9]{5}\b`, "headlamp-HASH-POD"),
 	golden.Regexp(`headlamp-[a-z0-9]{8,10}\b`, "headlamp-HASH"),
+	// The report's envelope: when it was written (docs/report.md).
+	golden.Regexp(`"timestamp": "[^"]*"`, `"timestamp": "2026-01-01T00:00:00Z"`),
+	golden.Regexp(`(?m)^(\s*)timestamp: .*$`, `${1}timestamp: "2026-01-01T00:00:00Z"`),
 )

@@ -6,14 +6,19 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Result is everything one invocation found; json and yaml marshal it as is, and the text
 // printer draws it. Its schema is documented in docs/why-terminating.md.
 type Result struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Target     cluster.Target `json:"target"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Envelope names the writer, its version and when it wrote the report (docs/report.md).
+	report.Envelope
+	Target cluster.Target `json:"target"`
+	// Summary counts what an operator reads first.
+	Summary Summary `json:"summary"`
 	// Scope is what was examined: an object (`persistentvolumeclaims/headlamp -n headlamp`),
 	// `namespace headlamp` for a sweep of one namespace, or `cluster` for -A.
 	Scope string `json:"scope"`
@@ -42,8 +47,35 @@ type Result struct {
 	swept bool
 }
 
-// resultAPIVersion versions the Result schema.
-const resultAPIVersion = "whyterminating.kubeforensics.dev/v1alpha1"
+// Summary counts the objects of a Result by what holds them.
+type Summary struct {
+	// Objects are the objects explained; Terminating those with a deletionTimestamp, of which
+	// Stuck have nothing showing progress and Deleting progress on their own.
+	Objects     int `json:"objects"`
+	Terminating int `json:"terminating"`
+	Stuck       int `json:"stuck"`
+	Deleting    int `json:"deleting"`
+	// Blockers counts the concrete objects that block the finalizers of the objects explained
+	// (a blocker's own explanation not counted again).
+	Blockers int `json:"blockers"`
+	// Incomplete counts the failed reads that make the result UNKNOWN: the sweep's and each
+	// finalizer's.
+	Incomplete int `json:"incomplete"`
+}
+
+// resultAPIVersion versions the Result schema (docs/report.md); fleetAPIVersion the fleet
+// report, which is not under the report contract yet.
+const (
+	resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta1"
+	fleetAPIVersion  = "whyterminating.kubeforensics.dev/v1alpha1"
+)
+
+// APIVersion is the apiVersion of the plugin's reports, published with their schemas in
+// docs/schema (docs/report.md).
+const APIVersion = resultAPIVersion
+
+// toolName is the plugin's name as kubectl shows it, the report's reporter.
+const toolName = "why-terminating"
 
 // Code is the exit code of the result: UNKNOWN when any read that could hide a blocker failed,
 // FINDING when an object is Terminating and nothing shows its deletion progressing, OK
@@ -82,9 +114,34 @@ func (r *Result) incomplete() bool {
 	return false
 }
 
-// finish sets the verdict fields from the content.
-func (r *Result) finish() {
+// summarise counts the objects for Summary.
+func (r *Result) summarise() Summary {
+	s := Summary{Objects: len(r.Objects), Incomplete: len(r.Incomplete)}
+	for _, e := range r.Objects {
+		switch {
+		case e.Stuck():
+			s.Stuck++
+		case e.Terminating:
+			s.Deleting++
+		}
+		if e.Terminating {
+			s.Terminating++
+		}
+		for _, f := range e.Finalizers {
+			s.Blockers += len(f.Blockers)
+			s.Incomplete += len(f.Incomplete)
+		}
+	}
+	return s
+}
+
+// finish sets the envelope, summary and verdict fields from the content, stamped with clock's
+// time (the system's when nil).
+func (r *Result) finish(clock report.Clock) {
 	r.APIVersion, r.Kind = resultAPIVersion, "WhyTerminatingResult"
+	r.Sign(toolName)
+	r.Stamp(clock.Now())
+	r.Summary = r.summarise()
 	code := r.Code()
 	r.ExitCode = int(code)
 	switch code {

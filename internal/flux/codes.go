@@ -1,0 +1,117 @@
+package flux
+
+import (
+	"strings"
+
+	"github.com/fluxcd/pkg/apis/meta"
+
+	"github.com/kubeforensics/suite/internal/report"
+)
+
+// Reason codes of flux-chain's root causes and findings. RootCause.Reason stays what the
+// controller wrote (HealthCheckFailed, BuildFailed, or one of the chain's own reasons above);
+// Code is the chain's stable classification of the cause, one of these. Each is documented
+// in docs/report.md; TestReasonsDocumented fails when one is added, renamed or removed without
+// the table following.
+const (
+	// Causes a shared object is.
+	CodeSourceNotFound         report.Reason = "source-not-found"
+	CodeSourceNotReady         report.Reason = "source-not-ready"
+	CodeSecretNotFound         report.Reason = "secret-not-found"
+	CodeServiceAccountNotFound report.Reason = "serviceaccount-not-found"
+
+	// Causes a Kustomization is.
+	CodeHealthCheckFailed     report.Reason = "health-check-failed"
+	CodeCRDMissing            report.Reason = "crd-missing"
+	CodeBuildFailed           report.Reason = "build-failed"
+	CodeArtifactFailed        report.Reason = "artifact-failed"
+	CodeReconciliationFailed  report.Reason = "reconciliation-failed"
+	CodeMissingDependency     report.Reason = "missing-dependency"
+	CodeDependencyCycle       report.Reason = "dependency-cycle"
+	CodeDependencyRevisionLag report.Reason = "dependency-revision-lag"
+	CodeReadyExprFalse        report.Reason = "ready-expr-false"
+	CodeReadyExprUnevaluated  report.Reason = "ready-expr-unevaluated"
+	CodeSuspendedDependency   report.Reason = "suspended-dependency"
+	CodeDependencyTerminating report.Reason = "dependency-terminating"
+	CodeNotReady              report.Reason = "not-ready"
+
+	// Findings besides root causes, one per FindingKind.
+	CodeCycleFinding       report.Reason = "cycle"
+	CodeMissingDepFinding  report.Reason = "missing-dependency-declared"
+	CodeSuspendedFinding   report.Reason = "suspended"
+	CodeRevisionLagFinding report.Reason = "revision-lag"
+	CodeGenerationLag      report.Reason = "generation-lag"
+	CodeMissingSource      report.Reason = "missing-source"
+	CodeStaleWait          report.Reason = "stale-wait"
+	CodeTerminatingFinding report.Reason = "terminating"
+)
+
+// findingCode is the code of a FindingKind.
+func findingCode(k FindingKind) report.Reason {
+	switch k {
+	case FindingCycle:
+		return CodeCycleFinding
+	case FindingMissingDependency:
+		return CodeMissingDepFinding
+	case FindingSuspended:
+		return CodeSuspendedFinding
+	case FindingRevisionLag:
+		return CodeRevisionLagFinding
+	case FindingGenerationLag:
+		return CodeGenerationLag
+	case FindingMissingSource:
+		return CodeMissingSource
+	case FindingStaleWait:
+		return CodeStaleWait
+	case FindingTerminating:
+		return CodeTerminatingFinding
+	}
+	return "" // a kind without a code fails TestEveryFindingKindHasACode
+}
+
+// causeCode classifies a finished root cause: the shared object it is, or why its
+// Kustomization fails or blocks its dependents.
+func causeCode(rc *RootCause) report.Reason {
+	// A HelmRelease held back by its own readyExpr is an Object cause too, classified by its
+	// reason like a Kustomization's.
+	exprCause := rc.Reason == ReasonReadyExprFalse || rc.Reason == ReasonReadyExprUnevaluated
+	if rc.Object != "" && !exprCause {
+		switch {
+		case rc.Reason != ReasonNotFound:
+			return CodeSourceNotReady
+		case strings.HasPrefix(rc.Object, "secrets/"):
+			return CodeSecretNotFound
+		case strings.HasPrefix(rc.Object, "serviceaccounts/"):
+			return CodeServiceAccountNotFound
+		}
+		return CodeSourceNotFound
+	}
+	if len(rc.Failure.MissingKinds) > 0 {
+		return CodeCRDMissing
+	}
+	switch rc.Reason {
+	case meta.HealthCheckFailedReason:
+		return CodeHealthCheckFailed
+	case meta.BuildFailedReason:
+		return CodeBuildFailed
+	case meta.ArtifactFailedReason:
+		return CodeArtifactFailed
+	case meta.ReconciliationFailedReason:
+		return CodeReconciliationFailed
+	case ReasonMissingDependency:
+		return CodeMissingDependency
+	case ReasonDependencyCycle:
+		return CodeDependencyCycle
+	case ReasonRevisionLag:
+		return CodeDependencyRevisionLag
+	case ReasonReadyExprFalse:
+		return CodeReadyExprFalse
+	case ReasonReadyExprUnevaluated:
+		return CodeReadyExprUnevaluated
+	case meta.SuspendedReason:
+		return CodeSuspendedDependency
+	case string(Terminating):
+		return CodeDependencyTerminating
+	}
+	return CodeNotReady
+}
