@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"net/http"
@@ -35,14 +36,15 @@ import (
 	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
-// Plugin is one released plugin: its krew name and its executables.
-type Plugin struct{ Name, Binary, Completion string }
+// Plugin is one released plugin: its krew name, the name kubectl runs it by (krew's link),
+// its completion helper and the executable in its archives, which names the archives too.
+type Plugin struct{ Name, Binary, Completion, FluxBinary string }
 
 // plugins are the three plugins every release ships.
 var plugins = []Plugin{
-	{"why-terminating", "kubectl-why_terminating", "kubectl_complete-why_terminating"},
-	{"flux-chain", "kubectl-flux_chain", "kubectl_complete-flux_chain"},
-	{"safe-retire", "kubectl-safe_retire", "kubectl_complete-safe_retire"},
+	{"why-terminating", "kubectl-why_terminating", "kubectl_complete-why_terminating", "flux-why-terminating"},
+	{"flux-chain", "kubectl-flux_chain", "kubectl_complete-flux_chain", "flux-chain"},
+	{"safe-retire", "kubectl-safe_retire", "kubectl_complete-safe_retire", "flux-safe-retire"},
 }
 
 // suite is what TestMain sets up once for every test.
@@ -58,6 +60,10 @@ type suite struct {
 	// flux is the real Flux CLI (hack/release/flux-cli.sh); catalog is the URL of the
 	// snapshot's Flux plugin catalog (dist/flux/), the FLUXCD_PLUGIN_CATALOG of flux_test.go.
 	flux, catalog string
+	// baseURL is the https server of dist, as a release page; certFile holds its certificate,
+	// the SSL_CERT_FILE of every command, so krew and flux download from it as from GitHub.
+	baseURL, certFile string
+	client            *http.Client
 }
 
 var s suite
@@ -88,8 +94,14 @@ func setUp(m *testing.M) (int, error) {
 		return 0, err
 	}
 	s.dist = filepath.Join(tmp, "dist")
-	srv := httptest.NewServer(http.FileServer(http.Dir(s.dist)))
+	// https: the Flux plugin catalog accepts no other URL, and fluxgen refuses one.
+	srv := httptest.NewTLSServer(http.FileServer(http.Dir(s.dist)))
 	defer srv.Close()
+	s.baseURL, s.client, s.certFile = srv.URL, srv.Client(), filepath.Join(tmp, "server.pem")
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(s.certFile, cert, 0o644); err != nil {
+		return 0, err
+	}
 	if err := snapshot(s.dist, srv.URL); err != nil {
 		return 0, err
 	}
@@ -170,11 +182,12 @@ func manifestVersion(path string) (string, error) {
 }
 
 // command builds a command that runs with extraPath (then pathDir) first on PATH, krew's
-// upgrade check off, and KUBECONFIG pointing at the test control plane.
+// upgrade check off, KUBECONFIG pointing at the test control plane and the snapshot server's
+// certificate as the trusted roots.
 func command(krewRoot string, extraPath []string, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	path := strings.Join(append(extraPath, s.pathDir, os.Getenv("PATH")), string(os.PathListSeparator))
-	cmd.Env = append(os.Environ(), "PATH="+path, "KREW_NO_UPGRADE_CHECK=1", "KUBECONFIG="+s.env.Kubeconfig)
+	cmd.Env = append(os.Environ(), "PATH="+path, "KREW_NO_UPGRADE_CHECK=1", "KUBECONFIG="+s.env.Kubeconfig, "SSL_CERT_FILE="+s.certFile)
 	if krewRoot != "" {
 		cmd.Env = append(cmd.Env, "KREW_ROOT="+krewRoot)
 	}
