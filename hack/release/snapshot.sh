@@ -7,9 +7,9 @@
 #
 # goreleaser v2.15.1 is go-installed into the tool cache on first use (hack/release/tool.sh).
 # KF_RELEASE_PARALLELISM (default 1) is goreleaser's --parallelism: one build at a time keeps a
-# shared machine usable. KF_RELEASE_BASE_URL (or its older name KF_KREW_BASE_URL) overrides
-# where the krew manifests and the Flux catalog say the archives are; the Flux catalog takes
-# https URLs only, as the Flux plugin catalog's schema does.
+# shared machine usable. KF_RELEASE_BASE_URL overrides where the krew manifests and the Flux
+# catalog say the archives are, KF_KREW_BASE_URL where the krew manifests alone do; the Flux
+# catalog takes https URLs only, as the Flux plugin catalog's schema does.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dist=${1:-dist}
@@ -30,8 +30,9 @@ start=$(date +%s)
 "$gr" release --config "$config" --snapshot --clean --skip=publish --parallelism "${KF_RELEASE_PARALLELISM:-1}"
 echo "goreleaser built the snapshot in $(( $(date +%s) - start ))s" >&2
 
-base_url=${KF_RELEASE_BASE_URL:-${KF_KREW_BASE_URL:-}}
-go run ./hack/release/krewgen -dist "$dist" ${base_url:+-base-url "$base_url"} >/dev/null
+base_url=${KF_RELEASE_BASE_URL:-}
+krew_url=${KF_KREW_BASE_URL:-$base_url}
+go run ./hack/release/krewgen -dist "$dist" ${krew_url:+-base-url "$krew_url"} >/dev/null
 echo "krew manifests: $dist/krew/" >&2
 # The Flux catalog reuses the same archives (each holds the executable under its Flux name),
 # and writes <bin>_<version>_checksums.txt beside them.

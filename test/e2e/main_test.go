@@ -64,6 +64,10 @@ type suite struct {
 	// the SSL_CERT_FILE of every command, so krew and flux download from it as from GitHub.
 	baseURL, certFile string
 	client            *http.Client
+	// krewURL serves dist over plain http, where the krew manifests say the archives are:
+	// validate-krew-manifest runs krew with an environment of its own (KREW_ROOT, KREW_OS,
+	// KREW_ARCH, PATH), so no SSL_CERT_FILE reaches it.
+	krewURL string
 }
 
 var s suite
@@ -102,7 +106,10 @@ func setUp(m *testing.M) (int, error) {
 	if err := os.WriteFile(s.certFile, cert, 0o644); err != nil {
 		return 0, err
 	}
-	if err := snapshot(s.dist, srv.URL); err != nil {
+	krewSrv := httptest.NewServer(http.FileServer(http.Dir(s.dist)))
+	defer krewSrv.Close()
+	s.krewURL = krewSrv.URL
+	if err := snapshot(s.dist, srv.URL, krewSrv.URL); err != nil {
 		return 0, err
 	}
 	s.catalog = srv.URL + "/flux/"
@@ -148,15 +155,16 @@ func (st *suite) tools(dir string) error {
 	return os.Symlink(krew, filepath.Join(dir, "kubectl-krew"))
 }
 
-// snapshot runs hack/release/snapshot.sh into dist with manifests that download from baseURL.
-func snapshot(dist, baseURL string) error {
+// snapshot runs hack/release/snapshot.sh into dist with a Flux catalog that downloads from
+// baseURL and krew manifests that download from krewURL.
+func snapshot(dist, baseURL, krewURL string) error {
 	root, err := tools.RepoRoot()
 	if err != nil {
 		return err
 	}
 	cmd := exec.Command("bash", filepath.Join(root, "hack", "release", "snapshot.sh"), dist)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "KF_RELEASE_BASE_URL="+baseURL)
+	cmd.Env = append(os.Environ(), "KF_RELEASE_BASE_URL="+baseURL, "KF_KREW_BASE_URL="+krewURL)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("snapshot release: %w", err)

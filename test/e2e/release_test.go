@@ -234,3 +234,22 @@ func TestFluxPluginInstallPinned(t *testing.T) {
 		t.Errorf("flux installed chain at a digest no archive has:\n%s%s", out.out, out.errOut)
 	}
 }
+
+// TestKrewInstallFromReleasePage installs a plugin as docs/install.md says to before it is in
+// the krew index: `kubectl krew install --manifest-url` of the manifest on the release page,
+// where it is krew-<name>.yaml (the Flux catalog has <name>.yaml there); krew downloads the
+// archive for this platform from the page and checks its sha256.
+func TestKrewInstallFromReleasePage(t *testing.T) {
+	p := plugins[0]
+	raw, err := os.ReadFile(filepath.Join(s.dist, "krew", p.Name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dist, "krew-"+p.Name+".yaml"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	kubectl := filepath.Join(s.pathDir, "kubectl")
+	run(t, command(root, nil, kubectl, "krew", "install", "--manifest-url="+s.krewURL+"/krew-"+p.Name+".yaml"))
+	checkVersion(t, root, []string{filepath.Join(root, "bin")}, p)
+}
