@@ -4,7 +4,10 @@
 // builds, and argument completion through `kubectl __complete` with the completion helpers
 // on PATH against a real kube-apiserver. The same archives, through the snapshot's Flux
 // plugin catalog, are installed with the real Flux CLI's `flux plugin install` and run as
-// `flux chain` and so on (flux_test.go).
+// `flux chain` and so on (flux_test.go). release_test.go checks the release files themselves:
+// checksums with sha256sum, archive contents, the Flux plugin catalog's rules and automation,
+// pinned Flux installs and the MCP server's archive. The snapshot is served over https like a
+// release page (and over http for krew's validator).
 //
 // TestMain builds (or reuses from the cache outside the repository) goreleaser, krew,
 // validate-krew-manifest, the Flux CLI and the control plane. The first goreleaser build and the snapshot's

@@ -236,9 +236,10 @@ func TestFluxPluginInstallPinned(t *testing.T) {
 }
 
 // TestKrewInstallFromReleasePage installs a plugin as docs/install.md says to before it is in
-// the krew index: `kubectl krew install --manifest-url` of the manifest on the release page,
-// where it is krew-<name>.yaml (the Flux catalog has <name>.yaml there); krew downloads the
-// archive for this platform from the page and checks its sha256.
+// the krew index: with the manifest from the release page, where it is krew-<name>.yaml (the
+// Flux catalog has <name>.yaml there), and no --archive, so krew downloads the archive for
+// this platform from the page and checks its sha256. (`--manifest-url` does the same after
+// cloning the krew index from GitHub, which a test may not reach.)
 func TestKrewInstallFromReleasePage(t *testing.T) {
 	p := plugins[0]
 	raw, err := os.ReadFile(filepath.Join(s.dist, "krew", p.Name+".yaml"))
@@ -248,8 +249,20 @@ func TestKrewInstallFromReleasePage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.dist, "krew-"+p.Name+".yaml"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	resp, err := http.Get(s.krewURL + "/krew-" + p.Name + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET krew-%s.yaml: %v %s", p.Name, err, resp.Status)
+	}
+	file := filepath.Join(t.TempDir(), "krew-"+p.Name+".yaml")
+	if err := os.WriteFile(file, manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
-	kubectl := filepath.Join(s.pathDir, "kubectl")
-	run(t, command(root, nil, kubectl, "krew", "install", "--manifest-url="+s.krewURL+"/krew-"+p.Name+".yaml"))
+	run(t, command(root, nil, filepath.Join(s.pathDir, "kubectl"), "krew", "install", "--manifest="+file))
 	checkVersion(t, root, []string{filepath.Join(root, "bin")}, p)
 }
