@@ -11,7 +11,7 @@ import (
 // archive is the snapshot archive of plugin for this machine's platform.
 func archive(t *testing.T, p Plugin) string {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(s.dist, p.Name+"_*_"+runtime.GOOS+"_"+runtime.GOARCH+".tar.gz"))
+	matches, err := filepath.Glob(filepath.Join(s.dist, p.FluxBinary+"_*_"+runtime.GOOS+"_"+runtime.GOARCH+".tar.gz"))
 	if err != nil || len(matches) != 1 {
 		t.Fatalf("want one %s archive for %s/%s in %s, found %v (%v)", p.Name, runtime.GOOS, runtime.GOARCH, s.dist, matches, err)
 	}

@@ -4,7 +4,10 @@
 // builds, and argument completion through `kubectl __complete` with the completion helpers
 // on PATH against a real kube-apiserver. The same archives, through the snapshot's Flux
 // plugin catalog, are installed with the real Flux CLI's `flux plugin install` and run as
-// `flux chain` and so on (flux_test.go).
+// `flux chain` and so on (flux_test.go). release_test.go checks the release files themselves:
+// checksums with sha256sum, archive contents, the Flux plugin catalog's rules and automation,
+// pinned Flux installs and the MCP server's archive. The snapshot is served over https like a
+// release page (and over http for krew's validator).
 //
 // TestMain builds (or reuses from the cache outside the repository) goreleaser, krew,
 // validate-krew-manifest, the Flux CLI and the control plane. The first goreleaser build and the snapshot's
@@ -18,6 +21,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"net/http"
@@ -35,14 +39,15 @@ import (
 	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
-// Plugin is one released plugin: its krew name and its executables.
-type Plugin struct{ Name, Binary, Completion string }
+// Plugin is one released plugin: its krew name, the name kubectl runs it by (krew's link),
+// its completion helper and the executable in its archives, which names the archives too.
+type Plugin struct{ Name, Binary, Completion, FluxBinary string }
 
 // plugins are the three plugins every release ships.
 var plugins = []Plugin{
-	{"why-terminating", "kubectl-why_terminating", "kubectl_complete-why_terminating"},
-	{"flux-chain", "kubectl-flux_chain", "kubectl_complete-flux_chain"},
-	{"safe-retire", "kubectl-safe_retire", "kubectl_complete-safe_retire"},
+	{"why-terminating", "kubectl-why_terminating", "kubectl_complete-why_terminating", "flux-why-terminating"},
+	{"flux-chain", "kubectl-flux_chain", "kubectl_complete-flux_chain", "flux-chain"},
+	{"safe-retire", "kubectl-safe_retire", "kubectl_complete-safe_retire", "flux-safe-retire"},
 }
 
 // suite is what TestMain sets up once for every test.
@@ -58,6 +63,14 @@ type suite struct {
 	// flux is the real Flux CLI (hack/release/flux-cli.sh); catalog is the URL of the
 	// snapshot's Flux plugin catalog (dist/flux/), the FLUXCD_PLUGIN_CATALOG of flux_test.go.
 	flux, catalog string
+	// baseURL is the https server of dist, as a release page; certFile holds its certificate,
+	// the SSL_CERT_FILE of every command, so krew and flux download from it as from GitHub.
+	baseURL, certFile string
+	client            *http.Client
+	// krewURL serves dist over plain http, where the krew manifests say the archives are:
+	// validate-krew-manifest runs krew with an environment of its own (KREW_ROOT, KREW_OS,
+	// KREW_ARCH, PATH), so no SSL_CERT_FILE reaches it.
+	krewURL string
 }
 
 var s suite
@@ -88,9 +101,18 @@ func setUp(m *testing.M) (int, error) {
 		return 0, err
 	}
 	s.dist = filepath.Join(tmp, "dist")
-	srv := httptest.NewServer(http.FileServer(http.Dir(s.dist)))
+	// https: the Flux plugin catalog accepts no other URL, and fluxgen refuses one.
+	srv := httptest.NewTLSServer(http.FileServer(http.Dir(s.dist)))
 	defer srv.Close()
-	if err := snapshot(s.dist, srv.URL); err != nil {
+	s.baseURL, s.client, s.certFile = srv.URL, srv.Client(), filepath.Join(tmp, "server.pem")
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(s.certFile, cert, 0o644); err != nil {
+		return 0, err
+	}
+	krewSrv := httptest.NewServer(http.FileServer(http.Dir(s.dist)))
+	defer krewSrv.Close()
+	s.krewURL = krewSrv.URL
+	if err := snapshot(s.dist, srv.URL, krewSrv.URL); err != nil {
 		return 0, err
 	}
 	s.catalog = srv.URL + "/flux/"
@@ -136,15 +158,16 @@ func (st *suite) tools(dir string) error {
 	return os.Symlink(krew, filepath.Join(dir, "kubectl-krew"))
 }
 
-// snapshot runs hack/release/snapshot.sh into dist with manifests that download from baseURL.
-func snapshot(dist, baseURL string) error {
+// snapshot runs hack/release/snapshot.sh into dist with a Flux catalog that downloads from
+// baseURL and krew manifests that download from krewURL.
+func snapshot(dist, baseURL, krewURL string) error {
 	root, err := tools.RepoRoot()
 	if err != nil {
 		return err
 	}
 	cmd := exec.Command("bash", filepath.Join(root, "hack", "release", "snapshot.sh"), dist)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "KF_RELEASE_BASE_URL="+baseURL)
+	cmd.Env = append(os.Environ(), "KF_RELEASE_BASE_URL="+baseURL, "KF_KREW_BASE_URL="+krewURL)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("snapshot release: %w", err)
@@ -170,11 +193,12 @@ func manifestVersion(path string) (string, error) {
 }
 
 // command builds a command that runs with extraPath (then pathDir) first on PATH, krew's
-// upgrade check off, and KUBECONFIG pointing at the test control plane.
+// upgrade check off, KUBECONFIG pointing at the test control plane and the snapshot server's
+// certificate as the trusted roots.
 func command(krewRoot string, extraPath []string, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	path := strings.Join(append(extraPath, s.pathDir, os.Getenv("PATH")), string(os.PathListSeparator))
-	cmd.Env = append(os.Environ(), "PATH="+path, "KREW_NO_UPGRADE_CHECK=1", "KUBECONFIG="+s.env.Kubeconfig)
+	cmd.Env = append(os.Environ(), "PATH="+path, "KREW_NO_UPGRADE_CHECK=1", "KUBECONFIG="+s.env.Kubeconfig, "SSL_CERT_FILE="+s.certFile)
 	if krewRoot != "" {
 		cmd.Env = append(cmd.Env, "KREW_ROOT="+krewRoot)
 	}

@@ -5,7 +5,6 @@
 package dist
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -94,26 +93,6 @@ func SHA256(path string) (string, error) {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// Checksums parses checksums.txt ("<sha256>  <file>" lines) into sums by file name.
-func (b *Build) Checksums() (map[string]string, error) {
-	path := filepath.Join(b.dir, "checksums.txt")
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading goreleaser output: %w", err)
-	}
-	defer f.Close()
-	sums := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) != 2 || len(fields[0]) != sha256.Size*2 {
-			return nil, fmt.Errorf("%s: malformed line %q", path, sc.Text())
-		}
-		sums[fields[1]] = fields[0]
-	}
-	return sums, sc.Err()
 }
 
 func readJSON(path string, v any) error {

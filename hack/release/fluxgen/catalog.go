@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforensics/suite/hack/release/dist"
+	"github.com/kubeforensics/suite/hack/release/fluxcatalog"
 	"github.com/kubeforensics/suite/internal/cli"
 )
 
@@ -38,8 +39,9 @@ func ReadBuild(dir string) (*Build, error) {
 	return &Build{Build: b, checksums: sums}, err
 }
 
-// semver is a semantic version without the v, as Flux plugin manifests spell versions.
-var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+// semver is a semantic version without the v, as Flux plugin manifests spell versions, and
+// without build metadata, which the catalog's schema does not allow.
+var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$`)
 
 // checksum is the archive's digest in the manifest's "sha256:<hex>" form, computed from the
 // file and required to match checksums.txt, which a release publishes beside the archives.
@@ -55,7 +57,9 @@ func (b *Build) checksum(path string) (string, error) {
 }
 
 // Manifests returns the Flux plugin manifest of every plugin in cli.Plugins, with one version:
-// this build, one platform per archive, downloaded from baseURL.
+// this build, one platform per archive, downloaded from baseURL. Each archive must hold the
+// executable at its root under the manifest's bin (with .exe on windows): the catalog's update
+// workflow writes no extractPath, so `flux plugin install` finds the binary by that name.
 func (b *Build) Manifests(baseURL string, descriptions map[string]string) ([]*plugin.Manifest, error) {
 	var ms []*plugin.Manifest
 	for _, p := range cli.Plugins {
@@ -65,16 +69,15 @@ func (b *Build) Manifests(baseURL string, descriptions map[string]string) ([]*pl
 		}
 		v := plugin.Version{Version: b.Version}
 		for _, a := range archives {
+			if err := b.checkArchive(a, p.FluxBinary()); err != nil {
+				return nil, err
+			}
 			sum, err := b.checksum(a.Path)
 			if err != nil {
 				return nil, err
 			}
-			extract := p.KubectlBinary()
-			if a.OS == "windows" {
-				extract += ".exe"
-			}
 			v.Platforms = append(v.Platforms, plugin.Platform{
-				OS: a.OS, Arch: a.Arch, Checksum: sum, ExtractPath: extract,
+				OS: a.OS, Arch: a.Arch, Checksum: sum,
 				URL: strings.TrimSuffix(baseURL, "/") + "/" + filepath.Base(a.Path),
 			})
 		}
@@ -90,6 +93,50 @@ func (b *Build) Manifests(baseURL string, descriptions map[string]string) ([]*pl
 		})
 	}
 	return ms, nil
+}
+
+// checkArchive refuses an archive not named as the catalog expects or without bin at its root.
+func (b *Build) checkArchive(a dist.Archive, bin string) error {
+	if want := fluxcatalog.ArchiveName(bin, b.Version, a.OS, a.Arch); filepath.Base(a.Path) != want {
+		return fmt.Errorf("archive %s: the Flux plugin catalog expects %s", filepath.Base(a.Path), want)
+	}
+	if a.OS == "windows" {
+		bin += ".exe"
+	}
+	entries, err := dist.Entries(a.Path)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e == bin {
+			return nil
+		}
+	}
+	return fmt.Errorf("archive %s holds %q, not %s at its root", filepath.Base(a.Path), entries, bin)
+}
+
+// WritePluginChecksums writes, beside the archives in the build's directory, one checksums
+// file per plugin listing its archives (ChecksumsName), the sums taken from checksums.txt. It
+// returns the files it wrote.
+func (b *Build) WritePluginChecksums(dir string) ([]string, error) {
+	var written []string
+	for _, p := range cli.Plugins {
+		sums := map[string]string{}
+		for _, a := range b.Archives(p.Kubectl) {
+			name := filepath.Base(a.Path)
+			sum, ok := b.checksums[name]
+			if !ok {
+				return nil, fmt.Errorf("checksums.txt does not list %s", name)
+			}
+			sums[name] = sum
+		}
+		path := filepath.Join(dir, fluxcatalog.ChecksumsName(p.FluxBinary(), b.Version))
+		if err := dist.WriteChecksums(path, sums); err != nil {
+			return nil, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
 }
 
 // Catalog is the PluginCatalog listing the manifests, which `flux plugin search` reads.

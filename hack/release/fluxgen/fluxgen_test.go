@@ -2,13 +2,13 @@ package main
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -20,6 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubeforensics/suite/hack/release/dist"
+	"github.com/kubeforensics/suite/hack/release/fluxcatalog"
 	"github.com/kubeforensics/suite/hack/release/tools"
 	"github.com/kubeforensics/suite/internal/cli"
 )
@@ -36,8 +38,9 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// fakeDist writes a goreleaser-like dist: for every plugin and platform a real tar.gz holding
-// the kubectl binary goreleaser would put there, artifacts.json, metadata.json and checksums.txt.
+// fakeDist writes a goreleaser-like dist: for every plugin and platform a real archive (tar.gz,
+// zip on windows) named and filled as .goreleaser.yaml has it, artifacts.json, metadata.json
+// and checksums.txt.
 func fakeDist(t *testing.T, version string) string {
 	t.Helper()
 	dist := t.TempDir()
@@ -45,12 +48,16 @@ func fakeDist(t *testing.T, version string) string {
 	var sums strings.Builder
 	for _, p := range cli.Plugins {
 		for _, pl := range platforms {
-			bin := p.KubectlBinary()
+			bin := p.FluxBinary()
 			if pl[0] == "windows" {
 				bin += ".exe"
 			}
-			file := fmt.Sprintf("%s_v%s_%s_%s.tar.gz", p.Kubectl, version, pl[0], pl[1])
-			data := tarGz(t, map[string]string{bin: "binary " + file, "LICENSE": "license"})
+			file := fluxcatalog.ArchiveName(p.FluxBinary(), version, pl[0], pl[1])
+			files := map[string]string{bin: "binary " + file, "LICENSE": "license"}
+			data := tarGz(t, files)
+			if pl[0] == "windows" {
+				data = zipOf(t, files)
+			}
 			if err := os.WriteFile(filepath.Join(dist, file), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -70,12 +77,7 @@ func tarGz(t *testing.T, files map[string]string) []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range sortedKeys(files) {
 		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(files[n])), Typeflag: tar.TypeReg}); err != nil {
 			t.Fatal(err)
 		}
@@ -92,32 +94,32 @@ func tarGz(t *testing.T, files map[string]string) []byte {
 	return buf.Bytes()
 }
 
-// tarEntries lists the regular files of a tar.gz archive.
-func tarEntries(t *testing.T, file string) []string {
+func zipOf(t *testing.T, files map[string]string) []byte {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	var names []string
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return names
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range sortedKeys(files) {
+		w, err := zw.Create(n)
+		if err == nil {
+			_, err = w.Write([]byte(files[n]))
 		}
 		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			names = append(names, h.Name)
+			t.Fatal(err)
 		}
 	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func writeFile(t *testing.T, path string, b []byte) {
@@ -190,11 +192,11 @@ func TestManifestsRoundTripAndMatchArchives(t *testing.T) {
 	}
 }
 
-func checkPlatform(t *testing.T, dist string, p cli.Plugin, pl plugin.Platform) {
+func checkPlatform(t *testing.T, dir string, p cli.Plugin, pl plugin.Platform) {
 	t.Helper()
-	file := filepath.Join(dist, path.Base(pl.URL))
-	if !strings.HasPrefix(pl.URL, "https://example.invalid/dl/"+p.Kubectl+"_") || !strings.HasSuffix(pl.URL, "_"+pl.OS+"_"+pl.Arch+".tar.gz") {
-		t.Errorf("%s/%s: url %s", pl.OS, pl.Arch, pl.URL)
+	file := filepath.Join(dir, path.Base(pl.URL))
+	if want := "https://example.invalid/dl/" + fluxcatalog.ArchiveName(p.FluxBinary(), "0.3.1", pl.OS, pl.Arch); pl.URL != want {
+		t.Errorf("%s/%s: url %s, want %s", pl.OS, pl.Arch, pl.URL, want)
 	}
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -203,13 +205,17 @@ func checkPlatform(t *testing.T, dist string, p cli.Plugin, pl plugin.Platform) 
 	if sum := sha256.Sum256(raw); pl.Checksum != "sha256:"+hex.EncodeToString(sum[:]) {
 		t.Errorf("%s: checksum %s is not the archive's", path.Base(pl.URL), pl.Checksum)
 	}
-	want := p.KubectlBinary()
+	// Without extractPath, flux looks for bin (with .exe on windows) by name in the archive.
+	want := p.FluxBinary()
 	if pl.OS == "windows" {
 		want += ".exe"
 	}
-	entries := tarEntries(t, file)
-	if pl.ExtractPath != want || !contains(entries, want) {
-		t.Errorf("%s: extractPath %q, archive holds %q; want %q", path.Base(pl.URL), pl.ExtractPath, entries, want)
+	entries, err := dist.Entries(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.ExtractPath != "" || !contains(entries, want) {
+		t.Errorf("%s: extractPath %q, archive holds %q; want no extractPath and %q", path.Base(pl.URL), pl.ExtractPath, entries, want)
 	}
 }
 
@@ -264,9 +270,9 @@ func TestRefuses(t *testing.T) {
 		spoil func(t *testing.T, dist string)
 		want  string
 	}{
-		{"archive changed after checksums.txt", func(t *testing.T, dist string) {
-			files, _ := filepath.Glob(filepath.Join(dist, "flux-chain_*_linux_amd64.tar.gz"))
-			writeFile(t, files[0], []byte("tampered"))
+		{"archive changed after checksums.txt", func(t *testing.T, d string) {
+			file := filepath.Join(d, fluxcatalog.ArchiveName("flux-chain", "0.3.1", "linux", "amd64"))
+			writeFile(t, file, tarGz(t, map[string]string{"flux-chain": "tampered", "LICENSE": "license"}))
 		}, "checksums.txt lists"},
 		{"plugin without archives", func(t *testing.T, dist string) {
 			writeJSON(t, filepath.Join(dist, "artifacts.json"), []any{})
@@ -274,6 +280,29 @@ func TestRefuses(t *testing.T) {
 		{"version not semver", func(t *testing.T, dist string) {
 			writeJSON(t, filepath.Join(dist, "metadata.json"), map[string]string{"tag": "v1.2", "version": "1.2"})
 		}, "not semver"},
+		{"version with build metadata", func(t *testing.T, dist string) {
+			writeJSON(t, filepath.Join(dist, "metadata.json"), map[string]string{"tag": "v0.3.1+abc", "version": "0.3.1+abc"})
+		}, "not semver"},
+		{"binary under its kubectl name only", func(t *testing.T, d string) {
+			file := filepath.Join(d, fluxcatalog.ArchiveName("flux-chain", "0.3.1", "linux", "arm64"))
+			data := tarGz(t, map[string]string{"kubectl-flux_chain": "binary", "LICENSE": "license"})
+			writeFile(t, file, data)
+			relist(t, d)
+		}, "not flux-chain at its root"},
+		{"archive named for krew", func(t *testing.T, d string) {
+			old := filepath.Join(d, fluxcatalog.ArchiveName("flux-chain", "0.3.1", "linux", "arm64"))
+			renamed := filepath.Join(d, "flux-chain_v0.3.1_linux_arm64.tar.gz")
+			if err := os.Rename(old, renamed); err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := os.ReadFile(filepath.Join(d, "artifacts.json"))
+			writeFile(t, filepath.Join(d, "artifacts.json"), bytes.ReplaceAll(raw, []byte(path.Base(old)), []byte(path.Base(renamed))))
+			relist(t, d)
+		}, "expects flux-chain_0.3.1_linux_arm64.tar.gz"},
+		{"checksums.txt with a binary marker", func(t *testing.T, d string) {
+			raw, _ := os.ReadFile(filepath.Join(d, "checksums.txt"))
+			writeFile(t, filepath.Join(d, "checksums.txt"), bytes.Replace(raw, []byte("  "), []byte(" *"), 1))
+		}, "malformed line"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,9 +316,27 @@ func TestRefuses(t *testing.T) {
 	}
 }
 
+// relist rewrites dist's checksums.txt from the archives now in it.
+func relist(t *testing.T, d string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(d, "*_*_*_*.*"))
+	sums := map[string]string{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(raw)
+		sums[filepath.Base(f)] = hex.EncodeToString(sum[:])
+	}
+	if err := dist.WriteChecksums(filepath.Join(d, "checksums.txt"), sums); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEveryPluginIsInTheCatalog keeps cli.Plugins, cmd/ and .goreleaser.yaml in step: every
 // cmd/kubectl-* executable is a plugin, and its goreleaser archive holds the binary the
-// manifests' extractPath names.
+// manifests' bin names.
 func TestEveryPluginIsInTheCatalog(t *testing.T) {
 	root := repoRoot(t)
 	dirs, _ := filepath.Glob(filepath.Join(root, "cmd", "kubectl-*"))
@@ -331,8 +378,8 @@ func TestEveryPluginIsInTheCatalog(t *testing.T) {
 				}
 			}
 		}
-		if !contains(bins, p.KubectlBinary()) {
-			t.Errorf("archive %q holds %q, not %s", p.Kubectl, bins, p.KubectlBinary())
+		if !contains(bins, p.FluxBinary()) {
+			t.Errorf("archive %q holds %q, not %s", p.Kubectl, bins, p.FluxBinary())
 		}
 	}
 }

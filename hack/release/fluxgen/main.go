@@ -3,22 +3,29 @@
 // why-terminating.yaml, safe-retire.yaml) and the PluginCatalog (catalog.yaml), built with the
 // Flux CLI's own types (github.com/fluxcd/flux2/v2/pkg/plugin). `flux plugin install chain`
 // fetches $FLUXCD_PLUGIN_CATALOG/chain.yaml, downloads the archive for its platform, checks
-// the sha256 and extracts the binary into its plugin directory as flux-chain.
+// the sha256 and extracts the binary flux-chain into its plugin directory. Beside the archives
+// it writes one <bin>_<version>_checksums.txt per plugin (flux-chain_0.3.1_checksums.txt),
+// which the Flux plugin catalog's update workflow reads, and it refuses to write anything that
+// catalog's CI would reject (package fluxcatalog).
 //
 //	go run ./hack/release/fluxgen [-dist dist] [-out dist/flux] [-base-url URL] [-previous DIR]
 //
-// The catalog reuses the krew archives: each platform's extractPath names the kubectl-<name>
-// binary inside, and that binary, started as flux-<name>, is the Flux form (internal/cli).
+// The catalog and krew share the archives: each holds the executable as flux-<name>, which
+// started under that name is the Flux form and, linked by krew as kubectl-<name>, the kubectl
+// form (internal/cli).
 // -base-url is where the archives are downloaded from (default the tag's release page);
 // -previous is a directory of earlier manifests whose versions are kept after the new one.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kubeforensics/suite/hack/release/fluxcatalog"
 )
 
 // Homepage is the project page every manifest names.
@@ -66,10 +73,21 @@ func run(o options) ([]string, error) {
 			return nil, err
 		}
 	}
+	catalog := Catalog(manifests)
+	var errs []error
+	for _, m := range manifests {
+		errs = append(errs, fluxcatalog.CheckManifest(m)...)
+	}
+	if errs = append(errs, fluxcatalog.CheckCatalog(catalog, manifests)...); len(errs) > 0 {
+		return nil, fmt.Errorf("the Flux plugin catalog would reject this: %w", errors.Join(errs...))
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return nil, err
 	}
-	var written []string
+	written, err := b.WritePluginChecksums(o.dist)
+	if err != nil {
+		return nil, err
+	}
 	for _, m := range manifests {
 		dst := filepath.Join(o.out, m.Name+".yaml")
 		if err := writeYAML(dst, m); err != nil {
@@ -78,7 +96,7 @@ func run(o options) ([]string, error) {
 		written = append(written, dst)
 	}
 	dst := filepath.Join(o.out, "catalog.yaml")
-	if err := writeYAML(dst, Catalog(manifests)); err != nil {
+	if err := writeYAML(dst, catalog); err != nil {
 		return nil, err
 	}
 	return append(written, dst), nil

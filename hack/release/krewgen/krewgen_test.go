@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubeforensics/suite/hack/release/dist"
 	"github.com/kubeforensics/suite/hack/release/tools"
+	"github.com/kubeforensics/suite/internal/cli"
 )
 
 // manifest is the part of a krew manifest the tests check.
@@ -54,6 +55,18 @@ func plugins(t *testing.T) []string {
 	return names
 }
 
+// fluxBinary is the executable of krew plugin name in the release archives: flux-<Flux name>.
+func fluxBinary(t *testing.T, name string) string {
+	t.Helper()
+	for _, p := range cli.Plugins {
+		if p.Kubectl == name {
+			return p.FluxBinary()
+		}
+	}
+	t.Fatalf("%s is not in cli.Plugins", name)
+	return ""
+}
+
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := tools.RepoRoot()
@@ -71,7 +84,7 @@ func fakeDist(t *testing.T, version string, names []string) string {
 	var arts []dist.Artifact
 	for _, n := range names {
 		for _, p := range Platforms {
-			file := n + "_" + p.OS + "_" + p.Arch + ".tar.gz"
+			file := n + "_" + p.OS + "_" + p.Arch + archiveExt(p.OS)
 			if err := os.WriteFile(filepath.Join(dir, file), []byte(file), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -81,6 +94,14 @@ func fakeDist(t *testing.T, version string, names []string) string {
 	writeJSON(t, filepath.Join(dir, "artifacts.json"), arts)
 	writeJSON(t, filepath.Join(dir, "metadata.json"), map[string]string{"tag": "v" + version, "version": version})
 	return dir
+}
+
+// archiveExt is the archive format goreleaser writes for os (.goreleaser.yaml).
+func archiveExt(os string) string {
+	if os == "windows" {
+		return ".zip"
+	}
+	return ".tar.gz"
 }
 
 func writeJSON(t *testing.T, path string, v any) {
@@ -130,8 +151,10 @@ func checkManifest(t *testing.T, name string, m manifest) {
 	if m.Spec.Version != "v0.3.1" {
 		t.Errorf("version %q, want v0.3.1", m.Spec.Version)
 	}
-	if s := m.Spec.ShortDescription; s == "" || strings.Contains(s, "\n") || len(s) > 80 {
-		t.Errorf("shortDescription %q: want one line under 80 characters", s)
+	// `kubectl krew search` cuts the short description at 50 characters (krew
+	// cmd/krew/cmd/search.go, limitString).
+	if s := m.Spec.ShortDescription; s == "" || strings.Contains(s, "\n") || len(s) > 50 {
+		t.Errorf("shortDescription %q (%d characters): want one line of at most 50", s, len(s))
 	}
 	if d := m.Spec.Description; strings.Contains(d, " --") || strings.Contains(d, " -o ") || strings.Contains(d, " -A") {
 		t.Errorf("description lists flags:\n%s", d)
@@ -143,19 +166,22 @@ func checkManifest(t *testing.T, name string, m manifest) {
 			t.Errorf("selector %v repeats or is not exactly os+arch", p.Selector.MatchLabels)
 		}
 		seen[sel] = true
-		bin := "kubectl-" + strings.ReplaceAll(name, "-", "_")
+		// The executable carries its Flux catalog name (.goreleaser.yaml); krew links it as
+		// kubectl-<name> whatever bin says.
+		bin := fluxBinary(t, name)
 		if p.Selector.MatchLabels["os"] == "windows" {
 			bin += ".exe"
 		}
-		if p.Bin != bin || len(p.SHA256) != 64 || !strings.HasSuffix(p.URI, ".tar.gz") {
+		if p.Bin != bin || len(p.SHA256) != 64 || !strings.HasSuffix(p.URI, archiveExt(p.Selector.MatchLabels["os"])) {
 			t.Errorf("%s: bin %q uri %q sha256 %q", sel, p.Bin, p.URI, p.SHA256)
 		}
-		var license bool
+		var license, binary bool
 		for _, f := range p.Files {
 			license = license || f.From == "LICENSE"
+			binary = binary || (f.From == p.Bin && f.To == ".")
 		}
-		if !license {
-			t.Errorf("%s: LICENSE is not extracted", sel)
+		if !license || !binary {
+			t.Errorf("%s: LICENSE extracted %v, %s extracted %v", sel, license, p.Bin, binary)
 		}
 	}
 	if len(seen) != len(Platforms) {
