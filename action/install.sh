@@ -60,16 +60,28 @@ for plugin in ${KF_PLUGINS:-safe-retire flux-chain}; do
 	safe-retire | flux-chain | why-terminating) ;;
 	*) fail "unknown plugin '$plugin' (safe-retire, flux-chain, why-terminating)" ;;
 	esac
-	archive=${plugin}_${version}_${os}_${arch}.tar.gz
+	# The release's archives are the Flux plugin catalog's: flux-<name>_<version>_<os>_<arch>
+	# (zip on Windows, version without the v), holding the executable flux-<name>.
+	flux=flux-${plugin#flux-}
+	ext=tar.gz
+	[ "$os" != windows ] || ext=zip
+	archive=${flux}_${version#v}_${os}_${arch}.${ext}
 	want=$(awk -v f="$archive" '$2 == f { print $1 }' "$dl/checksums.txt")
 	[ -n "$want" ] || fail "$archive is not in $base/checksums.txt"
 	get "$base/$archive" "$dl/$archive" || fail "cannot download $base/$archive"
 	got=$(sha256 "$dl/$archive")
 	[ "$got" = "$want" ] || fail "$archive: sha256 $got, but checksums.txt says $want: not installed"
+	# The same executable answers as kubectl-<name> (the form comes from its name), which the
+	# gates run; on Windows it is copied, as symbolic links need privileges there.
 	exe=kubectl-${plugin//-/_}
-	[ "$os" != windows ] || exe=$exe.exe
-	tar -xzf "$dl/$archive" -C "$bin" "$exe" || fail "$archive holds no $exe"
-	chmod 0755 "$bin/$exe"
+	if [ "$os" = windows ]; then
+		unzip -o -q "$dl/$archive" "$flux.exe" -d "$bin" || fail "$archive holds no $flux.exe"
+		cp "$bin/$flux.exe" "$bin/$exe.exe"
+	else
+		tar -xzf "$dl/$archive" -C "$bin" "$flux" || fail "$archive holds no $flux"
+		chmod 0755 "$bin/$flux"
+		ln -sf "$flux" "$bin/$exe"
+	fi
 	echo "installed $exe $version ($os/$arch, sha256 $got)"
 done
 rm -rf "$dl"

@@ -253,7 +253,7 @@ func TestActionInstallChecksMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	archive := "safe-retire_" + s.version + "_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz"
+	archive := "flux-safe-retire_" + strings.TrimPrefix(s.version, "v") + "_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz"
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
 		sum, name, _ := strings.Cut(l, "  ")
@@ -281,7 +281,7 @@ func TestActionInstallChecksMismatch(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(string(out), archive+": sha256 ") || !strings.Contains(string(out), "not installed") {
 		t.Fatalf("install: exit %d (%v), want 3 naming the mismatch\n%s", code, err, out)
 	}
-	if _, err := os.Stat(filepath.Join(tmp, "kubeforensics", "bin", "kubectl-safe_retire")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(tmp, "kubeforensics", "bin", "flux-safe-retire")); !os.IsNotExist(err) {
 		t.Fatalf("the refused binary was installed (%v)", err)
 	}
 }
