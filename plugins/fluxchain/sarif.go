@@ -106,7 +106,8 @@ func lintFinding(f lint.Finding) sarif.Finding {
 	}
 	msg := f.Message
 	if f.Fix != "" {
-		msg += " Fix: " + f.Fix
+		// Lint messages end without a full stop; the fix is a sentence of its own.
+		msg = strings.TrimRight(msg, ". ") + ". Fix: " + f.Fix
 	}
 	props := map[string]any{"severity": string(f.Severity)}
 	if tiers := f.Tiers(); len(tiers) > 0 && tiers[0] != "" {
