@@ -26,7 +26,7 @@ func (c *Chain) Focus(id string) *Chain {
 			out.RootCauses = append(out.RootCauses, rc)
 		}
 	}
-	out.Unevaluated = unevaluated(out.Kustomizations)
+	out.Unevaluated = unevaluated(out.Kustomizations, out.RootCauses)
 	for _, f := range c.Findings {
 		if keep[f.Kustomization] {
 			out.Findings = append(out.Findings, f)

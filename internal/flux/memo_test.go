@@ -31,7 +31,7 @@ func TestWalkIsLinear(t *testing.T) {
 				nd := newNode(&objs.Kustomizations[i], objs, byID)
 				nodes[nd.ID] = nd
 			}
-			cs := newCauses(nodes, order(nodes))
+			cs := newCauses(nodes, order(nodes), &helmIndex{byID: map[string]*helmEntry{}})
 			rcs, stale := cs.find()
 			if len(rcs) != 1 || rcs[0].Kustomization != "flux-system/w-00000" || len(rcs[0].BlastRadius) != n || len(stale) != 0 {
 				t.Fatalf("%d root causes (%+v), %d stale waits; want w-00000 freezing %d", len(rcs), rcs, len(stale), n)

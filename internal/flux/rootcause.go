@@ -40,18 +40,25 @@ type causes struct {
 	waits map[string]Failure
 	// walked memoises walkUp per waiter: a line of waiters behind one cause is walked once, not
 	// once more from each waiter behind it (which made the analysis quadratic). walks counts
-	// the walks done, so a test can hold the analysis to linear.
+	// the walks done (of Kustomizations and of HelmReleases), so a test can hold the analysis
+	// to linear.
 	walked map[string]bool
 	walks  int
 	// walking holds the waiters whose walk is under way: a dependency among them closes a
 	// cycle, and is not walked again.
 	walking map[string]bool
+	// helm is every HelmRelease read; helmHeld memoises helmWalk (the keys of the causes that
+	// hold each waiting HelmRelease back) and helmWalking holds the walks under way.
+	helm        *helmIndex
+	helmHeld    map[string][]string
+	helmWalking map[string]bool
 }
 
 // newCauses prepares the collection of one analysis' root causes.
-func newCauses(nodes map[string]*Node, topo topology) *causes {
+func newCauses(nodes map[string]*Node, topo topology, helm *helmIndex) *causes {
 	cs := &causes{nodes: nodes, topo: topo, byKey: map[string]*RootCause{}, cycleOf: map[string]int{},
-		waits: map[string]Failure{}, walked: map[string]bool{}, walking: map[string]bool{}}
+		waits: map[string]Failure{}, walked: map[string]bool{}, walking: map[string]bool{},
+		helm: helm, helmHeld: map[string][]string{}, helmWalking: map[string]bool{}}
 	for i, cy := range topo.cycles {
 		for _, id := range cy.members {
 			cs.cycleOf[id] = i
@@ -108,16 +115,16 @@ func (cs *causes) addFailing(n *Node) {
 // ServiceAccount it fails on, once for all the nodes that fail on it), and whatever a waiter's
 // walk up its dependsOn ends at. A waiter whose dependencies all look ready is reported as a
 // StaleWait finding, not a cause.
-func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) {
-	return newCauses(nodes, topo).find()
+func rootCauses(nodes map[string]*Node, topo topology, helm *helmIndex) ([]RootCause, []Finding) {
+	return newCauses(nodes, topo, helm).find()
 }
 
 // find is rootCauses on a prepared collection.
 func (cs *causes) find() ([]RootCause, []Finding) {
 	nodes := cs.nodes
-	var stale []Finding
 	ids := slices.Sorted(maps.Keys(nodes))
 	cs.addHelmReleaseExprs(ids)
+	stale := cs.addHelmReleaseWaits(ids)
 	for _, id := range ids {
 		if n := nodes[id]; n.State == Failing {
 			cs.addFailing(n)
@@ -130,6 +137,7 @@ func (cs *causes) find() ([]RootCause, []Finding) {
 				Message: fmt.Sprintf("waits on dependencies that are ready now; kustomize-controller retries every %s", n.RetryInterval)})
 		}
 	}
+	cs.addUnclaimedHelmReleases(ids)
 	out := make([]RootCause, 0, len(cs.byKey))
 	for _, key := range slices.Sorted(maps.Keys(cs.byKey)) {
 		out = append(out, cs.finish(cs.byKey[key]))
@@ -144,6 +152,7 @@ func (cs *causes) find() ([]RootCause, []Finding) {
 // finish parses a cause's message and fills its blast radius, source and HelmReleases.
 func (cs *causes) finish(rc *RootCause) RootCause {
 	rc.Failure = ParseFailure(rc.Message)
+	slices.Sort(rc.HeldBack)
 	if rc.Reason == ReasonDependencyCycle && len(rc.Tiers) > 0 {
 		// Every member of a cycle is downstream of every other: its first member's downstream
 		// is the whole cycle and what waits behind it.
