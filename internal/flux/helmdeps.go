@@ -121,21 +121,12 @@ func (cs *causes) helmWalk(id string) []string {
 }
 
 // helmBlocks returns the keys of the causes that dependency dep of the waiting e holds it back
-// with: e's own when dep was not read, dep's when it is not Ready for its own reason, and what
-// holds dep back when it waits too.
+// with: dep's own when it was not read or is not Ready for its own reason, and what holds dep
+// back when it waits too.
 func (cs *causes) helmBlocks(e *helmEntry, dep string) []string {
 	d, ok := cs.helm.byID[dep]
 	if !ok {
-		ns, name := splitID(dep)
-		ref := helmReleaseRef(ns, name)
-		missing, why := cs.helm.absent(dep)
-		if missing {
-			return []string{cs.helmOwn(e, ReasonMissingDependency, "depends on "+ref+", which does not exist: helm-controller waits for it forever")}
-		}
-		key := cs.helmOwn(e, ReasonDependencyUnread, "depends on "+ref+", which the chain could not read: "+why)
-		cs.byKey[key].unread = append(cs.byKey[key].unread, output.Gap{
-			What: "reading " + ref + ", which " + helmReleaseRef(e.Namespace, e.Name) + " waits on", Reason: why})
-		return []string{key}
+		return []string{cs.helmAbsent(e, dep)}
 	}
 	switch {
 	case d.waiting() && !d.Suspend:
@@ -144,6 +135,30 @@ func (cs *causes) helmBlocks(e *helmEntry, dep string) []string {
 		return nil // helm-controller's check passes: a stale wait, unless another dependency holds it
 	}
 	return []string{cs.helmNotReady(d)}
+}
+
+// helmAbsent records dep, a HelmRelease the waiting e depends on that was not read, as one cause
+// for every HelmRelease that waits on it: NotFound when the server says it does not exist,
+// DependencyUnread (UNKNOWN) when the chain could not tell. It returns its key.
+func (cs *causes) helmAbsent(e *helmEntry, dep string) string {
+	ns, name := splitID(dep)
+	key := helmReleaseKey(ns, name)
+	if cs.byKey[key] != nil {
+		return key
+	}
+	ref := helmReleaseRef(ns, name)
+	missing, why := cs.helm.absent(dep)
+	rc := &RootCause{Object: ref, Reason: ReasonNotFound,
+		Message: "does not exist: helm-controller holds back every HelmRelease whose dependsOn names it until it does"}
+	if !missing {
+		rc.Reason, rc.Message = ReasonDependencyUnread, "the chain could not read it: "+why
+		rc.unread = append(rc.unread, output.Gap{What: "reading " + ref + ", which " + helmReleaseRef(e.Namespace, e.Name) + " depends on", Reason: why})
+	}
+	if cs.nodes[dep] != nil {
+		rc.Explanation = append(rc.Explanation, "a Kustomization of that name exists ("+kustomizationRef(dep)+"), but a HelmRelease's dependsOn names HelmReleases only: it never matches")
+	}
+	cs.byKey[key] = rc
+	return key
 }
 
 // helmOwn records reason and message as the waiting e's own cause (the first reason found

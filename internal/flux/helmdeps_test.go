@@ -46,9 +46,13 @@ func TestHelmReleaseWaits(t *testing.T) {
 		{"a line of waiters", true, []helmv2.HelmRelease{installFailed, waitsOnHR("middle", "backend"), waitsOnHR("frontend", "middle")}, "",
 			"backend", "InstallFailed", []string{"flux-system/frontend", "flux-system/middle"}, nil, false, 0},
 		{"a dependency that does not exist", true, []helmv2.HelmRelease{notFound}, "",
-			"frontend", ReasonMissingDependency, nil, nil, false, 0},
+			"backend", ReasonNotFound, []string{"flux-system/frontend"}, nil, false, 0},
+		{"two wait on one that does not exist", true, []helmv2.HelmRelease{notFound, waitsOnHR("web", "backend")}, "",
+			"backend", ReasonNotFound, []string{"flux-system/frontend", "flux-system/web"}, nil, false, 0},
+		{"the tier waits for one that waits on one that does not exist", false, []helmv2.HelmRelease{notFound}, "",
+			"backend", ReasonNotFound, []string{"flux-system/frontend"}, []string{"flux-system/apps"}, false, 0},
 		{"a dependency in a namespace not read", true, []helmv2.HelmRelease{notFound}, "elsewhere",
-			"frontend", ReasonDependencyUnread, nil, nil, false, 1},
+			"backend", ReasonDependencyUnread, []string{"flux-system/frontend"}, nil, false, 1},
 		{"a dependency Ready at an older generation", true, []helmv2.HelmRelease{oldGen, waitsOnHR("frontend", "backend")}, "",
 			"backend", ReasonGenerationNotObserved, []string{"flux-system/frontend"}, nil, false, 0},
 		{"a dependency Ready now: a stale wait", true, []helmv2.HelmRelease{ready, waitsOnHR("frontend", "backend")}, "",
@@ -83,7 +87,11 @@ func TestHelmReleaseWaits(t *testing.T) {
 				t.Fatalf("root causes %+v, want %s alone", c.RootCauses, tc.cause)
 			}
 			rc := c.RootCauses[0]
-			if rc.Object != "helmreleases.helm.toolkit.fluxcd.io/"+tc.cause+" -n flux-system" || rc.Reason != tc.reason || rc.AppliedBy != "flux-system/apps" {
+			appliedBy := "flux-system/apps"
+			if tc.reason == ReasonNotFound || tc.reason == ReasonDependencyUnread {
+				appliedBy = "" // it was not read
+			}
+			if rc.Object != "helmreleases.helm.toolkit.fluxcd.io/"+tc.cause+" -n flux-system" || rc.Reason != tc.reason || rc.AppliedBy != appliedBy {
 				t.Errorf("root cause %s %s applied by %s, want %s %s", rc.Object, rc.Reason, rc.AppliedBy, tc.cause, tc.reason)
 			}
 			if !slices.Equal(rc.HeldBack, tc.heldBack) || !slices.Equal(rc.Tiers, tc.tiers) {
@@ -96,14 +104,16 @@ func TestHelmReleaseWaits(t *testing.T) {
 	}
 }
 
-// TestHelmReleaseMissingDependencyMessage: a missing dependency names the HelmRelease fully
-// qualified, as kubectl takes it back.
-func TestHelmReleaseMissingDependencyMessage(t *testing.T) {
-	objs := objects(ks("apps", "True", "ReconciliationSucceeded", ""))
-	objs.HelmReleases = []helmv2.HelmRelease{waitsOnHR("frontend", "backend")}
+// TestHelmReleaseDependsOnKustomization: a HelmRelease's dependsOn names a Kustomization
+// (https://github.com/ionfury/homelab/pull/272): helm-controller looks for a HelmRelease of that
+// name and waits forever; the cause says the name is a Kustomization's.
+func TestHelmReleaseDependsOnKustomization(t *testing.T) {
+	objs := objects(ks("apps", "True", "ReconciliationSucceeded", ""), ks("prereqs", "True", "ReconciliationSucceeded", ""))
+	objs.HelmReleases = []helmv2.HelmRelease{waitsOnHR("frontend", "prereqs")}
 	c := Build(objs)
-	if len(c.RootCauses) != 1 || !strings.Contains(c.RootCauses[0].Message, "helmreleases.helm.toolkit.fluxcd.io/backend -n flux-system, which does not exist") {
-		t.Errorf("root causes %+v", c.RootCauses)
+	if len(c.RootCauses) != 1 || c.RootCauses[0].Reason != ReasonNotFound ||
+		!strings.Contains(strings.Join(c.RootCauses[0].Explanation, " "), "kustomizations.kustomize.toolkit.fluxcd.io/prereqs -n flux-system") {
+		t.Errorf("root causes %+v, want prereqs not found, named as a Kustomization", c.RootCauses)
 	}
 }
 
