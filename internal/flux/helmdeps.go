@@ -186,7 +186,12 @@ func (cs *causes) helmNotReady(d *helmEntry) string {
 	if cs.byKey[key] != nil {
 		return key
 	}
-	rc := &RootCause{Object: helmReleaseRef(d.Namespace, d.Name), AppliedBy: d.appliedBy, HelmReleases: []HelmRelease{d.HelmRelease}}
+	rc := &RootCause{Object: helmReleaseRef(d.Namespace, d.Name), AppliedBy: d.appliedBy}
+	if d.Deleting || d.OutlivesTier {
+		// its Ready message is the cause's; what its own line adds is a finalizer to explain or
+		// a timeout longer than its tier's
+		rc.HelmReleases = []HelmRelease{d.HelmRelease}
+	}
 	switch {
 	case d.Ready == nil:
 		rc.Reason, rc.Message = ReasonNoStatus, "helm-controller has not written its Ready condition"
