@@ -21,8 +21,9 @@ const (
 	// ReasonDependencyUnread: a HelmRelease waits on one the chain could not read (forbidden,
 	// or in a namespace not read); whether that one exists or is Ready is UNKNOWN.
 	ReasonDependencyUnread = "DependencyUnread"
-	// ReasonGenerationNotObserved: a HelmRelease is Ready=True for an older generation; its
-	// dependents wait until helm-controller has reconciled the current one.
+	// ReasonGenerationNotObserved: a HelmRelease is Ready=True but its status.observedGeneration
+	// is behind its generation; helm-controller's dependency check wants both, so its dependents
+	// wait.
 	ReasonGenerationNotObserved = "GenerationNotObserved"
 	// ReasonNoStatus: a HelmRelease has no Ready condition yet.
 	ReasonNoStatus = "NoStatus"
@@ -197,7 +198,7 @@ func (cs *causes) helmNotReady(d *helmEntry) string {
 		rc.Reason, rc.Message = ReasonNoStatus, "helm-controller has not written its Ready condition"
 	case d.Ready.Status == string(metav1.ConditionTrue):
 		rc.Reason = ReasonGenerationNotObserved
-		rc.Message = fmt.Sprintf("Ready=True is for generation %d; helm-controller has not reconciled generation %d yet", d.observed, d.generation)
+		rc.Message = fmt.Sprintf("Ready=True, but status.observedGeneration %d is behind generation %d: helm-controller's dependency check wants both, so what depends on it waits", d.observed, d.generation)
 	default:
 		rc.Reason, rc.Message = d.Ready.Reason, d.Ready.Message
 	}

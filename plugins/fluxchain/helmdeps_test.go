@@ -183,3 +183,44 @@ func TestHelmReleaseDependencyForbidden(t *testing.T) {
 		t.Errorf("incomplete %+v does not name postgres", res.Incomplete)
 	}
 }
+
+// TestHelmReleaseGenerationNotObserved replays https://github.com/fluxcd/helm-controller/issues/946:
+// the dependency's Ready condition is True for generation 2, but status.observedGeneration
+// still says 1, and helm-controller's check compares generation with status.observedGeneration,
+// so the dependent waits though its dependency looks Ready. The chain names that.
+func TestHelmReleaseGenerationNotObserved(t *testing.T) {
+	needEnv(t)
+	const ns = "fc-hr-generation"
+	f := newFixture(t, ns)
+	f.gitRepo("fleet", rev1)
+	f.ks(readyKS("apps", rev1))
+	f.helmReleaseOf(hrspec{name: "operator", appliedBy: "apps", conds: []any{cond("Ready", "True", "InstallSucceeded", "Helm install succeeded for release "+ns+"/operator.v1 with chart operator@1.0.0")}})
+	f.helmReleaseOf(hrspec{name: "cluster", appliedBy: "apps", deps: []string{"operator"}, conds: heldBackBy(ns, "operator")})
+	ctx := context.Background()
+	ri := f.dyn.Resource(flux.HelmReleaseGVR).Namespace(ns)
+	hr, err := ri.Get(ctx, "operator", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(hr.Object, "20m", "spec", "interval"); err != nil {
+		t.Fatal(err)
+	}
+	if hr, err = ri.Update(ctx, hr, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ready := cond("Ready", "True", "UpgradeSucceeded", "Helm upgrade succeeded for release "+ns+"/operator.v2 with chart operator@1.0.0")
+	ready["observedGeneration"] = hr.GetGeneration()
+	hr.Object["status"] = map[string]any{"observedGeneration": int64(1), "conditions": []any{ready}}
+	if _, err := ri.UpdateStatus(ctx, hr, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, code := decode(t, "-n", ns)
+	if code != 1 || len(res.RootCauses) != 1 {
+		t.Fatalf("exit %d, root causes %+v; want 1 and the operator alone", code, res.RootCauses)
+	}
+	rc := res.RootCauses[0]
+	if rc.Reason != flux.ReasonGenerationNotObserved || !strings.HasSuffix(rc.Object, "/operator -n "+ns) ||
+		!strings.Contains(rc.Message, "status.observedGeneration 1 is behind generation 2") || !slices.Equal(rc.HeldBack, []string{ns + "/cluster"}) {
+		t.Errorf("root cause %+v, want the operator's generation not observed, holding cluster back", rc)
+	}
+}
