@@ -240,6 +240,18 @@ func (cs *causes) helmHolds(id string) []string {
 	return keys
 }
 
+// helmReleaseAppliers maps each HelmRelease a Kustomization of the chain applies (namespace/name)
+// to that Kustomization.
+func (c *Chain) helmReleaseAppliers() map[string]string {
+	out := map[string]string{}
+	for _, n := range c.Kustomizations {
+		for i := range n.HelmReleases {
+			out[n.HelmReleases[i].id()] = n.ID
+		}
+	}
+	return out
+}
+
 // helmReleaseRefs renders HelmRelease ids fully qualified, comma separated.
 func helmReleaseRefs(ids []string) string {
 	refs := make([]string, len(ids))

@@ -141,3 +141,22 @@ func TestHelmReleaseWalkIsLinear(t *testing.T) {
 		t.Errorf("%d walks for %d waiting HelmReleases, want one each", cs.walks, n)
 	}
 }
+
+// TestHelmReleaseWaitFocused: focused on the Kustomization that applies a HelmRelease held back
+// by a dependency that does not exist, the cause stays (the focused view said HEALTHY), and that
+// Kustomization is not listed as unaffected.
+func TestHelmReleaseWaitFocused(t *testing.T) {
+	objs := objects(ks("apps", "True", "ReconciliationSucceeded", ""), ks("other", "True", "ReconciliationSucceeded", ""))
+	objs.HelmReleases = []helmv2.HelmRelease{waitsOnHR("frontend", "backend")}
+	c := Build(objs)
+	if !slices.Equal(c.Unaffected, []string{"flux-system/other"}) {
+		t.Errorf("unaffected %v, want other alone", c.Unaffected)
+	}
+	f := c.Focus("flux-system/apps")
+	if len(f.RootCauses) != 1 || f.Healthy() {
+		t.Errorf("focused on apps: root causes %+v, healthy %v; want backend not found", f.RootCauses, f.Healthy())
+	}
+	if g := c.Focus("flux-system/other"); len(g.RootCauses) != 0 {
+		t.Errorf("focused on other: root causes %+v, want none", g.RootCauses)
+	}
+}

@@ -318,11 +318,16 @@ func (cs *causes) blocks(n, d *Node, waitsOn Failure) bool {
 // cycleKey is the key of a cycle's cause.
 func cycleKey(cy cycle) string { return "cycle/" + cy.members[0] }
 
-// unaffected lists the nodes that are neither a root cause nor in any blast radius.
+// unaffected lists the nodes that are neither a root cause nor in any blast radius, nor apply a
+// HelmRelease that is one or that one holds back.
 func unaffected(c *Chain) []string {
 	hit := map[string]bool{}
+	appliedBy := c.helmReleaseAppliers()
 	for _, rc := range c.RootCauses {
-		hit[rc.Kustomization] = true
+		hit[rc.Kustomization], hit[rc.AppliedBy] = true, true
+		for _, id := range rc.HeldBack {
+			hit[appliedBy[id]] = true
+		}
 		for _, id := range rc.BlastRadius {
 			hit[id] = true
 		}
