@@ -215,12 +215,13 @@ func (cs *causes) helmNotReady(d *helmEntry) string {
 // addUnclaimedHelmReleases records as a cause of its own every HelmRelease a Kustomization of
 // the chain applies that is not Ready and that nothing else accounts for: not a cause already,
 // not held back by one, not listed under its Kustomization's own cause, not deleting (a
-// Terminating finding) and not waiting (a StaleWait finding). A Kustomization that does not
+// Terminating finding) and not waiting (walked, else a StaleWait finding; a suspended one is
+// not walked: helm-controller does not look at it until it is resumed). A Kustomization that does not
 // wait for its HelmReleases is Ready whatever they do, and the chain said HEALTHY.
 func (cs *causes) addUnclaimedHelmReleases(ids []string) {
 	for _, id := range ids {
 		for _, hr := range cs.nodes[id].HelmReleases {
-			if hr.Ready == nil || hr.Ready.Status == string(metav1.ConditionTrue) || hr.Deleting || hr.waiting() ||
+			if hr.Ready == nil || hr.Ready.Status == string(metav1.ConditionTrue) || hr.Deleting || (hr.waiting() && !hr.Suspend) ||
 				cs.byKey[helmReleaseKey(hr.Namespace, hr.Name)] != nil || cs.byKey[id] != nil {
 				continue
 			}

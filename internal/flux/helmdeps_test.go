@@ -26,6 +26,8 @@ func TestHelmReleaseWaits(t *testing.T) {
 	notFound := waitsOnHR("frontend", "backend")
 	notFound.Status.Conditions[0].Message = `unable to get 'flux-system/backend' dependency: helmreleases.helm.toolkit.fluxcd.io "backend" not found`
 	cycleA, cycleB := waitsOnHR("a", "b"), waitsOnHR("b", "a")
+	suspended := waitsOnHR("frontend", "gone")
+	suspended.Spec.Suspend = true
 	health := "health check failed after 5m0s: timeout waiting for: [HelmRelease/flux-system/frontend status: 'InProgress']"
 	cases := []struct {
 		name      string
@@ -61,6 +63,8 @@ func TestHelmReleaseWaits(t *testing.T) {
 			"b", ReasonDependencyCycle, []string{"flux-system/a"}, nil, false, 0},
 		{"failed, nothing waits on it", true, []helmv2.HelmRelease{installFailed}, "",
 			"backend", "InstallFailed", nil, nil, false, 0},
+		{"suspended while it waits", true, []helmv2.HelmRelease{suspended}, "",
+			"frontend", "DependencyNotReady", nil, nil, false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
