@@ -42,7 +42,7 @@ type helmEntry struct {
 // absent (Objects.helmReleaseAbsent).
 type helmIndex struct {
 	byID   map[string]*helmEntry
-	absent func(id string) (missing bool, why string)
+	absent func(id string) (missing bool, why string, warned bool)
 }
 
 // id is the HelmRelease's namespace/name.
@@ -148,11 +148,14 @@ func (cs *causes) helmAbsent(e *helmEntry, dep string) string {
 		return key
 	}
 	ref := helmReleaseRef(ns, name)
-	missing, why := cs.helm.absent(dep)
+	missing, why, warned := cs.helm.absent(dep)
 	rc := &RootCause{Object: ref, Reason: ReasonNotFound,
 		Message: "does not exist: helm-controller holds back every HelmRelease whose dependsOn names it until it does"}
 	if !missing {
 		rc.Reason, rc.Message = ReasonDependencyUnread, "the chain could not read it: "+why
+	}
+	if !missing && !warned {
+		// a read that failed is incomplete already; one the chain did not make is not
 		rc.unread = append(rc.unread, output.Gap{What: "reading " + ref + ", which " + helmReleaseRef(e.Namespace, e.Name) + " depends on", Reason: why})
 	}
 	if cs.nodes[dep] != nil {

@@ -297,17 +297,18 @@ func kindOfGVR(gvr schema.GroupVersionResource) string {
 
 // helmReleaseAbsent says why the HelmRelease id (namespace/name) is not among the objects read:
 // missing is true when the server said it does not exist (it is in the namespace listed and the
-// LIST succeeded, or a GET found nothing); otherwise why is why the chain could not tell.
-func (objs *Objects) helmReleaseAbsent(id string) (missing bool, why string) {
+// LIST succeeded, or a GET found nothing); otherwise why is why the chain could not tell, and
+// warned whether a failed read already says so in Warnings.
+func (objs *Objects) helmReleaseAbsent(id string) (missing bool, why string, warned bool) {
 	ns, _ := splitID(id)
 	if objs.unread[helmReleaseKind] {
-		return false, "listing helmreleases.helm.toolkit.fluxcd.io failed"
+		return false, "listing helmreleases.helm.toolkit.fluxcd.io failed", true
 	}
 	if objs.namespace == "" || ns == objs.namespace {
-		return true, ""
+		return true, "", false
 	}
 	if why, ok := objs.fetched[helmReleaseKind+"/"+id]; ok {
-		return why == "", why
+		return why == "", why, why != ""
 	}
-	return false, fmt.Sprintf("it is in namespace %s, outside the namespace listed (%s), and was not read", ns, objs.namespace)
+	return false, fmt.Sprintf("it is in namespace %s, outside the namespace listed (%s), and was not read", ns, objs.namespace), false
 }
