@@ -216,7 +216,8 @@ func (cs *causes) helmNotReady(d *helmEntry) string {
 }
 
 // addUnclaimedHelmReleases records as a cause of its own every HelmRelease a Kustomization of
-// the chain applies that is not Ready and that nothing else accounts for: not a cause already,
+// the chain applies that is not Ready (no Ready condition, when its Kustomization has one) and
+// that nothing else accounts for: not a cause already,
 // not held back by one, not listed under its Kustomization's own cause, not deleting (a
 // Terminating finding) and not waiting (walked, else a StaleWait finding; a suspended one is
 // not walked: helm-controller does not look at it until it is resumed). A Kustomization that does not
@@ -224,7 +225,10 @@ func (cs *causes) helmNotReady(d *helmEntry) string {
 func (cs *causes) addUnclaimedHelmReleases(ids []string) {
 	for _, id := range ids {
 		for _, hr := range cs.nodes[id].HelmReleases {
-			if hr.Ready == nil || hr.Ready.Status == string(metav1.ConditionTrue) || hr.Deleting || (hr.waiting() && !hr.Suspend) ||
+			// A HelmRelease with no status yet is not Ready either, unless nothing has status:
+			// a chain a repository declares, not one read from a cluster.
+			if (hr.Ready == nil && cs.nodes[id].Ready == nil) || (hr.Ready != nil && hr.Ready.Status == string(metav1.ConditionTrue)) ||
+				hr.Deleting || (hr.waiting() && !hr.Suspend) ||
 				cs.byKey[helmReleaseKey(hr.Namespace, hr.Name)] != nil || cs.byKey[id] != nil {
 				continue
 			}

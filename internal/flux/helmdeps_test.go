@@ -65,6 +65,8 @@ func TestHelmReleaseWaits(t *testing.T) {
 			"backend", "InstallFailed", nil, nil, false, 0},
 		{"suspended while it waits", true, []helmv2.HelmRelease{suspended}, "",
 			"frontend", "DependencyNotReady", nil, nil, false, 0},
+		{"no status yet", true, []helmv2.HelmRelease{helmRelease("backend", "v1", "", "", "")}, "",
+			"backend", ReasonNoStatus, nil, nil, false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
