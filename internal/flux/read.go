@@ -268,6 +268,9 @@ func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface,
 func (objs *Objects) fetch(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, sourceKind, ns, name string) bool {
 	u, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 	key := cmp.Or(sourceKind, kindOfGVR(gvr)) + "/" + ns + "/" + name
+	if objs.fetched == nil {
+		objs.fetched = map[string]string{} // Objects not made by Read
+	}
 	if apierrors.IsNotFound(err) {
 		objs.fetched[key] = ""
 		return false
