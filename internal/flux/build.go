@@ -34,7 +34,7 @@ func Build(objs *Objects) *Chain {
 		n := newNode(&objs.Kustomizations[i], objs, byID)
 		nodes[n.ID] = n
 	}
-	attachHelmReleases(nodes, objs.HelmReleases)
+	helm := attachHelmReleases(nodes, objs)
 	topo := order(nodes)
 	c := &Chain{Tiers: topo.tiers, Unordered: topo.unordered}
 	if c.Tiers == nil {
@@ -53,14 +53,14 @@ func Build(objs *Objects) *Chain {
 		c.Kustomizations = append(c.Kustomizations, nodes[id])
 	}
 	var stale []Finding
-	c.RootCauses, stale = rootCauses(nodes, topo)
+	c.RootCauses, stale = rootCauses(nodes, topo, helm)
 	c.Findings = append(findings(c, topo), stale...)
 	for i := range c.Findings {
 		c.Findings[i].Code = findingCode(c.Findings[i].Kind)
 	}
 	explainMissingKinds(c, objs)
 	c.Unaffected = unaffected(c)
-	c.Unevaluated = unevaluated(c.Kustomizations)
+	c.Unevaluated = unevaluated(c.Kustomizations, c.RootCauses)
 	return c
 }
 
@@ -123,28 +123,26 @@ func stateOf(n *Node) State {
 
 // attachHelmReleases gives each node the HelmReleases it applied, sorted by id; the readyExprs
 // of a waiting one are evaluated against the HelmReleases read, as helm-controller evaluates
-// them against the HelmReleases it depends on.
-func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
+// them against the HelmReleases it depends on. It returns every HelmRelease read, applied by a
+// node or not, for the walk of their dependsOn.
+func attachHelmReleases(nodes map[string]*Node, objs *Objects) *helmIndex {
+	hrs := objs.HelmReleases
 	byID := make(map[string]*helmv2.HelmRelease, len(hrs))
 	for i := range hrs {
 		byID[hrs[i].Namespace+"/"+hrs[i].Name] = &hrs[i]
 	}
+	index := &helmIndex{byID: make(map[string]*helmEntry, len(hrs)), absent: objs.helmReleaseAbsent}
 	for i := range hrs {
 		hr := &hrs[i]
 		owner := hr.Labels[ownerNamespaceLabel] + "/" + hr.Labels[ownerNameLabel]
 		n, ok := nodes[owner]
-		if !ok {
-			continue
-		}
 		timeout := hr.GetTimeout().Duration
-		tier, err := time.ParseDuration(n.Timeout)
 		h := HelmRelease{
 			Namespace: hr.Namespace, Name: hr.Name,
-			Ready:        condition(hr.Status.Conditions, meta.ReadyCondition),
-			Timeout:      timeout.String(),
-			Suspend:      hr.Spec.Suspend,
-			OutlivesTier: err == nil && n.Wait && timeout > tier,
-			Deleting:     hr.DeletionTimestamp != nil,
+			Ready:    condition(hr.Status.Conditions, meta.ReadyCondition),
+			Timeout:  timeout.String(),
+			Suspend:  hr.Spec.Suspend,
+			Deleting: hr.DeletionTimestamp != nil,
 		}
 		for _, d := range hr.Spec.DependsOn {
 			h.DependsOn = append(h.DependsOn, cmp.Or(d.Namespace, hr.Namespace)+"/"+d.Name)
@@ -152,11 +150,20 @@ func attachHelmReleases(nodes map[string]*Node, hrs []helmv2.HelmRelease) {
 		if h.waiting() {
 			h.ReadyExprs = evalReadyExprs(hr, hr.Spec.DependsOn, byID, "the HelmRelease it depends on was not read: it does not exist, or reading it failed")
 		}
-		n.HelmReleases = append(n.HelmReleases, h)
+		entry := &helmEntry{HelmRelease: h, generation: hr.Generation, observed: hr.Status.ObservedGeneration}
+		index.byID[hr.Namespace+"/"+hr.Name] = entry
+		if !ok {
+			continue
+		}
+		tier, err := time.ParseDuration(n.Timeout)
+		entry.OutlivesTier = err == nil && n.Wait && timeout > tier
+		entry.appliedBy = owner
+		n.HelmReleases = append(n.HelmReleases, entry.HelmRelease)
 	}
 	for _, n := range nodes {
 		sortHelmReleases(n.HelmReleases)
 	}
+	return index
 }
 
 // findings lists cycles, missing dependencies and sources, suspensions and lags, in node order.

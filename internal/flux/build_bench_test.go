@@ -36,3 +36,16 @@ func BenchmarkBuild(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBuildWaitingLine measures the analysis of a line of waiters behind one cause: each
+// waiter is walked once, so the time grows with the line, not with its square.
+func BenchmarkBuildWaitingLine(b *testing.B) {
+	for _, n := range []int{100, 1000, 5000} {
+		objs := waitingLine(n)
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				Build(objs)
+			}
+		})
+	}
+}

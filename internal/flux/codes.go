@@ -35,6 +35,14 @@ const (
 	CodeDependencyTerminating report.Reason = "dependency-terminating"
 	CodeNotReady              report.Reason = "not-ready"
 
+	// Causes a HelmRelease is, when helm-controller holds back the HelmReleases whose dependsOn
+	// names it.
+	CodeHelmReleaseFailed           report.Reason = "helmrelease-failed"
+	CodeHelmReleaseNotFound         report.Reason = "helmrelease-dependency-not-found"
+	CodeHelmReleaseUnread           report.Reason = "helmrelease-dependency-unread"
+	CodeHelmReleaseGenerationBehind report.Reason = "helmrelease-generation-not-observed"
+	CodeHelmReleaseNoStatus         report.Reason = "helmrelease-no-status"
+
 	// Findings besides root causes, one per FindingKind.
 	CodeCycleFinding       report.Reason = "cycle"
 	CodeMissingDepFinding  report.Reason = "missing-dependency-declared"
@@ -75,6 +83,9 @@ func causeCode(rc *RootCause) report.Reason {
 	// A HelmRelease held back by its own readyExpr is an Object cause too, classified by its
 	// reason like a Kustomization's.
 	exprCause := rc.Reason == ReasonReadyExprFalse || rc.Reason == ReasonReadyExprUnevaluated
+	if strings.HasPrefix(rc.Object, HelmReleaseGVR.GroupResource().String()+"/") && !exprCause {
+		return helmReleaseCode(rc)
+	}
 	if rc.Object != "" && !exprCause {
 		switch {
 		case rc.Reason != ReasonNotFound:
@@ -114,4 +125,26 @@ func causeCode(rc *RootCause) report.Reason {
 		return CodeDependencyTerminating
 	}
 	return CodeNotReady
+}
+
+// helmReleaseCode classifies a cause that is a HelmRelease others wait on (helmdeps.go).
+func helmReleaseCode(rc *RootCause) report.Reason {
+	for _, hr := range rc.HelmReleases {
+		if hr.Deleting {
+			return CodeDependencyTerminating
+		}
+	}
+	switch rc.Reason {
+	case ReasonNotFound:
+		return CodeHelmReleaseNotFound
+	case ReasonDependencyUnread:
+		return CodeHelmReleaseUnread
+	case ReasonGenerationNotObserved:
+		return CodeHelmReleaseGenerationBehind
+	case ReasonNoStatus:
+		return CodeHelmReleaseNoStatus
+	case ReasonDependencyCycle:
+		return CodeDependencyCycle
+	}
+	return CodeHelmReleaseFailed
 }

@@ -44,6 +44,12 @@ func TestCauseCode(t *testing.T) {
 		{"cycle", RootCause{Kustomization: "flux-system/apps", Reason: ReasonDependencyCycle}, CodeDependencyCycle},
 		{"suspended", RootCause{Kustomization: "flux-system/apps", Reason: meta.SuspendedReason}, CodeSuspendedDependency},
 		{"progressing", RootCause{Kustomization: "flux-system/apps", Reason: string(Progressing)}, CodeNotReady},
+		{"helmrelease install failed", RootCause{Object: "helmreleases.helm.toolkit.fluxcd.io/cert-manager -n cert-manager", Reason: "InstallFailed"}, CodeHelmReleaseFailed},
+		{"helmrelease missing", RootCause{Object: "helmreleases.helm.toolkit.fluxcd.io/postgres -n db", Reason: ReasonNotFound}, CodeHelmReleaseNotFound},
+		{"helmrelease unread", RootCause{Object: "helmreleases.helm.toolkit.fluxcd.io/postgres -n db", Reason: ReasonDependencyUnread}, CodeHelmReleaseUnread},
+		{"helmrelease generation", RootCause{Object: "helmreleases.helm.toolkit.fluxcd.io/postgres -n db", Reason: ReasonGenerationNotObserved}, CodeHelmReleaseGenerationBehind},
+		{"helmrelease readyExpr", RootCause{Object: "helmreleases.helm.toolkit.fluxcd.io/app -n apps", Reason: ReasonReadyExprFalse}, CodeReadyExprFalse},
+		{"helmrelease deleting", RootCause{Object: "helmreleases.helm.toolkit.fluxcd.io/app -n apps", Reason: "UninstallFailed", HelmReleases: []HelmRelease{{Deleting: true}}}, CodeDependencyTerminating},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := causeCode(&tc.rc); got != tc.want {

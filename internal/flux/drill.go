@@ -41,8 +41,7 @@ func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 	for i := range c.RootCauses {
 		rc := &c.RootCauses[i]
 		if rc.Object != "" {
-			ref, ns, _ := strings.Cut(rc.Object, " -n ")
-			rc.Commands = append(rc.Commands, d.Target.Command("describe", ref, "-n", ns))
+			rc.Commands = append(rc.Commands, d.objectCommands(rc)...)
 			continue
 		}
 		ksNS, ksName, _ := strings.Cut(rc.Kustomization, "/")
@@ -59,6 +58,26 @@ func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 		}
 	}
 	return warnings
+}
+
+// objectCommands are the commands that show an object cause: describing it, or, when it does
+// not exist or could not be read (the describe would fail), describing what waits on it, the
+// Kustomizations failing on it and the HelmReleases it holds back.
+func (d *Drill) objectCommands(rc *RootCause) []string {
+	if rc.Reason != ReasonNotFound && rc.Reason != ReasonDependencyUnread {
+		ref, ns, _ := strings.Cut(rc.Object, " -n ")
+		return []string{d.Target.Command("describe", ref, "-n", ns)}
+	}
+	var out []string
+	for _, id := range rc.Tiers {
+		ns, name := splitID(id)
+		out = append(out, d.Target.Command(objectArgs("describe", "kustomizations.kustomize.toolkit.fluxcd.io", ns, name)...))
+	}
+	for _, id := range rc.HeldBack {
+		ns, name := splitID(id)
+		out = append(out, d.Target.Command(objectArgs("describe", "helmreleases.helm.toolkit.fluxcd.io", ns, name)...))
+	}
+	return out
 }
 
 // examine resolves, reads and, when it is Terminating, explains one named object; one the

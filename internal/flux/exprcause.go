@@ -79,8 +79,9 @@ func exprCause(rc *RootCause, re *ReadyExpr, controller string, ref func(namespa
 }
 
 // failsOnHelmReleases records n, a Kustomization whose health check waits only for HelmReleases
-// it applies that are root causes of their own (a readyExpr holds them back), as a tier of
-// those causes rather than a cause of its own, and reports whether it did.
+// it applies that causes account for (a readyExpr holds them back, a dependency they wait on
+// is not Ready or does not exist), as a tier of those causes rather than a cause of its own,
+// and reports whether it did.
 func (cs *causes) failsOnHelmReleases(n *Node) bool {
 	if n.Ready == nil || n.Ready.Reason != meta.HealthCheckFailedReason {
 		return false
@@ -88,11 +89,18 @@ func (cs *causes) failsOnHelmReleases(n *Node) bool {
 	named := ParseFailure(n.Ready.Message).Objects
 	var hit []*RootCause
 	for _, item := range named {
-		rc := cs.byKey[helmReleaseKey(item.Namespace, item.Name)]
-		if item.Kind != "HelmRelease" || rc == nil || rc.AppliedBy != n.ID {
+		id := item.Namespace + "/" + item.Name
+		e := cs.helm.byID[id]
+		if item.Kind != helmReleaseKind || e == nil || e.appliedBy != n.ID {
 			return false
 		}
-		hit = append(hit, rc)
+		keys := cs.helmHolds(id)
+		if len(keys) == 0 {
+			return false
+		}
+		for _, k := range keys {
+			hit = append(hit, cs.byKey[k])
+		}
 	}
 	for _, rc := range hit {
 		if !slices.Contains(rc.Tiers, n.ID) {

@@ -1,5 +1,7 @@
 package flux
 
+import "slices"
+
 // Focus narrows the chain to one Kustomization, everything upstream of it and everything
 // downstream of it. Tiers keep their numbers so a focused view lines up with the full one.
 func (c *Chain) Focus(id string) *Chain {
@@ -17,8 +19,10 @@ func (c *Chain) Focus(id string) *Chain {
 			out.Kustomizations = append(out.Kustomizations, n)
 		}
 	}
+	appliedBy := c.helmReleaseAppliers()
 	for _, rc := range c.RootCauses {
-		if tiers := filter(rc.Tiers, keep); keep[rc.Kustomization] || keep[rc.AppliedBy] || len(tiers) > 0 {
+		holds := slices.ContainsFunc(rc.HeldBack, func(id string) bool { return keep[appliedBy[id]] })
+		if tiers := filter(rc.Tiers, keep); keep[rc.Kustomization] || keep[rc.AppliedBy] || len(tiers) > 0 || holds {
 			if rc.Tiers != nil {
 				rc.Tiers = tiers
 			}
@@ -26,7 +30,7 @@ func (c *Chain) Focus(id string) *Chain {
 			out.RootCauses = append(out.RootCauses, rc)
 		}
 	}
-	out.Unevaluated = unevaluated(out.Kustomizations)
+	out.Unevaluated = unevaluated(out.Kustomizations, out.RootCauses)
 	for _, f := range c.Findings {
 		if keep[f.Kustomization] {
 			out.Findings = append(out.Findings, f)

@@ -158,12 +158,20 @@ type RootCause struct {
 	// Explanation is prose for the causes a message alone does not make plain (a CR before its
 	// CRD, a revision a dependent waits for, a missing source).
 	Explanation []string `json:"explanation,omitempty"`
-	// HelmReleases are the failing HelmReleases this Kustomization applies.
+	// HelmReleases are the failing HelmReleases this Kustomization applies (of a HelmRelease
+	// cause, that HelmRelease).
 	HelmReleases []HelmRelease `json:"helmReleases,omitempty"`
+	// HeldBack are the HelmReleases (namespace/name) whose dependsOn waits on this cause,
+	// directly or through other waiting HelmReleases: helm-controller does not install or
+	// upgrade them until it recovers.
+	HeldBack []string `json:"heldBack,omitempty"`
 	// BlastRadius lists every Kustomization downstream of this one (of an Object: its Tiers and
 	// everything downstream of them), frozen until it recovers.
 	BlastRadius []string `json:"blastRadius"`
 	Commands    []string `json:"commands,omitempty"`
+	// unread are the reads this cause rests on that failed (a HelmRelease dependency not read):
+	// they make the result UNKNOWN.
+	unread []output.Gap
 }
 
 // FindingKind names a kind of finding.

@@ -1,6 +1,7 @@
 package flux
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,8 +56,15 @@ type Objects struct {
 	// Warnings name reads that failed; Incomplete is set when any did.
 	Warnings   []string
 	Incomplete bool
-	// unread holds the source kinds whose LIST failed: their absence proves nothing.
+	// unread holds the source kinds whose LIST failed (and HelmRelease, when the HelmRelease
+	// LIST failed): their absence proves nothing.
 	unread map[string]bool
+	// namespace is the namespace listed ("" for all): an object elsewhere is absent because it
+	// was not listed, unless FetchOutOfScope read it.
+	namespace string
+	// fetched records each GET FetchOutOfScope made, by kind/namespace/name: "" when the server
+	// said the object does not exist, else why it could not be read.
+	fetched map[string]string
 }
 
 // Read lists Kustomizations, their sources and HelmReleases in namespace ("" for all), one
@@ -64,13 +72,14 @@ type Objects struct {
 // serve is skipped; one that cannot be listed is a warning. ErrNotInstalled is returned when
 // Kustomizations are not served; any other failure to list them is returned as is.
 func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Objects, error) {
-	objs := &Objects{KStatus: map[string]string{}, Sources: map[string]SourceObject{}, unread: map[string]bool{}}
+	objs := &Objects{KStatus: map[string]string{}, Sources: map[string]SourceObject{}, unread: map[string]bool{},
+		namespace: namespace, fetched: map[string]string{}}
 	var (
 		mu     sync.Mutex
 		wg     sync.WaitGroup
 		ksErr  error
 		gvrs   = []schema.GroupVersionResource{KustomizationGVR, HelmReleaseGVR}
-		kindOf = map[schema.GroupVersionResource]string{}
+		kindOf = map[schema.GroupVersionResource]string{HelmReleaseGVR: helmReleaseKind}
 	)
 	for kind, gvr := range SourceGVRs {
 		gvrs = append(gvrs, gvr)
@@ -209,8 +218,9 @@ func condition(conds []metav1.Condition, t string) *Condition {
 
 // FetchOutOfScope reads, one GET each, the Kustomizations and sources that the listed ones
 // reference in other namespaces than the listed namespace, so a -n view still sees its whole
-// upstream, and the HelmReleases in other namespaces a listed HelmRelease's readyExpr reads. A
-// reference that does not exist stays absent (a finding); a failed read is a warning.
+// upstream, and the HelmReleases in other namespaces a listed HelmRelease depends on, directly
+// or through others (their state, and what a readyExpr reads). A reference that does not exist
+// stays absent (a finding); a failed read is a warning, and what depends on it is UNKNOWN.
 func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface, namespace string) {
 	if namespace == "" {
 		return
@@ -219,8 +229,10 @@ func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface,
 	for i := 0; i < len(objs.HelmReleases); i++ {
 		hr := &objs.HelmReleases[i]
 		for _, d := range hr.Spec.DependsOn {
-			ns := d.Namespace
-			if d.ReadyExpr == "" || ns == "" || ns == namespace || tried["HelmRelease/"+ns+"/"+d.Name] {
+			// An entry without a namespace means its HelmRelease's own, which for a HelmRelease
+			// read here from another namespace is not the one listed either.
+			ns := cmp.Or(d.Namespace, hr.Namespace)
+			if ns == namespace || tried["HelmRelease/"+ns+"/"+d.Name] {
 				continue
 			}
 			tried["HelmRelease/"+ns+"/"+d.Name] = true
@@ -255,7 +267,12 @@ func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface,
 // fetch GETs one object into objs and reports whether it was added.
 func (objs *Objects) fetch(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, sourceKind, ns, name string) bool {
 	u, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	key := cmp.Or(sourceKind, kindOfGVR(gvr)) + "/" + ns + "/" + name
+	if objs.fetched == nil {
+		objs.fetched = map[string]string{} // Objects not made by Read
+	}
 	if apierrors.IsNotFound(err) {
+		objs.fetched[key] = ""
 		return false
 	}
 	if err == nil {
@@ -264,7 +281,37 @@ func (objs *Objects) fetch(ctx context.Context, dyn dynamic.Interface, gvr schem
 	if err != nil {
 		objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading %s %s/%s: %v", gvr.GroupResource(), ns, name, err))
 		objs.Incomplete = true
+		objs.fetched[key] = fmt.Sprintf("reading it failed: %v", err)
 		return false
 	}
 	return true
+}
+
+// helmReleaseKind is the kind of HelmReleaseGVR, the key of its failed LIST in Objects.unread.
+const helmReleaseKind = "HelmRelease"
+
+// kindOfGVR is the kind of a resource fetch reads that is not a source.
+func kindOfGVR(gvr schema.GroupVersionResource) string {
+	if gvr == HelmReleaseGVR {
+		return helmReleaseKind
+	}
+	return "Kustomization"
+}
+
+// helmReleaseAbsent says why the HelmRelease id (namespace/name) is not among the objects read:
+// missing is true when the server said it does not exist (it is in the namespace listed and the
+// LIST succeeded, or a GET found nothing); otherwise why is why the chain could not tell, and
+// warned whether a failed read already says so in Warnings.
+func (objs *Objects) helmReleaseAbsent(id string) (missing bool, why string, warned bool) {
+	ns, _ := splitID(id)
+	if objs.unread[helmReleaseKind] {
+		return false, "listing helmreleases.helm.toolkit.fluxcd.io failed", true
+	}
+	if objs.namespace == "" || ns == objs.namespace {
+		return true, "", false
+	}
+	if why, ok := objs.fetched[helmReleaseKind+"/"+id]; ok {
+		return why == "", why, why != ""
+	}
+	return false, fmt.Sprintf("it is in namespace %s, outside the namespace listed (%s), and was not read", ns, objs.namespace), false
 }

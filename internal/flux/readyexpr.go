@@ -216,9 +216,9 @@ func (re *ReadyExpr) describe() string {
 }
 
 // unevaluated are the readyExprs of waiting tiers, and of the waiting HelmReleases they apply,
-// that could not be evaluated: the chain cannot tell whether they hold, so the result is
-// UNKNOWN.
-func unevaluated(nodes []*Node) []output.Gap {
+// that could not be evaluated, and the HelmReleases a cause waits on that could not be read: the
+// chain cannot tell whether they hold, so the result is UNKNOWN.
+func unevaluated(nodes []*Node, causes []RootCause) []output.Gap {
 	var gaps []output.Gap
 	add := func(of string, exprs []ReadyExpr) {
 		for _, re := range exprs {
@@ -234,6 +234,9 @@ func unevaluated(nodes []*Node) []output.Gap {
 		for _, hr := range n.HelmReleases {
 			add(helmReleaseRef(hr.Namespace, hr.Name), hr.ReadyExprs)
 		}
+	}
+	for _, rc := range causes {
+		gaps = append(gaps, rc.unread...)
 	}
 	return gaps
 }

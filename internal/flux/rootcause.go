@@ -38,6 +38,33 @@ type causes struct {
 	// waits caches what each waiter's message says it waits on: every walk up from a waiter
 	// behind it reads it again.
 	waits map[string]Failure
+	// walked memoises walkUp per waiter: a line of waiters behind one cause is walked once, not
+	// once more from each waiter behind it (which made the analysis quadratic). walks counts
+	// the walks done (of Kustomizations and of HelmReleases), so a test can hold the analysis
+	// to linear.
+	walked map[string]bool
+	walks  int
+	// walking holds the waiters whose walk is under way: a dependency among them closes a
+	// cycle, and is not walked again.
+	walking map[string]bool
+	// helm is every HelmRelease read; helmHeld memoises helmWalk (the keys of the causes that
+	// hold each waiting HelmRelease back) and helmWalking holds the walks under way.
+	helm        *helmIndex
+	helmHeld    map[string][]string
+	helmWalking map[string]bool
+}
+
+// newCauses prepares the collection of one analysis' root causes.
+func newCauses(nodes map[string]*Node, topo topology, helm *helmIndex) *causes {
+	cs := &causes{nodes: nodes, topo: topo, byKey: map[string]*RootCause{}, cycleOf: map[string]int{},
+		waits: map[string]Failure{}, walked: map[string]bool{}, walking: map[string]bool{},
+		helm: helm, helmHeld: map[string][]string{}, helmWalking: map[string]bool{}}
+	for i, cy := range topo.cycles {
+		for _, id := range cy.members {
+			cs.cycleOf[id] = i
+		}
+	}
+	return cs
 }
 
 // waitsOn is what n's Ready message says it waits on, parsed once per analysis.
@@ -88,16 +115,16 @@ func (cs *causes) addFailing(n *Node) {
 // ServiceAccount it fails on, once for all the nodes that fail on it), and whatever a waiter's
 // walk up its dependsOn ends at. A waiter whose dependencies all look ready is reported as a
 // StaleWait finding, not a cause.
-func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) {
-	cs := &causes{nodes: nodes, topo: topo, byKey: map[string]*RootCause{}, cycleOf: map[string]int{}, waits: map[string]Failure{}}
-	for i, cy := range topo.cycles {
-		for _, id := range cy.members {
-			cs.cycleOf[id] = i
-		}
-	}
-	var stale []Finding
+func rootCauses(nodes map[string]*Node, topo topology, helm *helmIndex) ([]RootCause, []Finding) {
+	return newCauses(nodes, topo, helm).find()
+}
+
+// find is rootCauses on a prepared collection.
+func (cs *causes) find() ([]RootCause, []Finding) {
+	nodes := cs.nodes
 	ids := slices.Sorted(maps.Keys(nodes))
 	cs.addHelmReleaseExprs(ids)
+	stale := cs.addHelmReleaseWaits(ids)
 	for _, id := range ids {
 		if n := nodes[id]; n.State == Failing {
 			cs.addFailing(n)
@@ -105,11 +132,12 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 	}
 	for _, id := range ids {
 		n := nodes[id]
-		if n.State == Waiting && !cs.walkUp(n, map[string]bool{n.ID: true}) {
+		if n.State == Waiting && !cs.walkUp(n) {
 			stale = append(stale, Finding{Kind: FindingStaleWait, Kustomization: n.ID,
 				Message: fmt.Sprintf("waits on dependencies that are ready now; kustomize-controller retries every %s", n.RetryInterval)})
 		}
 	}
+	cs.addUnclaimedHelmReleases(ids)
 	out := make([]RootCause, 0, len(cs.byKey))
 	for _, key := range slices.Sorted(maps.Keys(cs.byKey)) {
 		out = append(out, cs.finish(cs.byKey[key]))
@@ -125,6 +153,7 @@ func rootCauses(nodes map[string]*Node, topo topology) ([]RootCause, []Finding) 
 func (cs *causes) finish(rc *RootCause) RootCause {
 	rc.Failure = ParseFailure(rc.Message)
 	rc.Code = causeCode(rc)
+	slices.Sort(rc.HeldBack)
 	if rc.Reason == ReasonDependencyCycle && len(rc.Tiers) > 0 {
 		// Every member of a cycle is downstream of every other: its first member's downstream
 		// is the whole cycle and what waits behind it.
@@ -191,13 +220,20 @@ func ownReason(n *Node) (string, string) {
 }
 
 // walkUp follows a waiter's dependsOn to what blocks it and records it as a cause. It returns
-// whether any cause was found.
-func (cs *causes) walkUp(n *Node, seen map[string]bool) bool {
+// whether any cause was found. Each waiter is walked once per analysis; a dependency whose
+// walk is under way closes a cycle and is skipped.
+func (cs *causes) walkUp(n *Node) bool {
 	if i, ok := cs.cycleOf[n.ID]; ok && cs.byKey[cycleKey(cs.topo.cycles[i])] != nil {
 		// A walk has been through n's cycle already, and through everything its members wait
 		// on: walking the cycle again from each member made the analysis quadratic.
 		return true
 	}
+	if found, ok := cs.walked[n.ID]; ok {
+		return found
+	}
+	cs.walks++
+	cs.walking[n.ID] = true
+	defer delete(cs.walking, n.ID)
 	found := false
 	if missing := cs.topo.missing[n.ID]; len(missing) > 0 {
 		cs.add(n, ReasonMissingDependency, "depends on "+joinList(missing)+", which does not exist")
@@ -206,7 +242,7 @@ func (cs *causes) walkUp(n *Node, seen map[string]bool) bool {
 	waitsOn := cs.waitsOn(n)
 	for _, dep := range n.DependsOn {
 		d, ok := cs.nodes[dep]
-		if !ok || seen[dep] {
+		if !ok || cs.walking[dep] {
 			continue
 		}
 		if re := n.readyExpr(dep); re != nil {
@@ -220,13 +256,13 @@ func (cs *causes) walkUp(n *Node, seen map[string]bool) bool {
 				continue
 			}
 		}
-		seen[dep] = true
-		found = cs.blocks(n, d, waitsOn, seen) || found
+		found = cs.blocks(n, d, waitsOn) || found
 	}
 	if !found && n.Tier < 0 {
 		cs.addCycle(n)
 		found = true
 	}
+	cs.walked[n.ID] = found
 	return found
 }
 
@@ -246,7 +282,7 @@ func (cs *causes) addCycle(n *Node) {
 }
 
 // blocks records what dependency d of waiter n blocks it with, and reports whether it does.
-func (cs *causes) blocks(n, d *Node, waitsOn Failure, seen map[string]bool) bool {
+func (cs *causes) blocks(n, d *Node, waitsOn Failure) bool {
 	switch d.State {
 	case Ready:
 		if d.ID != waitsOn.Dependency || !waitsOn.DependencyRevision {
@@ -256,7 +292,7 @@ func (cs *causes) blocks(n, d *Node, waitsOn Failure, seen map[string]bool) bool
 		rc.Explanation = append(rc.Explanation, fmt.Sprintf("%s waits for it to apply revision %s",
 			kustomizationRef(n.ID), orNone(d.Source.Revision)))
 	case Waiting:
-		return cs.walkUp(d, seen)
+		return cs.walkUp(d)
 	case Suspended:
 		if d.Ready == nil || d.Ready.Status != string(metav1.ConditionTrue) {
 			cs.add(d, meta.SuspendedReason, "suspended while not ready; its dependents wait until it is resumed")
@@ -283,11 +319,16 @@ func (cs *causes) blocks(n, d *Node, waitsOn Failure, seen map[string]bool) bool
 // cycleKey is the key of a cycle's cause.
 func cycleKey(cy cycle) string { return "cycle/" + cy.members[0] }
 
-// unaffected lists the nodes that are neither a root cause nor in any blast radius.
+// unaffected lists the nodes that are neither a root cause nor in any blast radius, nor apply a
+// HelmRelease that is one or that one holds back.
 func unaffected(c *Chain) []string {
 	hit := map[string]bool{}
+	appliedBy := c.helmReleaseAppliers()
 	for _, rc := range c.RootCauses {
-		hit[rc.Kustomization] = true
+		hit[rc.Kustomization], hit[rc.AppliedBy] = true, true
+		for _, id := range rc.HeldBack {
+			hit[appliedBy[id]] = true
+		}
 		for _, id := range rc.BlastRadius {
 			hit[id] = true
 		}

@@ -79,6 +79,12 @@ func addRootCause(sec *output.Node, rc RootCause, byID map[string]*Node, p outpu
 	for _, hr := range rc.HelmReleases {
 		addHelmRelease(node, hr, p, drawn)
 	}
+	if len(rc.HeldBack) > 0 {
+		held := node.Add(fmt.Sprintf("held back: %d HelmRelease(s) wait on it (dependsOn)", len(rc.HeldBack)))
+		for _, id := range rc.HeldBack {
+			held.Add(id)
+		}
+	}
 	addBlastRadius(node, rc, byID, p)
 	for _, cmd := range rc.Commands {
 		node.Add(p.Faint("$ " + cmd))
