@@ -43,6 +43,7 @@ type repoOptions struct {
 
 	// root is the repository's top level; layout says where its Flux source starts.
 	root   string
+	repo   *gitrev.Repo
 	layout sourceroot.Layout
 	getenv func(string) string
 }
@@ -111,7 +112,7 @@ func (r *repoOptions) complete() error {
 	if err != nil {
 		return err
 	}
-	r.root = repo.Dir
+	r.root, r.repo = repo.Dir, repo
 	if r.getenv == nil {
 		r.getenv = os.Getenv
 	}
@@ -170,6 +171,9 @@ func (r *repoOptions) result(ctx context.Context, live *LiveComparison) (*RepoRe
 		return nil, err
 	}
 	res.Repo, res.Layout, res.Config, res.DeclaredCRDs = r.root, &l, r.path, s.CRDs.Len()
+	if res.Commit, err = r.head(ctx); err != nil {
+		return nil, err
+	}
 	for _, fs := range [][]lint.Finding{res.Lint, res.Suppressed} {
 		for i := range fs {
 			fs[i].File = l.FromTop(fs[i].File)
@@ -263,4 +267,22 @@ func (r *repoOptions) chartCRDs() (*lint.ChartCRDs, error) {
 		g.Cache = c
 	}
 	return &lint.ChartCRDs{Charts: g, Options: helmrender.Options{KubeVersion: r.KubeVersion}}, nil
+}
+
+// head is the commit checked out in the repository, which the report names as its revision;
+// empty in a repository without commits. The lint reads the working tree, which may hold
+// changes not committed: the report says so rather than run `git status`, which could apply
+// the repository's filters.
+func (r *repoOptions) head(ctx context.Context) (string, error) {
+	if r.repo == nil {
+		return "", nil
+	}
+	commit, err := r.repo.Resolve(ctx, "HEAD")
+	if cerr := ctx.Err(); cerr != nil {
+		return "", cerr
+	}
+	if exitcode.Of(err) == exitcode.Usage {
+		return "", nil // no commit yet
+	}
+	return commit, err
 }

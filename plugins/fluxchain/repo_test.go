@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,13 +69,19 @@ func runRepo(t *testing.T, args ...string) (stdout, stderr string, code int) {
 func TestRepoOutputs(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "")
 	dir := copyRepo(t, "seeded")
+	// The report names the commit checked out; the golden holds HEAD as COMMIT.
+	rev, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSpace(string(rev))
 	for _, format := range []string{"text", "json", "yaml", "dot", "mermaid"} {
 		t.Run(format, func(t *testing.T) {
 			out, _, code := runRepo(t, "--repo", dir, "-o", format)
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
 			}
-			goldens.Assert(t, "repo-seeded."+format, out, golden.Literal(dir, "REPO"))
+			goldens.Assert(t, "repo-seeded."+format, out, golden.Literal(dir, "REPO"), golden.Literal(head, "COMMIT"))
 		})
 	}
 }

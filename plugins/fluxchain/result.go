@@ -121,7 +121,10 @@ type RepoResult struct {
 	Summary RepoSummary `json:"summary"`
 	// Repo is the repository's top level; Path the entry path built first, relative to the
 	// source root Layout names (files in findings are relative to the top level).
-	Repo   string             `json:"repo"`
+	Repo string `json:"repo"`
+	// Commit is the commit checked out (HEAD) when the lint ran; the files read are the working
+	// tree's, which may hold changes not yet committed.
+	Commit string             `json:"commit,omitempty"`
 	Path   string             `json:"path"`
 	Layout *sourceroot.Layout `json:"layout,omitempty"`
 	flux.Chain
