@@ -21,6 +21,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/util/homedir"
 
+	"github.com/kubeforensics/suite/hack/release/gendir"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 	"github.com/kubeforensics/suite/plugins/saferetire"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
@@ -52,33 +53,12 @@ func main() {
 	flag.Parse()
 	files, err := render(pages())
 	if err == nil {
-		err = write(*dir, files)
+		err = gendir.Write(*dir, ".md", files)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(1)
 	}
-}
-
-// write replaces the generated files in dir, removing stale .md files it no longer generates.
-func write(dir string, files map[string][]byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	old, _ := filepath.Glob(filepath.Join(dir, "*.md"))
-	for _, f := range old {
-		if _, keep := files[filepath.Base(f)]; !keep {
-			if err := os.Remove(f); err != nil {
-				return err
-			}
-		}
-	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // render returns the reference files by name: <plugin>.md for each page and README.md.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/kubeforensics/suite/hack/release/gendir"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
@@ -54,7 +55,7 @@ func main() {
 	flag.Parse()
 	files, err := render(kinds())
 	if err == nil {
-		err = write(*dir, files)
+		err = gendir.Write(*dir, ".json", files)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
@@ -110,28 +111,4 @@ func encode(s *jsonschema.Schema) ([]byte, error) {
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
-}
-
-// write replaces the schema files in dir, removing stale .json files it no longer generates.
-func write(dir string, files map[string][]byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	old, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return err
-	}
-	for _, f := range old {
-		if _, keep := files[filepath.Base(f)]; !keep {
-			if err := os.Remove(f); err != nil {
-				return err
-			}
-		}
-	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
