@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/sourceroot"
+	"github.com/kubeforensics/suite/internal/version"
 )
 
 // The rules of what a run could not judge, shared by the plugins: each gap is a result of its
@@ -77,4 +80,22 @@ func clean(p string) string {
 		return "."
 	}
 	return strings.TrimPrefix(p, "/")
+}
+
+// ForRepository starts the run of tool over the repository at top: l is its layout (nil: the
+// top level is the source root) and entry the entry path judged, relative to the source root.
+// The run gets the category of that tool and entry path and its anchor; the caller adds the
+// rules, findings and verdict. The layout returned is l or the default, by which the caller
+// places its files from the top level.
+func ForRepository(tool, top string, l *sourceroot.Layout, entry string) (Report, sourceroot.Layout) {
+	layout := sourceroot.Layout{SourceRoot: "."}
+	if l != nil {
+		layout = *l
+	}
+	dir := layout.FromTop(entry)
+	if dir == "" {
+		dir = layout.FromTop(".")
+	}
+	return Report{Tool: tool, Version: version.Get().Version, Category: "kubeforensics/" + tool + "/" + dir,
+		Anchor: Anchor(top, dir)}, layout
 }

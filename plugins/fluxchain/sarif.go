@@ -8,8 +8,6 @@ import (
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/sarif"
-	"github.com/kubeforensics/suite/internal/sourceroot"
-	"github.com/kubeforensics/suite/internal/version"
 )
 
 // sarifTool is the driver name code scanning shows, and the start of the category.
@@ -34,16 +32,8 @@ func PrintRepoSARIF(w io.Writer, res *RepoResult) error {
 
 // repoSARIF maps res onto a SARIF run.
 func repoSARIF(res *RepoResult) sarif.Report {
-	layout := sourceroot.Layout{SourceRoot: "."}
-	if res.Layout != nil {
-		layout = *res.Layout
-	}
-	entry := layout.FromTop(res.Path)
-	if entry == "" {
-		entry = layout.FromTop(".")
-	}
-	r := sarif.Report{Tool: sarifTool, Version: version.Get().Version, Category: "kubeforensics/" + sarifTool + "/" + entry,
-		Rules: lintRules(), Anchor: sarif.Anchor(res.Repo, entry), Verdict: res.Verdict, ExitCode: res.ExitCode}
+	r, layout := sarif.ForRepository(sarifTool, res.Repo, res.Layout, res.Path)
+	r.Rules, r.Verdict, r.ExitCode = lintRules(), res.Verdict, res.ExitCode
 	for _, f := range res.Lint {
 		r.Findings = append(r.Findings, lintFinding(f))
 	}

@@ -9,8 +9,6 @@ import (
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/sarif"
-	"github.com/kubeforensics/suite/internal/sourceroot"
-	"github.com/kubeforensics/suite/internal/version"
 )
 
 // sarifTool is the driver name code scanning shows, and the start of the category.
@@ -35,16 +33,12 @@ func (o *SafeRetireOptions) validateSARIF() error {
 
 // sarifReport maps res onto a SARIF run.
 func sarifReport(res *Result) sarif.Report {
-	layout := sourceroot.Layout{SourceRoot: "."}
+	var entry string
 	if res.Layout != nil {
-		layout = *res.Layout
+		entry = res.Layout.Entry
 	}
-	entry := layout.FromTop(layout.Entry)
-	if entry == "" {
-		entry = layout.FromTop(".")
-	}
-	r := sarif.Report{Tool: sarifTool, Version: version.Get().Version, Category: "kubeforensics/" + sarifTool + "/" + entry,
-		Rules: sarifRules(), Anchor: sarif.Anchor(res.Repo, entry), Verdict: res.Verdict, ExitCode: res.ExitCode}
+	r, layout := sarif.ForRepository(sarifTool, res.Repo, res.Layout, entry)
+	r.Rules, r.Verdict, r.ExitCode = sarifRules(), res.Verdict, res.ExitCode
 	for _, rm := range res.Removals {
 		r.Findings = append(r.Findings, removalFinding(rm))
 	}
