@@ -36,7 +36,7 @@ func TestDocExamples(t *testing.T) {
 			t.Errorf("%s: %s: %v", ex.Where(), ex.Text, err)
 		}
 	}
-	if concrete < 5 {
-		t.Fatalf("found %d concrete examples of flux-chain in docs/ (of %d), want at least 5: is the extraction broken?", concrete, len(exs))
+	if concrete < 3 {
+		t.Fatalf("found %d concrete examples of flux-chain in docs/ (of %d), want at least 3: is the extraction broken?", concrete, len(exs))
 	}
 }
