@@ -22,9 +22,9 @@ type Example struct {
 	// Args are the words after the plugin's name, up to the end of the command (a pipe, a
 	// redirection, a comment, `;` or `&&`), split as a POSIX shell splits them.
 	Args []string
-	// Concrete is false for a synopsis or an elided example: one with `[…]` alternatives,
-	// `<placeholders>`, `…` or `...`, or an upper-case placeholder (TYPE, NAME, DIR); only the
-	// flags it names are checked, not their values.
+	// Concrete is false for a synopsis or an elided example (one with `[…]` alternatives,
+	// `<placeholders>`, `…` or `...`, or an upper-case placeholder: TYPE, NAME, DIR) and for a
+	// code span in prose; only the flags those name are checked, not their values.
 	Concrete bool
 }
 
@@ -68,6 +68,9 @@ func Find(dir, plugin string, skip ...string) ([]Example, error) {
 			for _, s := range spans {
 				for _, ex := range examplesIn(strings.Trim(s, "`"), plugin) {
 					ex.File, ex.Line = name, i+1
+					// A code span in prose names a mode (`kubectl flux-chain --repo`) as often as
+					// it shows a whole command: only its flags are checked.
+					ex.Concrete = ex.Concrete && fenced
 					out = append(out, ex)
 				}
 			}
@@ -88,9 +91,9 @@ func examplesIn(line, plugin string) []Example {
 		if i+1 < len(locs) {
 			end = locs[i+1][0]
 		}
-		start := loc[2] - len("kubectl ")
-		if !strings.HasPrefix(line[start:], "kubectl") {
-			start = loc[2] - len("flux ")
+		start := loc[0]
+		if c := line[start]; c == ' ' || c == '\t' || c == '(' {
+			start++
 		}
 		text := commandEnd(line[start:end])
 		rest := strings.TrimSpace(text[loc[3]-start:])
@@ -104,9 +107,11 @@ func examplesIn(line, plugin string) []Example {
 	return out
 }
 
-// commandEnd cuts s at the end of its first command, outside quotes.
+// commandEnd cuts s at the end of its first command (a pipe, a redirection, `;`, `&`, `)` or a
+// comment), outside quotes.
 func commandEnd(s string) string {
 	var quote byte
+	depth := 0 // inside a synopsis's [alternatives], `|` separates them
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -116,7 +121,12 @@ func commandEnd(s string) string {
 			}
 		case c == '\'' || c == '"':
 			quote = c
-		case c == '|' || c == '>' || c == ';' || c == '&',
+		case c == '[':
+			depth++
+		case c == ']' && depth > 0:
+			depth--
+		case c == '|' && depth > 0:
+		case c == '|' || c == '>' || c == ';' || c == '&' || c == ')',
 			c == '#' && i > 0 && s[i-1] == ' ',
 			c == '2' && strings.HasPrefix(s[i:], "2>") && i > 0 && s[i-1] == ' ':
 			return strings.TrimSpace(s[:i])
@@ -126,7 +136,7 @@ func commandEnd(s string) string {
 }
 
 // placeholder matches what stands for a value the reader fills in.
-var placeholder = regexp.MustCompile(`\[|<[^>]*>|…|\.\.\.|\b[A-Z][A-Z_-]*[A-Z]\b|=X\b`)
+var placeholder = regexp.MustCompile(`\[|<|…|\.\.\.|\b[A-Z][A-Z_-]*[A-Z]\b|=X\b`)
 
 func concrete(s string) bool { return !placeholder.MatchString(s) }
 

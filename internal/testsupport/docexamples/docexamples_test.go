@@ -22,7 +22,7 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Example{
-		{File: "a.md", Line: 1, Text: "kubectl safe-retire --context=prod --orphans", Args: []string{"--context=prod", "--orphans"}, Concrete: true},
+		{File: "a.md", Line: 1, Text: "kubectl safe-retire --context=prod --orphans", Args: []string{"--context=prod", "--orphans"}},
 		{File: "a.md", Line: 3, Text: `kubectl safe-retire --dry-run --base "origin/main" -o json`, Args: []string{"--dry-run", "--base", "origin/main", "-o", "json"}, Concrete: true},
 		{File: "a.md", Line: 4, Text: "kubectl safe-retire --dry-run [--repo DIR]", Args: []string{"--dry-run", "[--repo", "DIR]"}},
 	}
@@ -32,5 +32,14 @@ func TestFind(t *testing.T) {
 	wt, err := Find(dir, "why-terminating")
 	if err != nil || len(wt) != 1 || !reflect.DeepEqual(wt[0].Args, []string{"pvc/x", "-n", "y"}) {
 		t.Fatalf("why-terminating: %+v %v", wt, err)
+	}
+}
+
+func TestFindAtLineStart(t *testing.T) {
+	for _, line := range []string{"flux why-terminating pvc x", "kubectl-why_terminating pvc x", "(kubectl why-terminating pvc x)"} {
+		got := examplesIn(line, "why-terminating")
+		if len(got) != 1 || !reflect.DeepEqual(got[0].Args[:2], []string{"pvc", "x"}) {
+			t.Errorf("%q: %+v", line, got)
+		}
 	}
 }
