@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"regexp"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,8 +38,8 @@ func TestSeedPicture(t *testing.T) {
 	}
 	wantDoc := block.ReplaceAllLiteralString(string(doc), "```mermaid\n"+string(mermaid)+"```\n")
 	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		writeFile(t, dotPath, src)
-		writeFile(t, docPath, []byte(wantDoc))
+		writeDoc(t, dotPath, src)
+		writeDoc(t, docPath, []byte(wantDoc))
 		if _, err := exec.LookPath("dot"); err == nil {
 			if out, err := exec.Command("dot", "-Tsvg", "-o", svgPath, dotPath).CombinedOutput(); err != nil {
 				t.Fatalf("dot: %v\n%s", err, out)
@@ -96,7 +95,7 @@ func svgTitles(svg string) []string {
 	return out
 }
 
-func writeFile(t *testing.T, path string, b []byte) {
+func writeDoc(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
