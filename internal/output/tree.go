@@ -34,8 +34,9 @@ func (n *Node) AddLines(first string, more ...string) *Node {
 // first line beside the connector, each further line on a line of its own, indented under it.
 // A CRLF ends a line as a newline does; blank lines and trailing newlines are dropped. Every
 // line is still escaped like any node text, so a carriage return, an ESC or a bidi override
-// inside a line is shown as text; only the message's line breaks become lines. The structured
-// outputs keep msg as it is.
+// inside a line is shown as text; only the message's line breaks become lines, each indented
+// past its item's text, so none can pass for a line at the margin (a verdict) or for the item's
+// sibling. The structured outputs keep msg as it is.
 func (n *Node) AddMessage(label, msg string) *Node {
 	return n.AddStyledMessage(nil, label, msg)
 }
