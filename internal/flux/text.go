@@ -26,7 +26,7 @@ func (c *Chain) AddText(root *output.Node, p output.Palette) {
 	if len(c.Findings) > 0 {
 		sec := root.Add(p.Bold(fmt.Sprintf("FINDINGS (%d)", len(c.Findings))))
 		for _, f := range c.Findings {
-			sec.Add(fmt.Sprintf("%s %s: %s", p.Warn(string(f.Kind)), f.Kustomization, f.Message))
+			sec.AddMessage(fmt.Sprintf("%s %s: ", p.Warn(string(f.Kind)), f.Kustomization), f.Message)
 		}
 	}
 	if len(c.RootCauses) > 0 && len(c.Unaffected) > 0 {
@@ -68,7 +68,7 @@ func addRootCause(sec *output.Node, rc RootCause, byID map[string]*Node, p outpu
 	}
 	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(head) + tier)
 	if rc.Message != "" {
-		node.Add(rc.Message)
+		node.AddMessage("", rc.Message)
 	}
 	for _, e := range rc.Explanation {
 		node.Add(e)
@@ -137,13 +137,13 @@ func addBlockingObject(parent *output.Node, bo BlockingObject, p output.Palette,
 	}
 	n := parent.Add(line)
 	if bo.Item.Error != "" {
-		n.Add(bo.Item.Error)
+		n.AddMessage("", bo.Item.Error)
 	}
 	if bo.KMessage != "" {
-		n.Add(bo.KMessage)
+		n.AddMessage("", bo.KMessage)
 	}
 	for _, cd := range bo.Conditions {
-		n.Add(fmt.Sprintf("%s=%s %s: %s", cd.Type, cd.Status, cd.Reason, cd.Message))
+		n.AddMessage(fmt.Sprintf("%s=%s %s: ", cd.Type, cd.Status, cd.Reason), cd.Message)
 	}
 	if bo.Note != "" {
 		n.Add(p.Warn(bo.Note))
@@ -198,7 +198,7 @@ func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette, drawn
 	}
 	n := parent.Add(fmt.Sprintf("HelmRelease %s/%s: %s (timeout %s)", hr.Namespace, hr.Name, p.Bad(state), hr.Timeout))
 	if hr.Ready != nil && hr.Ready.Message != "" {
-		n.Add(hr.Ready.Message)
+		n.AddMessage("", hr.Ready.Message)
 	}
 	if hr.OutlivesTier {
 		n.Add(p.Warn("its timeout is longer than the tier's: the Kustomization's health check gives up before helm-controller does"))
@@ -257,7 +257,7 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette, drawn explained
 	}
 	c.Add(src)
 	if n.State != Ready && n.Ready != nil && n.Ready.Reason != "" {
-		c.Add(n.Ready.Reason + ": " + n.Ready.Message)
+		c.AddMessage(n.Ready.Reason+": ", n.Ready.Message)
 	}
 	if n.Terminating != nil {
 		drawn.addExplanation(c, kustomizationRef(n.ID), n.Terminating, p)

@@ -33,7 +33,8 @@ func GapsOf(lines []string) []Gap {
 	return out
 }
 
-// AddIncomplete adds the INCOMPLETE section under root, one line per gap, and returns it (nil
+// AddIncomplete adds the INCOMPLETE section under root, one item per gap (a reason of several
+// lines drawn as lines, see AddMessage), and returns it (nil
 // when there are no gaps) so a printer can add lines of its own under it.
 func AddIncomplete(root *Node, gaps []Gap, p Palette) *Node {
 	if len(gaps) == 0 {
@@ -41,7 +42,7 @@ func AddIncomplete(root *Node, gaps []Gap, p Palette) *Node {
 	}
 	n := root.Add(p.Warn("INCOMPLETE: these reads or builds failed, so what they would show is unknown (not absent):"))
 	for _, g := range gaps {
-		n.Add(g.String())
+		n.AddMessage("", g.String())
 	}
 	return n
 }

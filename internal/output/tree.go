@@ -29,6 +29,53 @@ func (n *Node) AddLines(first string, more ...string) *Node {
 	return c
 }
 
+// AddMessage appends a child for label followed by msg, a message from elsewhere that may span
+// lines (errors joined by errors.Join, a controller's condition message, a build's output): its
+// first line beside the connector, each further line on a line of its own, indented under it.
+// A CRLF ends a line as a newline does; blank lines and trailing newlines are dropped. Every
+// line is still escaped like any node text, so a carriage return, an ESC or a bidi override
+// inside a line is shown as text; only the message's line breaks become lines, each indented
+// past its item's text, so none can pass for a line at the margin (a verdict) or for the item's
+// sibling. The structured outputs keep msg as it is.
+func (n *Node) AddMessage(label, msg string) *Node {
+	return n.AddStyledMessage(nil, label, msg)
+}
+
+// AddStyledMessage is AddMessage with style (a Palette colour, or nil) applied to each line on
+// its own, so a colour never spans a line break.
+func (n *Node) AddStyledMessage(style func(string) string, label, msg string) *Node {
+	if style == nil {
+		style = func(s string) string { return s }
+	}
+	lines := MessageLines(msg)
+	first := label
+	if len(lines) > 0 {
+		first += lines[0]
+		lines = lines[1:]
+	}
+	more := make([]string, len(lines))
+	for i, l := range lines {
+		more[i] = messageIndent + style(l)
+	}
+	return n.AddLines(style(first), more...)
+}
+
+// messageIndent sets the further lines of a message off from the first.
+const messageIndent = "  "
+
+// MessageLines splits msg into its lines: at each newline (a CRLF counts as one), without blank
+// lines; none for a message that is blank.
+func MessageLines(msg string) []string {
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // Render draws the tree: the root's children at the left margin, descendants under box-drawing
 // connectors, continuation lines (More) aligned under the connector. Every line is escaped
 // (Sanitize, keeping p's colours) and the document guarded (Clean), so no text in the tree can

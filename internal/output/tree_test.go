@@ -52,3 +52,38 @@ func TestUseColorHonoursNoColor(t *testing.T) {
 		t.Fatal("--color=always must win over NO_COLOR")
 	}
 }
+
+// A message of several lines (errors.Join, a Flux condition) is drawn one line each, indented
+// under its item, never as a literal `\n`; control characters inside a line stay escaped.
+func TestAddMessage(t *testing.T) {
+	root := &Node{}
+	item := root.Add("item")
+	item.AddMessage("warning: ", "chart not available: a\nchart not available: b\r\n\n")
+	item.AddMessage("condition Ready: ", "health check failed\n  Deployment/x: \x1b[2Jnot ready\rnow")
+	root.AddMessage("gap: ", "")
+	var sb strings.Builder
+	if err := root.Render(&sb, Palette{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `item
+├── warning: chart not available: a
+│     chart not available: b
+└── condition Ready: health check failed
+        Deployment/x: \x1b[2Jnot ready\rnow
+gap: 
+`
+	if sb.String() != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", sb.String(), want)
+	}
+}
+
+func TestMessageLines(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		want []string
+	}{{"", nil}, {"one", []string{"one"}}, {"a\r\nb\n\n c \n", []string{"a", "b", " c "}}, {"\n\n", nil}} {
+		if got := MessageLines(tc.msg); strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("MessageLines(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+}

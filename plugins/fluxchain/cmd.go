@@ -112,7 +112,11 @@ func NewFluxChainOptions(streams genericiooptions.IOStreams) *FluxChainOptions {
 
 // NewCmdFluxChain builds the `kubectl flux-chain` command.
 func NewCmdFluxChain(streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewFluxChainOptions(streams)
+	return newCmd(NewFluxChainOptions(streams))
+}
+
+// newCmd builds the command whose flags set o's fields (tests parse flags into o this way).
+func newCmd(o *FluxChainOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "flux-chain [NAME]",
 		Short: "Show the Flux Kustomization dependency chain, its root failures and their blast radius",

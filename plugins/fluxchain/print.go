@@ -24,7 +24,7 @@ func PrintText(w io.Writer, res *Result, p output.Palette) error {
 	if len(res.Warnings) > 0 {
 		sec := root.Add(p.Warn("WARNINGS (the root causes' objects may be incompletely explained)"))
 		for _, wr := range res.Warnings {
-			sec.Add(wr)
+			sec.AddMessage("", wr)
 		}
 	}
 	return root.Render(w, p)

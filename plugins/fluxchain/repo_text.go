@@ -38,7 +38,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	if len(res.BuildFailures) > 0 {
 		sec := root.Add(p.Warn(fmt.Sprintf("NOT BUILT (%d): these tiers were not judged", len(res.BuildFailures))))
 		for _, b := range res.BuildFailures {
-			sec.Add(fmt.Sprintf("%s (path %s): %s", b.Kustomization, b.Path, b.Error))
+			sec.AddMessage(fmt.Sprintf("%s (path %s): ", b.Kustomization, b.Path), b.Error)
 		}
 	}
 	if len(res.NotCovered) > 0 {

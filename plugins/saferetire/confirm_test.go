@@ -294,3 +294,19 @@ func TestConfirmPodOfTwoClaims(t *testing.T) {
 	claimGone(t, ns, "data")
 	claimGone(t, ns, "logs")
 }
+
+// The recipe docs/safe-retire.md gives for checking a digest reproduces confirm.digest from a
+// real dry run's json output, saved as it is printed.
+func TestDigestRecipeOnRealPlan(t *testing.T) {
+	needEnv(t)
+	_, args := retainedClaim(t, "digestrecipe")
+	iv := invocation{env: map[string]string{"XDG_CACHE_HOME": t.TempDir()}}
+	out, errOut, code := iv.live(t, append([]string{"--dry-run", "-o", "json"}, args...)...)
+	var res saferetire.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Confirm == nil || len(res.Confirm.Plan.Steps) == 0 {
+		t.Fatalf("dry run (exit %d, %v) offers no plan\n%s\n%s", code, err, out, errOut)
+	}
+	if got := saferetire.DigestRecipe(t, []byte(out)); got != res.Confirm.Digest {
+		t.Fatalf("the documented recipe gives %s, confirm.digest is %s, on\n%s", got, res.Confirm.Digest, out)
+	}
+}

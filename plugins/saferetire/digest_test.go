@@ -93,8 +93,9 @@ func TestReviewedPlanChecksItsDigest(t *testing.T) {
 	}
 }
 
-// The digest is the SHA-256 of the plan's compact JSON, fields in order, without HTML escaping:
-// what `jq -cj .confirm.plan | sha256sum` computes from the json output.
+// The digest is the SHA-256 of the plan's compact JSON, fields in declaration order, without
+// HTML escaping: what the recipe in docs/safe-retire.md computes from the json output, whose
+// keys are sorted (TestDigestRecipeOnPrintedJSON).
 func TestDigestEncoding(t *testing.T) {
 	p := Plan{Context: "prod", Server: "https://prod", Base: "b1", Objects: []PlanObject{{Object: "Pod a/b", UID: "u", ResourceVersion: "1"}},
 		Steps: []PlanStep{{Step: "evict", Command: "echo '{}' | kubectl create --raw /x -f - && true"}}}

@@ -61,7 +61,7 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 		n.Add("no state: " + h.Stateless)
 	}
 	for _, s := range h.NotSeen {
-		n.Add(p.Warn("not seen: ") + s)
+		n.AddMessage(p.Warn("not seen: "), s)
 	}
 }
 

@@ -26,16 +26,16 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		}
 		n := root.Add(line)
 		if a.Detail != "" {
-			n.Add(a.Detail)
+			n.AddMessage("", a.Detail)
 		}
 	}
 	for _, wn := range r.Warnings {
-		root.Add(p.Warn("warning: ") + wn)
+		root.AddMessage(p.Warn("warning: "), wn)
 	}
 	if len(r.Unbuilt) > 0 {
 		n := root.Add(p.Warn("UNKNOWN: these tiers did not build, so their removals are not judged:"))
 		for _, u := range r.Unbuilt {
-			t := n.Add(fmt.Sprintf("Kustomization %s (path %s) at the %s: %s", u.Kustomization, u.Path, u.Side, u.Error))
+			t := n.AddMessage(fmt.Sprintf("Kustomization %s (path %s) at the %s: ", u.Kustomization, u.Path, u.Side), u.Error)
 			for _, url := range u.RemoteURLs {
 				t.Add("needs " + url + " (vendor it into the repository, or run with --allow-network)")
 			}
@@ -54,7 +54,7 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		root.Add(fmt.Sprintf("Build cache %s: %d tier build(s) read from it, %d built", c.Dir, c.FromCache, c.Built))
 	}
 	for _, note := range r.Notes {
-		root.Add("note: " + note)
+		root.AddMessage("note: ", note)
 	}
 	output.AddIncomplete(root, r.Incomplete, p)
 	addConfirm(root, r.Confirm)

@@ -66,7 +66,11 @@ func NewWhyTerminatingOptions(streams genericiooptions.IOStreams) *WhyTerminatin
 
 // NewCmdWhyTerminating builds the command.
 func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewWhyTerminatingOptions(streams)
+	return newCmd(NewWhyTerminatingOptions(streams))
+}
+
+// newCmd builds the command whose flags set o's fields (tests parse flags into o this way).
+func newCmd(o *WhyTerminatingOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "why-terminating [TYPE NAME | TYPE/NAME | INVENTORY-ID | TYPE] [flags]",
 		Short: "Explain what holds an object in Terminating and how to release it safely",

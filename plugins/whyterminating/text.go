@@ -37,7 +37,7 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 		// One object's explanation does not depend on groups it does not touch.
 		n := root.Add(p.Faint("note: discovery failed for these group versions; the explanation above does not depend on them:"))
 		for _, d := range r.DiscoveryFailures {
-			n.Add("discovery of " + d.GroupVersion + ": " + d.Error)
+			n.AddMessage("discovery of "+d.GroupVersion+": ", d.Error)
 		}
 	}
 	root.Add(fmt.Sprintf("verdict: %s (exit %d)", colourVerdict(r.Verdict, p), r.ExitCode))
@@ -78,18 +78,18 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 	for _, c := range e.Conditions {
 		switch {
 		case c.Status == "True" && c.Stale != "":
-			n.Add(p.Faint(fmt.Sprintf("condition %s (stale: %s): %s", c.Type, c.Stale, c.Message)))
+			n.AddStyledMessage(p.Faint, fmt.Sprintf("condition %s (stale: %s): ", c.Type, c.Stale), c.Message)
 		case c.Status == "True":
-			n.Add(p.Faint(fmt.Sprintf("condition %s: %s", c.Type, c.Message)))
+			n.AddStyledMessage(p.Faint, fmt.Sprintf("condition %s: ", c.Type), c.Message)
 		case c.Message != "" && e.Object.Resource != "namespaces":
-			n.Add(p.Faint(fmt.Sprintf("condition %s=%s: %s", c.Type, c.Status, c.Message)))
+			n.AddStyledMessage(p.Faint, fmt.Sprintf("condition %s=%s: ", c.Type, c.Status), c.Message)
 		}
 	}
 	for _, s := range e.Status {
 		n.Add(p.Faint(s))
 	}
 	for _, ev := range e.Events {
-		n.Add(p.Faint(eventLine(ev)))
+		n.AddStyledMessage(p.Faint, eventHead(ev), ev.Message)
 	}
 	if e.Deleting {
 		d := n.Add(p.Warn("deleting, not stuck") + ": its deletion progresses on its own")
@@ -109,8 +109,9 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 	addRemedies(n, e.Remedies, p)
 }
 
-// eventLine renders an event as kubectl describe lists it: type, reason, source, message.
-func eventLine(ev finalizers.Event) string {
+// eventHead is how an event's line starts, as kubectl describe lists it: type, reason, source;
+// its message follows.
+func eventHead(ev finalizers.Event) string {
 	s := fmt.Sprintf("event %s %s", ev.Type, ev.Reason)
 	if ev.Source != "" {
 		s += " from " + ev.Source
@@ -118,7 +119,7 @@ func eventLine(ev finalizers.Event) string {
 	if ev.Count > 1 {
 		s += fmt.Sprintf(" (x%d)", ev.Count)
 	}
-	return s + ": " + ev.Message
+	return s + ": "
 }
 
 func addFinalizer(parent *output.Node, f finalizers.Finalizer, p output.Palette) {
