@@ -145,3 +145,11 @@ func (r *repoOptions) lintBase(ctx context.Context, res *RepoResult, s lint.Sett
 	res.Diff = d
 	return nil
 }
+
+// failing are the findings --fail-on counts: the added ones with --base and new, else all.
+func (r *RepoResult) failing() []lint.Finding {
+	if r.Diff != nil && r.Diff.FailOn == FailOnNew {
+		return r.Diff.Added
+	}
+	return r.Lint
+}

@@ -88,14 +88,6 @@ func (r *Result) Code() exitcode.Code {
 	return exitcode.OK
 }
 
-// failing are the findings --fail-on counts: the added ones with --base and new, else all.
-func (r *RepoResult) failing() []lint.Finding {
-	if r.Diff != nil && r.Diff.FailOn == FailOnNew {
-		return r.Diff.Added
-	}
-	return r.Lint
-}
-
 // finish sets the envelope, summary and verdict fields from the content, stamped with clock's
 // time (the system's when nil).
 func (r *Result) finish(clock report.Clock) {
@@ -180,14 +172,6 @@ func (r *RepoResult) Code() exitcode.Code {
 		return exitcode.Unknown
 	}
 	return exitcode.OK
-}
-
-// failing are the findings --fail-on counts: the added ones with --base and new, else all.
-func (r *RepoResult) failing() []lint.Finding {
-	if r.Diff != nil && r.Diff.FailOn == FailOnNew {
-		return r.Diff.Added
-	}
-	return r.Lint
 }
 
 // finish sets the envelope, summary and verdict fields from the content, stamped with clock's
