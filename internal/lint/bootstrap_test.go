@@ -94,3 +94,18 @@ func crdOrder(fs []lint.Finding) []lint.Finding {
 func indent(s, by string) string {
 	return by + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+by) + "\n"
 }
+
+// A finding about an object written in flow style has its line, as one in block style does.
+func TestFlowStyleLine(t *testing.T) {
+	p := newPlatform()
+	p["apps/wave-0/crd.yaml"] = issuerCRD
+	p.replace(t, "apps/wave-0/kustomization.yaml", "  - web.yaml", "  - web.yaml\n  - crd.yaml")
+	p["infra/platform-config/issuer.yaml"] = "# the issuer\n---\n{apiVersion: cert-manager.io/v1, kind: ClusterIssuer, metadata: {name: letsencrypt}, spec: {acme: {server: 'https://acme.example.com'}}}\n"
+	fs := crdOrder(lint.Run(load(t, p)))
+	if len(fs) != 1 || fs[0].Location() != "infra/platform-config/issuer.yaml:3" {
+		for _, f := range fs {
+			t.Logf("%s %s", f.Location(), f.Message)
+		}
+		t.Fatalf("%d crd-order findings, want one at infra/platform-config/issuer.yaml:3", len(fs))
+	}
+}
