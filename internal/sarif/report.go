@@ -87,7 +87,7 @@ var UnknownRule = Rule{ID: "verdict-unknown", Level: Warning,
 // log builds the SARIF log of r with every result in it (limits are Write's).
 func (r Report) log() (Log, error) {
 	index := map[string]int{}
-	driver := Driver{Name: r.Tool, Version: DriverVersion(r.Version), InformationURI: r.InformationURI, Rules: []ReportingDescriptor{}}
+	driver := Driver{Name: r.Tool, Version: DriverVersion(r.Version), InformationURI: cmp.Or(r.InformationURI, Homepage), Rules: []ReportingDescriptor{}}
 	rules := r.Rules
 	if r.needsUnknown() {
 		rules = append(append([]Rule{}, rules...), UnknownRule)
@@ -146,10 +146,9 @@ func (r Report) result(f Finding, ruleIndex int, seen map[string]int) Result {
 	if file == "" {
 		file, line = r.Anchor, 0
 	}
-	loc := PhysicalLocation{ArtifactLocation: ArtifactLocation{URI: fileURI(file)}}
-	if line > 0 {
-		loc.Region = &Region{StartLine: line}
-	}
+	// A result without a line is about the whole file: its region starts at line 1, as the
+	// Multitool's SARIF2017 asks (a location without a region).
+	loc := PhysicalLocation{ArtifactLocation: ArtifactLocation{URI: fileURI(file)}, Region: &Region{StartLine: max(line, 1)}}
 	fp := Fingerprint(f.Rule, file, f.Identity)
 	seen[fp]++
 	if n := seen[fp]; n > 1 {
