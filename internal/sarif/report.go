@@ -223,11 +223,15 @@ func firstSentence(s string) string {
 }
 
 // ruleName is a rule id in the PascalCase SARIF tools show as a name: prune-persistent is
-// PrunePersistent.
+// PrunePersistent. A one-word id would give a name equal to it but for case, which the
+// Multitool's SARIF1001 rejects: moved is MovedRule.
 func ruleName(id string) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' || r == '/' }) {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	if strings.EqualFold(b.String(), id) {
+		b.WriteString("Rule")
 	}
 	return b.String()
 }

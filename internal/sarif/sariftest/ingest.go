@@ -13,7 +13,7 @@ import (
 //
 //   - GH2012: every rule has a fullDescription (and help, and a shortDescription);
 //   - SARIF2005: the driver has an informationUri and a version that starts with a digit;
-//   - SARIF2012: every rule has a name, and names are unique (a PascalCase form of the id);
+//   - SARIF2012 / SARIF1001: every rule has a name, unique, that is not its id in any case;
 //   - SARIF2017 / GH1001: every result has a location with a region (startLine ≥ 1);
 //   - GH1005 / SARIF1004: artifact URIs are relative references without a scheme;
 //   - results name a declared rule by ruleId and ruleIndex, and carry partialFingerprints.
@@ -68,7 +68,7 @@ func Ingestible(log []byte) []string {
 					bad("runs[%d].rules[%d] %s: GH2012: no %s", ri, i, r.ID, what)
 				}
 			}
-			if r.Name == "" || names[r.Name] || r.Name == r.ID {
+			if r.Name == "" || names[r.Name] || strings.EqualFold(r.Name, r.ID) {
 				bad("runs[%d].rules[%d] %s: SARIF2012: name %q missing, repeated or equal to the id", ri, i, r.ID, r.Name)
 			}
 			names[r.Name] = true
