@@ -53,6 +53,7 @@ func TestRepoHomeOps(t *testing.T) {
 		{"not read and notes fail", noBootstrap, []string{"--fail-on", "info"}, 1, "", nil},
 		{"--crds group", noBootstrap, []string{"--crds", "external-secrets.io", "--fail-on", "info"}, 0, "", silent},
 		{"--crds group/Kind", noBootstrap, []string{"--crds", "external-secrets.io/ExternalSecret", "--fail-on", "info"}, 0, "", silent},
+		{"--crds a file of manifests", noBootstrap, []string{"--crds", "ESCRDS", "--fail-on", "info"}, 0, "", silent},
 		{"--crds-from the bootstrap directory", nil, []string{"--crds-from", "BOOTSTRAP", "--fail-on", "info"}, 0, "", silent},
 		{"config crds.paths", map[string]string{".flux-chain.yaml": config + "crds:\n  paths: [bootstrap/crds]\n"}, []string{"--fail-on", "info"}, 0, "", func(t *testing.T, res fluxchain.RepoResult) {
 			silent(t, res)
@@ -88,6 +89,10 @@ func TestRepoHomeOps(t *testing.T) {
 			args := []string{"--repo", dir, "--path", homeEntry, "-o", "json"}
 			for _, a := range tt.args {
 				a = strings.ReplaceAll(a, "BOOTSTRAP", filepath.Join(dir, "bootstrap", "crds"))
+				if a == "ESCRDS" { // the fixture's bootstrap CRDs, kept outside the repository
+					a = filepath.Join(t.TempDir(), "es.yaml")
+					writeFile(t, filepath.Dir(a), "es.yaml", readFixture(t, "testdata/repo/overlays/homeops/bootstrap/crds/external-secrets.yaml"))
+				}
 				if a == "kubernetes/apps" {
 					a = filepath.Join(dir, a)
 				}
@@ -110,6 +115,15 @@ func TestRepoHomeOps(t *testing.T) {
 }
 
 // silent asserts that no rule found anything.
+func readFixture(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // noBootstrap empties the fixture's bootstrap CRDs, so nothing declares external-secrets.io.
 var noBootstrap = map[string]string{"bootstrap/crds/external-secrets.yaml": ""}
 

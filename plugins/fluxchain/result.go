@@ -144,7 +144,8 @@ type RepoResult struct {
 	// of them, and the verdict cannot be CLEAN.
 	Undecoded []string `json:"undecoded,omitempty"`
 	// Unrendered are the HelmReleases whose chart could not be rendered (--charts,
-	// --chart-cache, --allow-network): crd-order judged them by the table of well-known charts.
+	// --chart-cache, --allow-network): the CRDs they install are not known, and crd-order
+	// notes those CRDs as not verifiable.
 	Unrendered []string `json:"unrendered,omitempty"`
 	// FailOn is the severity at which a finding fails the run.
 	FailOn lint.Severity `json:"failOn"`
