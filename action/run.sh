@@ -7,7 +7,8 @@
 #   KF_PLUGINS   safe-retire and/or flux-chain, space- or newline-separated
 #   KF_PATHS     entry paths, space- or newline-separated; empty: each plugin detects it
 #   KF_BASE      the base revision (the pull request's base commit)
-#   KF_FAIL_ON   flux-chain --fail-on (error, warning or info)
+#   KF_FAIL_ON   flux-chain --fail-on (default new: the findings the pull request adds over
+#                KF_BASE; all for every finding; a severity may follow, as new,warning)
 #   KF_SARIF     true: write SARIF files to $RUNNER_TEMP/kubeforensics/sarif
 #   KF_COMMENT   true: keep one pull request comment per plugin and entry path
 #   KF_EVENT_NAME  github.event_name; comments are posted on pull_request runs only
@@ -56,7 +57,7 @@ for path in $paths; do
 		case "$plugin" in
 		safe-retire) [ $worst -lt 3 ] || continue
 			args=(kubectl-safe_retire --dry-run --offline --repo . --base "$KF_BASE") ;;
-		flux-chain) args=(kubectl-flux_chain --repo . --fail-on "${KF_FAIL_ON:-error}") ;;
+		flux-chain) args=(kubectl-flux_chain --repo . --base "$KF_BASE" --fail-on "${KF_FAIL_ON:-new}") ;;
 		*) echo "::error title=kubeforensics::unknown plugin '$plugin'"; note 3; continue ;;
 		esac
 		args+=("${pathargs[@]}" "${comment[@]}")

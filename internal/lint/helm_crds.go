@@ -20,8 +20,7 @@ type ChartCRDs struct {
 // RenderCRDs renders the chart of every HelmRelease in the tiers that built and records the
 // CRDs each installs (its crds/ unless spec.install.crds is Skip, and the CRDs among its
 // templates): crd-order then counts them as declared by the HelmRelease's tier. It returns one
-// line per HelmRelease that could not be rendered, for which crd-order falls back to the table
-// of well-known charts.
+// line per HelmRelease that could not be rendered, whose CRDs stay unknown.
 func (r *Repo) RenderCRDs(ctx context.Context, c ChartCRDs) []string {
 	var all []*unstructured.Unstructured
 	if r.EntryBuild != nil {

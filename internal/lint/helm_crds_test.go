@@ -15,8 +15,8 @@ import (
 const widget = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: operators\n"
 
 // With the chart rendered, the CRDs a HelmRelease installs count as declared by its tier: a
-// custom resource in the same tier is a crd-order error (the table of well-known charts does
-// not know this chart, so without rendering nothing is said), and one in a tier that depends on
+// custom resource in the same tier is a crd-order error (without rendering, its CRD is not
+// verifiable: a note), and one in a tier that depends on
 // it is fine. A HelmRelease whose chart is not available is listed as not rendered.
 func TestChartCRDsRendered(t *testing.T) {
 	dir := t.TempDir()
@@ -40,5 +40,16 @@ func TestChartCRDsRendered(t *testing.T) {
 	}
 	if len(hits) != 1 || !strings.HasPrefix(hits[0], "error Widget operators/w") || !strings.Contains(hits[0], "HelmRelease operators/widgets (its rendered chart)") {
 		t.Fatalf("crd-order on Widgets: %v", hits)
+	}
+
+	// A bootstrap helmfile that installs the same chart installs its CRDs before Flux starts:
+	// the rendered chart tells which, and the Widget in the same tier is fine.
+	p["bootstrap/helmfile.d/00-crds.yaml"] = "releases:\n  - name: widgets\n    namespace: operators\n    chart: oci://charts.example.com/widgets\n    version: 1.0.0\n"
+	r = load(t, p)
+	r.RenderCRDs(context.Background(), lint.ChartCRDs{Charts: &charts.Getter{Dir: dir}})
+	for _, f := range lint.Run(r) {
+		if f.Rule == "crd-order" && strings.Contains(f.Object, "Widget") {
+			t.Errorf("with the bootstrap helmfile: %s %s", f.Severity, f.Message)
+		}
 	}
 }

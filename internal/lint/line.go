@@ -50,6 +50,9 @@ func (r *Repo) Locate(file, kind, name, field string) int {
 		return 0
 	}
 	lines := r.lines.get(r.Root, file)
+	if n := locateNodes(lines, kind, name, field); n > 0 {
+		return n
+	}
 	type doc struct{ start, end, kind int }
 	var docs []doc
 	start := 0

@@ -25,8 +25,19 @@ func TestCleanPlatform(t *testing.T) {
 	for _, tr := range r.BuildFailures() {
 		t.Errorf("%s did not build: %v", tr.ID(), tr.Err)
 	}
+	notes := 0
 	for _, f := range lint.Run(r) {
+		if isNote(f) {
+			// cert-manager's chart is not rendered here: its ClusterIssuer is not verifiable.
+			if notes++; !strings.Contains(f.Message, "API group cert-manager.io") || !strings.Contains(f.Message, "--crds cert-manager.io") {
+				t.Errorf("note: %s", f.Message)
+			}
+			continue
+		}
 		t.Errorf("clean platform: %s %s: %s", f.Rule, f.Location(), f.Message)
+	}
+	if notes != 1 {
+		t.Errorf("%d crd-order notes, want the one of cert-manager.io", notes)
 	}
 	if got := r.Tiers["flux-system/wave-1-child"].AppliedBy; got != "flux-system/apps-wave-1" {
 		t.Errorf("wave-1-child applied by %q", got)
@@ -40,9 +51,10 @@ var seeds = []struct {
 	line       int
 	mutate     func(testing.TB, platform)
 }{
-	{"crd-order", "infra/platform/issuer.yaml", 2, func(t testing.TB, p platform) {
-		p["infra/platform/issuer.yaml"] = p["infra/platform-config/issuer.yaml"]
-		p.replace(t, "infra/platform/kustomization.yaml", "  - cluster-vars.yaml", "  - cluster-vars.yaml\n  - issuer.yaml")
+	{"crd-order", "infra/platform-config/issuer.yaml", 2, func(t testing.TB, p platform) {
+		// The CRD is applied by a tier platform-config does not depend on.
+		p["apps/wave-0/crd.yaml"] = issuerCRD
+		p.replace(t, "apps/wave-0/kustomization.yaml", "  - web.yaml", "  - web.yaml\n  - crd.yaml")
 	}},
 	{"timeout-under-helmrelease", "clusters/prod/tiers.yaml", 0, func(t testing.TB, p platform) {
 		p.replace(t, "clusters/prod/tiers.yaml", "timeout: 20m", "timeout: 5m")
@@ -90,8 +102,10 @@ func TestRules(t *testing.T) {
 			fs := lint.Run(load(t, p))
 			var hit *lint.Finding
 			for i := range fs {
-				if fs[i].Rule == s.rule {
+				if fs[i].Rule == s.rule && !isNote(fs[i]) {
 					hit = &fs[i]
+				} else if isNote(fs[i]) {
+					continue
 				} else if fs[i].Rule != "suspend-committed" || s.rule == "suspend-committed" {
 					t.Errorf("unexpected %s: %s", fs[i].Rule, fs[i].Message)
 				}
@@ -131,6 +145,29 @@ func TestSeededPlatform(t *testing.T) {
 		t.Error("no crd-order")
 	}
 }
+
+// isNote is crd-order's note that a CRD is declared nowhere the lint can read.
+func isNote(f lint.Finding) bool { return f.Rule == "crd-order" && f.Severity == lint.Info }
+
+// issuerCRD is the CRD of the fixture's ClusterIssuer.
+const issuerCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: clusterissuers.cert-manager.io
+spec:
+  group: cert-manager.io
+  names:
+    kind: ClusterIssuer
+    plural: clusterissuers
+  scope: Cluster
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+`
 
 func keys(m map[string]bool) []string {
 	var out []string

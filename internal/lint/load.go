@@ -2,6 +2,9 @@ package lint
 
 import (
 	"context"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/kubeforensics/suite/internal/gitops"
 )
@@ -14,6 +17,9 @@ type Options struct {
 	AllowNetwork bool
 	// Parallel bounds concurrent builds; 0 means GOMAXPROCS.
 	Parallel int
+	// Top is the repository's top level, where its bootstrap files are looked for (ReadBootstrap);
+	// "" is the root.
+	Top string
 }
 
 // Tier is one Flux Kustomization of the repository with what its spec.path built to.
@@ -32,7 +38,35 @@ func Load(ctx context.Context, root string, opts Options) (*Repo, error) {
 	}
 	r := &Repo{Tree: tree}
 	r.chain()
+	r.Bootstrap = r.readBootstrap(root, opts.Top)
 	return r, nil
+}
+
+// readBootstrap reads the bootstrap files of the repository (ReadBootstrap), telling them from
+// what Flux builds by the tiers' paths and the files their builds read.
+func (r *Repo) readBootstrap(root, top string) *Bootstrap {
+	if top == "" {
+		top = root
+	}
+	prefix, err := filepath.Rel(top, root)
+	if err != nil || strings.HasPrefix(prefix, "..") {
+		prefix, top = ".", root
+	}
+	dirs := []string{path.Join(filepath.ToSlash(prefix), r.Entry)}
+	files := map[string]bool{}
+	tiers := append([]*Tier{r.EntryBuild}, r.IDsTiers()...)
+	for _, t := range tiers {
+		if t == nil {
+			continue
+		}
+		if t != r.EntryBuild && t.NotCovered == "" {
+			dirs = append(dirs, path.Join(filepath.ToSlash(prefix), t.Kustomization.Path))
+		}
+		for _, f := range t.Files {
+			files[path.Join(filepath.ToSlash(prefix), f)] = true
+		}
+	}
+	return ReadBootstrap(top, dirs, files)
 }
 
 // BuildFailure is a tier whose path did not build: its objects were not judged.

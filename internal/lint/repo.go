@@ -31,9 +31,10 @@ type Repo struct {
 	// live is the comparison with a cluster, set by Compare.
 	live *liveState
 	// chartCRDs are the group/Kinds of the CRDs each HelmRelease (namespace/name) installs, as
-	// its rendered chart shows (RenderCRDs); a HelmRelease not in it is judged by the table of
-	// well-known charts.
+	// its rendered chart shows (RenderCRDs); what a HelmRelease not in it installs is not known.
 	chartCRDs map[string][]string
+	// Bootstrap is what the repository installs outside Flux (Load reads it).
+	Bootstrap *Bootstrap
 }
 
 // dependsOn reports whether tier a depends on tier b, directly or through others.

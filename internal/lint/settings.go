@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -38,6 +39,13 @@ func NewSettings(root string, cfg *Config, cfgPath string, d Declared) (Settings
 		}
 	}
 	for _, c := range d.CRDs {
+		if st, err := os.Stat(c); c != "" && err == nil && (st.IsDir() || st.Mode().IsRegular()) {
+			// A file or directory of CRD manifests, as --crds-from reads.
+			if _, err := s.CRDs.AddManifests(c); err != nil {
+				return Settings{}, fmt.Errorf("--crds: %w", err)
+			}
+			continue
+		}
 		if g, k, ok := strings.Cut(c, "/"); c == "" || (ok && (g == "" || k == "")) {
 			return Settings{}, fmt.Errorf("--crds %q: want GROUP or GROUP/Kind", c)
 		}

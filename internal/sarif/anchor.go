@@ -82,6 +82,13 @@ func clean(p string) string {
 	return strings.TrimPrefix(p, "/")
 }
 
+// Homepage is the project's page, which the logs name as the tool's information URI.
+const Homepage = "https://github.com/kubeforensics/suite"
+
+// DocsURI is the page documenting tool (docs/<tool>.md), the informationUri of its runs and
+// the helpUri of rules without one of their own.
+func DocsURI(tool string) string { return Homepage + "/blob/main/docs/" + tool + ".md" }
+
 // ForRepository starts the run of tool over the repository at top: l is its layout (nil: the
 // top level is the source root) and entry the entry path judged, relative to the source root.
 // The run gets the category of that tool and entry path and its anchor; the caller adds the
@@ -97,5 +104,5 @@ func ForRepository(tool, top string, l *sourceroot.Layout, entry string) (Report
 		dir = layout.FromTop(".")
 	}
 	return Report{Tool: tool, Version: version.Get().Version, Category: "kubeforensics/" + tool + "/" + dir,
-		Anchor: Anchor(top, dir)}, layout
+		InformationURI: DocsURI(tool), Anchor: Anchor(top, dir)}, layout
 }

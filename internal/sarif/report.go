@@ -1,6 +1,7 @@
 package sarif
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -86,7 +87,7 @@ var UnknownRule = Rule{ID: "verdict-unknown", Level: Warning,
 // log builds the SARIF log of r with every result in it (limits are Write's).
 func (r Report) log() (Log, error) {
 	index := map[string]int{}
-	driver := Driver{Name: r.Tool, Version: r.Version, InformationURI: r.InformationURI, Rules: []ReportingDescriptor{}}
+	driver := Driver{Name: r.Tool, Version: DriverVersion(r.Version), InformationURI: cmp.Or(r.InformationURI, Homepage), Rules: []ReportingDescriptor{}}
 	rules := r.Rules
 	if r.needsUnknown() {
 		rules = append(append([]Rule{}, rules...), UnknownRule)
@@ -96,9 +97,12 @@ func (r Report) log() (Log, error) {
 			return Log{}, fmt.Errorf("sarif: rule %q declared twice", rule.ID)
 		}
 		index[rule.ID] = len(driver.Rules)
+		// GitHub requires fullDescription and help on every rule (the Multitool's GH2012); the
+		// short description is the summary's first sentence.
 		driver.Rules = append(driver.Rules, ReportingDescriptor{ID: rule.ID, Name: ruleName(rule.ID),
-			ShortDescription: &Message{Text: clip(rule.Summary)},
-			Help:             &Message{Text: clip(rule.Summary + " " + rule.Help)}, HelpURI: rule.HelpURI,
+			ShortDescription: &Message{Text: clip(firstSentence(rule.Summary))},
+			FullDescription:  &Message{Text: clip(rule.Summary)},
+			Help:             &Message{Text: clip(rule.Summary + " " + rule.Help)}, HelpURI: cmp.Or(rule.HelpURI, r.InformationURI),
 			DefaultConfiguration: &ReportingConfiguration{Level: rule.Level}})
 	}
 	findings := r.Findings
@@ -142,12 +146,10 @@ func (r Report) result(f Finding, ruleIndex int, seen map[string]int) Result {
 	if file == "" {
 		file, line = r.Anchor, 0
 	}
-	loc := PhysicalLocation{ArtifactLocation: ArtifactLocation{URI: fileURI(file)}}
-	if line > 0 {
-		loc.Region = &Region{StartLine: line}
-	}
-	sum := sha256.Sum256([]byte(f.Rule + "\x00" + file + "\x00" + f.Identity))
-	fp := hex.EncodeToString(sum[:16])
+	// A result without a line is about the whole file: its region starts at line 1, as the
+	// Multitool's SARIF2017 asks (a location without a region).
+	loc := PhysicalLocation{ArtifactLocation: ArtifactLocation{URI: fileURI(file)}, Region: &Region{StartLine: max(line, 1)}}
+	fp := Fingerprint(f.Rule, file, f.Identity)
 	seen[fp]++
 	if n := seen[fp]; n > 1 {
 		fp += fmt.Sprintf(":%d", n)
@@ -158,6 +160,14 @@ func (r Report) result(f Finding, ruleIndex int, seen map[string]int) Result {
 		res.Suppressions = []Suppression{{Kind: "external", Justification: clip(f.Suppressed)}}
 	}
 	return res
+}
+
+// Fingerprint is the partialFingerprints value of a result of rule at file (the anchor for a
+// finding without one) about identity: no line number goes in, so a finding keeps it when
+// lines above it move. flux-chain --base compares revisions' findings by it.
+func Fingerprint(rule, file, identity string) string {
+	sum := sha256.Sum256([]byte(rule + "\x00" + file + "\x00" + identity))
+	return hex.EncodeToString(sum[:16])
 }
 
 // maxMessage bounds one message's text (GitHub shows the start of a long one only).
@@ -193,12 +203,35 @@ func fileURI(p string) string {
 	return u
 }
 
+// DriverVersion is a tool's version as SARIF consumers compare it (the Multitool's SARIF2005:
+// it starts with a digit): "v1.2.3" is "1.2.3", and a build without a released version ("dev",
+// a pseudo-version's suffix) is "0.0.0-dev".
+func DriverVersion(v string) string {
+	v = strings.TrimPrefix(v, "v")
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return "0.0.0-" + cmp.Or(v, "dev")
+	}
+	return v
+}
+
+// firstSentence is s up to its first ". " (or ": "), with a full stop; s when it has one only.
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i > 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
 // ruleName is a rule id in the PascalCase SARIF tools show as a name: prune-persistent is
-// PrunePersistent.
+// PrunePersistent. A one-word id would give a name equal to it but for case, which the
+// Multitool's SARIF1001 rejects: moved is MovedRule.
 func ruleName(id string) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' || r == '/' }) {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	if strings.EqualFold(b.String(), id) {
+		b.WriteString("Rule")
 	}
 	return b.String()
 }

@@ -57,7 +57,7 @@ func TestWrite(t *testing.T) {
 	if got.ArtifactLocation.URI != "k8s/apps/headlamp/pvc.yaml" || got.Region == nil || got.Region.StartLine != 2 {
 		t.Errorf("location %+v", got)
 	}
-	if anchor := run.Results[1].Locations[0].PhysicalLocation; anchor.ArtifactLocation.URI != "clusters/prod/kustomization.yaml" || anchor.Region != nil {
+	if anchor := run.Results[1].Locations[0].PhysicalLocation; anchor.ArtifactLocation.URI != "clusters/prod/kustomization.yaml" || anchor.Region == nil || anchor.Region.StartLine != 1 {
 		t.Errorf("a finding without a file is placed at the anchor, without a line: %+v", anchor)
 	}
 	if *run.Invocations[0].ExitCode != 1 || len(run.Invocations[0].ToolExecutionNotifications) != 0 {

@@ -49,8 +49,16 @@ func TestRepoGitHubComment(t *testing.T) {
 	}
 	cs := api.Comments(12)
 	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, "<!-- kubeforensics:flux-chain:clusters/prod -->\n") ||
-		!strings.Contains(cs[0].Body, "| error | crd-order | infra/platform/issuer.yaml:2 |") {
+		!strings.Contains(cs[0].Body, "| info | crd-order | infra/platform/issuer.yaml:2 |") {
 		t.Fatalf("comments: %+v", cs)
+	}
+	// With --base, the comment says what the pull request changes and folds the rest away.
+	if _, errOut, code := runRepo(t, "--repo", dir, "--github-comment", "--base", "HEAD"); code != 0 {
+		t.Fatalf("--base HEAD: exit %d, want 0 (nothing added)\n%s", code, errOut)
+	}
+	if cs := api.Comments(12); len(cs) != 1 || !strings.Contains(cs[0].Body, "**This pull request adds 0, fixes 0; 8 were already there**") ||
+		!strings.Contains(cs[0].Body, "<details><summary>8 finding(s) already there at the base</summary>") {
+		t.Fatalf("comments with --base: %+v", cs)
 	}
 
 	summary := pullRequestEnv(t, api, readOnlyToken)

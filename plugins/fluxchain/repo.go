@@ -39,7 +39,14 @@ type repoOptions struct {
 	ChartsDir, ChartCacheDir, KubeVersion string
 	// Live also compares the repository with the cluster the connection flags select.
 	Live bool
+	// Base is the revision the working tree is compared with (--base): the result then says
+	// which findings the candidate adds and fixes.
+	Base string
 	configFlags
+
+	// failSeverity and failScope are --fail-on read (Validate).
+	failSeverity lint.Severity
+	failScope    string
 
 	// root is the repository's top level; layout says where its Flux source starts.
 	root   string
@@ -52,7 +59,8 @@ func (r *repoOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.Dir, "repo", "", "Lint the Flux chain of this GitOps repository (working tree) instead of reading a cluster.")
 	cmd.Flags().StringVar(&r.Path, "path", "", "With --repo: the entry path to build first, relative to the source root, e.g. the path of a root Kustomization the bootstrap tool created in the cluster (default: detected: the only clusters/<name> or flux/cluster directory that declares Flux Kustomizations, else the source root; several such directories are refused, naming them).")
 	cmd.Flags().StringVar(&r.SourceRoot, "source-root", "", "With --repo: the directory spec.paths are relative to, when Flux's source is an artifact pushed from a subdirectory (default: detected, and reported).")
-	cmd.Flags().StringVar(&r.FailOn, "fail-on", "", "With --repo: exit 1 for findings at or above this severity: error, warning or info (default error).")
+	cmd.Flags().StringVar(&r.FailOn, "fail-on", "", "With --repo: exit 1 for findings at or above this severity: error, warning or info (default error); with --base, new (the default) counts only the findings the candidate adds, all every finding; both as new,warning.")
+	cmd.Flags().StringVar(&r.Base, "base", "", "With --repo: also lint this revision (a pull request's base) and report the findings the working tree adds and fixes; --fail-on then counts the added ones.")
 	cmd.Flags().BoolVar(&r.AllowNetwork, "allow-network", false, "With --repo: fetch remote kustomize bases and resources instead of reporting the tier as not built.")
 	cmd.Flags().DurationVar(&r.NetworkTimeout, "network-timeout", kbuild.DefaultNetworkTimeout, "With --repo --allow-network: the longest one remote file or git fetch may take to arrive; past it the tier is not built.")
 	cmd.Flags().DurationVar(&r.Timeout, "timeout", 0, fmt.Sprintf("With --repo: the longest the lint may take (every build, and the live read with --live); past it the run ends UNKNOWN (exit 2), naming what was still being built (default %s).", cli.DefaultTimeout))
@@ -81,14 +89,18 @@ func (r *repoOptions) validate() error {
 			return exitcode.UsageErrorf("--timeout needs --repo")
 		case r.Live:
 			return exitcode.UsageErrorf("--live needs --repo: it compares a repository with the cluster")
+		case r.Base != "":
+			return exitcode.UsageErrorf("--base needs --repo")
 		case r.configFlags.used():
 			return exitcode.UsageErrorf("--config, --crds, --crds-from and --severity need --repo")
 		}
 		return nil
 	}
-	if _, err := lint.ParseSeverity(string(r.failOn())); err != nil {
+	sev, scope, err := parseFailOn(r.FailOn, r.Base != "")
+	if err != nil {
 		return exitcode.UsageErrorf("--fail-on: %w", err)
 	}
+	r.failSeverity, r.failScope = sev, scope
 	if r.NetworkTimeout <= 0 {
 		return exitcode.UsageErrorf("--network-timeout must be positive")
 	}
@@ -98,12 +110,12 @@ func (r *repoOptions) validate() error {
 	return nil
 }
 
-// failOn is the severity --fail-on names, error when it names none; Validate has checked it.
+// failOn is the severity --fail-on names, error when it names none (Validate reads it).
 func (r *repoOptions) failOn() lint.Severity {
-	if r.FailOn == "" {
+	if r.failSeverity == "" {
 		return lint.Error
 	}
-	return lint.Severity(r.FailOn)
+	return r.failSeverity
 }
 
 // complete opens the repository and settles the entry path.
@@ -127,8 +139,9 @@ func (r *repoOptions) complete() error {
 // computeRepo builds the repository at root from entry, compares it with live when that is
 // set (--live), and checks it with the settings. A build without any Flux Kustomization is bad
 // input: there is no chain to judge, and "no findings" would be a silent zero.
-func computeRepo(ctx context.Context, root, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings, crds *lint.ChartCRDs) (*RepoResult, error) {
-	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork})
+// top is the repository's top level, where bootstrap files are read.
+func computeRepo(ctx context.Context, root, top, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings, crds *lint.ChartCRDs) (*RepoResult, error) {
+	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork, Top: top})
 	switch {
 	case errors.Is(err, kbuild.ErrPathNotFound):
 		return nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
@@ -166,7 +179,7 @@ func (r *repoOptions) result(ctx context.Context, live *LiveComparison) (*RepoRe
 	if err != nil {
 		return nil, err
 	}
-	res, err := computeRepo(ctx, l.Dir(r.root), r.Path, r.AllowNetwork, live, s, crds)
+	res, err := computeRepo(ctx, l.Dir(r.root), r.root, r.Path, r.AllowNetwork, live, s, crds)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +193,11 @@ func (r *repoOptions) result(ctx context.Context, live *LiveComparison) (*RepoRe
 		}
 	}
 	res.FailOn = r.failOn()
+	if r.Base != "" {
+		if err := r.lintBase(ctx, res, s, crds); err != nil {
+			return nil, err
+		}
+	}
 	res.finish(r.clock)
 	return res, nil
 }

@@ -25,7 +25,7 @@ type configFlags struct {
 func (c *configFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&c.Config, "config", "", "With --repo: the configuration file (default: "+lint.ConfigFile+" at the repository's top level, when present).")
-	f.StringSliceVar(&c.CRDs, "crds", nil, "With --repo: CRDs installed outside Flux, before it starts (an API group such as monitoring.coreos.com, or GROUP/Kind); repeatable.")
+	f.StringSliceVar(&c.CRDs, "crds", nil, "With --repo: CRDs installed outside Flux, before it starts (an API group such as monitoring.coreos.com, GROUP/Kind, or a file or directory of CRD manifests as --crds-from reads); repeatable.")
 	f.StringSliceVar(&c.CRDsFrom, "crds-from", nil, "With --repo: a file or directory of CRD manifests installed outside Flux (e.g. a bootstrap directory); read as YAML, never executed; repeatable.")
 	f.StringSliceVar(&c.Severity, "severity", nil, "With --repo: set a rule's severity, RULE=error|warning|info; repeatable, wins over the configuration file.")
 }

@@ -39,22 +39,21 @@ func TestRepoHomeOps(t *testing.T) {
 		stderr string
 		check  func(t *testing.T, res fluxchain.RepoResult)
 	}{
-		{"not told then crd-order warns below the default fail-on", nil, nil, 0, "", func(t *testing.T, res fluxchain.RepoResult) {
-			if len(res.Lint) != 2 {
-				t.Fatalf("%d findings, want 2 (autobrr, and the component once): %+v", len(res.Lint), res.Lint)
+		// bootstrap/crds lies outside every path Flux builds: the lint reads it as installed
+		// before Flux, and the ExternalSecrets are in order.
+		{"bootstrap CRDs read", nil, []string{"--fail-on", "info"}, 0, "", silent},
+		{"not read then crd-order notes the group below the default fail-on", noBootstrap, nil, 0, "", func(t *testing.T, res fluxchain.RepoResult) {
+			if len(res.Lint) != 1 {
+				t.Fatalf("%d findings, want 1 (the group's note): %+v", len(res.Lint), res.Lint)
 			}
-			for _, f := range res.Lint {
-				if f.Rule != "crd-order" || f.Severity != "warning" || !strings.Contains(f.Message, "no dependsOn on external-secrets/external-secrets") {
-					t.Errorf("want a crd-order warning naming the dependsOn, got %s %s: %s", f.Severity, f.Rule, f.Message)
-				}
-			}
-			if f := res.Lint[1]; len(f.Objects) != 2 || f.File != "kubernetes/components/alerts/externalsecret.yaml" {
-				t.Errorf("component finding: file %s, objects %v; want one finding for both namespaces", f.File, f.Objects)
+			if f := res.Lint[0]; f.Rule != "crd-order" || f.Severity != "info" || !strings.Contains(f.Message, "--crds external-secrets.io") || len(f.Objects) != 4 {
+				t.Errorf("want a crd-order note naming the group and its 4 objects, got %s %s %v: %s", f.Severity, f.Rule, f.Objects, f.Message)
 			}
 		}},
-		{"not told and warnings fail", nil, []string{"--fail-on", "warning"}, 1, "", nil},
-		{"--crds group", nil, []string{"--crds", "external-secrets.io", "--fail-on", "info"}, 0, "", silent},
-		{"--crds group/Kind", nil, []string{"--crds", "external-secrets.io/ExternalSecret", "--fail-on", "info"}, 0, "", silent},
+		{"not read and notes fail", noBootstrap, []string{"--fail-on", "info"}, 1, "", nil},
+		{"--crds group", noBootstrap, []string{"--crds", "external-secrets.io", "--fail-on", "info"}, 0, "", silent},
+		{"--crds group/Kind", noBootstrap, []string{"--crds", "external-secrets.io/ExternalSecret", "--fail-on", "info"}, 0, "", silent},
+		{"--crds a file of manifests", noBootstrap, []string{"--crds", "ESCRDS", "--fail-on", "info"}, 0, "", silent},
 		{"--crds-from the bootstrap directory", nil, []string{"--crds-from", "BOOTSTRAP", "--fail-on", "info"}, 0, "", silent},
 		{"config crds.paths", map[string]string{".flux-chain.yaml": config + "crds:\n  paths: [bootstrap/crds]\n"}, []string{"--fail-on", "info"}, 0, "", func(t *testing.T, res fluxchain.RepoResult) {
 			silent(t, res)
@@ -62,13 +61,13 @@ func TestRepoHomeOps(t *testing.T) {
 				t.Errorf("config %q, declared %d", res.Config, res.DeclaredCRDs)
 			}
 		}},
-		{"config severity", map[string]string{".flux-chain.yaml": config + "rules:\n  crd-order:\n    severity: error\n"}, nil, 1, "", nil},
-		{"config suppression", map[string]string{".flux-chain.yaml": config + "suppressions:\n  - rule: crd-order\n    file: kubernetes/components/*/externalsecret.yaml\n    reason: the alerts secret may wait for a retry\n"}, []string{"--fail-on", "warning"}, 1, "", func(t *testing.T, res fluxchain.RepoResult) {
-			if len(res.Lint) != 1 || len(res.Suppressed) != 1 || res.Suppressed[0].Suppressed.Reason != "the alerts secret may wait for a retry" {
+		{"config severity", with(noBootstrap, ".flux-chain.yaml", config+"rules:\n  crd-order:\n    severity: error\n"), nil, 1, "", nil},
+		{"config suppression", with(noBootstrap, ".flux-chain.yaml", config+"suppressions:\n  - rule: crd-order\n    reason: the operator's chart installs them first\n"), []string{"--fail-on", "info"}, 0, "", func(t *testing.T, res fluxchain.RepoResult) {
+			if len(res.Lint) != 0 || len(res.Suppressed) != 1 || res.Suppressed[0].Suppressed.Reason != "the operator's chart installs them first" {
 				t.Errorf("lint %d, suppressed %+v", len(res.Lint), res.Suppressed)
 			}
 		}},
-		{"annotation", map[string]string{"kubernetes/apps/default/autobrr/ks.yaml": annotate(t, "autobrr", "suppress.flux-chain.kubeforensics.dev/crd-order: \"autobrr retries until external-secrets is up\"")}, []string{"--crds", "external-secrets.io/PushSecret"}, 0, "", func(t *testing.T, res fluxchain.RepoResult) {
+		{"annotation", with(noBootstrap, "kubernetes/apps/default/autobrr/ks.yaml", annotate(t, "autobrr", "suppress.flux-chain.kubeforensics.dev/crd-order: \"autobrr retries until external-secrets is up\"")), []string{"--fail-on", "info"}, 0, "", func(t *testing.T, res fluxchain.RepoResult) {
 			if len(res.Suppressed) != 1 || !strings.Contains(res.Suppressed[0].Suppressed.By, "on Kustomization default/autobrr") {
 				t.Errorf("suppressed %+v", res.Suppressed)
 			}
@@ -90,6 +89,10 @@ func TestRepoHomeOps(t *testing.T) {
 			args := []string{"--repo", dir, "--path", homeEntry, "-o", "json"}
 			for _, a := range tt.args {
 				a = strings.ReplaceAll(a, "BOOTSTRAP", filepath.Join(dir, "bootstrap", "crds"))
+				if a == "ESCRDS" { // the fixture's bootstrap CRDs, kept outside the repository
+					a = filepath.Join(t.TempDir(), "es.yaml")
+					writeFile(t, filepath.Dir(a), "es.yaml", readFixture(t, "testdata/repo/overlays/homeops/bootstrap/crds/external-secrets.yaml"))
+				}
 				if a == "kubernetes/apps" {
 					a = filepath.Join(dir, a)
 				}
@@ -112,6 +115,27 @@ func TestRepoHomeOps(t *testing.T) {
 }
 
 // silent asserts that no rule found anything.
+func readFixture(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// noBootstrap empties the fixture's bootstrap CRDs, so nothing declares external-secrets.io.
+var noBootstrap = map[string]string{"bootstrap/crds/external-secrets.yaml": ""}
+
+// with is files and one more.
+func with(files map[string]string, rel, content string) map[string]string {
+	out := map[string]string{rel: content}
+	for k, v := range files {
+		out[k] = v
+	}
+	return out
+}
+
 func silent(t *testing.T, res fluxchain.RepoResult) {
 	t.Helper()
 	for _, f := range res.Lint {
@@ -167,6 +191,7 @@ spec:
 func TestRepoSuppressedShown(t *testing.T) {
 	dir := copyRepo(t, "homeops")
 	writeFile(t, dir, "kubernetes/apps/default/autobrr/ks.yaml", annotate(t, "autobrr", "suppress.flux-chain.kubeforensics.dev/crd-order: \"retries until external-secrets is up\""))
+	writeFile(t, dir, "bootstrap/crds/external-secrets.yaml", "") // nothing declares the group: a note to suppress
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	t.Setenv("GITHUB_ACTIONS", "true")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)

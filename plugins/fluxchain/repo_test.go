@@ -125,7 +125,7 @@ func TestRepoGitHub(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d", code)
 	}
-	if !strings.Contains(out, "::error file=infra/platform/issuer.yaml,line=2,title=flux-chain crd-order::") {
+	if !strings.Contains(out, "::notice file=infra/platform/issuer.yaml,line=2,title=flux-chain crd-order::") {
 		t.Errorf("no crd-order annotation in:\n%s", out)
 	}
 	md, err := os.ReadFile(summary)

@@ -54,10 +54,13 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 		}
 	}
 	if len(res.Unrendered) > 0 {
-		sec := root.Add(p.Warn(fmt.Sprintf("NOT RENDERED (%d): the CRDs they install are taken from the table of well-known charts", len(res.Unrendered))))
+		sec := root.Add(p.Warn(fmt.Sprintf("NOT RENDERED (%d): the CRDs they install are not known, so custom resources of those CRDs are noted as not verifiable", len(res.Unrendered))))
 		for _, u := range res.Unrendered {
 			sec.Add(u)
 		}
+	}
+	if d := res.Diff; d != nil {
+		diffText(root, d, p)
 	}
 	liveText(root, res.Live, len(res.Incomplete) > 0, p)
 	output.AddIncomplete(root, res.Incomplete, p)
@@ -80,7 +83,13 @@ func (o *FluxChainOptions) repoGitHub(res *RepoResult) error {
 		w = o.ErrOut
 	}
 	var as []ghactions.Annotation
-	for _, f := range res.Lint {
+	annotated := res.Lint
+	if d := res.Diff; d != nil {
+		// A pull request is annotated with what it adds; what was there stays in the summary.
+		annotated = d.Added
+		as = append(as, ghactions.Annotation{Level: ghactions.Notice, Title: "flux-chain --base " + d.Base, Message: d.Sentence()})
+	}
+	for _, f := range annotated {
 		level := ghactions.Notice
 		switch f.Severity {
 		case lint.Error:
@@ -108,13 +117,15 @@ func repoSummary(res *RepoResult) string {
 	verdict := "clean"
 	switch res.Verdict {
 	case "FINDINGS":
-		verdict = fmt.Sprintf("%d finding(s) at or above %s", lint.AtLeast(res.Lint, res.FailOn), res.FailOn)
+		verdict = fmt.Sprintf("%d finding(s) at or above %s", lint.AtLeast(res.failing(), res.FailOn), res.FailOn)
 	case "UNKNOWN":
 		verdict = "UNKNOWN: " + unknownWhy(res)
 	}
 	fmt.Fprintf(&b, "## flux-chain --repo: %s\n\n%d Kustomizations in %d tiers from %s.\n\n", verdict, len(res.Kustomizations), len(res.Tiers), ghactions.Code(res.Path))
 	b.WriteString(liveSummary(res.Live, res.Incomplete))
-	if len(res.Lint) > 0 {
+	if res.Diff != nil {
+		b.WriteString(diffSummary(res.Diff))
+	} else if len(res.Lint) > 0 {
 		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")
 		for _, f := range res.Lint {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(f.Detail()), ghactions.Cell(f.Fix))
@@ -153,4 +164,59 @@ func unknownWhy(res *RepoResult) string {
 		parts = append(parts, "a read of the cluster failed")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// diffText is the --base section of the text output: the sentence, then what was added and fixed.
+func diffText(root *output.Node, d *RepoDiff, p output.Palette) {
+	sec := root.Add(p.Bold(fmt.Sprintf("AGAINST BASE %s (%s): %s", d.Base, shortSHA(d.BaseCommit), d.Sentence())))
+	if d.BaseNote != "" {
+		sec.Add(d.BaseNote)
+	}
+	for _, part := range []struct {
+		title string
+		fs    []lint.Finding
+	}{{"added", d.Added}, {"fixed", d.Fixed}} {
+		for _, f := range part.fs {
+			sec.Add(fmt.Sprintf("%s: %s %s %s: %s", part.title, strings.ToUpper(string(f.Severity)), f.Rule, f.Location(), f.Message))
+		}
+	}
+}
+
+// diffSummary is the markdown of --base: the sentence, the added findings, the fixed ones and,
+// collapsed, those that were already there.
+func diffSummary(d *RepoDiff) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s%s** (compared with %s, %s).\n\n", strings.ToUpper(d.Sentence()[:1]), d.Sentence()[1:], ghactions.Code(d.Base), ghactions.Code(shortSHA(d.BaseCommit)))
+	if d.BaseNote != "" {
+		fmt.Fprintf(&b, "%s\n\n", ghactions.Cell(d.BaseNote))
+	}
+	table := func(fs []lint.Finding) {
+		b.WriteString("| Severity | Rule | Where | Finding | Fix |\n|---|---|---|---|---|\n")
+		for _, f := range fs {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, ghactions.Cell(f.Location()), ghactions.Cell(f.Detail()), ghactions.Cell(f.Fix))
+		}
+		b.WriteString("\n")
+	}
+	if len(d.Added) > 0 {
+		fmt.Fprintf(&b, "### Added by this pull request (%d)\n\n", len(d.Added))
+		table(d.Added)
+	}
+	if len(d.Fixed) > 0 {
+		fmt.Fprintf(&b, "### Fixed by this pull request (%d)\n\n", len(d.Fixed))
+		table(d.Fixed)
+	}
+	if len(d.existing) > 0 {
+		fmt.Fprintf(&b, "<details><summary>%d finding(s) already there at the base</summary>\n\n", len(d.existing))
+		table(d.existing)
+		b.WriteString("</details>\n\n")
+	}
+	return b.String()
+}
+
+// shortSHA is the first 12 characters of a commit.
+func shortSHA(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }

@@ -144,10 +144,14 @@ type RepoResult struct {
 	// of them, and the verdict cannot be CLEAN.
 	Undecoded []string `json:"undecoded,omitempty"`
 	// Unrendered are the HelmReleases whose chart could not be rendered (--charts,
-	// --chart-cache, --allow-network): crd-order judged them by the table of well-known charts.
+	// --chart-cache, --allow-network): the CRDs they install are not known, and crd-order
+	// notes those CRDs as not verifiable.
 	Unrendered []string `json:"unrendered,omitempty"`
 	// FailOn is the severity at which a finding fails the run.
 	FailOn lint.Severity `json:"failOn"`
+	// Diff is what the working tree changes over the base revision, with --base only
+	// (repo_diff.go); with its failOn "new", only the added findings fail the run.
+	Diff *RepoDiff `json:"diff,omitempty"`
 	// Live is the comparison with a cluster, with --live only (repo_live.go).
 	Live *LiveComparison `json:"live,omitempty"`
 	// Incomplete are the reads of the cluster --live made that failed: the verdict cannot be
@@ -163,7 +167,7 @@ type RepoResult struct {
 // object did not decode or a live read failed (Incomplete), else OK.
 func (r *RepoResult) Code() exitcode.Code {
 	switch {
-	case lint.AtLeast(r.Lint, r.FailOn) > 0:
+	case lint.AtLeast(r.failing(), r.FailOn) > 0:
 		return exitcode.Finding
 	case len(r.BuildFailures) > 0, len(r.NotCovered) > 0, len(r.Undecoded) > 0, len(r.Incomplete) > 0:
 		return exitcode.Unknown
@@ -178,7 +182,7 @@ func (r *RepoResult) finish(clock report.Clock) {
 	r.Sign(toolName)
 	r.Stamp(clock.Now())
 	r.Summary = RepoSummary{Kustomizations: len(r.Kustomizations), Tiers: len(r.Tiers), Findings: len(r.Lint),
-		Failing: lint.AtLeast(r.Lint, r.FailOn), Suppressed: len(r.Suppressed),
+		Failing: lint.AtLeast(r.failing(), r.FailOn), Suppressed: len(r.Suppressed),
 		NotJudged: len(r.BuildFailures) + len(r.NotCovered) + len(r.Undecoded), Incomplete: len(r.Incomplete)}
 	code := r.Code()
 	r.ExitCode, r.Verdict = int(code), verdict(code, "FINDINGS", "CLEAN")

@@ -13,6 +13,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -24,11 +25,14 @@ var schemaJSON []byte
 const schemaURL = "https://json.schemastore.org/sarif-2.1.0.json"
 
 // Validate fails t unless log is a SARIF 2.1.0 log the schema accepts, formats (uri,
-// uri-reference) asserted.
+// uri-reference) asserted, that GitHub code scanning ingests (Ingestible).
 func Validate(t testing.TB, log []byte) {
 	t.Helper()
 	if err := Check(log); err != nil {
 		t.Fatalf("SARIF log does not validate against the SARIF 2.1.0 schema: %v\n%s", err, log)
+	}
+	if bad := Ingestible(log); len(bad) > 0 {
+		t.Fatalf("SARIF log breaks the Multitool's Sarif and Gh rules:\n%s", strings.Join(bad, "\n"))
 	}
 }
 
