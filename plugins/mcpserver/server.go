@@ -27,7 +27,8 @@ import (
 type Config struct {
 	// Flags are kubectl's connection flags; --context picks the default context.
 	Flags *genericclioptions.ConfigFlags
-	// Contexts is the allow-list: an RE2 expression a context's whole name must match; ""
+	// Contexts is the allow-list, in the syntax of the plugins' --contexts (fleet mode):
+	// comma-separated RE2 expressions matched against the whole name, `^` excluding; ""
 	// allows only the default context.
 	Contexts string
 	// RepoRoots are the directories whose repositories the repository tools may read.
