@@ -60,7 +60,6 @@ func TestFleetForbiddenContext(t *testing.T) {
 				t.Fatalf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 			}
 			r := decode(t, out, json.Unmarshal)
-			t.Logf("%s", out)
 			var found bool
 			for _, c := range r.Contexts {
 				if c.Context != forbiddenCtx {
@@ -68,7 +67,7 @@ func TestFleetForbiddenContext(t *testing.T) {
 				}
 				found = true
 				if c.Failure == nil || c.Failure.Reason != "forbidden" || c.Verdict != "UNKNOWN" || !strings.HasPrefix(c.Summary, "forbidden: ") {
-					t.Errorf("forbidden context: verdict %s failure %+v summary %q", c.Verdict, c.Failure, c.Summary)
+					t.Errorf("forbidden context: verdict %s failure %+v summary %q\n%s", c.Verdict, c.Failure, c.Summary, out)
 				}
 			}
 			if !found {
