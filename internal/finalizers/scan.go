@@ -27,6 +27,9 @@ type TypeObjects struct {
 type ReadFailure struct {
 	Resource string `json:"resource"`
 	Reason   string `json:"reason"`
+	// Err is the failed read's error, typed (an API status, a network error), for callers
+	// that classify the failure; Reason is its wording for people.
+	Err error `json:"-"`
 }
 
 // Scan is the result of listing every listable type in one scope, metadata only.
@@ -80,7 +83,7 @@ func Sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, opts
 				items, err := listPages(ctx, c.Metadata, types[i], opts, &requests)
 				if err != nil {
 					mu.Lock()
-					s.Failed = append(s.Failed, ReadFailure{Resource: types[i].QualifiedName(), Reason: cluster.Reason(err)})
+					s.Failed = append(s.Failed, ReadFailure{Resource: types[i].QualifiedName(), Reason: cluster.Reason(err), Err: err})
 					mu.Unlock()
 				}
 				s.Types[i] = TypeObjects{Resource: types[i], Items: items}

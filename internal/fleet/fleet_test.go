@@ -221,6 +221,10 @@ func TestClassify(t *testing.T) {
 		{cluster.ReadError(target, "namespaces/x", apierrors.NewNotFound(gr, "x")), "refused"},
 		{exitcode.UsageErrorf("Flux is not installed on context prod"), "refused"},
 		{errors.New("something else"), "read-failed"},
+		// A sweep RBAC refuses for every type, as fleet mode's run gets it: the typed status
+		// decides, never the wording (an untyped "forbidden: …" is read-failed).
+		{fmt.Errorf("context prod: %w", cluster.ReadError(target, "listing every resource type", apierrors.NewForbidden(gr, "", errors.New("RBAC")))), "forbidden"},
+		{cluster.ReadError(target, "listing every resource type", errors.New("forbidden: namespaces is forbidden")), "read-failed"},
 	} {
 		if got := Classify(tc.err); got.Reason != tc.want || got.Message != tc.err.Error() {
 			t.Errorf("Classify(%v) = %+v, want %s", tc.err, got, tc.want)

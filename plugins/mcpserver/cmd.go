@@ -48,6 +48,9 @@ type MCPServerOptions struct {
 	HTTP string
 	// AllowRemoteHTTP allows an HTTP address that is not loopback.
 	AllowRemoteHTTP bool
+	// AllowOrigins are the exact origins (scheme://host[:port]) whose requests HTTP serves
+	// besides the loopback ones and those without an Origin header.
+	AllowOrigins []string
 
 	server *mcp.Server
 	// allowed says which contexts calls may name, for the banner.
@@ -86,10 +89,11 @@ func NewCmdMCPServer(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	f := cmd.Flags()
-	f.StringVar(&o.Contexts, "contexts", "", "The contexts a call may name: an RE2 expression matched against the whole context name (default: only the current context, or --context).")
+	f.StringVar(&o.Contexts, "contexts", "", "The contexts a call may name, as the plugins' --contexts selects them: comma-separated RE2 expressions, each matched against the whole context name, one starting with ^ excluding ('prod-.*,^prod-legacy'; default: only the current context, or --context).")
 	f.StringSliceVar(&o.RepoRoots, "repo-root", nil, "A directory whose git repositories flux_chain_lint and safe_retire_plan may read; repeatable (default: the working directory).")
 	f.StringVar(&o.HTTP, "http", "", "Serve streamable HTTP on this address (host:port, loopback only unless --allow-remote-http) at /mcp, instead of stdio.")
 	f.BoolVar(&o.AllowRemoteHTTP, "allow-remote-http", false, "Allow --http on an address that is not loopback. The server has no authentication: whoever reaches it reads the clusters with the server's credentials.")
+	f.StringArrayVar(&o.AllowOrigins, "allow-origin", nil, "An exact origin (scheme://host[:port]) whose requests --http serves besides loopback origins and requests without an Origin header; repeatable. Any other Origin is refused with 403.")
 	f.DurationVar(&o.CallTimeout, "call-timeout", o.CallTimeout, "The longest one tool call may take; a call stopped by it is UNKNOWN.")
 	f.IntVar(&o.MaxResultBytes, "max-result-bytes", o.MaxResultBytes, "The largest answer a call returns (text and envelope); a larger one is refused with its verdict.")
 	f.IntVar(&o.Parallel, "parallel", o.Parallel, "How many tool calls compute at once; the others wait for a slot.")
@@ -115,10 +119,16 @@ func (o *MCPServerOptions) Complete(_ []string) error {
 	return nil
 }
 
-// Validate checks the HTTP address without listening.
+// Validate checks the HTTP address (without listening) and the allowed origins.
 func (o *MCPServerOptions) Validate() error {
 	if o.HTTP == "" {
+		if len(o.AllowOrigins) > 0 {
+			return exitcode.UsageErrorf("--allow-origin applies to --http only")
+		}
 		return nil
+	}
+	if err := checkOrigins(o.AllowOrigins); err != nil {
+		return err
 	}
 	return checkListenAddress(o.HTTP, o.AllowRemoteHTTP)
 }
@@ -130,7 +140,7 @@ func (o *MCPServerOptions) Run(ctx context.Context) error {
 	defer stop()
 	fmt.Fprintf(o.ErrOut, "# kubeforensics-mcp %s; calls may read %s\n", version.Get().Version, o.allowed)
 	if o.HTTP != "" {
-		return serveHTTP(ctx, o.server, o.HTTP, o.ErrOut)
+		return serveHTTP(ctx, o.server, o.HTTP, o.AllowOrigins, o.ErrOut)
 	}
 	fmt.Fprintln(o.ErrOut, "# serving MCP on stdio")
 	if f, ok := o.Out.(*os.File); ok && f == os.Stdout {
@@ -139,14 +149,9 @@ func (o *MCPServerOptions) Run(ctx context.Context) error {
 		os.Stdout = os.Stderr
 		defer func() { os.Stdout = f }()
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}, MaxLineLength: maxRequestLine}
-	err := o.server.Run(ctx, t)
+	err := serveStdio(ctx, o.server, o.In, o.Out)
 	if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return exitcode.WithCode(exitcode.Unknown, fmt.Errorf("serving MCP on stdio: %w", err))
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/fleet"
 )
 
 // contexts decides which kubeconfig contexts a tool call may name, and opens the clients of
@@ -20,15 +20,16 @@ type contexts struct {
 	// def is the context of a call that names none: --context, else the kubeconfig's current
 	// context ("" when the connection flags select a server without a kubeconfig context).
 	def string
-	// allow matches the whole name of an allowed context; nil allows def only.
-	allow *regexp.Regexp
+	// allow selects the allowed contexts (--contexts, the fleet syntax); nil allows def only.
+	allow *fleet.Selector
 	// listed are the kubeconfig's contexts allowed when the server started, for the tools'
 	// descriptions.
 	listed []string
 }
 
-// newContexts reads the kubeconfig the connection flags select and compiles the allow-list
-// pattern (an RE2 expression matched against the whole context name).
+// newContexts reads the kubeconfig the connection flags select and parses the allow-list:
+// --contexts in the syntax of the plugins' fleet mode (fleet.ParseSelector), comma-separated
+// RE2 expressions each matched against the whole context name, `^` starting an exclusion.
 func newContexts(flags *genericclioptions.ConfigFlags, pattern string) (*contexts, error) {
 	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
@@ -44,12 +45,11 @@ func newContexts(flags *genericclioptions.ConfigFlags, pattern string) (*context
 		}
 		return c, nil
 	}
-	if _, err := regexp.Compile(pattern); err != nil {
-		return nil, exitcode.UsageErrorf("--contexts: %w", err)
+	if c.allow, err = fleet.ParseSelector(pattern); err != nil {
+		return nil, err
 	}
-	c.allow = regexp.MustCompile(`^(?:` + pattern + `)$`) // valid: pattern compiled alone
 	for name := range raw.Contexts {
-		if c.allow.MatchString(name) {
+		if c.allow.Match(name) {
 			c.listed = append(c.listed, name)
 		}
 	}
@@ -69,7 +69,7 @@ func (c *contexts) resolve(name string) (string, error) {
 	switch {
 	case c.allow == nil && name == c.def:
 		return name, nil
-	case c.allow != nil && name != "" && c.allow.MatchString(name):
+	case c.allow != nil && name != "" && c.allow.Match(name):
 		return name, nil
 	case name == "":
 		return "", exitcode.UsageErrorf("the kubeconfig has no current context and --context was not given: name an allowed context (%s)", c.describe())
@@ -85,7 +85,7 @@ func (c *contexts) describe() string {
 		}
 		return fmt.Sprintf("only %q; start the server with --contexts to allow others", c.def)
 	}
-	return fmt.Sprintf("contexts matching --contexts %s: %s", strings.TrimSuffix(strings.TrimPrefix(c.allow.String(), "^(?:"), ")$"), strings.Join(c.listed, ", "))
+	return fmt.Sprintf("contexts selected by %s: %s", c.allow.Text, strings.Join(c.listed, ", "))
 }
 
 // flags returns connection flags of their own for one call: the server's flags with the

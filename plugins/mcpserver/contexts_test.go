@@ -56,7 +56,7 @@ func TestContextAllowList(t *testing.T) {
 	cfg := config(kubeconfig, t.TempDir())
 	cfg.Contexts = "replica|nothing-else"
 	cs := connect(t, cfg)
-	refused(t, call(t, cs, "why_terminating", with(env.Context)), "contexts matching --contexts replica|nothing-else: replica")
+	refused(t, call(t, cs, "why_terminating", with(env.Context)), "contexts selected by --contexts=replica|nothing-else: replica")
 	// The default (current) context is not on this list either.
 	refused(t, call(t, cs, "why_terminating", claim), "is not allowed")
 	var r whyterminating.Result

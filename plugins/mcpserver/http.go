@@ -31,9 +31,9 @@ func checkListenAddress(addr string, allowRemote bool) error {
 }
 
 // serveHTTP serves the streamable HTTP transport at /mcp until ctx ends, then shuts down.
-// The SDK's DNS-rebinding protection stays on: a loopback request naming another host is
-// refused.
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, log io.Writer) error {
+// The SDK's DNS-rebinding protection stays on (a loopback request naming another host is
+// refused), and originGuard refuses a request from a foreign Origin with 403.
+func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, origins []string, log io.Writer) error {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return exitcode.UsageErrorf("--http %s: %w", addr, err)
@@ -41,7 +41,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, log io.Writer)
 	mux := http.NewServeMux()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	mux.Handle("/mcp", http.MaxBytesHandler(h, maxRequestLine))
+	mux.Handle("/mcp", originGuard(origins, http.MaxBytesHandler(h, maxRequestLine)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
 	fmt.Fprintf(log, "# serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
 	done := make(chan error, 1)

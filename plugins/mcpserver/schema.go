@@ -5,9 +5,10 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	contract "github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/schemas"
 )
 
-// schemaOf is a tool's output schema: the report type's schema, inferred as docs/schema
-// publishes it (report.Schema), so the server and the published contract never disagree.
-func schemaOf(t reflect.Type) (*jsonschema.Schema, error) { return contract.Schema(t) }
+// schemaOf is a tool's output schema: the published schema of the report type, made by the
+// generator that writes docs/schema (internal/schemas), so the server and the published
+// contract never disagree.
+func schemaOf(t reflect.Type) (*jsonschema.Schema, error) { return schemas.Of(t) }

@@ -8,6 +8,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"reflect"
@@ -26,7 +27,8 @@ import (
 type Config struct {
 	// Flags are kubectl's connection flags; --context picks the default context.
 	Flags *genericclioptions.ConfigFlags
-	// Contexts is the allow-list: an RE2 expression a context's whole name must match; ""
+	// Contexts is the allow-list, in the syntax of the plugins' --contexts (fleet mode):
+	// comma-separated RE2 expressions matched against the whole name, `^` excluding; ""
 	// allows only the default context.
 	Contexts string
 	// RepoRoots are the directories whose repositories the repository tools may read.
@@ -98,21 +100,53 @@ func readOnly(title string, openWorld bool) *mcp.ToolAnnotations {
 
 // addTool registers a tool whose output schema is the schema of the report type out and
 // whose handler returns that report's escaped JSON. Schema failures are returned, not
-// panicked.
+// panicked. Arguments are checked against the input schema here rather than by the SDK, so
+// that one that does not hold is refused as every bad input is: `bad input (exit 3)`, naming
+// the argument; answers are checked against the output schema before they are sent.
 func addTool[In any](srv *mcp.Server, t *mcp.Tool, out reflect.Type, h mcp.ToolHandlerFor[In, any]) error {
 	schema, err := schemaOf(out)
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 	}
-	if _, err := schema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+	outResolved, err := schema.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 	}
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 	}
+	args, err := newArgsChecker(t.Name, in)
+	if err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
 	t.InputSchema, t.OutputSchema = in, schema
-	mcp.AddTool(srv, t, h)
+	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var input In
+		if err := args.decode(req.Params.Arguments, &input); err != nil {
+			return errorResult(err), nil
+		}
+		res, structured, err := h(ctx, req, input)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		if structured == nil {
+			return res, nil
+		}
+		raw, ok := structured.(json.RawMessage)
+		if !ok {
+			return nil, fmt.Errorf("tool %s: structured content of type %T", t.Name, structured)
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("tool %s: structured content: %w", t.Name, err)
+		}
+		if err := outResolved.Validate(v); err != nil {
+			return nil, fmt.Errorf("tool %s: validating tool output: %w", t.Name, err)
+		}
+		res.StructuredContent = raw
+		return res, nil
+	})
 	return nil
 }
 

@@ -156,6 +156,11 @@ contexts:
 		{"pattern is anchored", "", "prod-.*", "xprod-eu", ""},
 		{"default off the pattern refused", "", "prod-.*", "", ""},
 		{"alternation is anchored as a whole", "", "dev|prod-eu", "prod-eu", "prod-eu"},
+		{"a comma list, as fleet's --contexts", "", "dev,prod-eu", "prod-eu", "prod-eu"},
+		{"a comma list: the first pattern", "", "dev,prod-eu", "", "dev"},
+		{"an exclusion", "", "prod-.*,^prod-us", "prod-us", ""},
+		{"an exclusion leaves the others", "", "prod-.*,^prod-us", "prod-eu", "prod-eu"},
+		{"a comma inside braces belongs to the pattern", "", "prod-[a-z]{2,3}", "prod-eu", "prod-eu"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := newContexts(flags(tc.context), tc.pattern)
@@ -173,5 +178,16 @@ contexts:
 	}
 	if _, err := newContexts(flags(""), "("); err == nil {
 		t.Error("a bad pattern is accepted")
+	}
+	// Only exclusions: refused as fleet mode refuses it, not read as "everything but".
+	if _, err := newContexts(flags(""), "^prod-us"); err == nil || !strings.Contains(err.Error(), "has no inclusion") {
+		t.Errorf("only an exclusion: %v", err)
+	}
+	c, err := newContexts(flags(""), "prod-.*,^prod-us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.describe(), `contexts selected by --contexts=prod-.*,^prod-us: prod-eu`; got != want {
+		t.Errorf("describe() = %q, want %q", got, want)
 	}
 }

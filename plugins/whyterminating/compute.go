@@ -129,7 +129,13 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		res.Unchecked = nil
 	}
 	if len(s.Types) > 0 && len(s.Failed) == len(s.Types) {
-		return cluster.ReadError(c.Target, "listing every resource type", errors.New(s.Failed[0].Reason))
+		// The typed error, not its wording: fleet mode classifies it (a sweep RBAC refuses
+		// for every type is `forbidden`, not `read-failed`).
+		err := s.Failed[0].Err
+		if err == nil {
+			err = errors.New(s.Failed[0].Reason)
+		}
+		return cluster.ReadError(c.Target, "listing every resource type", err)
 	}
 	for _, t := range s.Types {
 		for i := range t.Items {
