@@ -25,10 +25,11 @@ const defaultPodGoneTimeout = 2 * time.Minute
 // Right before acting it re-reads the pod and its controller; it refuses a pod no controller
 // owns (nothing drained it: it is someone's), a controller that would recreate the mount, and
 // one whose template it cannot read. It evicts through the Eviction API, so the pod's
-// PodDisruptionBudget decides, pinned to the UID it re-read; a budget that refuses stops the
-// step, never forced. It then waits until the pod is gone, since the claim stays in use while
+// PodDisruptionBudget decides, bound to the pod's version (see Bound: the UID and
+// resourceVersion reviewed, or else those it re-read); a budget that refuses stops the step,
+// never forced, and a pod at another version is a *ChangedError. It then waits until the pod is gone, since the claim stays in use while
 // the pod terminates. The detail it returns says why nothing was done, if so.
-func (e Executor) EvictDrainedPod(ctx context.Context, rm *Removal, podName string) (string, error) {
+func (e Executor) EvictDrainedPod(ctx context.Context, rm *Removal, podName string, bound Bound) (string, error) {
 	if len(rm.DeclaredConsumers) > 0 {
 		names := make([]string, len(rm.DeclaredConsumers))
 		for i, c := range rm.DeclaredConsumers {
@@ -44,6 +45,11 @@ func (e Executor) EvictDrainedPod(ctx context.Context, rm *Removal, podName stri
 	if err != nil {
 		return "", fmt.Errorf("re-reading pod %s/%s: %w", ns, podName, err)
 	}
+	ref := Ref{Kind: "Pod", Namespace: ns, Name: podName}
+	pre, err := preconditions(ref, bound, pod)
+	if err != nil {
+		return "", err
+	}
 	if !workload.MountsClaim(pod.Spec.Volumes, rm.Object.Name) {
 		return "it no longer mounts the claim", nil
 	}
@@ -55,7 +61,7 @@ func (e Executor) EvictDrainedPod(ctx context.Context, rm *Removal, podName stri
 		if err := e.ownerDrained(ctx, ns, owner, rm.Object.Name); err != nil {
 			return "", fmt.Errorf("pod %s/%s: %w", ns, podName, err)
 		}
-		gone, err := e.evict(ctx, pod)
+		gone, err := e.evict(ctx, pod, pre, bound)
 		if err != nil {
 			return "", err
 		}

@@ -10,19 +10,21 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubectl/pkg/drain"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 )
 
-// evict asks the Eviction API to remove pod, pinned to its UID, and reports whether the pod was
-// already gone. The API server checks the pod's PodDisruptionBudget and refuses an eviction it
-// does not allow; that refusal stops the step (budgetRefusal). The server's eviction version is
-// found the way kubectl drain finds it; the request itself is built here rather than by
-// drain.Helper.EvictPod, which sends no UID precondition, and drain.Helper's loop, which
-// retries a refused eviction until its timeout instead of stopping. A server without policy/v1
-// eviction is refused, never answered by a plain delete that would skip the budgets.
-func (e Executor) evict(ctx context.Context, pod *corev1.Pod) (bool, error) {
+// evict asks the Eviction API to remove pod under the preconditions pre (its UID and
+// resourceVersion, see Bound), and reports whether the pod was already gone. The API server
+// checks the pod's PodDisruptionBudget and refuses an eviction it does not allow; that refusal
+// stops the step (budgetRefusal), and a Conflict on pre is a *ChangedError. The server's
+// eviction version is found the way kubectl drain finds it; the request itself is built here
+// rather than by drain.Helper.EvictPod, which sends no precondition, and drain.Helper's loop,
+// which retries a refused eviction until its timeout instead of stopping. A server without
+// policy/v1 eviction is refused, never answered by a plain delete that would skip the budgets.
+func (e Executor) evict(ctx context.Context, pod *corev1.Pod, pre *metav1.Preconditions, bound Bound) (bool, error) {
 	ns, name := pod.Namespace, pod.Name
 	gv, err := drain.CheckEvictionSupport(e.Clients.Kube)
 	if err != nil {
@@ -31,10 +33,9 @@ func (e Executor) evict(ctx context.Context, pod *corev1.Pod) (bool, error) {
 	if gv != policyv1.SchemeGroupVersion {
 		return false, fmt.Errorf("the API server does not serve policy/v1 pods/eviction (found %q), so pod %s/%s cannot be evicted honouring its PodDisruptionBudget; safe-retire does not fall back to deleting it: check its budgets and delete it yourself", gv.String(), ns, name)
 	}
-	uid := pod.UID
 	ev := &policyv1.Eviction{
 		ObjectMeta:    metav1.ObjectMeta{Name: name, Namespace: ns},
-		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}},
+		DeleteOptions: &metav1.DeleteOptions{Preconditions: pre},
 	}
 	err = e.Clients.Kube.PolicyV1().Evictions(ns).Evict(ctx, ev)
 	switch {
@@ -43,11 +44,28 @@ func (e Executor) evict(ctx context.Context, pod *corev1.Pod) (bool, error) {
 	case apierrors.IsNotFound(err):
 		return true, nil
 	case apierrors.IsConflict(err):
-		return false, fmt.Errorf("pod %s/%s was replaced since it was checked: %w", ns, name, err)
+		return false, e.podConflict(ctx, pod, bound, err)
 	case isBudgetRefusal(err):
 		return false, e.budgetRefusal(ctx, pod, err)
 	}
 	return false, fmt.Errorf("evicting pod %s/%s: %w", ns, name, err)
+}
+
+// podConflict names what changed in pod since it was checked, after the API server refused
+// its eviction with a Conflict.
+func (e Executor) podConflict(ctx context.Context, pod *corev1.Pod, bound Bound, err error) error {
+	ref := Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name}
+	checked, cerr := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if cerr != nil {
+		return fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return conflict(ctx, ref, bound, checked, fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err), func(ctx context.Context) (map[string]any, error) {
+		now, err := e.Clients.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return runtime.DefaultUnstructuredConverter.ToUnstructured(now)
+	})
 }
 
 // isBudgetRefusal tells a PodDisruptionBudget's refusal (429 or 403 with a DisruptionBudget

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
@@ -20,8 +20,8 @@ import (
 // Executor carries out the live steps of a plan that a change leaves to a person: stage 2,
 // evicting a pod left over from before the drain (EvictDrainedPod), and stage 4, deleting a
 // retained object (DeleteChecked). Unlike the rest of this package it acts on a cluster; each
-// step re-reads what it depends on right before acting, pins the act to the UID it re-read,
-// and refuses rather than forces.
+// step re-reads what it depends on right before acting, binds the act to the UID and
+// resourceVersion it is bound to (see Bound), and refuses rather than forces.
 type Executor struct {
 	Clients *cluster.Clients
 	// Planner renders the commands a refusal points to, pinned to the same cluster.
@@ -33,8 +33,10 @@ type Executor struct {
 // DeleteChecked re-reads everything stage 4 depends on and deletes rm's object only if it is
 // unchanged in the ways that matter — not Terminating, in no Kustomization's inventory, for a
 // claim mounted by no pod, for a HelmRelease suspended (else deleting it uninstalls its
-// chart) — pinned to the UID it re-read.
-func (e Executor) DeleteChecked(ctx context.Context, rm *Removal) error {
+// chart) — and at the version bound (see Bound): the delete carries its UID and resourceVersion
+// as preconditions. A version that differs, found by the re-read or refused by the API server,
+// is a *ChangedError naming what changed.
+func (e Executor) DeleteChecked(ctx context.Context, rm *Removal, bound Bound) error {
 	c := e.Clients
 	catalog, err := kinds.Discover(c.Discovery)
 	if err != nil {
@@ -44,15 +46,17 @@ func (e Executor) DeleteChecked(ctx context.Context, rm *Removal) error {
 	if !ok {
 		return fmt.Errorf("the API no longer serves %s", rm.Object.GroupKind())
 	}
-	ri := c.Metadata.Resource(res.GVR())
-	get := ri.Get
-	del := ri.Delete
+	var ri dynamic.ResourceInterface = c.Dynamic.Resource(res.GVR())
 	if res.Namespaced {
-		get, del = ri.Namespace(rm.Object.Namespace).Get, ri.Namespace(rm.Object.Namespace).Delete
+		ri = c.Dynamic.Resource(res.GVR()).Namespace(rm.Object.Namespace)
 	}
-	obj, err := get(ctx, rm.Object.Name, metav1.GetOptions{})
+	obj, err := ri.Get(ctx, rm.Object.Name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("re-reading %s: %w", rm.Object, err)
+	}
+	pre, err := preconditions(rm.Object, bound, obj)
+	if err != nil {
+		return err
 	}
 	if obj.GetDeletionTimestamp() != nil {
 		return fmt.Errorf("%s is already Terminating", rm.Object)
@@ -72,15 +76,17 @@ func (e Executor) DeleteChecked(ctx context.Context, rm *Removal) error {
 			return fmt.Errorf("pod %s still mounts %s: drain it first (stage 2)", users[0].Object.Name, rm.Object)
 		}
 	}
-	uid := obj.GetUID()
-	err = del(ctx, rm.Object.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if apierrors.IsConflict(err) {
-		return fmt.Errorf("%s was replaced since it was checked: %w", rm.Object, err)
+	err = ri.Delete(ctx, rm.Object.Name, metav1.DeleteOptions{Preconditions: pre})
+	if err == nil {
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("deleting %s: %w", rm.Object, err)
-	}
-	return nil
+	return conflict(ctx, rm.Object, bound, obj.Object, fmt.Errorf("deleting %s: %w", rm.Object, err), func(ctx context.Context) (map[string]any, error) {
+		now, err := ri.Get(ctx, rm.Object.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return now.Object, nil
+	})
 }
 
 // helmSuspended fails unless rm is not a HelmRelease or its live spec.suspend is true:

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/retire"
 )
 
 // confirmPlan reads the plan's objects and sets res.Confirm: the plan, its digest and, when
@@ -93,4 +96,80 @@ func refusedError(res *Result) error {
 		}
 	}
 	return nil
+}
+
+// changedRefusal is the refusal of a confirmed run stopped at a step whose object is not at the
+// version the plan pinned: what changed, that nothing more was carried out, and the plan a dry
+// run would show now, computed afresh from the cluster as it is after the steps already done.
+// res.Confirm becomes that plan, without a command: it is for review, not to be carried out
+// from a refusal.
+func (o *SafeRetireOptions) changedRefusal(ctx context.Context, res *Result, changed *retire.ChangedError) string {
+	head := fmt.Sprintf("the plan is not the one reviewed (%s): %s; nothing more was carried out", o.Confirm, changedText(changed))
+	if done := doneSteps(res); done > 0 {
+		head += fmt.Sprintf(" (the %d step(s) before it are done)", done)
+	}
+	now, err := o.replan(ctx)
+	switch {
+	case err != nil:
+		res.Confirm = nil
+		return fmt.Sprintf("%s. The plan could not be computed again (%v): review it with %s", head, err, o.dryRunCommand(res))
+	case now.Confirm == nil:
+		res.Confirm = nil
+		return fmt.Sprintf("%s. The gate is %s now, so there is no plan to carry out: review it with %s", head, verdictOf(now), o.dryRunCommand(res))
+	}
+	now.Confirm.Command = ""
+	res.Confirm = now.Confirm
+	return fmt.Sprintf("%s. The plan now has digest %s: review it with %s", head, now.Confirm.Digest, o.dryRunCommand(res))
+}
+
+// changedText says what changed in the plan's terms (objects named as the plan names them).
+func changedText(c *retire.ChangedError) string {
+	name := objectName(c.Object)
+	var s string
+	switch {
+	case c.UID == "":
+		s = fmt.Sprintf("%s no longer exists (resourceVersion %s reviewed)", name, c.Was.ResourceVersion)
+	case c.UID != c.Was.UID:
+		s = fmt.Sprintf("%s was replaced: UID %s now, was %s", name, c.UID, c.Was.UID)
+	default:
+		s = fmt.Sprintf("%s changed: resourceVersion %s reviewed, now %s", name, c.Was.ResourceVersion, c.ResourceVersion)
+	}
+	if len(c.Differs) > 0 {
+		s += " (" + strings.Join(c.Differs, ", ") + " differ)"
+	}
+	if c.Err != nil {
+		s += "; the API server refused the request on its precondition (409 Conflict)"
+	}
+	return s
+}
+
+func doneSteps(res *Result) int {
+	n := 0
+	for _, a := range res.Actions {
+		if a.Outcome == "done" {
+			n++
+		}
+	}
+	return n
+}
+
+// replan computes the gate and its plan afresh, as a dry run now would, bounded like the
+// first computation; the result's Confirm is nil when the gate is not SAFE now.
+func (o *SafeRetireOptions) replan(ctx context.Context) (*Result, error) {
+	gctx, tracker, cancel := cli.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	res, err := o.compute(kbuild.WithSubstitutionBudget(kbuild.WithNetworkTimeout(gctx, o.NetworkTimeout), kbuild.DefaultSubstitutionBudget))
+	if terr := cli.TimedOut(gctx, o.Timeout, tracker); terr != nil {
+		return nil, terr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if bad := o.cache.Untrusted(); bad != nil {
+		return nil, bad
+	}
+	if err := o.confirmPlan(gctx, res, o.liveSteps(res)); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

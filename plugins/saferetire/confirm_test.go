@@ -25,7 +25,13 @@ import (
 // confirmation from its json output; the test fails when the dry run offers none.
 func (iv invocation) reviewed(t *testing.T, args ...string) *saferetire.Confirmation {
 	t.Helper()
-	out, errOut, code := iv.live(t, append([]string{"--dry-run", "-o", "json"}, args...)...)
+	return iv.reviewedRaw(t, append([]string{"--kubeconfig", env.Kubeconfig, "--context", env.Context}, args...)...)
+}
+
+// reviewedRaw is reviewed with exactly the connection flags in args.
+func (iv invocation) reviewedRaw(t *testing.T, args ...string) *saferetire.Confirmation {
+	t.Helper()
+	out, errOut, code := iv.raw(t, append([]string{"--dry-run", "-o", "json"}, args...)...)
 	var res saferetire.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("dry run (exit %d): %v\n%s\n%s", code, err, out, errOut)

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/helmrender"
@@ -201,9 +202,10 @@ type Confirmation struct {
 	Plan    Plan   `json:"plan"`
 }
 
-// stillReviewed re-reads ref and fails unless it is still at the UID and resourceVersion the
-// confirmed plan recorded: a step of a confirmed plan acts only on what was reviewed.
-func (o *SafeRetireOptions) stillReviewed(ctx context.Context, reviewed []PlanObject, ref retire.Ref) error {
+// stillReviewed re-reads ref and returns the version the confirmed plan pinned it at, which the
+// step is then bound to; it fails with a *retire.ChangedError unless ref is still at that UID
+// and resourceVersion: a step of a confirmed plan acts only on what was reviewed.
+func (o *SafeRetireOptions) stillReviewed(ctx context.Context, reviewed []PlanObject, ref retire.Ref) (retire.Bound, error) {
 	name := objectName(ref)
 	for _, want := range reviewed {
 		if want.Object != name {
@@ -211,17 +213,18 @@ func (o *SafeRetireOptions) stillReviewed(ctx context.Context, reviewed []PlanOb
 		}
 		catalog, err := kinds.Discover(o.clients.Discovery)
 		if err != nil {
-			return fmt.Errorf("discovering the API to re-read %s: %w", name, err)
+			return retire.Bound{}, fmt.Errorf("discovering the API to re-read %s: %w", name, err)
 		}
 		got, err := readObject(ctx, o.clients, catalog, ref)
 		if err != nil {
-			return err
+			return retire.Bound{}, err
 		}
+		was := retire.Bound{UID: types.UID(want.UID), ResourceVersion: want.ResourceVersion}
 		if got != want {
-			return fmt.Errorf("%s changed since the plan was confirmed (UID %s, resourceVersion %s; confirmed UID %s, resourceVersion %s): nothing more is carried out",
-				name, orNone(got.UID), orNone(got.ResourceVersion), orNone(want.UID), orNone(want.ResourceVersion))
+			return retire.Bound{}, &retire.ChangedError{Object: ref, Reviewed: true, Was: was,
+				UID: types.UID(got.UID), ResourceVersion: got.ResourceVersion}
 		}
-		return nil
+		return was, nil
 	}
-	return fmt.Errorf("%s is not among the objects of the confirmed plan", name)
+	return retire.Bound{}, fmt.Errorf("%s is not among the objects of the confirmed plan", name)
 }

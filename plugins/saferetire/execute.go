@@ -3,6 +3,7 @@ package saferetire
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,7 +18,7 @@ type liveStep struct {
 	action Action
 	object retire.Ref
 	lost   string
-	act    func(context.Context, retire.Executor) (string, error)
+	act    func(context.Context, retire.Executor, retire.Bound) (string, error)
 }
 
 // liveSteps are the steps the plan leaves to a person, in order: for each retained object
@@ -40,7 +41,9 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 						Command: planner.EvictPodCommand(ref.Namespace, pod)},
 					object: retire.Ref{Kind: "Pod", Namespace: ref.Namespace, Name: pod},
 					lost:   "the pod's running process; its controller recreates it without the mount (a PodDisruptionBudget that refuses stops the run)",
-					act:    func(ctx context.Context, x retire.Executor) (string, error) { return x.EvictDrainedPod(ctx, rm, pod) },
+					act: func(ctx context.Context, x retire.Executor, b retire.Bound) (string, error) {
+						return x.EvictDrainedPod(ctx, rm, pod, b)
+					},
 				})
 			}
 		}
@@ -48,7 +51,9 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 			action: Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: planner.DeleteCommand(rm)},
 			object: ref,
 			lost:   rm.Live.Cost,
-			act:    func(ctx context.Context, x retire.Executor) (string, error) { return "", x.DeleteChecked(ctx, rm) },
+			act: func(ctx context.Context, x retire.Executor, b retire.Bound) (string, error) {
+				return "", x.DeleteChecked(ctx, rm, b)
+			},
 		})
 	}
 	return steps
@@ -61,10 +66,14 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 // and asks on the terminal (unless --yes). Before each step retire.Executor re-checks the
 // step's preconditions — the pod's controller no longer mounts the claim, its
 // PodDisruptionBudget allows the eviction; the object is still the one examined, no
-// Kustomization's inventory lists it, no pod mounts it — and, with --confirm, the object must
-// still be at the version reviewed, unless an earlier step of the run acted on it (a pod
-// evicted under one claim and recreated without the mounts comes up again under the next).
-// The run stops at the first surprise or refusal.
+// Kustomization's inventory lists it, no pod mounts it. With --confirm each step is bound to the
+// UID and resourceVersion the plan pinned (retire.Bound): the object must still be at them, and
+// the eviction or delete carries them as preconditions, so an edit racing the request is
+// refused by the API server, not acted on. An object an earlier step of the run acted on is
+// exempt (a pod evicted under one claim and recreated without the mounts comes up again under
+// the next): its new version is the plan's own doing, and the step is bound to the version it
+// re-reads. The run stops at the first surprise or refusal; an object not at the version
+// reviewed refuses the rest of the plan (exit 3) and names the plan a dry run would show now.
 func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 	defer res.finish(o.Clock)
 	steps := o.liveSteps(res)
@@ -93,15 +102,18 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 	acted := map[string]bool{} // objects an earlier step changed: the plan's own doing
 	for _, s := range steps {
 		act := func() (string, error) {
+			var bound retire.Bound
 			if o.Confirm != "" && !acted[objectName(s.object)] {
-				if err := o.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object); err != nil {
+				b, err := o.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object)
+				if err != nil {
 					return "", err
 				}
+				bound = b
 			}
 			acted[objectName(s.object)] = true
-			return s.act(ctx, x)
+			return s.act(ctx, x, bound)
 		}
-		if !o.step(res, in, s.action, s.lost, act) {
+		if !o.step(ctx, res, in, s.action, s.lost, act) {
 			return nil
 		}
 	}
@@ -110,8 +122,8 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 
 // step shows one live step and what it loses, asks for confirmation on the terminal (unless
 // --yes or --confirm), carries it out with act and records the outcome on res. It reports
-// whether the run may go on: a declined or stopped step ends it.
-func (o *SafeRetireOptions) step(res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
+// whether the run may go on: a declined, stopped or refused step ends it.
+func (o *SafeRetireOptions) step(ctx context.Context, res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
 	fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", output.Sanitize(a.Step), output.Sanitize(a.Command))
 	if lost != "" {
 		fmt.Fprintf(o.ErrOut, "  lost: %s\n", output.Sanitize(lost))
@@ -122,14 +134,17 @@ func (o *SafeRetireOptions) step(res *Result, in *bufio.Reader, a Action, lost s
 		return false
 	}
 	detail, err := act()
-	if err != nil {
+	var changed *retire.ChangedError
+	switch {
+	case err != nil && o.Confirm != "" && errors.As(err, &changed):
+		a.Outcome, a.Detail = "refused", o.changedRefusal(ctx, res, changed)
+	case err != nil:
 		a.Outcome, a.Detail = "stopped", err.Error()
-		res.Actions = append(res.Actions, a)
-		return false
+	default:
+		a.Outcome, a.Detail = "done", detail
 	}
-	a.Outcome, a.Detail = "done", detail
 	res.Actions = append(res.Actions, a)
-	return true
+	return err == nil
 }
 
 func confirm(o *SafeRetireOptions, in *bufio.Reader) bool {
