@@ -19,44 +19,45 @@ import (
 	"github.com/kubeforensics/suite/plugins/saferetire"
 )
 
-// slowOverlays is issue 25 item 3's repository: a tier whose overlays are depth levels deep,
-// each including the level below twice (under two name prefixes), so kustomize builds the
-// bottom 2^depth times; 13 levels took past 130 s. The entry path declares the one Flux
-// Kustomization, "slow".
-func slowOverlays(depth int) map[string]string {
+// slowTier is a repository whose one tier, "slow", takes seconds to build within every limit
+// on a build's work (kbuild.MaxKustomizationLoads and the others): width applications, each a
+// kustomization of its own with a ConfigMap, loaded once each. (Issue 25 item 3's tier, an
+// overlay whose levels include the level below twice, now ends at those limits instead.) The
+// entry path declares the one Flux Kustomization.
+func slowTier(width int) map[string]string {
 	files := map[string]string{
 		"clusters/prod/kustomization.yaml": "resources:\n- slow.yaml\n",
-		"clusters/prod/slow.yaml": fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+		"clusters/prod/slow.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata:
   name: slow
   namespace: flux-system
 spec:
   interval: 10m
-  path: ./slow/l%d
+  path: ./slow
   prune: true
   sourceRef:
     kind: GitRepository
     name: flux-system
-`, depth),
-		"slow/l0/kustomization.yaml": "resources:\n- cm.yaml\n",
-		"slow/l0/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  v: base\n",
+`,
 	}
-	for i := 1; i <= depth; i++ {
-		files[fmt.Sprintf("slow/l%d/kustomization.yaml", i)] = "resources:\n- a\n- b\n"
-		for _, p := range []string{"a", "b"} {
-			files[fmt.Sprintf("slow/l%d/%s/kustomization.yaml", i, p)] = fmt.Sprintf("namePrefix: %s-\nresources:\n- ../../l%d\n", p, i-1)
-		}
+	var top strings.Builder
+	top.WriteString("resources:\n")
+	for i := range width {
+		fmt.Fprintf(&top, "- app%04d\n", i)
+		files[fmt.Sprintf("slow/app%04d/kustomization.yaml", i)] = "namespace: default\nnamePrefix: p-\nresources:\n- cm.yaml\n"
+		files[fmt.Sprintf("slow/app%04d/cm.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%04d\ndata:\n  v: base\n", i)
 	}
+	files["slow/kustomization.yaml"] = top.String()
 	return files
 }
 
-// slowRepo commits slowOverlays and a second commit that changes the bottom, so a gate
+// slowRepo commits slowTier and a second commit that changes one application, so a gate
 // between the two must build the slow tier at both revisions.
-func slowRepo(t *testing.T, depth int) *gittest.Repo {
-	r := gittest.New(t, slowOverlays(depth))
-	r.Commit("change the bottom", map[string]string{
-		"slow/l0/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  v: changed\n"})
+func slowRepo(t *testing.T, width int) *gittest.Repo {
+	r := gittest.New(t, slowTier(width))
+	r.Commit("change one application", map[string]string{
+		"slow/app0000/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c0000\ndata:\n  v: changed\n"})
 	return r
 }
 
@@ -96,7 +97,7 @@ func wait(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, limit time.Duration
 // run ends within a second or two, UNKNOWN (exit 2), naming the tier still being built, and
 // the snapshots are gone.
 func TestTimeoutStopsBuilds(t *testing.T) {
-	r := slowRepo(t, 13)
+	r := slowRepo(t, 5000)
 	for _, tc := range []struct {
 		plugin string
 		args   []string
@@ -129,7 +130,7 @@ func TestTimeoutStopsBuilds(t *testing.T) {
 // SIGTERM, and CI's cancel sequence then killed the process with the snapshots still on
 // disk. SIGTERM during a build ends the run within a second or two, with no snapshot left.
 func TestSignalStopsBuild(t *testing.T) {
-	r := slowRepo(t, 13)
+	r := slowRepo(t, 5000)
 	tmp := t.TempDir()
 	cmd, stderr := child(t, tmp, "safe-retire", "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--build-cache", "")
 	deadline := time.Now().Add(30 * time.Second)
