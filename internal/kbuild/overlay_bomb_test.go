@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -73,9 +72,7 @@ func TestOverlayBombIsBounded(t *testing.T) {
 			defer cancel()
 			res := Build(ctx, root, Kustomization{Path: "bomb"}, Options{NoFiles: true})
 			w := res.Work
-			var ru syscall.Rusage
-			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-			t.Logf("cpu %v; work: %+v; %v", time.Duration(ru.Utime.Nano()+ru.Stime.Nano()), w, res.Err)
+			t.Logf("work: %+v; %v", w, res.Err)
 			if !errors.Is(res.Err, ErrBuildBound) {
 				t.Fatalf("err = %v, want ErrBuildBound", res.Err)
 			}
