@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +64,30 @@ func snapshotsHave(t *testing.T, tmp, p string) bool {
 	return have == 2
 }
 
+// runsChild reports whether a child process of pid has arg on its command line (Linux).
+func runsChild(t *testing.T, pid int, arg string) bool {
+	t.Helper()
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc:", err)
+	}
+	for _, p := range procs {
+		stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after its last ')'.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(pid) {
+			continue
+		}
+		if cl, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline")); err == nil && bytes.Contains(cl, []byte("\x00"+arg+"\x00")) {
+			return true
+		}
+	}
+	return false
+}
+
 // Issue 36.5 item 2: SIGTERM while a revision of a very large tree was extracted left the
 // process running seconds later. Whatever phase the signal meets (git listing the tree, the
 // check of its entries, the directories made, the files written, the walk of what was
@@ -76,22 +102,19 @@ func TestSignalStopsExtractionOfLargeTree(t *testing.T) {
 		// ready is when to send the signal: at once (git lists the tree), once a snapshot
 		// directory exists (its directories are made), once a quarter of its files are
 		// written, once both revisions are written (the run walks them and builds).
-		ready func(tmp string) bool
+		ready func(tmp string, pid int) bool
 	}{
-		{"listing", func(string) bool { return true }},
-		{"directories", func(tmp string) bool { return leftovers(t, tmp) > 0 }},
-		{"files", func(tmp string) bool { return snapshotHas(t, tmp, fmt.Sprintf("bulk/d%04d/f000", n/1000/4)) }},
-		{"written", func(tmp string) bool { return snapshotsHave(t, tmp, "clusters/prod/kustomization.yaml") }},
+		{"listing", func(_ string, pid int) bool { return runsChild(t, pid, "ls-tree") }},
+		{"directories", func(tmp string, _ int) bool { return leftovers(t, tmp) > 0 }},
+		{"files", func(tmp string, _ int) bool { return snapshotHas(t, tmp, fmt.Sprintf("bulk/d%04d/f000", n/1000/4)) }},
+		{"written", func(tmp string, _ int) bool { return snapshotsHave(t, tmp, "clusters/prod/kustomization.yaml") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			cmd, stderr := child(t, tmp, "safe-retire", "--dry-run", "--offline", "--repo", r.Dir, "--base", "many~1", "--candidate", "many", "--build-cache", "")
 			deadline := time.Now().Add(2 * time.Minute)
-			for !tc.ready(tmp) && time.Now().Before(deadline) {
+			for !tc.ready(tmp, cmd.Process.Pid) && time.Now().Before(deadline) {
 				time.Sleep(2 * time.Millisecond)
-			}
-			if tc.name == "listing" {
-				time.Sleep(300 * time.Millisecond) // git is listing the tree
 			}
 			stopped := stop(t, cmd, stderr)
 			if stopped > time.Second {

@@ -213,3 +213,52 @@ func TestPluginChild(t *testing.T) {
 	}
 	os.Exit(cli.MainAs(newCmd, cli.FormOf(os.Args[0])))
 }
+
+// overlayBomb is issue 36.5 item 1's repository: the tier "bomb" is levels overlays deep,
+// each level including the level below twice (under two name prefixes), so kustomize would
+// load the bottom 2^levels times; 13 levels ran past 200 s.
+func overlayBomb(levels int) map[string]string {
+	files := slowTier(0)
+	files["clusters/prod/slow.yaml"] = strings.ReplaceAll(strings.ReplaceAll(files["clusters/prod/slow.yaml"], "name: slow", "name: bomb"), "path: ./slow", fmt.Sprintf("path: ./bomb/l%d", levels))
+	delete(files, "slow/kustomization.yaml")
+	files["bomb/l0/kustomization.yaml"] = "resources:\n- cm.yaml\n"
+	files["bomb/l0/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n"
+	for i := 1; i <= levels; i++ {
+		files[fmt.Sprintf("bomb/l%d/kustomization.yaml", i)] = "resources:\n- a\n- ./b\n"
+		for _, p := range []string{"a", "b"} {
+			files[fmt.Sprintf("bomb/l%d/%s/kustomization.yaml", i, p)] = fmt.Sprintf("namePrefix: %s-\nresources:\n- ../../l%d\n", p, i-1)
+		}
+	}
+	return files
+}
+
+// The gates end such a repository's run at the limit on a build's work, UNKNOWN (exit 2),
+// naming the tier and the limit, long before --timeout.
+func TestOverlayBombIsUnknown(t *testing.T) {
+	r := gittest.New(t, overlayBomb(13))
+	r.Commit("change the bottom", map[string]string{"bomb/l0/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n  namespace: default\n"})
+	for _, tc := range []struct {
+		plugin string
+		args   []string
+	}{
+		{"safe-retire", []string{"--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--build-cache", "", "-o", "json"}},
+		{"flux-chain", []string{"--repo", r.Dir, "-o", "json"}},
+	} {
+		t.Run(tc.plugin, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPluginChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(), "KF_CHILD_PLUGIN="+tc.plugin, "KF_CHILD_ARGS="+strings.Join(tc.args, "\x1f"), "GITHUB_ACTIONS=")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			wait(t, cmd, &out, 5*time.Minute)
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Errorf("exit code %d, want 2 (UNKNOWN)\n%s", code, out.String())
+			}
+			if s := out.String(); !strings.Contains(s, "kustomization loads") || !strings.Contains(s, "flux-system/bomb") {
+				t.Errorf("the output does not name the tier and the limit:\n%s", s)
+			}
+		})
+	}
+}
