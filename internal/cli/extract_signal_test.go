@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -126,7 +127,8 @@ func TestSignalStopsExtractionOfLargeTree(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if n := leftovers(t, tmp); n > 0 {
-				t.Errorf("%d snapshot directories left in TMPDIR a minute later", n)
+				out, _ := exec.Command("sh", "-c", "find "+tmp+" | wc -l; ps -eo pid,etime,cmd | grep 'rm -rf' | grep -v grep").CombinedOutput()
+				t.Errorf("%d snapshot directories left in TMPDIR a minute later:\n%s", n, out)
 			}
 		})
 	}
