@@ -94,7 +94,7 @@ func runsChild(t *testing.T, pid int, arg string) bool {
 // check of its entries, the directories made, the files written, the walk of what was
 // written), the run must end within a second, UNKNOWN (exit 2), and leave no snapshot: what
 // it cannot remove within half a second is removed by a process of its own, which must be
-// done within a minute.
+// done within three minutes (seconds on a quiet machine; a minute was seen on a loaded one).
 func TestSignalStopsExtractionOfLargeTree(t *testing.T) {
 	const n = 200_000
 	r := manyFiles(t, n)
@@ -122,13 +122,13 @@ func TestSignalStopsExtractionOfLargeTree(t *testing.T) {
 				t.Errorf("ended %s after SIGTERM, want within a second", stopped.Round(time.Millisecond))
 			}
 			// What the run could not remove within half a second, a process of its own does.
-			removed := time.Now().Add(time.Minute)
+			removed := time.Now().Add(3 * time.Minute)
 			for leftovers(t, tmp) > 0 && time.Now().Before(removed) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if n := leftovers(t, tmp); n > 0 {
 				out, _ := exec.Command("sh", "-c", "find "+tmp+" | wc -l; ps -eo pid,etime,cmd | grep 'rm -rf' | grep -v grep").CombinedOutput()
-				t.Errorf("%d snapshot directories left in TMPDIR a minute later:\n%s", n, out)
+				t.Errorf("%d snapshot directories left in TMPDIR three minutes later:\n%s", n, out)
 			}
 		})
 	}
