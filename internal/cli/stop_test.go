@@ -21,7 +21,8 @@ import (
 
 // slowTier is a repository whose one tier, "slow", takes seconds to build within every limit
 // on a build's work (kbuild.MaxKustomizationLoads and the others): width applications, each a
-// kustomization of its own with a ConfigMap, loaded once each. (Issue 25 item 3's tier, an
+// kustomization of its own that generates a ConfigMap, loaded once each (one file each, so
+// the repository stays under git's threshold for an automatic gc in the background). (Issue 25 item 3's tier, an
 // overlay whose levels include the level below twice, now ends at those limits instead.) The
 // entry path declares the one Flux Kustomization.
 func slowTier(width int) map[string]string {
@@ -45,8 +46,7 @@ spec:
 	top.WriteString("resources:\n")
 	for i := range width {
 		fmt.Fprintf(&top, "- app%04d\n", i)
-		files[fmt.Sprintf("slow/app%04d/kustomization.yaml", i)] = "namespace: default\nnamePrefix: p-\nresources:\n- cm.yaml\n"
-		files[fmt.Sprintf("slow/app%04d/cm.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%04d\ndata:\n  v: base\n", i)
+		files[fmt.Sprintf("slow/app%04d/kustomization.yaml", i)] = appKustomization(i, "base")
 	}
 	files["slow/kustomization.yaml"] = top.String()
 	return files
@@ -56,9 +56,13 @@ spec:
 // between the two must build the slow tier at both revisions.
 func slowRepo(t *testing.T, width int) *gittest.Repo {
 	r := gittest.New(t, slowTier(width))
-	r.Commit("change one application", map[string]string{
-		"slow/app0000/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c0000\ndata:\n  v: changed\n"})
+	r.Commit("change one application", map[string]string{"slow/app0000/kustomization.yaml": appKustomization(0, "changed")})
 	return r
+}
+
+// appKustomization is application i of slowTier, whose ConfigMap holds v.
+func appKustomization(i int, v string) string {
+	return fmt.Sprintf("namespace: default\nnamePrefix: p-\ngeneratorOptions:\n  disableNameSuffixHash: true\nconfigMapGenerator:\n- name: c%04d\n  literals:\n  - v=%s\n", i, v)
 }
 
 // child runs a plugin (KF_CHILD_PLUGIN) with args in a child process, TMPDIR set to tmp.
@@ -97,7 +101,7 @@ func wait(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, limit time.Duration
 // run ends within a second or two, UNKNOWN (exit 2), naming the tier still being built, and
 // the snapshots are gone.
 func TestTimeoutStopsBuilds(t *testing.T) {
-	r := slowRepo(t, 5000)
+	r := slowRepo(t, 4000)
 	for _, tc := range []struct {
 		plugin string
 		args   []string
@@ -130,7 +134,7 @@ func TestTimeoutStopsBuilds(t *testing.T) {
 // SIGTERM, and CI's cancel sequence then killed the process with the snapshots still on
 // disk. SIGTERM during a build ends the run within a second or two, with no snapshot left.
 func TestSignalStopsBuild(t *testing.T) {
-	r := slowRepo(t, 5000)
+	r := slowRepo(t, 4000)
 	tmp := t.TempDir()
 	cmd, stderr := child(t, tmp, "safe-retire", "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--build-cache", "")
 	deadline := time.Now().Add(30 * time.Second)
