@@ -19,45 +19,50 @@ import (
 	"github.com/kubeforensics/suite/plugins/saferetire"
 )
 
-// slowOverlays is issue 25 item 3's repository: a tier whose overlays are depth levels deep,
-// each including the level below twice (under two name prefixes), so kustomize builds the
-// bottom 2^depth times; 13 levels took past 130 s. The entry path declares the one Flux
-// Kustomization, "slow".
-func slowOverlays(depth int) map[string]string {
+// slowTier is a repository whose one tier, "slow", takes seconds to build within every limit
+// on a build's work (kbuild.MaxKustomizationLoads and the others): width applications, each a
+// kustomization of its own that generates a ConfigMap, loaded once each (one file each, so
+// the repository stays under git's threshold for an automatic gc in the background). (Issue 25 item 3's tier, an
+// overlay whose levels include the level below twice, now ends at those limits instead.) The
+// entry path declares the one Flux Kustomization.
+func slowTier(width int) map[string]string {
 	files := map[string]string{
 		"clusters/prod/kustomization.yaml": "resources:\n- slow.yaml\n",
-		"clusters/prod/slow.yaml": fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+		"clusters/prod/slow.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata:
   name: slow
   namespace: flux-system
 spec:
   interval: 10m
-  path: ./slow/l%d
+  path: ./slow
   prune: true
   sourceRef:
     kind: GitRepository
     name: flux-system
-`, depth),
-		"slow/l0/kustomization.yaml": "resources:\n- cm.yaml\n",
-		"slow/l0/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  v: base\n",
+`,
 	}
-	for i := 1; i <= depth; i++ {
-		files[fmt.Sprintf("slow/l%d/kustomization.yaml", i)] = "resources:\n- a\n- b\n"
-		for _, p := range []string{"a", "b"} {
-			files[fmt.Sprintf("slow/l%d/%s/kustomization.yaml", i, p)] = fmt.Sprintf("namePrefix: %s-\nresources:\n- ../../l%d\n", p, i-1)
-		}
+	var top strings.Builder
+	top.WriteString("resources:\n")
+	for i := range width {
+		fmt.Fprintf(&top, "- app%04d\n", i)
+		files[fmt.Sprintf("slow/app%04d/kustomization.yaml", i)] = appKustomization(i, "base")
 	}
+	files["slow/kustomization.yaml"] = top.String()
 	return files
 }
 
-// slowRepo commits slowOverlays and a second commit that changes the bottom, so a gate
+// slowRepo commits slowTier and a second commit that changes one application, so a gate
 // between the two must build the slow tier at both revisions.
-func slowRepo(t *testing.T, depth int) *gittest.Repo {
-	r := gittest.New(t, slowOverlays(depth))
-	r.Commit("change the bottom", map[string]string{
-		"slow/l0/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\ndata:\n  v: changed\n"})
+func slowRepo(t *testing.T, width int) *gittest.Repo {
+	r := gittest.New(t, slowTier(width))
+	r.Commit("change one application", map[string]string{"slow/app0000/kustomization.yaml": appKustomization(0, "changed")})
 	return r
+}
+
+// appKustomization is application i of slowTier, whose ConfigMap holds v.
+func appKustomization(i int, v string) string {
+	return fmt.Sprintf("namespace: default\nnamePrefix: p-\ngeneratorOptions:\n  disableNameSuffixHash: true\nconfigMapGenerator:\n- name: c%04d\n  literals:\n  - v=%s\n", i, v)
 }
 
 // child runs a plugin (KF_CHILD_PLUGIN) with args in a child process, TMPDIR set to tmp.
@@ -96,7 +101,7 @@ func wait(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, limit time.Duration
 // run ends within a second or two, UNKNOWN (exit 2), naming the tier still being built, and
 // the snapshots are gone.
 func TestTimeoutStopsBuilds(t *testing.T) {
-	r := slowRepo(t, 13)
+	r := slowRepo(t, 4000)
 	for _, tc := range []struct {
 		plugin string
 		args   []string
@@ -118,7 +123,7 @@ func TestTimeoutStopsBuilds(t *testing.T) {
 			if !strings.Contains(stderr.String(), "--timeout 2s passed while building") || !strings.Contains(stderr.String(), "flux-system/slow") {
 				t.Errorf("stderr does not name the tier still being built:\n%s", stderr.String())
 			}
-			if n := leftovers(t, tmp); n > 0 {
+			if n := leftoversAfter(t, tmp); n > 0 {
 				t.Errorf("%d snapshot directories left in TMPDIR", n)
 			}
 		})
@@ -129,7 +134,7 @@ func TestTimeoutStopsBuilds(t *testing.T) {
 // SIGTERM, and CI's cancel sequence then killed the process with the snapshots still on
 // disk. SIGTERM during a build ends the run within a second or two, with no snapshot left.
 func TestSignalStopsBuild(t *testing.T) {
-	r := slowRepo(t, 13)
+	r := slowRepo(t, 4000)
 	tmp := t.TempDir()
 	cmd, stderr := child(t, tmp, "safe-retire", "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--build-cache", "")
 	deadline := time.Now().Add(30 * time.Second)
@@ -141,7 +146,7 @@ func TestSignalStopsBuild(t *testing.T) {
 	if stopped > 2500*time.Millisecond {
 		t.Errorf("ended %s after SIGTERM, want within a second or two", stopped.Round(time.Millisecond))
 	}
-	if n := leftovers(t, tmp); n > 0 {
+	if n := leftoversAfter(t, tmp); n > 0 {
 		t.Errorf("%d snapshot directories left in TMPDIR", n)
 	}
 }
@@ -172,9 +177,20 @@ func TestSignalStopsExtraction(t *testing.T) {
 	if stopped > 2500*time.Millisecond {
 		t.Errorf("ended %s after SIGTERM, want within a second or two", stopped.Round(time.Millisecond))
 	}
-	if n := leftovers(t, tmp); n > 0 {
+	if n := leftoversAfter(t, tmp); n > 0 {
 		t.Errorf("%d snapshot directories left in TMPDIR", n)
 	}
+}
+
+// leftoversAfter counts the snapshot directories left in tmp once the removal a stopped run
+// handed to a process of its own (gitrev's removeWait) is done, waiting up to three minutes.
+func leftoversAfter(t *testing.T, tmp string) int {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for leftovers(t, tmp) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return leftovers(t, tmp)
 }
 
 // stop sends SIGTERM to the running child, checks it ends UNKNOWN saying so, and returns how
@@ -211,4 +227,53 @@ func TestPluginChild(t *testing.T) {
 		newCmd = fluxchain.NewCmdFluxChain
 	}
 	os.Exit(cli.MainAs(newCmd, cli.FormOf(os.Args[0])))
+}
+
+// overlayBomb is issue 36.5 item 1's repository: the tier "bomb" is levels overlays deep,
+// each level including the level below twice (under two name prefixes), so kustomize would
+// load the bottom 2^levels times; 13 levels ran past 200 s.
+func overlayBomb(levels int) map[string]string {
+	files := slowTier(0)
+	files["clusters/prod/slow.yaml"] = strings.ReplaceAll(strings.ReplaceAll(files["clusters/prod/slow.yaml"], "name: slow", "name: bomb"), "path: ./slow", fmt.Sprintf("path: ./bomb/l%d", levels))
+	delete(files, "slow/kustomization.yaml")
+	files["bomb/l0/kustomization.yaml"] = "resources:\n- cm.yaml\n"
+	files["bomb/l0/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n"
+	for i := 1; i <= levels; i++ {
+		files[fmt.Sprintf("bomb/l%d/kustomization.yaml", i)] = "resources:\n- a\n- ./b\n"
+		for _, p := range []string{"a", "b"} {
+			files[fmt.Sprintf("bomb/l%d/%s/kustomization.yaml", i, p)] = fmt.Sprintf("namePrefix: %s-\nresources:\n- ../../l%d\n", p, i-1)
+		}
+	}
+	return files
+}
+
+// The gates end such a repository's run at the limit on a build's work, UNKNOWN (exit 2),
+// naming the tier and the limit, long before --timeout.
+func TestOverlayBombIsUnknown(t *testing.T) {
+	r := gittest.New(t, overlayBomb(13))
+	r.Commit("change the bottom", map[string]string{"bomb/l0/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n  namespace: default\n"})
+	for _, tc := range []struct {
+		plugin string
+		args   []string
+	}{
+		{"safe-retire", []string{"--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--build-cache", "", "-o", "json"}},
+		{"flux-chain", []string{"--repo", r.Dir, "-o", "json"}},
+	} {
+		t.Run(tc.plugin, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestPluginChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(), "KF_CHILD_PLUGIN="+tc.plugin, "KF_CHILD_ARGS="+strings.Join(tc.args, "\x1f"), "GITHUB_ACTIONS=")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			wait(t, cmd, &out, 5*time.Minute)
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Errorf("exit code %d, want 2 (UNKNOWN)\n%s", code, out.String())
+			}
+			if s := out.String(); !strings.Contains(s, "kustomization loads") || !strings.Contains(s, "flux-system/bomb") {
+				t.Errorf("the output does not name the tier and the limit:\n%s", s)
+			}
+		})
+	}
 }

@@ -40,7 +40,7 @@ func buildFrom(ctx context.Context, ext *artifactgen.Set, root string, t *Tier, 
 		t.Objects, t.Files, t.Err = nil, nil, err
 		return
 	}
-	opts.Root = kbuild.ScanRoot(dir)
+	opts.Root = kbuild.ScanRoot(ctx, dir)
 	BuildTier(ctx, dir, t, opts)
 	for i, f := range t.Files {
 		t.Files[i] = files[f]

@@ -30,7 +30,7 @@ func LoadPair(ctx context.Context, baseRoot, candRoot string, opts LoadOptions, 
 	bo.RecordInputs = true
 	var sb, sc *staticSkip
 	if changes != nil && changes.Uncertain == "" && !opts.AllowNetwork {
-		sb, sc = newStaticSkip(baseRoot, changes), newStaticSkip(candRoot, changes)
+		sb, sc = newStaticSkip(ctx, baseRoot, changes), newStaticSkip(ctx, candRoot, changes)
 		sc.reader.prev, sc.reader.changes = sb.reader, changes
 		base, errB = load(ctx, baseRoot, bo, &incremental{root: baseRoot, static: sb}, sb)
 	} else {
@@ -123,8 +123,8 @@ type staticSkip struct {
 	off string
 }
 
-func newStaticSkip(root string, changes *gitrev.Changes) *staticSkip {
-	scan := kbuild.ScanRoot(root)
+func newStaticSkip(ctx context.Context, root string, changes *gitrev.Changes) *staticSkip {
+	scan := kbuild.ScanRoot(ctx, root)
 	s := &staticSkip{reader: newStaticReader(root, scan.Links), changes: changes, scan: scan}
 	for _, p := range changes.Paths {
 		if path.Base(p) == ".sourceignore" || p == "." {

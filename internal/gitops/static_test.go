@@ -23,7 +23,7 @@ func TestStaticReadsCoverRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newStaticReader(root, kbuild.ScanRoot(root).Links)
+			s := newStaticReader(root, kbuild.ScanRoot(t.Context(), root).Links)
 			for _, id := range tree.IDs() {
 				tier := tree.Tiers[id]
 				in := s.tier(tier.Kustomization)
@@ -62,7 +62,7 @@ func TestStaticReaderGivesUp(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := gittest.New(t, map[string]string{"apps/x/kustomization.yaml": c.kustomization}).Dir
-			if in := newStaticReader(root, kbuild.ScanRoot(root).Links).tier(kbuild.Kustomization{Path: "apps/x"}); in.mustBuild == "" {
+			if in := newStaticReader(root, kbuild.ScanRoot(t.Context(), root).Links).tier(kbuild.Kustomization{Path: "apps/x"}); in.mustBuild == "" {
 				t.Errorf("the reader bounds %q: %q", c.kustomization, in.paths)
 			}
 		})

@@ -202,7 +202,7 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	if skip != nil {
 		scan, static = skip.scan, skip.reader
 	}
-	bopts := rootOptions(root, opts, scan)
+	bopts := rootOptions(ctx, root, opts, scan)
 	eb := kbuild.BuildPath(ctx, root, entry, bopts)
 	if eb.Err != nil {
 		return nil, fmt.Errorf("building entry path %s: %w", entry, eb.Err)
@@ -271,9 +271,9 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 
 // rootOptions are the options of every build under root: one walk of the tree (scan, when
 // the caller already made it) tells whether it holds symlinks and where its ignore rules are.
-func rootOptions(root string, opts LoadOptions, scan *kbuild.Root) kbuild.Options {
+func rootOptions(ctx context.Context, root string, opts LoadOptions, scan *kbuild.Root) kbuild.Options {
 	if scan == nil {
-		scan = kbuild.ScanRoot(root)
+		scan = kbuild.ScanRoot(ctx, root)
 	}
 	return kbuild.Options{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, Root: scan}
 }
@@ -283,7 +283,7 @@ func rootOptions(root string, opts LoadOptions, scan *kbuild.Root) kbuild.Option
 // postBuild.substituteFrom are built again with every ConfigMap and Secret the builds declare.
 func BuildAll(ctx context.Context, root string, kss []kbuild.Kustomization, opts LoadOptions) *Tree {
 	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
-	bopts := rootOptions(root, opts, nil)
+	bopts := rootOptions(ctx, root, opts, nil)
 	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: opts.Source, extra: opts.ConfigMaps, ext: artifactgen.New(root),
 		reuse: buildEvery{}, cache: opts.Cache.forRoot(root, nil, bopts)}
 	defer l.ext.Close()

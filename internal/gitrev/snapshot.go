@@ -30,6 +30,10 @@ const (
 	maxInMemory = 256 << 20
 )
 
+// checkEvery is how many entries a loop over a tree handles between two looks at its
+// context: a few milliseconds of work, so a stop is seen at once even in a million entries.
+const checkEvery = 1024
+
 // Snapshot is one revision of a Repo on disk.
 type Snapshot struct {
 	// Rev is the revision as given; "" for the working tree.
@@ -86,7 +90,7 @@ func (r *Repo) listTree(ctx context.Context, commit string) ([]treeEntry, int64,
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := checkTree(entries); err != nil {
+	if err := checkTree(ctx, entries); err != nil {
 		return nil, 0, err
 	}
 	var total int64
@@ -107,12 +111,14 @@ func (r *Repo) listTree(ctx context.Context, commit string) ([]treeEntry, int64,
 	return entries, total, nil
 }
 
-// Close removes the snapshot's temporary directory; it leaves a working tree alone.
+// Close removes the snapshot's temporary directory; it leaves a working tree alone. It takes
+// at most about half a second: what a large revision leaves then is removed by a process of
+// its own that outlives this one (removeSnapshot), so a stopped run ends within a second.
 func (s *Snapshot) Close() error {
 	if !s.temp {
 		return nil
 	}
-	return os.RemoveAll(s.Dir)
+	return removeSnapshot(s.Dir)
 }
 
 // treeEntry is one line of `git ls-tree -r -t -l`: a tree, blob, symlink or submodule, and
@@ -131,7 +137,7 @@ func (r *Repo) extract(ctx context.Context, entries []treeEntry, dir string) err
 	defer w.Close()
 	var blobs []treeEntry
 	for i, e := range entries {
-		if i%1024 == 0 && ctx.Err() != nil { // a million directories take seconds
+		if i%checkEvery == 0 && ctx.Err() != nil { // a million directories take seconds
 			return context.Cause(ctx)
 		}
 		switch {
@@ -156,10 +162,16 @@ func (r *Repo) lsTree(ctx context.Context, commit string) ([]treeEntry, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		return nil, fmt.Errorf("git ls-tree: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	var out []treeEntry
-	for _, rec := range strings.Split(stdout.String(), "\x00") {
+	for i, rec := range strings.Split(stdout.String(), "\x00") {
+		if i%checkEvery == 0 && ctx.Err() != nil { // a million entries take a second
+			return nil, context.Cause(ctx)
+		}
 		if rec == "" {
 			continue
 		}
@@ -184,10 +196,13 @@ func (r *Repo) lsTree(ctx context.Context, commit string) ([]treeEntry, error) {
 // checkTree refuses what git fsck reports as a broken tree and what could make extraction
 // write through a symlink or outside the snapshot: a path listed twice (a symlink and a
 // directory of the same name), an entry whose parent is not a directory, and empty, ".",
-// ".." or ".git" names (any case).
-func checkTree(entries []treeEntry) error {
+// ".." or ".git" names (any case). It stops when ctx ends.
+func checkTree(ctx context.Context, entries []treeEntry) error {
 	kind := make(map[string]string, len(entries))
-	for _, e := range entries {
+	for i, e := range entries {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		for _, c := range strings.Split(e.path, "/") {
 			if c == "" || c == "." || c == ".." || strings.EqualFold(c, ".git") {
 				return fmt.Errorf("refusing the tree: %q has a name git fsck rejects (%q)", e.path, c)

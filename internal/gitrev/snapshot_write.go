@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -124,4 +126,15 @@ func (w *treeWriter) create(p string, perm os.FileMode, r io.Reader, size int64)
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	return f.Close()
+}
+
+// removeDetached starts `rm -rf` on dir in a session of its own, not waited for, so it goes on
+// removing after the process exits (and is not signalled with its process group).
+func removeDetached(dir string) error {
+	cmd := exec.Command("rm", "-rf", "--", dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }

@@ -3,6 +3,7 @@
 package gitrev
 
 import (
+	"errors"
 	"io"
 	"os"
 )
@@ -43,3 +44,6 @@ func (w *treeWriter) create(p string, perm os.FileMode, r io.Reader, size int64)
 	}
 	return f.Close()
 }
+
+// removeDetached is not available here: removeSnapshot removes what is left itself.
+func removeDetached(string) error { return errors.New("no detached removal on this system") }

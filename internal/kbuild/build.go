@@ -89,6 +89,9 @@ type Result struct {
 	// Defaulted are the ${VARS} an object's name or namespace took the default of although a
 	// substituteFrom source that was not read (a Secret) could define them, sorted.
 	Defaulted []string
+	// Work is what kustomize read to build it, counted against the limits on a build's work
+	// (MaxKustomizationLoads and the others).
+	Work Work
 }
 
 // Kustomizations returns the Flux Kustomizations among the built objects, with the file
@@ -116,8 +119,11 @@ func BuildPath(ctx context.Context, root, p string, opts Options) *Result {
 // SOPS-encrypted Secrets are built as the YAML they are and never decrypted.
 //
 // kustomize cannot be interrupted, so the build runs in a goroutine that Build stops waiting
-// for when ctx ends: it returns at once with ctx's cause, and the abandoned build finishes
-// (and leaves the network gate) on its own. While it runs, a progress.Tracker in ctx names it.
+// for when ctx ends: it returns at once with ctx's cause, and the abandoned build, whose every
+// further read is refused, ends at its next one (and leaves the network gate). What kustomize
+// reads is counted against the limits on a build's work (MaxKustomizationLoads and the
+// others): past one, the build fails with ErrBuildBound. While it runs, a progress.Tracker in
+// ctx names it.
 func Build(ctx context.Context, root string, ks Kustomization, opts Options) *Result {
 	if err := ctx.Err(); err != nil {
 		return &Result{Err: context.Cause(ctx)}
@@ -153,7 +159,7 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 		res.Err = fmt.Errorf("%w: %s", ErrPathNotFound, rel)
 		return res
 	}
-	fs, addedOrigins, err := generate(root, dir, obj, opts)
+	fs, addedOrigins, err := generate(ctx, root, dir, obj, opts)
 	if err != nil {
 		res.Err = fmt.Errorf("generating kustomization for %s: %w", rel, err)
 		return res
@@ -166,7 +172,14 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 			return res
 		}
 	}
-	m, err := kustomizeBuild(fs, dir, customSchema)
+	work := newBudget(ctx, mustAbs(root))
+	m, err := kustomizeBuild(budgetFS{FileSystem: fs, b: work}, dir, customSchema)
+	res.Work = work.counted()
+	if stopped := work.err(); stopped != nil {
+		// Whatever kustomize made of the refused read, the limit (or the stop) is the reason.
+		res.Err = fmt.Errorf("building %s: %w", rel, stopped)
+		return res
+	}
 	if urls := refusedURLs(err); len(urls) > 0 && !opts.AllowNetwork {
 		res.RemoteURLs = urls
 		res.Err = fmt.Errorf("building %s: %w: %s", rel, ErrNeedsNetwork, strings.Join(urls, ", "))
@@ -208,12 +221,15 @@ func MinimalObject(ks Kustomization) *unstructured.Unstructured {
 // clones allowed only when the network is), under an in-memory layer that holds the written
 // kustomization file. It also turns on origin annotations so each object's file is known;
 // addedOrigins says whether they must be removed again.
-func generate(root, dir string, obj *unstructured.Unstructured, opts Options) (filesys.FileSystem, bool, error) {
+func generate(ctx context.Context, root, dir string, obj *unstructured.Unstructured, opts Options) (filesys.FileSystem, bool, error) {
 	sc := opts.Root
 	if sc == nil || sc.Dir != root {
-		sc = ScanRoot(root) // an artifact materialised elsewhere has links and rules of its own
+		sc = ScanRoot(ctx, root) // an artifact materialised elsewhere has links and rules of its own
 	}
-	disk, err := confinedFS(root, opts.AllowNetwork, sc.Links)
+	if err := ctx.Err(); err != nil {
+		return nil, false, context.Cause(ctx)
+	}
+	disk, err := confinedFS(ctx, root, opts.AllowNetwork, sc.Links)
 	if err != nil {
 		return nil, false, err
 	}

@@ -1,6 +1,7 @@
 package kbuild
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -28,20 +29,20 @@ import (
 //
 // Every file is read through boundedFS: no file above MaxFileSize, no YAML whose aliases
 // expand past maxAliasNodes.
-func confinedFS(root string, allowNetwork bool, links *LinkSet) (filesys.FileSystem, error) {
-	disk, err := confinedDisk(root, allowNetwork, links)
+func confinedFS(ctx context.Context, root string, allowNetwork bool, links *LinkSet) (filesys.FileSystem, error) {
+	disk, err := confinedDisk(ctx, root, allowNetwork, links)
 	if err != nil {
 		return nil, err
 	}
 	return boundedFS{disk}, nil
 }
 
-func confinedDisk(root string, allowNetwork bool, links *LinkSet) (filesys.FileSystem, error) {
+func confinedDisk(ctx context.Context, root string, allowNetwork bool, links *LinkSet) (filesys.FileSystem, error) {
 	if allowNetwork {
 		return securefs.MakeFsOnDiskSecureBuild(root)
 	}
 	if links == nil {
-		links = ScanRoot(root).Links
+		links = ScanRoot(ctx, root).Links
 	}
 	if !links.None() {
 		return securefs.MakeFsOnDiskSecure(root)
@@ -53,9 +54,13 @@ func confinedDisk(root string, allowNetwork bool, links *LinkSet) (filesys.FileS
 	return lexicalFS{root: filepath.Clean(abs), disk: filesys.MakeFsOnDisk()}, nil
 }
 
+// scanCheckEvery is how many entries ScanRoot walks between two looks at its context: a
+// million-file tree takes seconds to walk, a thousand entries a millisecond.
+const scanCheckEvery = 1024
+
 // SymlinkFree reports whether no symlink lies in the tree at root (.git aside) or on the path
 // to it.
-func SymlinkFree(root string) bool { return ScanRoot(root).Links.None() }
+func SymlinkFree(root string) bool { return ScanRoot(context.Background(), root).Links.None() }
 
 // Root is one walk of a source root, shared by every build of it: where its symlinks are
 // (which file system a build reads through, and which reads a list of changed paths
@@ -70,8 +75,9 @@ type Root struct {
 	ignore *sourceIgnore
 }
 
-// ScanRoot walks root once (.git aside), without following symlinks.
-func ScanRoot(root string) *Root {
+// ScanRoot walks root once (.git aside), without following symlinks. When ctx ends the walk
+// stops, as one that failed: no path is then known to be free of symlinks.
+func ScanRoot(ctx context.Context, root string) *Root {
 	sc := &Root{Dir: root, ignore: newSourceIgnore(root)}
 	if real, err := filepath.EvalSymlinks(root); err != nil || filepath.Clean(real) != filepath.Clean(mustAbs(root)) {
 		return sc
@@ -81,11 +87,13 @@ func ScanRoot(root string) *Root {
 	// reads them (a directory's own before its subdirectories', these in name order).
 	ignoreFiles := []string{}
 	failed := false
+	seen := 0
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		seen++
 		rel, rerr := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		switch {
-		case err != nil || rerr != nil:
+		case err != nil || rerr != nil || seen%scanCheckEvery == 0 && ctx.Err() != nil:
 			failed = true
 			return filepath.SkipAll
 		case d.Type()&fs.ModeSymlink != 0:

@@ -138,7 +138,7 @@ func TestIgnoreRulesFromTheScan(t *testing.T) {
 		}
 	}
 	walked := newSourceIgnore(root)
-	sc := ScanRoot(root)
+	sc := ScanRoot(t.Context(), root)
 	if !sc.Links.None() {
 		t.Fatal("a tree without symlinks was not found free of them")
 	}
