@@ -144,7 +144,11 @@ func (cs *causes) find() ([]RootCause, []Finding) {
 	cs.addUnclaimedHelmReleases(ids)
 	out := make([]RootCause, 0, len(cs.byKey))
 	for _, key := range slices.Sorted(maps.Keys(cs.byKey)) {
-		out = append(out, cs.finish(cs.byKey[key]))
+		rc := cs.finish(cs.byKey[key])
+		if inProgress(rc.Progress) {
+			rc.Code = causeCode(&rc) // finish learnt its progress after classifying it
+		}
+		out = append(out, rc)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		ti, tj := causeTier(out[i], nodes), causeTier(out[j], nodes)
