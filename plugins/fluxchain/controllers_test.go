@@ -40,6 +40,11 @@ func installControllers(t testing.TB, f *fixture) {
 	t.Helper()
 	controllersOnce.Do(func() {
 		f.namespace(fluxNS)
+		// no controller-manager runs here to create the ServiceAccount pods are admitted with
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+		if _, err := f.kube.CoreV1().ServiceAccounts(fluxNS).Create(context.Background(), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
 		for _, name := range controllerNames {
 			f.controller(name, ctrlState{})
 		}
