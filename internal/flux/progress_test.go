@@ -78,7 +78,7 @@ func TestReleaseStates(t *testing.T) {
 	target := cluster.Target{Context: "prod"}
 	for _, tc := range []struct {
 		name, kind, command string
-		conds              []metav1.Condition
+		conds               []metav1.Condition
 	}{
 		{"retries exhausted", ReleaseRetriesExhausted, "flux reconcile helmrelease podinfo -n apps --force --context=prod",
 			[]metav1.Condition{cond("Ready", "False", "RollbackSucceeded", "Helm rollback succeeded"), cond("Stalled", "True", "RetriesExceeded", "Failed to upgrade after 4 attempt(s)"),
