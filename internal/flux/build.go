@@ -24,6 +24,10 @@ const (
 // Build analyses the objects into a Chain: nodes, tiers, root causes with their blast radius,
 // and findings. It reads nothing; Drill adds what the failing objects look like now.
 func Build(objs *Objects) *Chain {
+	now := objs.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	nodes := map[string]*Node{}
 	byID := make(map[string]*kustomizev1.Kustomization, len(objs.Kustomizations))
 	for i := range objs.Kustomizations {
@@ -31,10 +35,10 @@ func Build(objs *Objects) *Chain {
 		byID[ks.Namespace+"/"+ks.Name] = ks
 	}
 	for i := range objs.Kustomizations {
-		n := newNode(&objs.Kustomizations[i], objs, byID)
+		n := newNode(&objs.Kustomizations[i], objs, byID, now)
 		nodes[n.ID] = n
 	}
-	helm := attachHelmReleases(nodes, objs)
+	helm := attachHelmReleases(nodes, objs, now)
 	topo := order(nodes)
 	c := &Chain{Tiers: topo.tiers, Unordered: topo.unordered}
 	if c.Tiers == nil {
@@ -52,8 +56,12 @@ func Build(objs *Objects) *Chain {
 		nodes[id].Dependents = topo.children[id]
 		c.Kustomizations = append(c.Kustomizations, nodes[id])
 	}
-	var stale []Finding
-	c.RootCauses, stale = rootCauses(nodes, topo, helm)
+	var (
+		stale []Finding
+		all   []RootCause
+	)
+	all, stale = rootCauses(nodes, topo, helm)
+	c.RootCauses, c.Progressing = splitProgressing(all)
 	c.Findings = append(findings(c, topo), stale...)
 	for i := range c.Findings {
 		c.Findings[i].Code = findingCode(c.Findings[i].Kind)
@@ -66,7 +74,7 @@ func Build(objs *Objects) *Chain {
 
 // newNode reads one Kustomization and the state of its source; the readyExprs of a waiting
 // one are evaluated against the Kustomizations in byID.
-func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kustomizev1.Kustomization) *Node {
+func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kustomizev1.Kustomization, now time.Time) *Node {
 	n := &Node{
 		ID: ks.Namespace + "/" + ks.Name, Namespace: ks.Namespace, Name: ks.Name,
 		DependsOn:   dependencies(ks),
@@ -80,6 +88,8 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kust
 		Interval:      ks.Spec.Interval.Duration.String(),
 		RetryInterval: ks.GetRetryInterval().String(),
 		LastApplied:   ks.Status.LastAppliedRevision,
+		LastAttempted: ks.Status.LastAttemptedRevision,
+		Progress:      progressOf(ks.Status.Conditions, ks.GetTimeout(), now),
 		Generation:    ks.Generation, ObservedGen: ks.Status.ObservedGeneration,
 		Deleting: ks.DeletionTimestamp != nil,
 	}
@@ -92,7 +102,17 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kust
 		n.Source.Found, n.Source.Ready, n.Source.Revision = true, so.Ready, so.Revision
 	}
 	n.Source.Unread = objs.unread[ref.Kind]
-	n.RevisionLag = n.Source.Revision != "" && n.LastApplied != n.Source.Revision
+	if r := rawCondition(ks.Status.Conditions, meta.ReadyCondition); r != nil {
+		n.readySince = r.LastTransitionTime.Time
+	}
+	behind := n.Source.Revision != "" && n.LastApplied != n.Source.Revision
+	// kustomize-controller records the revision it starts to apply as lastAttemptedRevision
+	// (internal/controller/kustomization_controller.go:384) and moves lastAppliedRevision only
+	// once it applied it: while that reconciliation runs, the gap is the apply, not a lag.
+	if behind && inProgress(n.Progress) && n.LastAttempted == n.Source.Revision {
+		n.Applying = n.Source.Revision
+	}
+	n.RevisionLag = behind && n.Applying == ""
 	n.State = stateOf(n)
 	if n.State == Waiting {
 		n.ReadyExprs = evalReadyExprs(ks, ks.Spec.DependsOn, byID, "")
@@ -125,7 +145,7 @@ func stateOf(n *Node) State {
 // of a waiting one are evaluated against the HelmReleases read, as helm-controller evaluates
 // them against the HelmReleases it depends on. It returns every HelmRelease read, applied by a
 // node or not, for the walk of their dependsOn.
-func attachHelmReleases(nodes map[string]*Node, objs *Objects) *helmIndex {
+func attachHelmReleases(nodes map[string]*Node, objs *Objects, now time.Time) *helmIndex {
 	hrs := objs.HelmReleases
 	byID := make(map[string]*helmv2.HelmRelease, len(hrs))
 	for i := range hrs {
@@ -143,7 +163,9 @@ func attachHelmReleases(nodes map[string]*Node, objs *Objects) *helmIndex {
 			Timeout:  timeout.String(),
 			Suspend:  hr.Spec.Suspend,
 			Deleting: hr.DeletionTimestamp != nil,
+			Progress: progressOf(hr.Status.Conditions, timeout, now),
 		}
+		readHelmState(&h, hr)
 		for _, d := range hr.Spec.DependsOn {
 			h.DependsOn = append(h.DependsOn, cmp.Or(d.Namespace, hr.Namespace)+"/"+d.Name)
 		}
@@ -189,11 +211,14 @@ func findings(c *Chain, topo topology) []Finding {
 			out = append(out, Finding{Kind: FindingSuspended, Kustomization: n.ID,
 				Message: suspendedWhere(n) + ": changes in its source are not applied and drift is not corrected (silent drift)"})
 		}
+		out = append(out, helmDrift(n)...)
 		if n.RevisionLag {
 			out = append(out, Finding{Kind: FindingRevisionLag, Kustomization: n.ID,
 				Message: fmt.Sprintf("applied revision %s, but its source is at %s", orNone(n.LastApplied), n.Source.Revision)})
 		}
-		if n.ObservedGen != n.Generation && !n.Deleting {
+		// A reconciliation under way observes the new generation when it ends
+		// (kustomization_controller.go finalizeStatus): until then the lag is the work itself.
+		if n.ObservedGen != n.Generation && !n.Deleting && !inProgress(n.Progress) {
 			out = append(out, Finding{Kind: FindingGenerationLag, Kustomization: n.ID,
 				Message: fmt.Sprintf("observedGeneration %d behind generation %d: the controller has not acted on the latest spec", n.ObservedGen, n.Generation)})
 		}
@@ -214,6 +239,19 @@ func terminating(n *Node) []Finding {
 		if hr.Deleting {
 			out = append(out, Finding{Kind: FindingTerminating, Kustomization: n.ID,
 				Message: fmt.Sprintf("its HelmRelease %s/%s: deletion requested; it stays until helm-controller uninstalls the release and removes its finalizer (%s)", hr.Namespace, hr.Name, fluxFinalizer)})
+		}
+	}
+	return out
+}
+
+// helmDrift are the findings of the Ready HelmReleases n applies whose cluster state drifted
+// (drift detection in warn mode: helm-controller says so and leaves it).
+func helmDrift(n *Node) []Finding {
+	var out []Finding
+	for _, hr := range n.HelmReleases {
+		if hr.Release != nil && hr.Release.Kind == ReleaseDriftDetected && hr.Ready != nil && hr.Ready.Status == string(metav1.ConditionTrue) {
+			out = append(out, Finding{Kind: FindingHelmDrift, Kustomization: n.ID,
+				Message: fmt.Sprintf("its HelmRelease %s/%s is Ready, but %s", hr.Namespace, hr.Name, hr.Release.Message)})
 		}
 	}
 	return out

@@ -42,6 +42,16 @@ const (
 	CodeHelmReleaseUnread           report.Reason = "helmrelease-dependency-unread"
 	CodeHelmReleaseGenerationBehind report.Reason = "helmrelease-generation-not-observed"
 	CodeHelmReleaseNoStatus         report.Reason = "helmrelease-no-status"
+	// What helm-controller's conditions say of the release (helmstate.go).
+	CodeHelmRetriesExhausted report.Reason = "helmrelease-retries-exhausted"
+	CodeHelmReleaseLocked    report.Reason = "helmrelease-locked"
+	CodeHelmTestFailed       report.Reason = "helmrelease-test-failed"
+	CodeHelmDriftDetected    report.Reason = "helmrelease-drift-detected"
+
+	// The entries of Chain.Progressing: a Kustomization or HelmRelease reconciling within its
+	// timeout.
+	CodeProgressing            report.Reason = "progressing"
+	CodeHelmReleaseProgressing report.Reason = "helmrelease-progressing"
 
 	// Findings besides root causes, one per FindingKind.
 	CodeCycleFinding       report.Reason = "cycle"
@@ -52,6 +62,7 @@ const (
 	CodeMissingSource      report.Reason = "missing-source"
 	CodeStaleWait          report.Reason = "stale-wait"
 	CodeTerminatingFinding report.Reason = "terminating"
+	CodeHelmDriftFinding   report.Reason = "helmrelease-drift"
 )
 
 // findingCode is the code of a FindingKind.
@@ -73,6 +84,8 @@ func findingCode(k FindingKind) report.Reason {
 		return CodeStaleWait
 	case FindingTerminating:
 		return CodeTerminatingFinding
+	case FindingHelmDrift:
+		return CodeHelmDriftFinding
 	}
 	return "" // a kind without a code fails TestEveryFindingKindHasACode
 }
@@ -80,6 +93,12 @@ func findingCode(k FindingKind) report.Reason {
 // causeCode classifies a finished root cause: the shared object it is, or why its
 // Kustomization fails or blocks its dependents.
 func causeCode(rc *RootCause) report.Reason {
+	if inProgress(rc.Progress) {
+		if rc.Object != "" {
+			return CodeHelmReleaseProgressing
+		}
+		return CodeProgressing
+	}
 	// A HelmRelease held back by its own readyExpr is an Object cause too, classified by its
 	// reason like a Kustomization's.
 	exprCause := rc.Reason == ReasonReadyExprFalse || rc.Reason == ReasonReadyExprUnevaluated
@@ -146,5 +165,25 @@ func helmReleaseCode(rc *RootCause) report.Reason {
 	case ReasonDependencyCycle:
 		return CodeDependencyCycle
 	}
-	return CodeHelmReleaseFailed
+	return helmStateCode(rc.HelmReleases, CodeHelmReleaseFailed)
+}
+
+// helmStateCode is the code of the first release state among hrs, or otherwise.
+func helmStateCode(hrs []HelmRelease, otherwise report.Reason) report.Reason {
+	for _, hr := range hrs {
+		if hr.Release == nil {
+			continue
+		}
+		switch hr.Release.Kind {
+		case ReleaseRetriesExhausted:
+			return CodeHelmRetriesExhausted
+		case ReleaseLocked:
+			return CodeHelmReleaseLocked
+		case ReleaseTestFailed:
+			return CodeHelmTestFailed
+		case ReleaseDriftDetected:
+			return CodeHelmDriftDetected
+		}
+	}
+	return otherwise
 }

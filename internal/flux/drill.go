@@ -42,12 +42,16 @@ func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 		rc := &c.RootCauses[i]
 		if rc.Object != "" {
 			rc.Commands = append(rc.Commands, d.objectCommands(rc)...)
+			for _, hr := range rc.HelmReleases {
+				rc.Commands = append(rc.Commands, releaseCommands(d.Target, hr)...)
+			}
 			continue
 		}
 		ksNS, ksName, _ := strings.Cut(rc.Kustomization, "/")
 		rc.Commands = append(rc.Commands, d.Target.Command(objectArgs("describe", "kustomizations.kustomize.toolkit.fluxcd.io", ksNS, ksName)...))
 		for _, hr := range rc.HelmReleases {
 			rc.Commands = append(rc.Commands, d.Target.Command(objectArgs("describe", "helmreleases.helm.toolkit.fluxcd.io", hr.Namespace, hr.Name)...))
+			rc.Commands = append(rc.Commands, releaseCommands(d.Target, hr)...)
 		}
 		for _, item := range rc.Failure.Objects {
 			bo, warn := d.examine(ctx, item, inventory[rc.Kustomization], known)

@@ -190,8 +190,8 @@ func (cs *causes) helmNotReady(d *helmEntry) string {
 	if cs.byKey[key] != nil {
 		return key
 	}
-	rc := &RootCause{Object: helmReleaseRef(d.Namespace, d.Name), AppliedBy: d.appliedBy}
-	if d.Deleting || d.OutlivesTier {
+	rc := &RootCause{Object: helmReleaseRef(d.Namespace, d.Name), AppliedBy: d.appliedBy, Progress: d.Progress}
+	if d.Deleting || d.OutlivesTier || d.Release != nil || d.Progress != nil {
 		// its Ready message is the cause's; what its own line adds is a finalizer to explain or
 		// a timeout longer than its tier's
 		rc.HelmReleases = []HelmRelease{d.HelmRelease}
@@ -204,6 +204,9 @@ func (cs *causes) helmNotReady(d *helmEntry) string {
 		rc.Message = fmt.Sprintf("Ready=True, but status.observedGeneration %d is behind generation %d: helm-controller's dependency check wants both, so what depends on it waits", d.observed, d.generation)
 	default:
 		rc.Reason, rc.Message = d.Ready.Reason, d.Ready.Message
+	}
+	if d.Progress != nil && d.Progress.Overdue {
+		rc.Explanation = append(rc.Explanation, fmt.Sprintf("running a release action since %s, longer than its timeout (%s): helm-controller should have given up", d.Progress.Since, d.Progress.Timeout))
 	}
 	if d.Suspend {
 		rc.Explanation = append(rc.Explanation, "it is suspended (spec.suspend): helm-controller does not reconcile it until it is resumed")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	"github.com/fluxcd/pkg/apis/meta"
@@ -135,10 +136,10 @@ func TestHelmReleaseWalkIsLinear(t *testing.T) {
 	objs.HelmReleases = hrs
 	nodes := map[string]*Node{}
 	for i := range objs.Kustomizations {
-		nd := newNode(&objs.Kustomizations[i], objs, nil)
+		nd := newNode(&objs.Kustomizations[i], objs, nil, time.Now())
 		nodes[nd.ID] = nd
 	}
-	cs := newCauses(nodes, order(nodes), attachHelmReleases(nodes, objs))
+	cs := newCauses(nodes, order(nodes), attachHelmReleases(nodes, objs, time.Now()))
 	rcs, _ := cs.find()
 	if len(rcs) != 1 || len(rcs[0].HeldBack) != n {
 		t.Fatalf("%d root causes, want hr-0000 holding back %d", len(rcs), n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 )
@@ -28,7 +29,7 @@ func TestWalkIsLinear(t *testing.T) {
 			nodes := map[string]*Node{}
 			byID := map[string]*kustomizev1.Kustomization{}
 			for i := range objs.Kustomizations {
-				nd := newNode(&objs.Kustomizations[i], objs, byID)
+				nd := newNode(&objs.Kustomizations[i], objs, byID, time.Time{})
 				nodes[nd.ID] = nd
 			}
 			cs := newCauses(nodes, order(nodes), &helmIndex{byID: map[string]*helmEntry{}})

@@ -1,6 +1,8 @@
 package flux
 
 import (
+	"time"
+
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
@@ -68,6 +70,41 @@ type HelmRelease struct {
 	// ReadyExprs are the readyExprs of its dependsOn entries, evaluated when it waits
 	// (Ready=False, DependencyNotReady).
 	ReadyExprs []ReadyExpr `json:"readyExprs,omitempty"`
+	// Stalled, Released, Remediated, TestSuccess and Drifted are helm-controller's other
+	// conditions, when written (helmstate.go reads the release's state from them).
+	Stalled     *Condition `json:"stalled,omitempty"`
+	Released    *Condition `json:"released,omitempty"`
+	Remediated  *Condition `json:"remediated,omitempty"`
+	TestSuccess *Condition `json:"testSuccess,omitempty"`
+	Drifted     *Condition `json:"drifted,omitempty"`
+	// LastAction is status.lastAttemptedReleaseAction (install, upgrade); InstallFailures and
+	// UpgradeFailures count the failures against the current spec.
+	LastAction      string `json:"lastAttemptedReleaseAction,omitempty"`
+	InstallFailures int64  `json:"installFailures,omitempty"`
+	UpgradeFailures int64  `json:"upgradeFailures,omitempty"`
+	// Release is what helm-controller's conditions say of the Helm release beyond Ready
+	// (helmstate.go): retries exhausted, locked by a pending-* operation, drift detected, a
+	// test failed; nil when they say nothing more.
+	Release *ReleaseState `json:"release,omitempty"`
+	// Progress is set while helm-controller runs a release action (Ready=Unknown, reason
+	// Progressing): when it started and how long its timeout leaves it.
+	Progress *Progress `json:"progress,omitempty"`
+	// releaseName and storageNamespace name the Helm release (its storage Secrets), for the
+	// command that clears a lock.
+	releaseName, storageNamespace string
+}
+
+// Progress is a reconciliation under way: since when, and how much of its timeout is left.
+type Progress struct {
+	// Since is when it started (RFC 3339): the lastTransitionTime of Ready=Unknown, which the
+	// controller writes when it starts the action.
+	Since   string `json:"since"`
+	Timeout string `json:"timeout"`
+	// Remaining is what is left of Timeout; Overdue is set when nothing is: the controller
+	// should have given up, so it is a failure, not progress.
+	Remaining string `json:"remaining"`
+	Overdue   bool   `json:"overdue,omitempty"`
+	Message   string `json:"message,omitempty"`
 }
 
 // Node is one Kustomization in the chain.
@@ -86,19 +123,28 @@ type Node struct {
 	// KStatus is the object's kstatus (Current, InProgress, Failed, …).
 	KStatus string `json:"kstatus"`
 	// Path is spec.path, cleaned ("apps", "." for the source root).
-	Path          string        `json:"path"`
-	Wait          bool          `json:"wait"`
-	Timeout       string        `json:"timeout"`
-	Interval      string        `json:"interval"`
-	RetryInterval string        `json:"retryInterval"`
-	Suspend       bool          `json:"suspend"`
-	Prune         bool          `json:"prune"`
-	Source        Source        `json:"source"`
-	LastApplied   string        `json:"lastAppliedRevision,omitempty"`
-	RevisionLag   bool          `json:"revisionLag"`
-	Generation    int64         `json:"generation"`
-	ObservedGen   int64         `json:"observedGeneration"`
-	HelmReleases  []HelmRelease `json:"helmReleases,omitempty"`
+	Path          string `json:"path"`
+	Wait          bool   `json:"wait"`
+	Timeout       string `json:"timeout"`
+	Interval      string `json:"interval"`
+	RetryInterval string `json:"retryInterval"`
+	Suspend       bool   `json:"suspend"`
+	Prune         bool   `json:"prune"`
+	Source        Source `json:"source"`
+	LastApplied   string `json:"lastAppliedRevision,omitempty"`
+	// LastAttempted is status.lastAttemptedRevision, the revision kustomize-controller last
+	// started to build and apply.
+	LastAttempted string `json:"lastAttemptedRevision,omitempty"`
+	// Applying is the source revision kustomize-controller is applying now (Reconciling=True,
+	// lastAttemptedRevision at the source's revision, ahead of lastAppliedRevision): not a lag.
+	Applying    string `json:"applying,omitempty"`
+	RevisionLag bool   `json:"revisionLag"`
+	// Progress is set while kustomize-controller reconciles it (Ready=Unknown, reason
+	// Progressing): when it started and how long its timeout leaves it.
+	Progress     *Progress     `json:"progress,omitempty"`
+	Generation   int64         `json:"generation"`
+	ObservedGen  int64         `json:"observedGeneration"`
+	HelmReleases []HelmRelease `json:"helmReleases,omitempty"`
 	// Dependents are the Kustomizations whose dependsOn names this one.
 	Dependents []string `json:"dependents,omitempty"`
 	// ReadyExprs are the readyExprs of its dependsOn entries, evaluated when it waits.
@@ -107,6 +153,9 @@ type Node struct {
 	// holds it (filled by Drill).
 	Deleting    bool                    `json:"deleting,omitempty"`
 	Terminating *finalizers.Explanation `json:"terminating,omitempty"`
+	// readySince is when its Ready condition last changed: kustomize-controller sets it
+	// Unknown when a reconciliation starts, so of a Ready one it is when the last one ended.
+	readySince time.Time
 }
 
 // BlockingObject is an object a failing health check named, as it is on the server now.
@@ -168,7 +217,10 @@ type RootCause struct {
 	// BlastRadius lists every Kustomization downstream of this one (of an Object: its Tiers and
 	// everything downstream of them), frozen until it recovers.
 	BlastRadius []string `json:"blastRadius"`
-	Commands    []string `json:"commands,omitempty"`
+	// Progress is set on the entries of Chain.Progressing: the object is reconciling within its
+	// timeout, and what waits on it waits for a reason that ends by itself.
+	Progress *Progress `json:"progress,omitempty"`
+	Commands []string  `json:"commands,omitempty"`
 	// unread are the reads this cause rests on that failed (a HelmRelease dependency not read):
 	// they make the result UNKNOWN.
 	unread []output.Gap
@@ -187,6 +239,9 @@ const (
 	FindingMissingSource     FindingKind = "MissingSource"
 	FindingStaleWait         FindingKind = "StaleWait"
 	FindingTerminating       FindingKind = "Terminating"
+	// FindingHelmDrift: a Ready HelmRelease whose cluster state drifted from the release
+	// (helm-controller's drift detection in warn mode does not correct it).
+	FindingHelmDrift FindingKind = "HelmReleaseDrift"
 )
 
 // Finding is a problem in the chain that is not itself a failing reconciliation.
@@ -206,7 +261,10 @@ type Chain struct {
 	Unordered      []string    `json:"unordered,omitempty"`
 	Kustomizations []*Node     `json:"kustomizations"`
 	RootCauses     []RootCause `json:"rootCauses"`
-	Findings       []Finding   `json:"findings"`
+	// Progressing are the objects reconciling within their timeout (a release upgrading, a
+	// Kustomization applying a revision), with what waits on them: not failures.
+	Progressing []RootCause `json:"progressing,omitempty"`
+	Findings    []Finding   `json:"findings"`
 	// Unaffected lists the Kustomizations no root cause reaches.
 	Unaffected []string `json:"unaffected"`
 	// Unevaluated are what the analysis could not decide (a readyExpr that did not evaluate):
@@ -224,15 +282,21 @@ func (c *Chain) Node(id string) *Node {
 	return nil
 }
 
-// Healthy reports whether every Kustomization is Ready at its source's revision and nothing
-// was found.
+// Healthy reports whether every Kustomization is Ready at its source's revision, or waits on
+// a reconciliation in progress (Progressing), and nothing was found.
 func (c *Chain) Healthy() bool {
 	return len(c.RootCauses) == 0 && len(c.Findings) == 0 && c.allReady()
 }
 
 func (c *Chain) allReady() bool {
+	moving := map[string]bool{}
+	for _, p := range c.Progressing {
+		for _, id := range append(append([]string{p.Kustomization, p.AppliedBy}, p.Tiers...), p.BlastRadius...) {
+			moving[id] = true
+		}
+	}
 	for _, n := range c.Kustomizations {
-		if n.State != Ready {
+		if n.State != Ready && !moving[n.ID] {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -53,6 +54,9 @@ type Objects struct {
 	// Sources is keyed by kind/namespace/name.
 	Sources      map[string]SourceObject
 	HelmReleases []helmv2.HelmRelease
+	// Now is when the objects were read: progress is measured against it (zero: the time
+	// Build runs).
+	Now time.Time
 	// Warnings name reads that failed; Incomplete is set when any did.
 	Warnings   []string
 	Incomplete bool

@@ -126,8 +126,12 @@ func (cs *causes) find() ([]RootCause, []Finding) {
 	cs.addHelmReleaseExprs(ids)
 	stale := cs.addHelmReleaseWaits(ids)
 	for _, id := range ids {
-		if n := nodes[id]; n.State == Failing {
+		switch n := nodes[id]; n.State {
+		case Failing:
 			cs.addFailing(n)
+		case Progressing:
+			// reconciling: within its timeout an entry of Chain.Progressing, past it a cause
+			cs.add(n, string(Progressing), reconcilingMessage(n))
 		}
 	}
 	for _, id := range ids {
@@ -140,7 +144,11 @@ func (cs *causes) find() ([]RootCause, []Finding) {
 	cs.addUnclaimedHelmReleases(ids)
 	out := make([]RootCause, 0, len(cs.byKey))
 	for _, key := range slices.Sorted(maps.Keys(cs.byKey)) {
-		out = append(out, cs.finish(cs.byKey[key]))
+		rc := cs.finish(cs.byKey[key])
+		if inProgress(rc.Progress) {
+			rc.Code = causeCode(&rc) // finish learnt its progress after classifying it
+		}
+		out = append(out, rc)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		ti, tj := causeTier(out[i], nodes), causeTier(out[j], nodes)
@@ -172,6 +180,12 @@ func (cs *causes) finish(rc *RootCause) RootCause {
 		return *rc
 	}
 	n := cs.nodes[rc.Kustomization]
+	if n.State == Progressing && n.Progress != nil {
+		rc.Progress = n.Progress
+		if n.Progress.Overdue {
+			rc.Explanation = append(rc.Explanation, fmt.Sprintf("reconciling since %s, longer than its timeout (%s): kustomize-controller should have given up", n.Progress.Since, n.Progress.Timeout))
+		}
+	}
 	rc.BlastRadius = cs.topo.downstream(rc.Kustomization)
 	if rc.BlastRadius == nil {
 		rc.BlastRadius = []string{}
@@ -307,13 +321,31 @@ func (cs *causes) blocks(n, d *Node, waitsOn Failure) bool {
 	case Terminating:
 		cs.add(d, string(Terminating), "deletion requested; its dependents wait on an object that is going away")
 	default:
-		msg := ""
-		if d.Reconciling != nil {
-			msg = d.Reconciling.Message
-		}
-		cs.add(d, string(d.State), msg)
+		cs.add(d, string(d.State), reconcilingMessage(d))
 	}
 	return true
+}
+
+// reconcilingMessage is what n's Reconciling condition says it is doing, if anything.
+func reconcilingMessage(n *Node) string {
+	if n.Reconciling != nil {
+		return n.Reconciling.Message
+	}
+	return ""
+}
+
+// splitProgressing separates the causes that are reconciliations within their timeout (Chain.
+// Progressing) from the root causes.
+func splitProgressing(all []RootCause) (causes, progressing []RootCause) {
+	causes = []RootCause{}
+	for _, rc := range all {
+		if inProgress(rc.Progress) {
+			progressing = append(progressing, rc)
+		} else {
+			causes = append(causes, rc)
+		}
+	}
+	return causes, progressing
 }
 
 // cycleKey is the key of a cycle's cause.
@@ -324,7 +356,7 @@ func cycleKey(cy cycle) string { return "cycle/" + cy.members[0] }
 func unaffected(c *Chain) []string {
 	hit := map[string]bool{}
 	appliedBy := c.helmReleaseAppliers()
-	for _, rc := range c.RootCauses {
+	for _, rc := range append(slices.Clone(c.RootCauses), c.Progressing...) {
 		hit[rc.Kustomization], hit[rc.AppliedBy] = true, true
 		for _, id := range rc.HeldBack {
 			hit[appliedBy[id]] = true

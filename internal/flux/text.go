@@ -20,6 +20,12 @@ func (c *Chain) AddText(root *output.Node, p output.Palette) {
 			addRootCause(sec, rc, byID, p, drawn)
 		}
 	}
+	if len(c.Progressing) > 0 {
+		sec := root.Add(p.Bold(fmt.Sprintf("PROGRESSING (%d)", len(c.Progressing))))
+		for _, rc := range c.Progressing {
+			addRootCause(sec, rc, byID, p, drawn)
+		}
+	}
 	if len(c.Kustomizations) > 0 {
 		c.addTiers(root.Add(p.Bold("TIERS")), byID, p, drawn)
 	}
@@ -66,9 +72,16 @@ func addRootCause(sec *output.Node, rc RootCause, byID map[string]*Node, p outpu
 	if rc.AppliedBy != "" {
 		tier = " (applied by " + rc.AppliedBy + ")"
 	}
-	node := sec.Add(p.Bad(rc.Reason) + " " + p.Bold(head) + tier)
+	reason := p.Bad(rc.Reason)
+	if inProgress(rc.Progress) {
+		reason = p.Warn(rc.Reason)
+	}
+	node := sec.Add(reason + " " + p.Bold(head) + tier)
 	if rc.Message != "" {
 		node.AddMessage("", rc.Message)
+	}
+	if rc.Progress != nil && rc.Object == "" {
+		node.Add(progressText(rc.Progress)) // a HelmRelease's line says it
 	}
 	for _, e := range rc.Explanation {
 		node.Add(e)
@@ -200,6 +213,12 @@ func addHelmRelease(parent *output.Node, hr HelmRelease, p output.Palette, drawn
 	if hr.Ready != nil && hr.Ready.Message != "" {
 		n.AddMessage("", hr.Ready.Message)
 	}
+	if hr.Release != nil {
+		n.Add(p.Bad(hr.Release.Kind) + ": " + hr.Release.Message)
+	}
+	if hr.Progress != nil {
+		n.Add(progressText(hr.Progress))
+	}
 	if hr.OutlivesTier {
 		n.Add(p.Warn("its timeout is longer than the tier's: the Kustomization's health check gives up before helm-controller does"))
 	}
@@ -250,6 +269,8 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette, drawn explained
 		src += " " + p.Warn("(could not be read)")
 	case !n.Source.Found:
 		src += " " + p.Bad("not found")
+	case n.Applying != "":
+		src += fmt.Sprintf(" at %s, applying it (applied %s)", n.Source.Revision, orNothing(n.LastApplied))
 	case n.RevisionLag:
 		src += fmt.Sprintf(" at %s, applied %s %s", n.Source.Revision, orNothing(n.LastApplied), p.Warn("(lagging)"))
 	case n.Source.Revision != "":
@@ -270,6 +291,14 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette, drawn explained
 			}
 		}
 	}
+}
+
+// progressText says since when a reconciliation runs and how much of its timeout is left.
+func progressText(pr *Progress) string {
+	if pr.Overdue {
+		return fmt.Sprintf("reconciling since %s, past its timeout of %s", pr.Since, pr.Timeout)
+	}
+	return fmt.Sprintf("reconciling since %s: %s left of its timeout of %s", pr.Since, pr.Remaining, pr.Timeout)
 }
 
 // stateText colours a state.

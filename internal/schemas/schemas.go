@@ -33,7 +33,7 @@ func Kinds() []Kind {
 			"kubectl why-terminating -o json: what holds each Terminating object and how to release it"},
 		{"FluxChainResult", fluxchain.APIVersion, reflect.TypeFor[fluxchain.Result](),
 			"kubectl flux-chain -o json: the live Kustomization chain, its root causes and what waits on them"},
-		{"FluxChainRepoResult", fluxchain.APIVersion, reflect.TypeFor[fluxchain.RepoResult](),
+		{"FluxChainRepoResult", fluxchain.RepoAPIVersion, reflect.TypeFor[fluxchain.RepoResult](),
 			"kubectl flux-chain --repo -o json: the chain a repository declares and its lint findings"},
 		{"SafeRetireResult", saferetire.APIVersion, reflect.TypeFor[saferetire.Result](),
 			"kubectl safe-retire -o json: what a change would prune, whether it is safe, and the staged plan"},

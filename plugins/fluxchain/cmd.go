@@ -82,12 +82,16 @@ type liveOptions struct {
 	AllNamespaces bool
 	// Name is the Kustomization to focus on; "" shows the whole chain.
 	Name string
+	// FailOnProgressing makes a reconciliation in progress fail the run (exit 1), for gates
+	// that must not pass while a release is still rolling out.
+	FailOnProgressing bool
 	// namespace is the namespace read, settled by Complete ("" for all).
 	namespace string
 }
 
 func (l *liveOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&l.AllNamespaces, "all-namespaces", "A", false, "Show Kustomizations in all namespaces.")
+	cmd.Flags().BoolVar(&l.FailOnProgressing, "fail-on-progressing", false, "Exit 1 while a Kustomization or HelmRelease is still reconciling within its timeout (PROGRESSING exits 0 without it).")
 }
 
 // validate checks the live chain's inputs; the lint of a repository (repoMode) takes none.
@@ -95,6 +99,8 @@ func (l *liveOptions) validate(repoMode bool) error {
 	switch {
 	case repoMode && (l.Name != "" || l.AllNamespaces):
 		return exitcode.UsageErrorf("--repo lints the whole repository: it takes no NAME and no -A")
+	case repoMode && l.FailOnProgressing:
+		return exitcode.UsageErrorf("--fail-on-progressing judges a live chain: --repo lints a repository, which has no reconciliation in progress")
 	case l.Name != "" && l.AllNamespaces:
 		return exitcode.UsageErrorf("a Kustomization NAME needs its namespace (-n), not -A")
 	}
@@ -216,6 +222,7 @@ func (o *FluxChainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	res.failOnProgressing(o.live.FailOnProgressing)
 	if err := o.print(res); err != nil {
 		return err
 	}
@@ -233,6 +240,7 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string, cl
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	objs.FetchOutOfScope(ctx, c.Dynamic, namespace)
+	objs.Now = clock.Now()
 	chain := flux.Build(objs)
 	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: output.GapsOf(objs.Warnings), Warnings: []string{}}
 	if name != "" {
@@ -245,9 +253,16 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string, cl
 	d, warnings := flux.NewDrill(c, chain)
 	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
 	res.Incomplete = append(res.Incomplete, chain.Unevaluated...)
+	res.Liveness = flux.CheckLiveness(ctx, c.Kube, chain, objs, objs.Now)
 	res.Chain = *chain
 	res.finish(clock)
 	return res, nil
+}
+
+// failOnProgressing applies --fail-on-progressing to a computed result.
+func (r *Result) failOnProgressing(on bool) {
+	r.FailOnProgressing = on
+	r.settle()
 }
 
 // print hands the result to the printer -o chose.

@@ -3,6 +3,7 @@ package fluxchain_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,6 +30,7 @@ func newFixture(t testing.TB, ns string) *fixture {
 	dyn, kube := clients(t)
 	f := &fixture{t: t, ns: ns, dyn: dyn, kube: kube}
 	f.namespace(ns)
+	installControllers(t, f)
 	return f
 }
 
@@ -40,10 +42,17 @@ func (f *fixture) namespace(ns string) {
 	}
 }
 
-// cond is a Ready-style condition for a status.
+// cond is a Ready-style condition for a status, written a minute ago: kustomize-controller
+// moves a Ready Kustomization's lastTransitionTime at every reconciliation, so an older one
+// would be a stale status (liveness.go).
 func cond(typ, status, reason, msg string) map[string]any {
+	return condAt(typ, status, reason, msg, time.Now().Add(-time.Minute))
+}
+
+// condAt is cond with its lastTransitionTime at t.
+func condAt(typ, status, reason, msg string, t time.Time) map[string]any {
 	return map[string]any{"type": typ, "status": status, "reason": reason, "message": msg,
-		"lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": int64(1)}
+		"lastTransitionTime": t.UTC().Format(time.RFC3339), "observedGeneration": int64(1)}
 }
 
 // create creates obj and then writes status through the status subresource. It reports

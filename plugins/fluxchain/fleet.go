@@ -53,7 +53,11 @@ func newFleet(o *FluxChainOptions) *fleet.Command[*Result] {
 			if len(args) == 1 {
 				name = args[0]
 			}
-			return Compute(ctx, c, ns, name, o.Clock)
+			res, err := Compute(ctx, c, ns, name, o.Clock)
+			if err == nil {
+				res.failOnProgressing(o.live.FailOnProgressing)
+			}
+			return res, err
 		},
 		Text: func(w io.Writer, r *Result, p output.Palette) error { return PrintText(w, r, p) },
 	}
@@ -91,8 +95,17 @@ func summarize(r *Result) string {
 	if len(parts) == 0 {
 		parts = append(parts, fmt.Sprintf("%d Kustomization(s), all Ready", len(r.Kustomizations)))
 	}
+	if n := len(r.Progressing); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d reconciliation(s) in progress", n))
+	}
 	if n := len(r.Incomplete); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d incomplete read(s): not a complete answer", n))
+	}
+	switch l := r.Liveness; {
+	case l.IsStale():
+		parts = append(parts, "STALE: "+staleSummary(l))
+	case l != nil && !l.Verified():
+		parts = append(parts, "controller liveness not verified")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -3,6 +3,7 @@ package fluxchain
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/output"
@@ -19,6 +20,7 @@ func PrintText(w io.Writer, res *Result, p output.Palette) error {
 		}
 		root.Add(fmt.Sprintf("No Kustomizations in %s.", scope))
 	}
+	addLiveness(root, res.Liveness, p)
 	res.AddText(root, p)
 	output.AddIncomplete(root, res.Incomplete, p)
 	if len(res.Warnings) > 0 {
@@ -38,4 +40,50 @@ func PrintDot(w io.Writer, res *Result) error {
 // PrintMermaid writes the chain as a Mermaid flowchart (flux.Chain.WriteMermaid).
 func PrintMermaid(w io.Writer, res *Result) error {
 	return res.WriteMermaid(w, flux.Notes{})
+}
+
+// addLiveness draws what the result says of the controllers that write the chain's status:
+// the ones down and the statuses older than their interval (STALE), the liveness that could not
+// be verified, and the restarts of controllers that are up. Nothing when all is well.
+func addLiveness(root *output.Node, l *flux.Liveness, p output.Palette) {
+	if l == nil {
+		return
+	}
+	if l.IsStale() {
+		sec := root.Add(p.Bad("STALE") + ": the chain's status is older than its controllers can explain, and cannot be trusted")
+		for _, c := range l.Controllers {
+			if c.Found && !c.Up {
+				sec.Add(fmt.Sprintf("%s (%s) is down: %s", p.Bold(c.Name), strings.Join(c.Kinds, ", "), c.Down))
+			}
+		}
+		for _, s := range l.Stale {
+			sec.Add(fmt.Sprintf("%s last reconciled %s ago (%s), interval %s", s.Object, s.Age, s.LastReconciled, s.Interval))
+		}
+	}
+	if !l.Checked {
+		root.Add(p.Warn("controller liveness not verified: ") + l.Unchecked + "; the status read may be older than it says")
+	}
+	for _, c := range l.Controllers {
+		if c.Up && c.Restarts > 0 {
+			line := fmt.Sprintf("%s restarted %d time(s)", c.Name, c.Restarts)
+			if c.LastTermination != "" {
+				line += ", last terminated " + c.LastTermination
+			}
+			root.Add(p.Warn("controller ") + line)
+		}
+	}
+}
+
+// staleSummary is one line of why l is stale.
+func staleSummary(l *flux.Liveness) string {
+	var parts []string
+	for _, c := range l.Controllers {
+		if c.Found && !c.Up {
+			parts = append(parts, c.Name+" down")
+		}
+	}
+	if n := len(l.Stale); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d status(es) older than their interval", n))
+	}
+	return strings.Join(parts, ", ")
 }

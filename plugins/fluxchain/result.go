@@ -10,16 +10,23 @@ import (
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
-// resultAPIVersion versions the Result and RepoResult schemas (docs/report.md);
-// fleetAPIVersion the fleet report, which is not under the report contract yet.
+// resultAPIVersion versions the live Result schema and repoAPIVersion the RepoResult one
+// (docs/report.md); fleetAPIVersion the fleet report, which is not under the report contract
+// yet. The live result moved to v1beta2 when reconciliations in progress left rootCauses for
+// progressing, a revision being applied stopped being a revisionLag, and HEALTHY came to need
+// the controllers found alive.
 const (
-	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta1"
+	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta2"
+	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta1"
 	fleetAPIVersion  = "fluxchain.kubeforensics.dev/v1alpha1"
 )
 
-// APIVersion is the apiVersion of the plugin's reports, published with their schemas in
-// docs/schema (docs/report.md).
-const APIVersion = resultAPIVersion
+// APIVersion is the apiVersion of the plugin's live reports and RepoAPIVersion of its --repo
+// reports, published with their schemas in docs/schema (docs/report.md).
+const (
+	APIVersion     = resultAPIVersion
+	RepoAPIVersion = repoAPIVersion
+)
 
 // toolName is the plugin's name as kubectl shows it, the report's reporter.
 const toolName = "flux-chain"
@@ -71,21 +78,48 @@ type Result struct {
 	// Warnings name reads about a root cause's objects that failed (API discovery, the object a
 	// health check waits on): noted, they do not change the verdict.
 	Warnings []string `json:"warnings"`
-	// Verdict is HEALTHY, FAILING or UNKNOWN; ExitCode is the process exit code it maps to.
+	// Liveness is what was found of the controllers that write the chain's status (their
+	// Deployments and pods) and of statuses older than their interval explains; nil when not
+	// looked at (a result not made by Compute).
+	Liveness *flux.Liveness `json:"liveness,omitempty"`
+	// FailOnProgressing is --fail-on-progressing: a reconciliation in progress fails the run.
+	FailOnProgressing bool `json:"failOnProgressing,omitempty"`
+	// Verdict is HEALTHY, PROGRESSING, FAILING, STALE or UNKNOWN; ExitCode is the process exit
+	// code it maps to (docs/exit-codes.md).
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
 }
 
-// Code is the exit code of the result: UNKNOWN when a list failed, FINDING when a tier is not
-// Ready or anything was found, OK otherwise.
+// Code is the exit code of the result: UNKNOWN when a controller the chain needs is down or a
+// status is stale (STALE: what the chain says cannot be trusted) or a list failed; FINDING when
+// a tier is not Ready or anything was found; UNKNOWN when the chain would be healthy but its
+// controllers' liveness could not be verified; FINDING for a reconciliation in progress with
+// --fail-on-progressing; OK otherwise.
 func (r *Result) Code() exitcode.Code {
 	switch {
-	case len(r.Incomplete) > 0:
+	case r.Liveness.IsStale(), len(r.Incomplete) > 0:
 		return exitcode.Unknown
 	case !r.Healthy():
 		return exitcode.Finding
+	case r.Liveness != nil && !r.Liveness.Verified():
+		return exitcode.Unknown
+	case len(r.Progressing) > 0 && r.FailOnProgressing:
+		return exitcode.Finding
 	}
 	return exitcode.OK
+}
+
+// verdict names the result's code: STALE and PROGRESSING say more than the code does.
+func (r *Result) verdict(code exitcode.Code) string {
+	switch {
+	case r.Liveness.IsStale():
+		return "STALE"
+	case code == exitcode.Finding && r.Healthy():
+		return "PROGRESSING" // --fail-on-progressing
+	case code == exitcode.OK && len(r.Progressing) > 0:
+		return "PROGRESSING"
+	}
+	return verdict(code, "FAILING", "HEALTHY")
 }
 
 // finish sets the envelope, summary and verdict fields from the content, stamped with clock's
@@ -94,6 +128,11 @@ func (r *Result) finish(clock report.Clock) {
 	r.APIVersion, r.Kind = resultAPIVersion, "FluxChainResult"
 	r.Sign(toolName)
 	r.Stamp(clock.Now())
+	r.settle()
+}
+
+// settle sets the summary and verdict fields from the content.
+func (r *Result) settle() {
 	r.Summary = Summary{Kustomizations: len(r.Kustomizations), Tiers: len(r.Tiers), RootCauses: len(r.RootCauses),
 		Findings: len(r.Findings), Incomplete: len(r.Incomplete)}
 	for _, n := range r.Kustomizations {
@@ -107,7 +146,7 @@ func (r *Result) finish(clock report.Clock) {
 		}
 	}
 	code := r.Code()
-	r.ExitCode, r.Verdict = int(code), verdict(code, "FAILING", "HEALTHY")
+	r.ExitCode, r.Verdict = int(code), r.verdict(code)
 }
 
 // RepoResult is what --repo found: the chain the repository declares, drawn as live mode draws
@@ -178,7 +217,7 @@ func (r *RepoResult) Code() exitcode.Code {
 // finish sets the envelope, summary and verdict fields from the content, stamped with clock's
 // time (the system's when nil).
 func (r *RepoResult) finish(clock report.Clock) {
-	r.APIVersion, r.Kind = resultAPIVersion, "FluxChainRepoResult"
+	r.APIVersion, r.Kind = repoAPIVersion, "FluxChainRepoResult"
 	r.Sign(toolName)
 	r.Stamp(clock.Now())
 	r.Summary = RepoSummary{Kustomizations: len(r.Kustomizations), Tiers: len(r.Tiers), Findings: len(r.Lint),

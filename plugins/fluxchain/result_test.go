@@ -1,6 +1,7 @@
 package fluxchain
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/flux"
@@ -22,6 +23,34 @@ func TestVerdictWithGaps(t *testing.T) {
 			r := &Result{Warnings: []string{"API discovery: timeout"}}
 			r.finish(nil)
 			return r.Verdict
+		}},
+		{"controller down", "STALE", func() string {
+			r := &Result{Liveness: &flux.Liveness{Checked: true, Controllers: []flux.Controller{{Name: "source-controller", Found: true}}}}
+			r.finish(nil)
+			return r.Verdict
+		}},
+		{"liveness not verified, otherwise healthy", "UNKNOWN", func() string {
+			r := &Result{Liveness: &flux.Liveness{Unchecked: "forbidden"}}
+			r.finish(nil)
+			return r.Verdict
+		}},
+		{"liveness not verified, failing", "FAILING", func() string {
+			r := &Result{Liveness: &flux.Liveness{Unchecked: "forbidden"}, Chain: flux.Chain{RootCauses: []flux.RootCause{{Kustomization: "a"}}}}
+			r.finish(nil)
+			return r.Verdict
+		}},
+		{"progressing", "PROGRESSING 0", func() string {
+			r := &Result{Liveness: &flux.Liveness{Checked: true}, Chain: flux.Chain{Progressing: []flux.RootCause{{Kustomization: "a"}},
+				Kustomizations: []*flux.Node{{ID: "a", State: flux.Progressing}}}}
+			r.finish(nil)
+			return fmt.Sprint(r.Verdict, " ", r.ExitCode)
+		}},
+		{"progressing, --fail-on-progressing", "PROGRESSING 1", func() string {
+			r := &Result{Liveness: &flux.Liveness{Checked: true}, Chain: flux.Chain{Progressing: []flux.RootCause{{Kustomization: "a"}},
+				Kustomizations: []*flux.Node{{ID: "a", State: flux.Progressing}}}}
+			r.finish(nil)
+			r.failOnProgressing(true)
+			return fmt.Sprint(r.Verdict, " ", r.ExitCode)
 		}},
 		{"repo, live read failed", "UNKNOWN", func() string { r := &RepoResult{Incomplete: gap, FailOn: lint.Error}; r.finish(nil); return r.Verdict }},
 		{"repo, a finding wins", "FINDINGS", func() string {

@@ -136,4 +136,7 @@ var goldens = golden.Register(flag.CommandLine, "testdata",
 	// The report's envelope: when it was written (docs/report.md).
 	golden.Regexp(`"timestamp": "[^"]*"`, `"timestamp": "2026-01-01T00:00:00Z"`),
 	golden.Regexp(`(?m)^(\s*)timestamp: .*$`, `${1}timestamp: "2026-01-01T00:00:00Z"`),
+	// Conditions are written a minute before the run (fixture_test.go cond), so a status is
+	// fresh: a readyExpr's view of them shows when, in a string of the same length.
+	golden.Regexp(`"lastTransitionTime":"[0-9TZ:-]{20}"`, `"lastTransitionTime":"2026-01-01T00:00:00Z"`),
 )
