@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubeforensics/suite/internal/testsupport/fluxcontrollers"
 	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 )
 
@@ -50,6 +51,11 @@ func seedHealthy(ctx context.Context, e *testenv.Env) error {
 		if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating namespace %s: %w", ns, err)
 		}
+	}
+	// Flux's controllers run and are ready: flux-chain judges a chain HEALTHY only when the
+	// controllers writing its status are alive (internal/flux/liveness.go).
+	if err := fluxcontrollers.InstallHealthy(ctx, kube, "flux-system"); err != nil {
+		return err
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	ready := map[string]any{"type": "Ready", "status": "True", "reason": "Succeeded", "message": "Applied revision: " + healthyRevision,
