@@ -303,10 +303,15 @@ func TestMemoryBound(t *testing.T) {
 	if !errors.As(err, &b) || b.Bound != helmrender.BoundMemory || !strings.Contains(err.Error(), "rendering release x/huge (chart huge 1.0.0): stopped by its memory bound") {
 		t.Fatalf("got %v", err)
 	}
-	// A smaller bound is the caller's to set.
-	_, err = helmrender.Do(context.Background(), release(t, "  values: {}\n"), load(t, charttest.AppTemplate("4.4.0")), "", nil, helmrender.Options{MaxMemory: 4 << 20})
-	if !errors.As(err, &b) || b.Bound != helmrender.BoundMemory {
-		t.Fatalf("4 MiB: %v", err)
+	// The bound is the caller's to set: 50 MB quoted fits in neither 64 MiB nor 16 MiB of
+	// output, and memory stops it first.
+	big := charttest.Chart{Name: "big", Version: "1.0.0", Files: map[string]string{
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  x: {{ repeat 50000000 \"x\" | quote }}\n",
+	}}
+	hr = obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: big, namespace: x}\nspec: {chart: {spec: {chart: big, sourceRef: {kind: HelmRepository, name: r}}}}\n")
+	_, err = helmrender.Do(context.Background(), hr, load(t, big), "", nil, helmrender.Options{MaxMemory: 64 << 20})
+	if !errors.As(err, &b) || b.Bound != helmrender.BoundMemory || !strings.Contains(err.Error(), "more than the 64 MiB") {
+		t.Fatalf("64 MiB: %v", err)
 	}
 }
 
