@@ -127,7 +127,7 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	}
 	res, err := readAnswer(stdout.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("the render process (%s) %v: %w", exe, exitText(runErr), err)
+		return nil, fmt.Errorf("the render process (%s) %v%s: %w", exe, exitText(runErr), fatal(stderr.String()), err)
 	}
 	switch {
 	case res.Bound != nil:
@@ -140,11 +140,12 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	return res.Output, nil
 }
 
-// workerEnv is the worker's whole environment: the worker variable, and TZ (a chart's `now`)
+// workerEnv is the worker's whole environment: the worker variable, GOMAXPROCS, and TZ (a chart's `now`)
 // and GOCOVERDIR (coverage of test runs) when set. Nothing else of this process's
 // environment, credentials included, reaches a chart's render.
 func workerEnv(maxMemory int64) []string {
-	env := []string{WorkerEnv + "=" + workerTag + ":" + strconv.FormatInt(maxMemory, 10)}
+	// Two threads render as fast as more, and each thread's stack is address space bounded.
+	env := []string{WorkerEnv + "=" + workerTag + ":" + strconv.FormatInt(maxMemory, 10), "GOMAXPROCS=2"}
 	for _, k := range []string{"TZ", "GOCOVERDIR"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
@@ -176,6 +177,16 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// fatal quotes the Go runtime's "fatal error:" line from a worker's standard error, if any.
+func fatal(stderr string) string {
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "fatal error:") || strings.HasPrefix(line, "panic:") {
+			return fmt.Sprintf(" (%q)", line)
+		}
+	}
+	return ""
 }
 
 func exitText(err error) string {

@@ -55,6 +55,7 @@ func TestHostileChartsBounded(t *testing.T) {
 	}
 	files := map[string]string{
 		"clusters/prod/apps.yaml":        fluxKS("flux-system", "apps", "./k8s/apps", true),
+		"k8s/apps/settings.yaml":         configMap("media", "settings"),
 		"charts/app-template/Chart.yaml": "apiVersion: v2\nname: app-template\nversion: 4.4.0\n",
 		"k8s/apps/paperless.yaml":        fromRepository(appTemplateRelease("media", "paperless", "    persistence:\n      data:\n        size: 5Gi\n"), "app-template"),
 	}
@@ -88,11 +89,11 @@ func TestHostileChartsBounded(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 1 && code != 2 {
 		t.Fatalf("exit %d, want a finding or UNKNOWN\n%s\n%s", code, out.String(), errOut.String())
 	}
-	contains(t, out.String(), "UNSAFE PersistentVolumeClaim media/paperless-data")
+	contains(t, out.String(), "UNSAFE HelmRelease media/paperless", "deletes PersistentVolumeClaim media/paperless-data")
 	for name := range hostileCharts() {
 		contains(t, out.String(), "rendering release media/"+name+" (chart "+name+" 1.0.0): stopped by its memory bound")
 	}
-	if strings.Contains(out.String(), "SAFE HelmRelease") {
+	if strings.Contains(out.String(), "── SAFE HelmRelease") {
 		t.Errorf("a hostile release was judged SAFE\n%s", out.String())
 	}
 }
