@@ -61,6 +61,7 @@ bench: controlplane
 	TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkFluxChain$$' -benchtime 1x -timeout 45m -v ./plugins/fluxchain/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkRepoLint$$' -benchtime 1x -timeout 30m -v ./plugins/fluxchain/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkOfflineGate$$' -benchtime 1x -timeout 30m -v ./plugins/saferetire/
+	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkRenderIsolation$$' -benchtime 1x -timeout 10m -v ./plugins/saferetire/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkIncrementalLoad$$' -benchtime 1x -timeout 60m ./internal/gitops/
 	TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -timeout 20m -v ./test/fleet/
 

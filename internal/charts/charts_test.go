@@ -171,3 +171,51 @@ func TestDirChartSymlink(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A chart directory's local dependency (file://) that its charts/ does not hold is refused,
+// naming it, as source-controller fails the build of a chart whose file:// dependency it
+// cannot find within the source; held in charts/, the dependency is the chart's and it loads.
+func TestDirChartLocalDependency(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const common = "apiVersion: v2\nname: common\nversion: 1.0.0\n"
+	write("charts/common/Chart.yaml", common)
+	write("charts/common/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: common}\n")
+	get := func(dep string) error {
+		write("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- {name: common, version: 1.0.0, repository: \""+dep+"\"}\n")
+		_, err := (&charts.Getter{}).Get(context.Background(), charts.Ref{Chart: "app", Source: "GitRepository/flux-system/flux-system", Type: charts.TypeDir, Dir: filepath.Join(root, "charts/app")})
+		return err
+	}
+	for _, tc := range []struct{ dep, want string }{
+		{"file://../common", `dependency "common" (repository "file://../common") is not in the chart's charts/ and its path leads outside the chart's directory`},
+		{"file://../../../../etc", `its path leads outside the chart's directory`},
+		{"file://vendor/common", `dependency "common" (repository "file://vendor/common") is not in the chart's charts/ and it is not loaded from its path`},
+		{"", `dependency "common" (repository "")`},
+	} {
+		t.Run(tc.dep, func(t *testing.T) {
+			if err := get(tc.dep); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	write("charts/app/charts/common/Chart.yaml", common)
+	if err := get("file://../common"); err != nil {
+		t.Fatalf("held in charts/: %v", err)
+	}
+	// A dependency from a chart repository is not local: source-controller downloads it.
+	if err := os.RemoveAll(filepath.Join(root, "charts/app/charts")); err != nil {
+		t.Fatal(err)
+	}
+	if err := get("https://charts.example.com"); err != nil {
+		t.Fatalf("remote dependency: %v", err)
+	}
+}

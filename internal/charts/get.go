@@ -206,6 +206,9 @@ func loadDir(ref Ref) (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
+	if err := localDependencies(ref, c); err != nil {
+		return nil, err
+	}
 	return &Chart{Chart: c, Version: c.Metadata.Version, From: "this repository"}, nil
 }
 

@@ -14,16 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
-	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
-	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -35,8 +31,9 @@ const DefaultKubeVersion = "v1.36.0"
 
 // Defaults bounding one release's render.
 const (
-	DefaultTimeout  = 30 * time.Second
-	DefaultMaxBytes = 16 << 20
+	DefaultTimeout   = 30 * time.Second
+	DefaultMaxBytes  = 16 << 20
+	DefaultMaxMemory = 256 << 20
 )
 
 // Options are the settings of every render of a run.
@@ -46,10 +43,16 @@ type Options struct {
 	// APIVersions are added to Helm's default set: "group/version" and "group/version/Kind"
 	// of the CRDs the repository declares.
 	APIVersions []string
-	// Timeout bounds one render, MaxBytes its manifest (0: the defaults). Past either the
-	// render fails, naming the release.
-	Timeout  time.Duration
-	MaxBytes int
+	// Timeout bounds one render, MaxBytes its manifest, MaxMemory the memory of the process
+	// it runs in (0: the defaults). Past any of them the render is stopped and fails with a
+	// *BoundError, naming the release.
+	Timeout   time.Duration
+	MaxBytes  int
+	MaxMemory int64
+	// InProcess renders in this process, where neither memory nor, past the deadline, the
+	// work of a chart's templates is bounded: only to measure what the isolation costs. By
+	// default every render runs in a child process of this executable (isolate.go).
+	InProcess bool
 	// ClusterScoped reports kinds ("Kind.group") that have no namespace, beyond the built-in
 	// ones: the CRDs of the repository with scope Cluster.
 	ClusterScoped map[string]bool
@@ -122,8 +125,13 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 		UpgradeCRDs:  crdPolicy(string(hr.GetUpgrade().CRDs), "Skip"),
 		SecretValues: secret,
 	}
-	rel, err := run(ctx, hr, c, vals, opts)
-	if err != nil && secret && !errors.Is(err, errBound) {
+	var rel *output
+	if opts.InProcess {
+		rel, err = renderHere(ctx, hr, c, vals, opts)
+	} else {
+		rel, err = renderIsolated(ctx, hr, c, vals, opts)
+	}
+	if err != nil && secret && !errors.Is(err, ErrBound) {
 		// Helm's messages quote templates and values: with a Secret's among them, none is shown.
 		return nil, fmt.Errorf("rendering release %s (chart %s %s) failed; its values include a Secret's, so Helm's message is not shown", r.Release, r.Chart, r.Version)
 	}
@@ -151,87 +159,11 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 	return r, nil
 }
 
-// errBound marks a render stopped by its time or size bound.
-var errBound = errors.New("bounded")
-
 func crdPolicy(p, def string) string {
 	if p == "" {
 		return def
 	}
 	return p
-}
-
-// run is Helm's install in client-only dry-run mode, bounded by the timeout: the template
-// engine cannot be stopped, so past the deadline the render is abandoned and reported.
-func run(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, vals map[string]any, opts Options) (*releasev1.Release, error) {
-	timeout, maxBytes := opts.Timeout, opts.MaxBytes
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
-	}
-	kv := opts.KubeVersion
-	if kv == "" {
-		kv = DefaultKubeVersion
-	}
-	kube, err := common.ParseKubeVersion(kv)
-	if err != nil {
-		return nil, fmt.Errorf("--kube-version %q: %w", kv, err)
-	}
-	cfg := action.NewConfiguration()
-	cfg.SetLogger(slog.DiscardHandler)
-	inst := action.NewInstall(cfg)
-	inst.DryRunStrategy = action.DryRunClient
-	inst.ReleaseName = ReleaseName(hr)
-	inst.Namespace = hr.GetReleaseNamespace()
-	inst.KubeVersion = kube
-	inst.APIVersions = slices.Clone(opts.APIVersions)
-	inst.DisableOpenAPIValidation = true
-	inst.SkipSchemaValidation = hr.GetInstall().DisableSchemaValidation
-	inst.PostRenderer = postRenderer(hr)
-	switch hr.GetPostRenderStrategy() {
-	case helmv2.PostRenderStrategyNoHooks:
-		inst.PostRenderStrategy = action.PostRenderStrategyNoHooks
-	case helmv2.PostRenderStrategySeparate:
-		inst.PostRenderStrategy = action.PostRenderStrategySeparate
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type result struct {
-		rel *releasev1.Release
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- result{err: fmt.Errorf("the chart's templates panicked: %v", p)}
-			}
-		}()
-		r, err := inst.RunWithContext(ctx, c, vals)
-		rel, _ := r.(*releasev1.Release)
-		done <- result{rel, err}
-	}()
-	select {
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: not rendered within %s (a chart is input: its templates are bounded in time)", errBound, timeout)
-	case res := <-done:
-		if res.err != nil {
-			return nil, res.err
-		}
-		if res.rel == nil {
-			return nil, errors.New("Helm returned no release")
-		}
-		size := len(res.rel.Manifest)
-		for _, h := range res.rel.Hooks {
-			size += len(h.Manifest)
-		}
-		if size > maxBytes {
-			return nil, fmt.Errorf("%w: the rendered manifest has %d bytes, more than the %d a release may render", errBound, size, maxBytes)
-		}
-		return res.rel, nil
-	}
 }
 
 // decode reads a multi-document manifest; namespaced objects without a namespace get ns, as

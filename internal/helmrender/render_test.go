@@ -2,10 +2,13 @@ package helmrender_test
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -281,5 +284,58 @@ func TestBounds(t *testing.T) {
 	_, err = helmrender.Do(context.Background(), hr("slow"), load(t, slow), "", nil, helmrender.Options{Timeout: 50 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "not rendered within 50ms") {
 		t.Fatalf("deadline: %v", err)
+	}
+}
+
+// A chart whose templates would take gigabytes is stopped by the memory bound of the process
+// it renders in: the release fails with a *BoundError naming the bound, the release and the
+// chart, and this process never holds what the template asked for.
+func TestMemoryBound(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("memory is bounded on Linux")
+	}
+	huge := charttest.Chart{Name: "huge", Version: "1.0.0", Files: map[string]string{
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: huge}\ndata:\n  x: {{ repeat 400000000 \"x\" | quote }}\n",
+	}}
+	hr := obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: huge, namespace: x}\nspec: {chart: {spec: {chart: huge, sourceRef: {kind: HelmRepository, name: r}}}}\n")
+	_, err := helmrender.Do(context.Background(), hr, load(t, huge), "", nil, helmrender.Options{})
+	var b *helmrender.BoundError
+	if !errors.As(err, &b) || b.Bound != helmrender.BoundMemory || !strings.Contains(err.Error(), "rendering release x/huge (chart huge 1.0.0): stopped by its memory bound") {
+		t.Fatalf("got %v", err)
+	}
+	// The bound is the caller's to set: 50 MB quoted fits in neither 64 MiB nor 16 MiB of
+	// output, and memory stops it first.
+	big := charttest.Chart{Name: "big", Version: "1.0.0", Files: map[string]string{
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  x: {{ repeat 50000000 \"x\" | quote }}\n",
+	}}
+	hr = obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: big, namespace: x}\nspec: {chart: {spec: {chart: big, sourceRef: {kind: HelmRepository, name: r}}}}\n")
+	_, err = helmrender.Do(context.Background(), hr, load(t, big), "", nil, helmrender.Options{MaxMemory: 64 << 20})
+	if !errors.As(err, &b) || b.Bound != helmrender.BoundMemory || !strings.Contains(err.Error(), "more than the 64 MiB") {
+		t.Fatalf("64 MiB: %v", err)
+	}
+}
+
+// The render process renders what this process renders: app-template's manifest, hooks and
+// CRDs are the same rendered apart or in process.
+func TestIsolatedSameAsInProcess(t *testing.T) {
+	hr := release(t, `  values:
+    controllers:
+      main:
+        containers:
+          app: {image: {repository: ghcr.io/paperless-ngx/paperless-ngx, tag: 2.15.0}}
+    persistence:
+      data: {size: 15Gi, retain: true}
+`)
+	c := load(t, charttest.AppTemplate("4.4.0"))
+	apart, err := helmrender.Do(context.Background(), hr, c, "sha256:x", nil, helmrender.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here, err := helmrender.Do(context.Background(), hr, c, "sha256:x", nil, helmrender.Options{InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(here, apart); d != "" || len(here.Manifest) == 0 {
+		t.Fatalf("isolated render differs (-in process +isolated):\n%s", d)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
@@ -22,6 +23,9 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
+	if code, ok := helmrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
+		os.Exit(code) // this test binary started again as a render worker
+	}
 	flag.Parse()
 	os.Setenv("TZ", "UTC")
 	if testing.Short() || os.Getenv("KF_SKIP_INTEGRATION") != "" {

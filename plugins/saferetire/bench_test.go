@@ -11,9 +11,15 @@ import (
 	"testing"
 	"time"
 
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/testsupport/charttest"
 	kfloor "github.com/kubeforensics/suite/internal/testsupport/floor"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
@@ -107,4 +113,67 @@ func runGate(b *testing.B, dir string) *saferetire.Result {
 		b.Fatalf("json: %v\n%s", err, out.String())
 	}
 	return &res
+}
+
+// BenchmarkRenderIsolation measures what rendering each chart in its own bounded process
+// costs: the HelmReleases of a home-ops-style repository (app-template releases with and
+// without claims, as onedr0p/home-ops writes them, a StatefulSet chart and an operator chart
+// with CRDs) rendered in this process and each in a render process, and reports the ratio.
+func BenchmarkRenderIsolation(b *testing.B) {
+	if testing.Short() {
+		b.Skip("renders charts")
+	}
+	load := func(c charttest.Chart) *chart.Chart {
+		ch, err := loader.Load(charttest.Package(b, b.TempDir(), c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return ch
+	}
+	other := func(ns, name, chart string) string {
+		return fmt.Sprintf("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: %s, namespace: %s}\nspec:\n  chart: {spec: {chart: %s, sourceRef: {kind: HelmRepository, name: bjw-s, namespace: flux-system}}}\n", name, ns, chart)
+	}
+	app, db, widgets := load(charttest.AppTemplate("4.4.0")), load(charttest.StatefulDB("16.0.0")), load(charttest.Widgets("1.0.0"))
+	type job struct {
+		hr    string
+		chart *chart.Chart
+	}
+	jobs := []job{
+		{appTemplateRelease("media", "paperless", "    persistence:\n      data:\n        accessMode: ReadWriteOnce\n        size: 15Gi\n"), app},
+		{appTemplateRelease("media", "plex", "    persistence:\n      media:\n        existingClaim: media\n"), app},
+		{appTemplateRelease("media", "jellyfin", "    persistence:\n      config: {size: 10Gi}\n      cache: {type: emptyDir}\n"), app},
+		{appTemplateRelease("default", "echo", ""), app},
+		{appTemplateRelease("home", "zigbee", "    persistence:\n      data: {size: 1Gi, retain: true}\n"), app},
+		{other("db", "postgres", "statefuldb"), db},
+		{other("operators", "widgets", "widgets"), widgets},
+	}
+	renderAll := func(inProcess bool) time.Duration {
+		start := time.Now()
+		for _, j := range jobs {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(j.hr), &u.Object); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := helmrender.Do(context.Background(), u, j.chart, "", nil, helmrender.Options{InProcess: inProcess}); err != nil {
+				b.Fatalf("%s: %v", u.GetName(), err)
+			}
+		}
+		return time.Since(start)
+	}
+	const rounds = 5
+	var here, apart time.Duration
+	b.ResetTimer()
+	for r := 0; r < rounds; r++ {
+		here += renderAll(true)
+		apart += renderAll(false)
+	}
+	b.StopTimer()
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / rounds / float64(len(jobs)) }
+	ratio := float64(apart) / float64(here)
+	b.ReportMetric(per(here), "in-process-ms/render")
+	b.ReportMetric(per(apart), "isolated-ms/render")
+	b.ReportMetric(ratio, "x-of-in-process")
+	fmt.Printf("chart renders, %d HelmReleases, mean of %d rounds:\n", len(jobs), rounds)
+	fmt.Printf("  in this process (memory unbounded)      %7.1f ms a render  1.00x\n", per(here))
+	fmt.Printf("  each in a bounded render process        %7.1f ms a render  %.2fx\n", per(apart), ratio)
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/internal/testsupport/incident/incidenttest"
 	"github.com/kubeforensics/suite/internal/testsupport/testenv"
@@ -26,6 +27,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := helmrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
+		os.Exit(code) // this test binary started again as a render worker
+	}
 	os.Exit(incidenttest.Run(m, func(r *incident.Replay) { env, kc, seed = r.Env, r.Clients, r.Incident }))
 }
 

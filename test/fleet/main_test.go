@@ -23,6 +23,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
@@ -48,6 +49,9 @@ type fleetEnv struct {
 var env *fleetEnv
 
 func TestMain(m *testing.M) {
+	if code, ok := helmrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
+		os.Exit(code) // this test binary started again as a render worker
+	}
 	flag.Parse()
 	os.Setenv("TZ", "UTC")
 	if testing.Short() || os.Getenv("KF_SKIP_INTEGRATION") != "" {

@@ -1,0 +1,82 @@
+package helmrender
+
+import (
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ServeWorker makes this process a render worker when WorkerEnv says so: it bounds its own
+// memory, reads one request from in, renders it and writes the answer to out. ok is false
+// when the process is not a worker; then nothing was read or written and main goes on. main
+// (and TestMain of a test binary whose tests render) calls it first and exits with code when
+// ok:
+//
+//	if code, ok := helmrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
+//		os.Exit(code)
+//	}
+func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code int, ok bool) {
+	v := getenv(WorkerEnv)
+	if v == "" {
+		return 0, false
+	}
+	limit, err := parseWorkerEnv(v)
+	if err != nil {
+		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
+		return 3, true
+	}
+	// The bound is set before anything of the request is read.
+	if err := limitMemory(limit); err != nil {
+		_, _ = fmt.Fprintf(out, "bounding the render's memory: %v\n", err)
+		return 2, true
+	}
+	res := serve(in)
+	if _, err := io.WriteString(out, workerTag+"\n"); err != nil {
+		return 2, true
+	}
+	if err := gob.NewEncoder(out).Encode(res); err != nil {
+		return 2, true
+	}
+	return 0, true
+}
+
+func parseWorkerEnv(v string) (int64, error) {
+	tag, n, ok := strings.Cut(v, ":")
+	if !ok || tag != workerTag {
+		return 0, fmt.Errorf("%q is not %s:<bytes>", v, workerTag)
+	}
+	limit, err := strconv.ParseInt(n, 10, 64)
+	if err != nil || limit <= 0 {
+		return 0, fmt.Errorf("%q: the memory bound is not a positive number of bytes", v)
+	}
+	return limit, nil
+}
+
+// serve decodes the request and renders it in this (bounded) process.
+func serve(in io.Reader) *response {
+	req := &request{}
+	if err := json.NewDecoder(in).Decode(req); err != nil {
+		return &response{Err: fmt.Sprintf("the render process: its input: %v", err)}
+	}
+	c, err := fromWire(req.Chart)
+	if err != nil {
+		return &response{Err: fmt.Sprintf("the render process: its input: %v", err)}
+	}
+	if req.HelmRelease == nil {
+		return &response{Err: "the render process: its input has no HelmRelease"}
+	}
+	out, err := renderHere(context.Background(), req.HelmRelease, c, req.Values, req.Options)
+	var b *BoundError
+	switch {
+	case errors.As(err, &b):
+		return &response{Bound: b}
+	case err != nil:
+		return &response{Err: err.Error()}
+	}
+	return &response{Output: out}
+}
