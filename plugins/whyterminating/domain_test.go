@@ -1,9 +1,12 @@
 package whyterminating_test
 
 import (
+	"context"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -130,4 +133,40 @@ func TestOrphanedFinalizerWhileProductRuns(t *testing.T) {
 	}, []string{"last resort", "Reinstall", "read its logs"})
 	js, _, _ := run(t, "secret", "x7k2p-api", "-n", "x7k2p", "-o", "json")
 	wantAll(t, js, []string{`"code": "finalizer-orphaned"`, `"orphaned": true`}, nil)
+}
+
+// An ACK DBInstance keeps finalizers.rds.services.k8s.aws/DBInstance after the ACK RDS
+// controller was uninstalled before the resources it manages (replays
+// https://github.com/awslabs/kubeflow-manifests/pull/437, "Uninstall ACK last"; the finalizer
+// as https://github.com/aws-controllers-k8s/community/issues/2799 quotes it). No product of the
+// domain is installed, so the finalizer is orphaned, and the cost of removing it names the RDS
+// instance the object records in status.ackResourceMetadata.arn, read by rule, not from a table
+// of products.
+func TestStripCostNamesRecordedExternalResource(t *testing.T) {
+	needEnv(t)
+	ctx := context.Background()
+	ensureNamespace(t, "kubeflow")
+	gvr := applyCRD(t, crdSpec{group: "rds.services.k8s.aws", kind: "DBInstance", plural: "dbinstances", namespaced: true, versions: []string{"v1alpha1"}})
+	fin := "finalizers.rds.services.k8s.aws/DBInstance"
+	arn := "arn:aws:rds:us-west-2:123456789012:db:kubeflow-db"
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rds.services.k8s.aws/v1alpha1", "kind": "DBInstance",
+		"metadata": map[string]any{"name": "kubeflow-db", "finalizers": []any{fin}},
+		"spec":     map[string]any{"dbInstanceIdentifier": "kubeflow-db", "engine": "mysql"},
+		"status":   map[string]any{"ackResourceMetadata": map[string]any{"arn": arn, "ownerAccountID": "123456789012", "region": "us-west-2"}}}}
+	if _, err := kc.Dynamic.Resource(gvr).Namespace("kubeflow").Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release(gvr, "kubeflow", "kubeflow-db") })
+	if err := kc.Dynamic.Resource(gvr).Namespace("kubeflow").Delete(ctx, "kubeflow-db", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := run(t, "dbinstances.rds.services.k8s.aws", "kubeflow-db", "-n", "kubeflow")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	wantAll(t, out, []string{
+		"evidence: no workload in the cluster is tied to the finalizer's domain finalizers.rds.services.k8s.aws",
+		"fix 1: Remove finalizer " + fin + " by hand",
+		"cost: left behind: what the controller would have cleaned up; the object records, and would leave behind with nothing to remove them: external resource " + arn + " (status.ackResourceMetadata.arn)",
+	}, []string{"123456789012 (status.ackResourceMetadata.ownerAccountID)"})
 }
