@@ -93,9 +93,13 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 // finalizer (hints) are already named by noCandidate.
 func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws []workload, idx *productIndex, rb *rbacObjects, hints []string) []string {
 	var out []string
+	tied := false
 	for _, w := range ws {
 		ts := x.workloadTies(ctx, domain, w, idx, rb)
-		if len(ts) == 0 || matchScore(w, hints) >= 2 {
+		if len(ts) == 0 {
+			continue
+		}
+		if tied = true; matchScore(w, hints) >= 2 {
 			continue
 		}
 		state := "runs"
@@ -105,7 +109,7 @@ func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws
 		out = append(out, fmt.Sprintf("%s is of the finalizer's domain %s (%s confidence: %s) and %s, but %s may not update %s", w.ref.String(), domain, ts[0].conf, ts[0].evidence, state, saRef(w.ref.Namespace, w.serviceAccount), what))
 	}
 	sort.Strings(out)
-	if len(out) == 0 {
+	if !tied {
 		out = append(out, "no workload in the cluster is tied to the finalizer's domain "+domain)
 	}
 	return out
