@@ -131,3 +131,28 @@ func TestApplyPauseOffersUnpauseNeverStrip(t *testing.T) {
 		}
 	}
 }
+
+// A finalizer no workload may remove while its product runs is orphaned: the one fix is the
+// guarded removal of that entry.
+func TestOrphanedFinalizerFix(t *testing.T) {
+	op := controllerObjects("giantswarm", "aws-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"infrastructure.giantswarm.io"}, Resources: []string{"awsclusters"}, Verbs: []string{"*"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}})
+	x := fakeExplainer(op, crdObject("infrastructure.giantswarm.io", "awsclusters"))
+	fin := "operatorkit.giantswarm.io/aws-operator-cluster-controller"
+	res := kinds.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	o := subject{res: res, obj: &metav1.ObjectMeta{Name: "x7k2p-api", Namespace: "x7k2p", Finalizers: []string{"other.example.com/keep", fin}}}
+	f := x.knownOrCustom(context.Background(), o, fin)
+	if !f.Orphaned || finalizerReason(f) != ReasonFinalizerOrphaned {
+		t.Fatalf("orphaned = %v, reason %s, controllers %+v", f.Orphaned, finalizerReason(f), f.Controllers)
+	}
+	if len(f.Remedies) != 1 || f.Remedies[0].LastResort || f.Remedies[0].Code != ReasonStripFinalizer {
+		t.Fatalf("remedies = %+v", f.Remedies)
+	}
+	if want := `[{"op":"test","path":"/metadata/finalizers/1","value":"` + fin + `"},{"op":"remove","path":"/metadata/finalizers/1"}]`; !strings.Contains(f.Remedies[0].Command, want) {
+		t.Errorf("command %q lacks %q", f.Remedies[0].Command, want)
+	}
+	if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/aws-operator -n giantswarm is of the finalizer's domain operatorkit.giantswarm.io (medium confidence") {
+		t.Errorf("evidence = %s", ev)
+	}
+}
