@@ -93,7 +93,7 @@ func nameLeftovers(e *Explanation, obj *unstructured.Unstructured) {
 			what = "what the controller would have cleaned up; the object records, and would leave behind with nothing to remove them: " + strings.Join(rec, ", ")
 		}
 		for j := range f.Remedies {
-			if r := &f.Remedies[j]; r.LastResort && strings.HasPrefix(r.Cost, "left behind: ") {
+			if r := &f.Remedies[j]; (r.LastResort || r.Code == ReasonStripFinalizer) && strings.HasPrefix(r.Cost, "left behind: ") {
 				r.Cost = "left behind: " + what
 			}
 		}
