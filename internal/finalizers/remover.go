@@ -51,8 +51,11 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	}
 	a.domain = domain
 	if a.dead && len(a.controllers) == 1 && a.controllers[0].Object.Name == "" {
-		a.orphan = true
-		a.controllers[0].Evidence = append(a.controllers[0].Evidence, x.domainWorkloads(ctx, domain, what, ws, idx, rb, hints)...)
+		lines, tied := x.domainWorkloads(ctx, domain, what, ws, idx, rb, hints)
+		// Orphaned only while the product runs: with none of its domain installed, reinstalling
+		// it comes first and the strip stays the last resort.
+		a.orphan = tied
+		a.controllers[0].Evidence = append(a.controllers[0].Evidence, lines...)
 		return a, nil
 	}
 	var tied, unrelated []Controller
@@ -91,7 +94,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 // domainWorkloads names the workloads tied to the domain when none may update the object:
 // the product runs (or is installed) but cannot remove the finalizer. Those named like the
 // finalizer (hints) are already named by noCandidate.
-func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws []workload, idx *productIndex, rb *rbacObjects, hints []string) []string {
+func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws []workload, idx *productIndex, rb *rbacObjects, hints []string) ([]string, bool) {
 	var out []string
 	tied := false
 	for _, w := range ws {
@@ -112,7 +115,7 @@ func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws
 	if !tied {
 		out = append(out, "no workload in the cluster is tied to the finalizer's domain "+domain)
 	}
-	return out
+	return out, tied
 }
 
 func countWorkloads(n int) string {

@@ -128,7 +128,7 @@ type Finalizer struct {
 	Domain    string       `json:"domain,omitempty"`
 	Unrelated []Controller `json:"unrelated,omitempty"`
 	// Orphaned is set when no running workload may update the object while the finalizer's
-	// product runs, or no product of its domain is installed: nothing will ever remove it.
+	// product (a workload tied to its domain) is installed: nothing will ever remove it.
 	Orphaned bool `json:"orphaned,omitempty"`
 	// Paused are the pause markers on the object and its owners that make the remover skip it.
 	Paused []PauseMarker `json:"paused,omitempty"`

@@ -139,7 +139,7 @@ func TestOrphanedFinalizerWhileProductRuns(t *testing.T) {
 // controller was uninstalled before the resources it manages (replays
 // https://github.com/awslabs/kubeflow-manifests/pull/437, "Uninstall ACK last"; the finalizer
 // as https://github.com/aws-controllers-k8s/community/issues/2799 quotes it). No product of the
-// domain is installed, so the finalizer is orphaned, and the cost of removing it names the RDS
+// domain is installed, so reinstalling it comes first, and the cost of the last-resort strip names the RDS
 // instance the object records in status.ackResourceMetadata.arn, read by rule, not from a table
 // of products.
 func TestStripCostNamesRecordedExternalResource(t *testing.T) {
@@ -166,7 +166,7 @@ func TestStripCostNamesRecordedExternalResource(t *testing.T) {
 	}
 	wantAll(t, out, []string{
 		"evidence: no workload in the cluster is tied to the finalizer's domain finalizers.rds.services.k8s.aws",
-		"fix 1: Remove finalizer " + fin + " by hand",
+		"last resort 2: Only if the controller is gone for good: remove finalizer " + fin + " by hand.",
 		"cost: left behind: what the controller would have cleaned up; the object records, and would leave behind with nothing to remove them: external resource " + arn + " (status.ackResourceMetadata.arn)",
 	}, []string{"123456789012 (status.ackResourceMetadata.ownerAccountID)"})
 }
