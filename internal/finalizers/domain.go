@@ -43,7 +43,7 @@ var genericWords = map[string]bool{
 	"apps": true, "api": true, "apis": true, "k8s": true, "kubernetes": true, "kube": true, "operator": true,
 	"operators": true, "controller": true, "controllers": true, "manager": true, "finalizer": true,
 	"finalizers": true, "cleanup": true, "resource": true, "resources": true, "system": true, "protection": true,
-	"delete": true, "deletion": true, "latest": true, "release": true, "webhook": true, "default": true,
+	"delete": true, "deletion": true, "example": true, "registry": true, "latest": true, "release": true, "webhook": true, "default": true,
 }
 
 // finalizerDomain is the domain of a finalizer (`foo.example.com` of `foo.example.com/cleanup`),

@@ -87,7 +87,7 @@ func nameLeftovers(e *Explanation, obj *unstructured.Unstructured) {
 		what, ok := leftBehind(obj, e.Object.Group, e.Object.Kind, f.Name)
 		if !ok {
 			rec := recordedResources(obj)
-			if len(rec) == 0 {
+			if len(rec) == 0 || !genericCost(f.Remedies) {
 				continue
 			}
 			what = "what the controller would have cleaned up; the object records, and would leave behind with nothing to remove them: " + strings.Join(rec, ", ")
@@ -98,4 +98,16 @@ func nameLeftovers(e *Explanation, obj *unstructured.Unstructured) {
 			}
 		}
 	}
+}
+
+// genericCost reports whether a strip's cost is still the generic description of an unknown
+// controller's cleanup, which the object's recorded resources may replace; a known finalizer's
+// own description stays.
+func genericCost(rs []Remediation) bool {
+	for _, r := range rs {
+		if r.Code == ReasonStripFinalizer && r.Cost == "left behind: whatever the controller would have cleaned up outside the cluster" {
+			return true
+		}
+	}
+	return false
 }

@@ -39,7 +39,7 @@ func recordedKind(path []string, value string) string {
 		return "load balancer"
 	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && strings.HasPrefix(value, "/") && !strings.Contains(joined, "mount"):
 		return "node-local path"
-	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids") || strings.HasSuffix(key, "uri") || strings.HasSuffix(key, "url"):
+	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids") || strings.HasSuffix(key, "uri"):
 		if cloudIDRe.MatchString(value) {
 			return "external resource"
 		}
