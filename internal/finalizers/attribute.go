@@ -21,6 +21,15 @@ type attribution struct {
 	// unread is set when the workloads could not be listed: nothing is known about who may
 	// remove the finalizer, so no step may rest on it.
 	unread bool
+	// domain is the finalizer's domain when the candidates were ranked by their ties to it;
+	// unrelated are the candidates with no tie, which merely could remove it.
+	domain    string
+	unrelated []Controller
+	// noTie is set when candidates exist but none is tied to the domain: no controller of the
+	// domain is installed.
+	noTie bool
+	// orphan is set when no workload may update the object at all (see judgeDomain).
+	orphan bool
 }
 
 // attribute finds who may remove a finalizer on o from what the cluster says: the service

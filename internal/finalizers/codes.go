@@ -34,6 +34,8 @@ const (
 	ReasonWaitingTurn            report.Reason = "waiting-turn"
 	ReasonControllerReleasing    report.Reason = "controller-releasing"
 	ReasonReadsIncomplete        report.Reason = "reads-incomplete"
+	ReasonReconcilePaused        report.Reason = "reconcile-paused"
+	ReasonFinalizerOrphaned      report.Reason = "finalizer-orphaned"
 
 	// Objects without a finalizer left: what their deletion waits for.
 	ReasonNoFinalizerLeft   report.Reason = "no-finalizer-left"
@@ -56,11 +58,13 @@ const (
 	ReasonFinalizeNamespace   report.Reason = "finalize-namespace"
 	ReasonForceDeletePod      report.Reason = "force-delete-pod"
 	ReasonRerunWithRights     report.Reason = "rerun-with-rights"
+	ReasonUnpause             report.Reason = "unpause"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation
 // found, in the order the result's verdict weighs it: a failed read first (the finalizer is
-// UNKNOWN), then a proven blocker, then the state of the controller most likely to remove it
+// UNKNOWN), then a proven blocker, then a pause marker its remover obeys, then an orphaned
+// finalizer nothing running may remove, then the state of the controller most likely to remove it
 // (the first of Controllers, which are ranked), then objects waiting their turn.
 func finalizerReason(f Finalizer) report.Reason {
 	switch {
@@ -68,6 +72,10 @@ func finalizerReason(f Finalizer) report.Reason {
 		return ReasonReadsIncomplete
 	case len(f.Blockers) > 0:
 		return ReasonBlockedByObjects
+	case len(f.Paused) > 0:
+		return ReasonReconcilePaused
+	case f.Orphaned:
+		return ReasonFinalizerOrphaned
 	case len(f.Controllers) > 0:
 		return controllerReason(f.Controllers[0])
 	case len(f.Waiting) > 0:

@@ -22,11 +22,9 @@ type brokenConversion struct {
 	service serviceRef
 }
 
-// brokenConversions lists every CRD, cluster-wide, whose conversion webhook's service is gone
-// or has no ready endpoint: objects stored at another version than the one asked for cannot
-// be read, listed or deleted, in any namespace.
-func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, []string) {
-	list, err := cached(x, "crds", func() ([]apiextensionsv1.CustomResourceDefinition, error) {
+// crds lists every CustomResourceDefinition once per command.
+func (x *Explainer) crds(ctx context.Context) ([]apiextensionsv1.CustomResourceDefinition, error) {
+	return cached(x, "crds", func() ([]apiextensionsv1.CustomResourceDefinition, error) {
 		l, err := x.c.Dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
@@ -41,6 +39,13 @@ func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, 
 		}
 		return out, nil
 	})
+}
+
+// brokenConversions lists every CRD, cluster-wide, whose conversion webhook's service is gone
+// or has no ready endpoint: objects stored at another version than the one asked for cannot
+// be read, listed or deleted, in any namespace.
+func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, []string) {
+	list, err := x.crds(ctx)
 	if err != nil {
 		return nil, []string{x.readFailure("listing customresourcedefinitions.apiextensions.k8s.io to check conversion webhooks", err)}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -19,7 +20,7 @@ import (
 // finalizers add what the controller waits for and what stripping the finalizer loses.
 func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) Finalizer {
 	k, isKnown := lookupKnown(name, o.res.Kind)
-	domain, stem := domainOf(name)
+	_, stem := domainOf(name)
 	hints := []string{stem}
 	switch {
 	case isKnown:
@@ -32,7 +33,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 		hints = nil
 	default:
 		k = known{
-			removedBy: fmt.Sprintf("a controller that may update %s (the finalizer's domain %s names no workload)", o.ref().QualifiedResource(), domain),
+			removedBy: fmt.Sprintf("the controller of the finalizer's domain %s: a workload that may update %s and that the cluster ties to %s", finalizerDomain(name), o.ref().QualifiedResource(), finalizerDomain(name)),
 			waitsFor:  "that controller finishes its cleanup for this object",
 			lost:      "whatever the controller would have cleaned up outside the cluster",
 		}
@@ -51,11 +52,16 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	a, gaps, ok := x.operatorEvidence(ctx, o, name)
 	if !ok {
 		a, gaps = x.attribute(ctx, o, hints)
+		var more []string
+		a, more = x.judgeDomain(ctx, o, name, k.controllers, hints, a)
+		gaps = append(gaps, more...)
 	}
 	f.Incomplete = append(f.Incomplete, gaps...)
-	f.Controllers, f.Attribution = a.controllers, a.summary
-	typeEv, owner := x.typeEvidence(ctx, o.res)
+	f.Controllers, f.Attribution, f.Domain, f.Unrelated = a.controllers, a.summary, a.domain, a.unrelated
+	typeEv, owner, gone := x.typeEvidence(ctx, o.res)
 	f.TypeEvidence = typeEv
+	// A type whose installer is gone waits for that installer, not for a hand edit.
+	f.Orphaned = a.orphan && !gone
 	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
 	return f
 }
@@ -76,6 +82,8 @@ type workload struct {
 	// podLabels are the labels of the pods it runs (its pod template's), which a Service's
 	// selector matches.
 	podLabels map[string]string
+	// images are its containers' images, part of the evidence that ties it to a product.
+	images []string
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -126,7 +134,7 @@ func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, 
 	}
 	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
-		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj),
+		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj), images: templateImages(obj),
 	}), nil
 }
 
@@ -141,6 +149,26 @@ func templateLabels(obj runtime.Object) map[string]string {
 		return w.Spec.Template.Labels
 	}
 	return nil
+}
+
+// templateImages returns the images of a workload's containers, init containers included.
+func templateImages(obj runtime.Object) []string {
+	var spec *corev1.PodSpec
+	switch w := obj.(type) {
+	case *appsv1.Deployment:
+		spec = &w.Spec.Template.Spec
+	case *appsv1.StatefulSet:
+		spec = &w.Spec.Template.Spec
+	case *appsv1.DaemonSet:
+		spec = &w.Spec.Template.Spec
+	default:
+		return nil
+	}
+	var out []string
+	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
+		out = append(out, c.Image)
+	}
+	return out
 }
 
 func matchScore(w workload, hints []string) int {

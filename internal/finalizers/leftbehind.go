@@ -75,7 +75,9 @@ func fieldOf(obj *unstructured.Unstructured, path string) string {
 }
 
 // nameLeftovers replaces the generic "left behind" of every finalizer strip with what the table
-// says stays outside the cluster for this object, read from the object itself.
+// says stays outside the cluster for this object, read from the object itself; for an object the
+// table does not know, with the external resources its spec and status record
+// (recordedResources).
 func nameLeftovers(e *Explanation, obj *unstructured.Unstructured) {
 	if obj == nil {
 		return
@@ -84,12 +86,28 @@ func nameLeftovers(e *Explanation, obj *unstructured.Unstructured) {
 		f := &e.Finalizers[i]
 		what, ok := leftBehind(obj, e.Object.Group, e.Object.Kind, f.Name)
 		if !ok {
-			continue
+			rec := recordedResources(obj)
+			if len(rec) == 0 || !genericCost(f.Remedies) {
+				continue
+			}
+			what = "what the controller would have cleaned up; the object records, and would leave behind with nothing to remove them: " + strings.Join(rec, ", ")
 		}
 		for j := range f.Remedies {
-			if r := &f.Remedies[j]; r.LastResort && strings.HasPrefix(r.Cost, "left behind: ") {
+			if r := &f.Remedies[j]; (r.LastResort || r.Code == ReasonStripFinalizer) && strings.HasPrefix(r.Cost, "left behind: ") {
 				r.Cost = "left behind: " + what
 			}
 		}
 	}
+}
+
+// genericCost reports whether a strip's cost is still the generic description of an unknown
+// controller's cleanup, which the object's recorded resources may replace; a known finalizer's
+// own description stays.
+func genericCost(rs []Remediation) bool {
+	for _, r := range rs {
+		if r.Code == ReasonStripFinalizer && r.Cost == "left behind: whatever the controller would have cleaned up outside the cluster" {
+			return true
+		}
+	}
+	return false
 }

@@ -34,3 +34,38 @@ func TestLeftBehind(t *testing.T) {
 		})
 	}
 }
+
+func TestRecordedResources(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"spec": map[string]any{
+			"hostPath":   "/var/lib/openebs/local/pvc-1",
+			"image":      "registry.example/x:v1",
+			"mountPath":  "/data",
+			"bucketName": "logs",
+		},
+		"status": map[string]any{
+			"providerID":   "aws:///eu-west-1a/i-0abc1234def567890",
+			"volumeHandle": "vol-0123456789abcdef0",
+			"loadBalancer": map[string]any{"ingress": []any{map[string]any{"hostname": "a1b2.elb.amazonaws.com"}}},
+			"arn":          "arn:aws:rds:eu-west-1:123456789012:db:orders",
+			"observedID":   "42",
+		},
+	}}
+	got := strings.Join(recordedResources(obj), "; ")
+	for _, want := range []string{
+		"cloud instance aws:///eu-west-1a/i-0abc1234def567890 (status.providerID)",
+		"volume vol-0123456789abcdef0 (status.volumeHandle)",
+		"load balancer a1b2.elb.amazonaws.com (status.loadBalancer.ingress.hostname)",
+		"external resource arn:aws:rds:eu-west-1:123456789012:db:orders (status.arn)",
+		"node-local path /var/lib/openebs/local/pvc-1 (spec.hostPath)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("recordedResources lacks %q: %s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"/data", "registry.example", "42", "logs"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("recordedResources names %q: %s", unwanted, got)
+		}
+	}
+}

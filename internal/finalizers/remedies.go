@@ -20,6 +20,13 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 		LastResort: true,
 		request:    updateRequest(o.res, o.obj.GetNamespace(), o.obj.GetLabels()),
 	}
+	if f.Orphaned {
+		// Nothing running may update the object, and no gone installer is known to bring back:
+		// removing this one finalizer by hand is the way out, not a bypass of a controller.
+		strip.Summary = fmt.Sprintf("Remove finalizer %s by hand: no running workload may update %s, so nothing will ever remove it (orphaned: added by hand, by a script, or by a feature or version of its product that is gone). The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, ref.QualifiedResource())
+		strip.LastResort = false
+		return []Remediation{strip}
+	}
 	if a.unread {
 		// Neither "reinstall" nor "strip" may rest on a list that could not be read.
 		return []Remediation{{Code: ReasonRerunWithRights, Summary: "Who removes " + f.Name + " could not be read (see INCOMPLETE): run this again with rights to list Deployments, StatefulSets and DaemonSets and the RBAC objects, or ask someone who has them."}}
@@ -49,6 +56,8 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the workload that ran as %s; it then removes the finalizer itself.", c.Object.String())})
 		case c.Object.Name != "":
 			out = append(out, Remediation{Code: ReasonRestoreController, Summary: fmt.Sprintf("Restore %s; it then removes the finalizer itself.", c.Object.String())})
+		case a.noTie && owner == "":
+			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the product of %s, if it is meant to run here: no workload tied to that domain is installed, and none of the ones that merely could remove the finalizer is its controller. Its controller then removes the finalizer itself.", a.domain)})
 		default:
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: reinstallSummary(k, owner)})
 		}

@@ -20,20 +20,21 @@ var ownershipLabels = []string{"app.kubernetes.io/part-of", "app.kubernetes.io/i
 // typeEvidence reads the CustomResourceDefinition behind res, if there is one, and says who
 // installed it: a Helm release (meta.helm.sh annotations), ownership labels, and its owners with
 // whether they still exist. owner names what to reinstall when that is known: a gone owner
-// first, else the Helm release.
-func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines []string, owner string) {
+// first, else the Helm release. gone is set when the type's installer is proven gone (an owner
+// that no longer exists) or the CRD is itself being deleted.
+func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines []string, owner string, gone bool) {
 	if res.Group == "" || !strings.Contains(res.Group, ".") {
-		return nil, ""
+		return nil, "", false
 	}
 	name := res.Resource + "." + res.Group
 	crd, err := cached(x, "crd/"+name, func() (*unstructured.Unstructured, error) {
 		return x.c.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
 	})
 	if apierrors.IsNotFound(err) {
-		return nil, ""
+		return nil, "", false
 	}
 	if err != nil {
-		return []string{x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+name, err)}, ""
+		return []string{x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+name, err)}, "", false
 	}
 	self := "customresourcedefinitions.apiextensions.k8s.io/" + name
 	if rel := crd.GetAnnotations()["meta.helm.sh/release-name"]; rel != "" {
@@ -57,16 +58,17 @@ func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines
 		lines = append(lines, self+" is labelled "+strings.Join(labels, ", "))
 	}
 	for _, ref := range crd.GetOwnerReferences() {
-		line, gone := x.ownerState(ctx, ref)
+		line, ownerGone := x.ownerState(ctx, ref)
 		lines = append(lines, self+" is owned by "+line)
-		if gone {
-			owner = strings.TrimSuffix(line, ", which no longer exists")
+		if ownerGone {
+			owner, gone = strings.TrimSuffix(line, ", which no longer exists"), true
 		}
 	}
 	if crd.GetDeletionTimestamp() != nil {
 		lines = append(lines, self+" is itself being deleted: it waits for this object to go")
+		gone = true
 	}
-	return lines, owner
+	return lines, owner, gone
 }
 
 // ownerState names a cluster-scoped owner and says whether it still exists.

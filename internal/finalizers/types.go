@@ -121,6 +121,17 @@ type Finalizer struct {
 	// finalizer, most likely first; Attribution says what evidence chose them.
 	Controllers []Controller `json:"controllers,omitempty"`
 	Attribution string       `json:"attribution,omitempty"`
+	// Domain is the finalizer's domain (`tailscale.com` of `tailscale.com/finalizer`) when the
+	// candidates were ranked by their ties to it; Unrelated are workloads that may update the
+	// object but that nothing ties to the domain: they merely could remove it, and are never
+	// named as its remover.
+	Domain    string       `json:"domain,omitempty"`
+	Unrelated []Controller `json:"unrelated,omitempty"`
+	// Orphaned is set when no running workload may update the object while the finalizer's
+	// product (a workload tied to its domain) is installed: nothing will ever remove it.
+	Orphaned bool `json:"orphaned,omitempty"`
+	// Paused are the pause markers on the object and its owners that make the remover skip it.
+	Paused []PauseMarker `json:"paused,omitempty"`
 	// TypeEvidence is what the object's CustomResourceDefinition says about who installed it:
 	// Helm release, ownership labels, owners and whether they still exist.
 	TypeEvidence []string      `json:"typeEvidence,omitempty"`
@@ -151,6 +162,22 @@ type Controller struct {
 	// BroadOnly is set when its rights come only from rules that allow everything
 	// (cluster-admin): weak evidence, used only when nothing narrower qualifies.
 	BroadOnly bool `json:"broadRightsOnly,omitempty"`
+	// Confidence grades its ties to the finalizer's domain (high, medium, low, none) and Ties
+	// are that evidence, strongest first; both are empty where no domain was judged (a
+	// finalizer without a domain, an attribution a product's own resources decide).
+	Confidence Confidence `json:"confidence,omitempty"`
+	Ties       []string   `json:"ties,omitempty"`
+}
+
+// PauseMarker is a marker on the object or an owner that tells its controller to skip it:
+// an annotation or label whose key names a pause, a suspension or a skipped reconcile, or a
+// spec field paused/suspend set true.
+type PauseMarker struct {
+	Object ObjectRef `json:"object"`
+	// Field is where the marker is: `metadata.annotations[cluster.x-k8s.io/paused]`,
+	// `metadata.labels[...]`, `spec.paused`.
+	Field string `json:"field"`
+	Value string `json:"value"`
 }
 
 // Condition is a status condition of the object as its controller wrote it.

@@ -66,7 +66,7 @@ type Summary struct {
 // resultAPIVersion versions the Result schema (docs/report.md); fleetAPIVersion the fleet
 // report, which is not under the report contract yet.
 const (
-	resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta1"
+	resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta2"
 	fleetAPIVersion  = "whyterminating.kubeforensics.dev/v1alpha1"
 )
 

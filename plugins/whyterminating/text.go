@@ -3,6 +3,7 @@ package whyterminating
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -127,6 +128,7 @@ func addFinalizer(parent *output.Node, f finalizers.Finalizer, p output.Palette)
 	n.Add("removed by: " + f.RemovedBy)
 	n.Add("waits for: " + f.WaitsFor)
 	addControllers(n, f, p)
+	addDomainVerdict(n, f, p)
 	for _, ev := range f.TypeEvidence {
 		n.Add("type: " + ev)
 	}
@@ -217,12 +219,44 @@ func addControllers(n *output.Node, f finalizers.Finalizer, p output.Palette) {
 		for _, ev := range c.Evidence {
 			cn.Add("evidence: " + ev)
 		}
+		addTies(cn, c)
+	}
+}
+
+// addTies draws a candidate's confidence and the ties to the finalizer's domain it rests on.
+func addTies(n *output.Node, c finalizers.Controller) {
+	if c.Confidence == "" {
+		return
+	}
+	n.Add("confidence: " + string(c.Confidence))
+	for _, t := range c.Ties {
+		n.Add("tie: " + t)
+	}
+}
+
+// addDomainVerdict draws the workloads that merely could remove the finalizer (no tie to its
+// domain), the pause markers its remover obeys and an orphaned finalizer.
+func addDomainVerdict(n *output.Node, f finalizers.Finalizer, p output.Palette) {
+	for _, c := range f.Unrelated {
+		un := n.Add(p.Faint("unrelated: " + c.Object.String() + " — " + c.Note))
+		for _, ev := range c.Evidence {
+			un.Add(p.Faint("evidence: " + ev))
+		}
+	}
+	for _, m := range f.Paused {
+		n.Add(p.Bad("paused") + ": " + m.Object.String() + " " + m.Field + "=" + strconv.Quote(m.Value) + " — the remover skips this object until it is unpaused")
+	}
+	if f.Orphaned {
+		n.Add(p.Bad("orphaned") + ": no running workload may update the object, so nothing will ever remove " + f.Name)
 	}
 }
 
 // controllerBlocks reports whether the controllers themselves are the blocker (absent or not
 // ready), so "no blocker found" would be false.
 func controllerBlocks(f finalizers.Finalizer) bool {
+	if len(f.Paused) > 0 || f.Orphaned {
+		return true
+	}
 	for _, c := range f.Controllers {
 		if !c.Healthy {
 			return true

@@ -1,0 +1,87 @@
+package finalizers
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// maxRecorded bounds the external resources named from one object, and maxWalk the fields
+// visited to find them.
+const (
+	maxRecorded = 5
+	maxWalk     = 2000
+)
+
+// cloudIDRe matches values shaped like an identifier outside the cluster: a provider URI
+// (aws:///…, gce://…), an ARN, an Azure resource path, a GCP resource path, or the instance,
+// volume, load balancer and network ids cloud APIs hand out (i-…, vol-…, lb-…, sg-…).
+var cloudIDRe = regexp.MustCompile(`^([a-z][a-z0-9+.-]*://\S+|arn:[a-z0-9-]+:\S+|/subscriptions/\S+|projects/[^/\s]+/\S+|(i|vol|snap|lb|sg|subnet|vpc|eni|eipalloc|nat|ami|fs|elb)-[0-9a-f]{8,})$`)
+
+// recordedKind names what a field holds outside the cluster, from the field's own name and
+// value: "" when it holds nothing recognisable.
+func recordedKind(path []string, value string) string {
+	if value == "" || len(value) > 512 {
+		return ""
+	}
+	key := strings.ToLower(path[len(path)-1])
+	joined := strings.ToLower(strings.Join(path, "."))
+	switch {
+	case key == "providerid" || key == "instanceid":
+		return "cloud instance"
+	case key == "volumehandle" || key == "volumeid" || strings.HasSuffix(key, "diskid") || key == "diskuri":
+		return "volume"
+	case (key == "hostname" || key == "ip") && strings.Contains(joined, "loadbalancer"):
+		return "load balancer"
+	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && strings.HasPrefix(value, "/") && !strings.Contains(joined, "mount"):
+		return "node-local path"
+	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids") || strings.HasSuffix(key, "uri"):
+		if cloudIDRe.MatchString(value) {
+			return "external resource"
+		}
+	}
+	return ""
+}
+
+// recordedResources walks the object's spec and status for fields that record something
+// outside the cluster (recordedKind), as `status.providerID=aws:///…` with what it is, sorted and
+// bounded: what a strip may leave behind when no table row knows the object's product.
+func recordedResources(obj *unstructured.Unstructured) []string {
+	var out []string
+	visited := 0
+	var walk func(path []string, v any)
+	walk = func(path []string, v any) {
+		if visited++; visited > maxWalk {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			for k, c := range t {
+				walk(append(append([]string(nil), path...), k), c)
+			}
+		case []any:
+			for _, c := range t {
+				walk(path, c)
+			}
+		case string:
+			if kind := recordedKind(path, t); kind != "" {
+				out = append(out, fmt.Sprintf("%s %s (%s)", kind, t, strings.Join(path, ".")))
+			}
+		}
+	}
+	for _, top := range []string{"spec", "status"} {
+		if v, ok := obj.Object[top]; ok {
+			walk([]string{top}, v)
+		}
+	}
+	sort.Strings(out)
+	out = slices.Compact(out)
+	if len(out) > maxRecorded {
+		out = append(out[:maxRecorded], fmt.Sprintf("and %d more", len(out)-maxRecorded))
+	}
+	return out
+}

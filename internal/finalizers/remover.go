@@ -1,0 +1,133 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// judgeDomain ranks the candidates RBAC found for a finalizer with a domain by their ties to
+// that domain (workloadTies): broad rights on the object's type are no evidence of ownership.
+// Candidates with a tie come first, strongest first; those without one are never named as the
+// remover while a tied one exists, and are moved to unrelated. When none is tied, the verdict
+// is that no controller of the domain is installed. When no workload may update the object at
+// all, the finalizer is orphaned, and the workloads of its domain that run are named.
+// known are workload names a table gives for the finalizer (a tie of medium confidence);
+// hints are the names noCandidate already reported.
+func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, known, hints []string, a attribution) (attribution, []string) {
+	domain := finalizerDomain(name)
+	if domain == "" || a.unread || a.guessed {
+		return a, nil
+	}
+	what := o.ref().QualifiedResource()
+	ws, err := x.workloads(ctx)
+	if err != nil {
+		return a, []string{x.readFailure("listing workloads to rank who removes "+name, err)}
+	}
+	rb, err := x.rbac(ctx)
+	if err != nil {
+		return a, []string{x.readFailure("reading RBAC to rank who removes "+name, err)}
+	}
+	idx, err := x.products(ctx)
+	if err != nil {
+		return a, []string{x.readFailure("reading which product serves which API group, to rank who removes "+name, err)}
+	}
+	byRef := map[string]workload{}
+	for _, w := range ws {
+		byRef[w.ref.String()] = w
+	}
+	tiesOf := func(c Controller) []tie {
+		if w, ok := byRef[c.Object.String()]; ok && c.Found {
+			ts := x.workloadTies(ctx, domain, w, idx, rb)
+			if len(known) > 0 && matchScore(w, known) >= 2 {
+				ts = sortTies(append(ts, tie{ConfidenceMedium, "named like the finalizer's known controller (" + quote(known) + ")"}))
+			}
+			return ts
+		}
+		if c.Object.Resource == "serviceaccounts" {
+			return rbacTies(domain, c.Object.Namespace, c.Object.Name, idx, rb)
+		}
+		return nil
+	}
+	a.domain = domain
+	if a.dead && len(a.controllers) == 1 && a.controllers[0].Object.Name == "" {
+		lines, tied := x.domainWorkloads(ctx, domain, what, ws, idx, rb, hints)
+		// Orphaned only while the product runs: with none of its domain installed, reinstalling
+		// it comes first and the strip stays the last resort.
+		a.orphan = tied
+		a.controllers[0].Evidence = append(a.controllers[0].Evidence, lines...)
+		return a, nil
+	}
+	var tied, unrelated []Controller
+	for _, c := range a.controllers {
+		ts := tiesOf(c)
+		c.Confidence, c.Ties = confidenceOf(ts), tieLines(ts)
+		if c.Confidence == ConfidenceNone {
+			c.Note = fmt.Sprintf("may update %s, but nothing in the cluster ties it to the finalizer's domain %s", what, domain)
+			unrelated = append(unrelated, c)
+			continue
+		}
+		tied = append(tied, c)
+	}
+	sort.SliceStable(tied, func(i, j int) bool { return tied[i].Confidence.rank() > tied[j].Confidence.rank() })
+	a.unrelated = unrelated
+	switch {
+	case len(unrelated) == 0:
+		a.controllers = tied
+	case len(tied) > 0:
+		s, dead := candidateSummary(tied, what, tied[0].BroadOnly)
+		s += fmt.Sprintf(" and that the cluster ties to %s (%d unrelated one(s) that merely could are listed apart)", domain, len(unrelated))
+		for i := range tied {
+			if tied[i].Found && tied[i].Note == a.summary {
+				tied[i].Note = s
+			}
+		}
+		a.controllers, a.summary, a.dead = tied, s, dead
+	default:
+		c := Controller{Note: fmt.Sprintf("no controller of the finalizer's domain %s is installed: %s may update %s, but nothing in the cluster (API groups it acts on or serves, product labels, image, name, namespace) ties %s to %s",
+			domain, countWorkloads(len(unrelated)), what, themOrIt(len(unrelated)), domain)}
+		a.controllers, a.summary, a.dead, a.noTie = []Controller{c}, c.Note, true, true
+	}
+	return a, nil
+}
+
+// domainWorkloads names the workloads tied to the domain when none may update the object:
+// the product runs (or is installed) but cannot remove the finalizer. Those named like the
+// finalizer (hints) are already named by noCandidate.
+func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws []workload, idx *productIndex, rb *rbacObjects, hints []string) ([]string, bool) {
+	var out []string
+	tied := false
+	for _, w := range ws {
+		ts := x.workloadTies(ctx, domain, w, idx, rb)
+		if len(ts) == 0 {
+			continue
+		}
+		if tied = true; matchScore(w, hints) >= 2 {
+			continue
+		}
+		state := "runs"
+		if !w.health.Running() {
+			state = "is installed but not running (" + w.controller().Ready + " ready)"
+		}
+		out = append(out, fmt.Sprintf("%s is of the finalizer's domain %s (%s confidence: %s) and %s, but %s may not update %s", w.ref.String(), domain, ts[0].conf, ts[0].evidence, state, saRef(w.ref.Namespace, w.serviceAccount), what))
+	}
+	sort.Strings(out)
+	if !tied {
+		out = append(out, "no workload in the cluster is tied to the finalizer's domain "+domain)
+	}
+	return out, tied
+}
+
+func countWorkloads(n int) string {
+	if n == 1 {
+		return "1 workload"
+	}
+	return fmt.Sprintf("%d workloads", n)
+}
+
+func themOrIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}

@@ -1,0 +1,158 @@
+package finalizers
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// controllerObjects is one replayed controller: a Deployment with one ready replica running as
+// a service account a ClusterRole with rules is bound to.
+func controllerObjects(ns, name string, rules []rbacv1.PolicyRule) []runtime.Object {
+	one := int32(1)
+	labels := map[string]string{"app.kubernetes.io/name": name}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Generation: 1},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{ServiceAccountName: name,
+				Containers: []corev1.Container{{Name: "c", Image: "registry.example/" + name + ":v1"}}}}},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue}}}}
+	return []runtime.Object{d,
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: name},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: name}}}}
+}
+
+func crdObject(group, plural string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": plural + "." + group}, "spec": map[string]any{"group": group, "names": map[string]any{"plural": plural}}}}
+}
+
+// fakeExplainer is an Explainer over client-go's fakes: for the ranking rules alone, which the
+// integration tests check on the real control plane.
+func fakeExplainer(kube []runtime.Object, crds ...*unstructured.Unstructured) *Explainer {
+	scheme := runtime.NewScheme()
+	lists := map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList", apiServiceGVR: "APIServiceList"}
+	var dyn []runtime.Object
+	for _, c := range crds {
+		dyn = append(dyn, c)
+	}
+	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(kube...),
+		Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, dyn...)}
+	return New(c, kinds.NewCatalog(nil, nil))
+}
+
+// A database operator's finalizer on a Service (Zalando's postgres-operator.acid.zalan.do) is
+// never attributed to a load balancer controller that merely may update Services.
+func TestJudgeDomainPrefersTheDomainsController(t *testing.T) {
+	services := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "update", "patch"}}
+	lb := controllerObjects("kube-system", "aws-load-balancer-controller", []rbacv1.PolicyRule{services,
+		{APIGroups: []string{"elbv2.k8s.aws"}, Resources: []string{"targetgroupbindings"}, Verbs: []string{"*"}}})
+	pg := controllerObjects("postgres", "postgres-operator", []rbacv1.PolicyRule{services,
+		{APIGroups: []string{"acid.zalan.do"}, Resources: []string{"postgresqls"}, Verbs: []string{"*"}}})
+	svcRes := kinds.Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
+	o := subject{res: svcRes, obj: &metav1.ObjectMeta{Name: "acid-main", Namespace: "db", Finalizers: []string{"postgres-operator.acid.zalan.do"}}}
+	crds := []*unstructured.Unstructured{crdObject("acid.zalan.do", "postgresqls"), crdObject("elbv2.k8s.aws", "targetgroupbindings")}
+	name := "postgres-operator.acid.zalan.do"
+
+	t.Run("the domain's controller runs", func(t *testing.T) {
+		x := fakeExplainer(append(append([]runtime.Object(nil), lb...), pg...), crds...)
+		a, gaps := x.attribute(context.Background(), o, nil)
+		a, more := x.judgeDomain(context.Background(), o, name, nil, nil, a)
+		if len(gaps)+len(more) > 0 {
+			t.Fatalf("gaps: %v %v", gaps, more)
+		}
+		if len(a.controllers) != 1 || a.controllers[0].Object.Name != "postgres-operator" || a.controllers[0].Confidence != ConfidenceHigh {
+			t.Fatalf("controllers = %+v", a.controllers)
+		}
+		if len(a.unrelated) != 1 || a.unrelated[0].Object.Name != "aws-load-balancer-controller" || a.dead {
+			t.Fatalf("unrelated = %+v, dead %v", a.unrelated, a.dead)
+		}
+		if !strings.Contains(strings.Join(a.controllers[0].Ties, "\n"), "custom resources of acid.zalan.do") {
+			t.Errorf("ties = %v", a.controllers[0].Ties)
+		}
+	})
+	t.Run("no controller of the domain is installed", func(t *testing.T) {
+		x := fakeExplainer(lb, crds...)
+		a, _ := x.attribute(context.Background(), o, nil)
+		a, _ = x.judgeDomain(context.Background(), o, name, nil, nil, a)
+		if len(a.controllers) != 1 || a.controllers[0].Found || !a.dead || !a.noTie {
+			t.Fatalf("controllers = %+v, dead %v", a.controllers, a.dead)
+		}
+		if !strings.Contains(a.summary, "no controller of the finalizer's domain postgres-operator.acid.zalan.do is installed") {
+			t.Errorf("summary = %q", a.summary)
+		}
+		if len(a.unrelated) != 1 {
+			t.Errorf("unrelated = %+v", a.unrelated)
+		}
+	})
+}
+
+// A pause marker replaces "read its logs" and the strip with the command that unpauses.
+func TestApplyPauseOffersUnpauseNeverStrip(t *testing.T) {
+	x := fakeExplainer(nil)
+	res := kinds.Resource{Group: "monitoring.coreos.com", Version: "v1", Resource: "thanosrulers", Kind: "ThanosRuler", Namespaced: true}
+	meta := &metav1.ObjectMeta{Name: "ruler", Namespace: "monitoring", Annotations: map[string]string{"example.com/skip-reconcile": "true"}}
+	body := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"paused": true}}}
+	e := &Explanation{Finalizers: []Finalizer{{Name: "monitoring.coreos.com/status-cleanup", Controllers: []Controller{{Found: true, Healthy: true}},
+		Remedies: []Remediation{{Code: ReasonReadControllerLogs}, {Code: ReasonStripFinalizer, LastResort: true}}}}}
+	x.applyPause(context.Background(), subject{res: res, obj: meta}, e, body)
+	f := e.Finalizers[0]
+	if len(f.Paused) != 2 || finalizerReason(f) != ReasonReconcilePaused {
+		t.Fatalf("paused = %+v, reason %s", f.Paused, finalizerReason(f))
+	}
+	var cmds []string
+	for _, r := range f.Remedies {
+		if r.Code != ReasonUnpause {
+			t.Errorf("remedy %s kept", r.Code)
+		}
+		cmds = append(cmds, r.Command)
+	}
+	got := strings.Join(cmds, "\n")
+	for _, want := range []string{
+		"kubectl --context=test -n monitoring annotate thanosrulers.monitoring.coreos.com ruler example.com/skip-reconcile-",
+		`kubectl --context=test -n monitoring patch thanosrulers.monitoring.coreos.com ruler --type=merge -p '{"spec":{"paused":false}}'`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("commands lack %q:\n%s", want, got)
+		}
+	}
+}
+
+// A finalizer no workload may remove while its product runs is orphaned: the one fix is the
+// guarded removal of that entry.
+func TestOrphanedFinalizerFix(t *testing.T) {
+	op := controllerObjects("giantswarm", "aws-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"infrastructure.giantswarm.io"}, Resources: []string{"awsclusters"}, Verbs: []string{"*"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}})
+	x := fakeExplainer(op, crdObject("infrastructure.giantswarm.io", "awsclusters"))
+	fin := "operatorkit.giantswarm.io/aws-operator-cluster-controller"
+	res := kinds.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	o := subject{res: res, obj: &metav1.ObjectMeta{Name: "x7k2p-api", Namespace: "x7k2p", Finalizers: []string{"other.example.com/keep", fin}}}
+	f := x.knownOrCustom(context.Background(), o, fin)
+	if !f.Orphaned || finalizerReason(f) != ReasonFinalizerOrphaned {
+		t.Fatalf("orphaned = %v, reason %s, controllers %+v", f.Orphaned, finalizerReason(f), f.Controllers)
+	}
+	if len(f.Remedies) != 1 || f.Remedies[0].LastResort || f.Remedies[0].Code != ReasonStripFinalizer {
+		t.Fatalf("remedies = %+v", f.Remedies)
+	}
+	if want := `[{"op":"test","path":"/metadata/finalizers/1","value":"` + fin + `"},{"op":"remove","path":"/metadata/finalizers/1"}]`; !strings.Contains(f.Remedies[0].Command, want) {
+		t.Errorf("command %q lacks %q", f.Remedies[0].Command, want)
+	}
+	if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/aws-operator -n giantswarm is of the finalizer's domain operatorkit.giantswarm.io (medium confidence") {
+		t.Errorf("evidence = %s", ev)
+	}
+}
