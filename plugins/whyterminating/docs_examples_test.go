@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/testsupport/docexamples"
@@ -15,39 +16,17 @@ import (
 // concrete example parses, completes (against a kubeconfig naming its context; no request is
 // made) and passes Validate. fleet.md is fleet mode's, checked with it.
 func TestDocExamples(t *testing.T) {
-	exs, err := docexamples.Find("../../docs", "why-terminating", "fleet.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	concrete := 0
-	for _, ex := range exs {
+	docexamples.Check(t, "../../docs", "why-terminating", []string{"fleet.md"}, func(t *testing.T) (*cobra.Command, func(*cobra.Command) error) {
 		o := NewWhyTerminatingOptions(genericiooptions.NewTestIOStreamsDiscard())
-		cmd := newCmd(o)
-		if unknown := docexamples.UnknownFlags(cmd, ex); len(unknown) > 0 {
-			t.Errorf("%s: %s: the command has no %v", ex.Where(), ex.Text, unknown)
-			continue
+		return newCmd(o), func(cmd *cobra.Command) error {
+			kubeconfig := offlineKubeconfig(t, *o.ConfigFlags.Context)
+			o.ConfigFlags.KubeConfig = &kubeconfig
+			if err := o.Complete(cmd.Flags().Args()); err != nil {
+				return err
+			}
+			return o.Validate()
 		}
-		if !ex.Concrete {
-			continue
-		}
-		concrete++
-		if err := docexamples.Parse(cmd, ex); err != nil {
-			t.Errorf("%s: %s: %v", ex.Where(), ex.Text, err)
-			continue
-		}
-		kubeconfig := offlineKubeconfig(t, *o.ConfigFlags.Context)
-		o.ConfigFlags.KubeConfig = &kubeconfig
-		if err := o.Complete(cmd.Flags().Args()); err != nil {
-			t.Errorf("%s: %s: %v", ex.Where(), ex.Text, err)
-			continue
-		}
-		if err := o.Validate(); err != nil {
-			t.Errorf("%s: %s: %v", ex.Where(), ex.Text, err)
-		}
-	}
-	if concrete < 3 {
-		t.Fatalf("found %d concrete examples of why-terminating in docs/ (of %d), want at least 3: is the extraction broken?", concrete, len(exs))
-	}
+	})
 }
 
 // offlineKubeconfig writes a kubeconfig whose current context is name (or "docs"), on a server

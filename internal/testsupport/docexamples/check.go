@@ -1,0 +1,45 @@
+package docexamples
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// minConcrete is how many concrete examples each plugin's documents show at least: fewer
+// means the extraction broke, not that the documents lost their examples.
+const minConcrete = 3
+
+// Check runs every example of plugin in dir/*.md (except skip) through a fresh command from
+// newCmd: a flag the command lacks fails any example; a concrete one must also parse and pass
+// validate (the options' Validate, after whatever Complete it needs, given cmd's positional
+// arguments). No request is made.
+func Check(t *testing.T, dir, plugin string, skip []string, newCmd func(t *testing.T) (*cobra.Command, func(cmd *cobra.Command) error)) {
+	t.Helper()
+	exs, err := Find(dir, plugin, skip...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	concrete := 0
+	for _, ex := range exs {
+		cmd, validate := newCmd(t)
+		if unknown := UnknownFlags(cmd, ex); len(unknown) > 0 {
+			t.Errorf("%s: %s: the command has no %v", ex.Where(), ex.Text, unknown)
+			continue
+		}
+		if !ex.Concrete {
+			continue
+		}
+		concrete++
+		if err := Parse(cmd, ex); err != nil {
+			t.Errorf("%s: %s: %v", ex.Where(), ex.Text, err)
+			continue
+		}
+		if err := validate(cmd); err != nil {
+			t.Errorf("%s: %s: %v", ex.Where(), ex.Text, err)
+		}
+	}
+	if concrete < minConcrete {
+		t.Fatalf("found %d concrete examples of %s in docs/ (of %d), want at least %d: is the extraction broken?", concrete, plugin, len(exs), minConcrete)
+	}
+}
