@@ -20,11 +20,13 @@ import (
 )
 
 // slowTier is a repository whose one tier, "slow", takes seconds to build within every limit
-// on a build's work (kbuild.MaxKustomizationLoads and the others): width applications, each a
-// kustomization of its own that generates a ConfigMap, loaded once each (one file each, so
-// the repository stays under git's threshold for an automatic gc in the background). (Issue 25 item 3's tier, an
-// overlay whose levels include the level below twice, now ends at those limits instead.) The
-// entry path declares the one Flux Kustomization.
+// on a build's work (kbuild.MaxKustomizationLoads and the others) while its revisions stay a
+// handful of files, quick to extract on a loaded machine: width ConfigMaps in one file, and
+// slowPatches JSON patches that each target every ConfigMap, so kustomize applies
+// width*slowPatches patches in memory. (Issue 25 item 3's tier, an overlay whose levels
+// include the level below twice, now ends at those limits instead; a tier of thousands of
+// small applications made extraction, not the build, the slow part.) The entry path declares
+// the one Flux Kustomization.
 func slowTier(width int) map[string]string {
 	files := map[string]string{
 		"clusters/prod/kustomization.yaml": "resources:\n- slow.yaml\n",
@@ -42,27 +44,38 @@ spec:
     name: flux-system
 `,
 	}
-	var top strings.Builder
-	top.WriteString("resources:\n")
-	for i := range width {
-		fmt.Fprintf(&top, "- app%04d\n", i)
-		files[fmt.Sprintf("slow/app%04d/kustomization.yaml", i)] = appKustomization(i, "base")
+	var k strings.Builder
+	k.WriteString("resources:\n- configmaps.yaml\npatches:\n")
+	for j := range slowPatches {
+		fmt.Fprintf(&k, "- target:\n    kind: ConfigMap\n  patch: |-\n    - op: add\n      path: /metadata/annotations/a%d\n      value: v\n", j)
 	}
-	files["slow/kustomization.yaml"] = top.String()
+	files["slow/kustomization.yaml"] = k.String()
+	files["slow/configmaps.yaml"] = slowConfigMaps(width, "base")
 	return files
 }
 
-// slowRepo commits slowTier and a second commit that changes one application, so a gate
+// slowPatches is how many patches slowTier applies to each of its ConfigMaps.
+const slowPatches = 100
+
+// slowConfigMaps is slowTier's ConfigMaps, the first holding v.
+func slowConfigMaps(width int, v string) string {
+	var b strings.Builder
+	for i := range width {
+		val := "base"
+		if i == 0 {
+			val = v
+		}
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%05d\n  namespace: default\n  annotations: {}\ndata:\n  v: %s\n", i, val)
+	}
+	return b.String()
+}
+
+// slowRepo commits slowTier and a second commit that changes one ConfigMap, so a gate
 // between the two must build the slow tier at both revisions.
 func slowRepo(t *testing.T, width int) *gittest.Repo {
 	r := gittest.New(t, slowTier(width))
-	r.Commit("change one application", map[string]string{"slow/app0000/kustomization.yaml": appKustomization(0, "changed")})
+	r.Commit("change one ConfigMap", map[string]string{"slow/configmaps.yaml": slowConfigMaps(width, "changed")})
 	return r
-}
-
-// appKustomization is application i of slowTier, whose ConfigMap holds v.
-func appKustomization(i int, v string) string {
-	return fmt.Sprintf("namespace: default\nnamePrefix: p-\ngeneratorOptions:\n  disableNameSuffixHash: true\nconfigMapGenerator:\n- name: c%04d\n  literals:\n  - v=%s\n", i, v)
 }
 
 // child runs a plugin (KF_CHILD_PLUGIN) with args in a child process, TMPDIR set to tmp.
@@ -236,6 +249,7 @@ func overlayBomb(levels int) map[string]string {
 	files := slowTier(0)
 	files["clusters/prod/slow.yaml"] = strings.ReplaceAll(strings.ReplaceAll(files["clusters/prod/slow.yaml"], "name: slow", "name: bomb"), "path: ./slow", fmt.Sprintf("path: ./bomb/l%d", levels))
 	delete(files, "slow/kustomization.yaml")
+	delete(files, "slow/configmaps.yaml")
 	files["bomb/l0/kustomization.yaml"] = "resources:\n- cm.yaml\n"
 	files["bomb/l0/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n"
 	for i := 1; i <= levels; i++ {
