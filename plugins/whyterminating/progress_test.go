@@ -164,10 +164,15 @@ func quoteJSON(s string) string {
 // resort, and its cost names the cloud instance by the provider ID the NodeClaim records.
 func TestStripNamesCloudInstance(t *testing.T) {
 	needEnv(t)
-	// An earlier test's NodeClaim CRD may still be going away.
-	eventually(t, "the previous nodeclaims.karpenter.sh to be gone", func(ctx context.Context) (bool, error) {
+	// An earlier test's NodeClaim CRD may still be going away, and its Karpenter Deployment
+	// still runs: uninstall it, as the report's operator had.
+	if err := kc.Kube.AppsV1().Deployments("kube-system").Delete(context.Background(), "karpenter", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	eventually(t, "the previous nodeclaims.karpenter.sh and deployments.apps/karpenter to be gone", func(ctx context.Context) (bool, error) {
 		_, err := kc.Dynamic.Resource(crdGVR).Get(ctx, "nodeclaims.karpenter.sh", metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
+		_, derr := kc.Kube.AppsV1().Deployments("kube-system").Get(ctx, "karpenter", metav1.GetOptions{})
+		return apierrors.IsNotFound(err) && apierrors.IsNotFound(derr), nil
 	})
 	gvr := applyCRD(t, crdSpec{group: "karpenter.sh", kind: "NodeClaim", plural: "nodeclaims", versions: []string{"v1"}, status: true})
 	drainingNodeClaim(t, gvr, "general-purpose-x7m2q")

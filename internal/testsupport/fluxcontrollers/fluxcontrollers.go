@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -32,16 +33,26 @@ type State struct {
 	Since time.Time
 }
 
-// InstallHealthy creates namespace (if missing), its default ServiceAccount (no
-// controller-manager runs to create it) and every controller of Names, healthy.
+// InstallHealthy creates namespace (if missing), a ServiceAccount per controller with the
+// RBAC flux install gives it (cluster-admin, bound by the cluster-reconciler binding: the
+// controllers may update, and so remove finalizers from, what they reconcile), and every
+// controller of Names, healthy.
 func InstallHealthy(ctx context.Context, kube kubernetes.Interface, namespace string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", namespace, err)
 	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the default ServiceAccount of %s: %w", namespace, err)
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cluster-reconciler-" + namespace},
+		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"}}
+	for _, name := range Names {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if _, err := kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating ServiceAccount %s/%s: %w", namespace, name, err)
+		}
+		binding.Subjects = append(binding.Subjects, rbacv1.Subject{Kind: "ServiceAccount", Name: name, Namespace: namespace})
+	}
+	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating ClusterRoleBinding %s: %w", binding.Name, err)
 	}
 	for _, name := range Names {
 		if err := Set(ctx, kube, namespace, name, State{}); err != nil {
@@ -57,12 +68,13 @@ func Set(ctx context.Context, kube kubernetes.Interface, namespace, name string,
 	labels := map[string]string{"app": name, "app.kubernetes.io/part-of": "flux", "app.kubernetes.io/component": name, "control-plane": "controller"}
 	podLabels := map[string]string{"app": name}
 	container := corev1.Container{Name: "manager", Image: "ghcr.io/fluxcd/" + name + ":v1.6.0"}
+	spec := corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{container}}
 	d, err := apps.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		one := int32(1)
 		d, err = apps.Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 			Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: podLabels},
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels}, Spec: corev1.PodSpec{Containers: []corev1.Container{container}}}}}, metav1.CreateOptions{})
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels}, Spec: spec}}}, metav1.CreateOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
@@ -85,8 +97,7 @@ func Set(ctx context.Context, kube kubernetes.Interface, namespace, name string,
 	podName := name + "-6b8f9c7d4-abcde"
 	p, err := core.Get(ctx, podName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		p, err = core.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: podName, Labels: podLabels},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{container}}}, metav1.CreateOptions{})
+		p, err = core.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: podName, Labels: podLabels}, Spec: spec}, metav1.CreateOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("pod %s/%s: %w", namespace, podName, err)
