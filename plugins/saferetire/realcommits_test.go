@@ -32,24 +32,24 @@ type realCommit struct {
 	build func(t *testing.T) (dir, base string)
 }
 
+// undeployedFromHomeOps builds homeOpsUndeploy's repository and removes app from it in the
+// working tree.
+func undeployedFromHomeOps(app string) func(t *testing.T) (string, string) {
+	return func(t *testing.T) (string, string) {
+		files := homeOpsUndeploy("default", "")
+		r := gittest.New(t, files)
+		base := r.Git("rev-parse", "HEAD")
+		r.Write(undeploy(files, "default", app))
+		return r.Dir, base
+	}
+}
+
 // realCommits are the rows, each modelled on the commit it names (see each fixture's comment).
 var realCommits = []realCommit{
 	{repo: "onedr0p/home-ops", commit: "45fa022975", change: "an app undeployed: its ks.yaml and app/ directory removed together, its claim made by the volsync component (`${VOLSYNC_CLAIM:=${APP}}`, as bjw-s-labs/home-ops 9013c3b915)",
-		build: func(t *testing.T) (string, string) {
-			files := homeOpsUndeploy("default", "")
-			r := gittest.New(t, files)
-			base := r.Git("rev-parse", "HEAD")
-			r.Write(undeploy(files, "default", "zigbee"))
-			return r.Dir, base
-		}},
+		build: undeployedFromHomeOps("zigbee")},
 	{repo: "onedr0p/home-ops", commit: "45fa022975", change: "a stateless app undeployed the same way (a ConfigMap only)",
-		build: func(t *testing.T) (string, string) {
-			files := homeOpsUndeploy("default", "")
-			r := gittest.New(t, files)
-			base := r.Git("rev-parse", "HEAD")
-			r.Write(undeploy(files, "default", "echo"))
-			return r.Dir, base
-		}},
+		build: undeployedFromHomeOps("echo")},
 	{repo: "krobertson/home-ops", commit: "ec9f5d8", change: "a file outside Flux's input changed; the bootstrap syncs `setup/flux/config` and no `clusters/` or `flux/cluster` directory exists",
 		build: func(t *testing.T) (string, string) {
 			r := gittest.New(t, krobertsonLater)
