@@ -90,7 +90,7 @@ func NewCmdMCPServer(streams genericiooptions.IOStreams) *cobra.Command {
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&o.Contexts, "contexts", "", "The contexts a call may name, as the plugins' --contexts selects them: comma-separated RE2 expressions, each matched against the whole context name, one starting with ^ excluding ('prod-.*,^prod-legacy'; default: only the current context, or --context).")
-	f.StringSliceVar(&o.RepoRoots, "repo-root", nil, "A directory whose git repositories flux_chain_lint and safe_retire_plan may read; repeatable (default: the working directory).")
+	f.StringArrayVar(&o.RepoRoots, "repo-root", nil, "A directory whose git repositories flux_chain_lint and safe_retire_plan may read; repeatable, each taken whole (a comma is part of the path; default: the working directory).")
 	f.StringVar(&o.HTTP, "http", "", "Serve streamable HTTP on this address (host:port, loopback only unless --allow-remote-http) at /mcp, instead of stdio.")
 	f.BoolVar(&o.AllowRemoteHTTP, "allow-remote-http", false, "Allow --http on an address that is not loopback. The server has no authentication: whoever reaches it reads the clusters with the server's credentials.")
 	f.StringArrayVar(&o.AllowOrigins, "allow-origin", nil, "An exact origin (scheme://host[:port]) whose requests --http serves besides loopback origins and requests without an Origin header; repeatable. Any other Origin is refused with 403.")
