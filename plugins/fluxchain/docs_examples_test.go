@@ -10,10 +10,10 @@ import (
 )
 
 // Every `kubectl flux-chain` the documents show names only flags the command has, and each
-// concrete example parses and passes Validate, without a cluster or a repository. fleet.md is
-// fleet mode's, checked with it.
+// concrete example parses and passes Validate, without a cluster or a repository. fleet.md's
+// examples (--contexts, --all-contexts) included.
 func TestDocExamples(t *testing.T) {
-	docexamples.Check(t, "../../docs", "flux-chain", []string{"fleet.md"}, func(*testing.T) (*cobra.Command, func(*cobra.Command) error) {
+	docexamples.Check(t, "../../docs", "flux-chain", nil, func(*testing.T) (*cobra.Command, func(*cobra.Command) error) {
 		o := NewFluxChainOptions(genericiooptions.NewTestIOStreamsDiscard())
 		return newCmd(o), func(*cobra.Command) error { return o.Validate() }
 	})
