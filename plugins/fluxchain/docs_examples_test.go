@@ -13,7 +13,7 @@ import (
 // concrete example parses and passes Validate, without a cluster or a repository. fleet.md's
 // examples (--contexts, --all-contexts) included.
 func TestDocExamples(t *testing.T) {
-	docexamples.Check(t, "../../docs", "flux-chain", nil, func(*testing.T) (*cobra.Command, func(*cobra.Command) error) {
+	docexamples.Check(t, "../../docs", "flux-chain", func(*testing.T) (*cobra.Command, func(*cobra.Command) error) {
 		o := NewFluxChainOptions(genericiooptions.NewTestIOStreamsDiscard())
 		return newCmd(o), func(*cobra.Command) error { return o.Validate() }
 	})

@@ -16,7 +16,7 @@ import (
 // concrete example parses, completes (against a kubeconfig naming its context; no request is
 // made) and passes Validate, fleet.md's examples (--contexts, --all-contexts) included.
 func TestDocExamples(t *testing.T) {
-	docexamples.Check(t, "../../docs", "why-terminating", nil, func(t *testing.T) (*cobra.Command, func(*cobra.Command) error) {
+	docexamples.Check(t, "../../docs", "why-terminating", func(t *testing.T) (*cobra.Command, func(*cobra.Command) error) {
 		o := NewWhyTerminatingOptions(genericiooptions.NewTestIOStreamsDiscard())
 		return newCmd(o), func(cmd *cobra.Command) error {
 			kubeconfig := offlineKubeconfig(t, *o.ConfigFlags.Context)

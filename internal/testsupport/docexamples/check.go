@@ -10,13 +10,13 @@ import (
 // means the extraction broke, not that the documents lost their examples.
 const minConcrete = 3
 
-// Check runs every example of plugin in dir/*.md (except skip) through a fresh command from
+// Check runs every example of plugin in dir/*.md through a fresh command from
 // newCmd: a flag the command lacks fails any example; a concrete one must also parse and pass
 // validate (the options' Validate, after whatever Complete it needs, given cmd's positional
 // arguments). No request is made.
-func Check(t *testing.T, dir, plugin string, skip []string, newCmd func(t *testing.T) (*cobra.Command, func(cmd *cobra.Command) error)) {
+func Check(t *testing.T, dir, plugin string, newCmd func(t *testing.T) (*cobra.Command, func(cmd *cobra.Command) error)) {
 	t.Helper()
-	exs, err := Find(dir, plugin, skip...)
+	exs, err := Find(dir, plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
