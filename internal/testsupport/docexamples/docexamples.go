@@ -38,8 +38,8 @@ var invocation = regexp.MustCompile(`(?:^|[\s(])(?:kubectl[ -]|flux[ -])(why[-_]
 var inlineCode = regexp.MustCompile("`[^`]+`")
 
 // Find returns the invocations of plugin ("why-terminating", "flux-chain" or "safe-retire") in
-// the fenced code blocks and code spans of dir/*.md, except the documents in skip.
-func Find(dir, plugin string, skip ...string) ([]Example, error) {
+// the fenced code blocks and code spans of dir/*.md.
+func Find(dir, plugin string) ([]Example, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.md"))
 	if err != nil {
 		return nil, err
@@ -48,9 +48,6 @@ func Find(dir, plugin string, skip ...string) ([]Example, error) {
 	var out []Example
 	for _, f := range files {
 		name := filepath.Base(f)
-		if contains(skip, name) {
-			continue
-		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
@@ -228,13 +225,4 @@ func Parse(cmd *cobra.Command, ex Example) error {
 		return cmd.Args(cmd, cmd.Flags().Args())
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }
