@@ -36,7 +36,7 @@ vet:
 	$(GO) vet ./...
 
 fmt:
-	@out=$$(gofmt -l cmd internal plugins hack); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd internal plugins hack test); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # Integration tests share one control plane per package; -p 1 keeps two of them from
 # competing for the machine's cores. test/e2e builds a goreleaser snapshot and installs it with
