@@ -126,7 +126,7 @@ func (r replay) run(t *testing.T) map[string]created {
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(env.RESTConfig)))
 	docs := append(parseDocs(t, r.install), parseDocs(t, r.objects)...)
 	var made []created
-	t.Cleanup(func() { cleanup(made, crds) })
+	t.Cleanup(func() { cleanup(t, made, crds) })
 	byKey := map[string]created{}
 	// Namespaces first, as kubectl apply of a whole install would need them.
 	ordered := make([]*unstructured.Unstructured, 0, len(docs))
@@ -167,6 +167,13 @@ func (r replay) run(t *testing.T) map[string]created {
 		}
 		c.obj = obj
 		made = append(made, c)
+		if c.kind == "Namespace" {
+			// Pods need the namespace's default ServiceAccount, which the controller manager makes.
+			eventually(t, "the default ServiceAccount of namespace "+obj.GetName(), func(ctx context.Context) (bool, error) {
+				_, err := kc.Kube.CoreV1().ServiceAccounts(obj.GetName()).Get(ctx, "default", metav1.GetOptions{})
+				return err == nil, nil
+			})
+		}
 		if hasStatus {
 			obj.Object["status"] = status
 			if updated, err := c.client().UpdateStatus(ctx, obj, metav1.UpdateOptions{}); err == nil {
@@ -342,7 +349,7 @@ func recordEvent(t *testing.T, c created, e event) {
 // cleanup removes what a replay made: admission webhooks and API services first (they could
 // refuse or hide the rest), then every object's finalizers, then the objects, newest first,
 // then the CRDs.
-func cleanup(made []created, crds []*apiextensionsv1.CustomResourceDefinition) {
+func cleanup(t *testing.T, made []created, crds []*apiextensionsv1.CustomResourceDefinition) {
 	ctx := context.Background()
 	zero := int64(0)
 	first := map[string]bool{"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true, "APIService": true}
@@ -356,9 +363,9 @@ func cleanup(made []created, crds []*apiextensionsv1.CustomResourceDefinition) {
 		_, _ = c.client().Patch(ctx, c.obj.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		_ = c.client().Delete(ctx, c.obj.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &zero})
 	}
+	crdAPI := kc.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	for _, c := range crds {
-		_ = kc.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}).
-			Delete(ctx, c.Name, metav1.DeleteOptions{})
+		_ = crdAPI.Delete(ctx, c.Name, metav1.DeleteOptions{})
 	}
 	// Pods the workloads made, and anything still holding a finalizer in the namespaces the
 	// replay deleted, are released by the namespace controller once their owners are gone;
@@ -381,6 +388,30 @@ func cleanup(made []created, crds []*apiextensionsv1.CustomResourceDefinition) {
 		for _, p := range pods.Items {
 			_ = kc.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
 		}
+	}
+	// The next replay may reuse a namespace or a CRD's group with other versions: wait until
+	// the namespaces and CRDs this one made are gone.
+	left := ""
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		for _, c := range made {
+			if c.kind != "Namespace" {
+				continue
+			}
+			if _, err := c.client().Get(ctx, c.obj.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left = "namespace " + c.obj.GetName()
+				return false, nil
+			}
+		}
+		for _, c := range crds {
+			if _, err := crdAPI.Get(ctx, c.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left = "customresourcedefinition " + c.Name
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Logf("cleanup: %s is still there", left)
 	}
 }
 
