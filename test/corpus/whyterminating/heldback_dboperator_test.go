@@ -194,5 +194,5 @@ status:
 	f := d.finalizer("databases.kci.rocks/blab-ticketing -n blab-ticketing-prod", "db.blab-ticketing")
 	d.blocker(f, "mutatingwebhookconfigurations.admissionregistration.k8s.io/db-operator-mutating-webhook-configuration", "webhook-rejects-update")
 	d.firstFix(f, restoreController, finalizers.ReasonScaleUpController)
-	d.never(f, readLogs)
+	d.never(f, stripFinalizer)
 }
