@@ -1,0 +1,424 @@
+package whyterminating_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
+)
+
+// crd is a product's CustomResourceDefinition as its install leaves it: the real group,
+// names, scope and served versions (the schema is not modelled: it preserves unknown fields).
+type crd struct {
+	group, kind, plural string
+	namespaced          bool
+	versions            []string // the first is the storage version
+	labels, annotations map[string]string
+}
+
+func (c crd) object() *apiextensionsv1.CustomResourceDefinition {
+	preserve := true
+	scope := apiextensionsv1.ClusterScoped
+	if c.namespaced {
+		scope = apiextensionsv1.NamespaceScoped
+	}
+	o := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: c.plural + "." + c.group, Labels: c.labels, Annotations: c.annotations},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: c.group, Scope: scope,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: c.plural, Singular: strings.ToLower(c.kind), Kind: c.kind, ListKind: c.kind + "List"}},
+	}
+	for i, v := range c.versions {
+		o.Spec.Versions = append(o.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{Name: v, Served: true, Storage: i == 0,
+			Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}},
+			Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}})
+	}
+	return o
+}
+
+// event is an event recorded about one of the replay's objects, as the report shows it: by
+// the component that wrote it, repeated count times, the last time just now (after the
+// deletion was requested).
+type event struct {
+	about                           string // "Kind/namespace/name" ("Kind//name" when cluster-scoped)
+	typ, reason, message, component string
+	count                           int32
+}
+
+// replay is one report rebuilt on the control plane.
+type replay struct {
+	// crds are the product's CustomResourceDefinitions.
+	crds []crd
+	// install is the rest of what the product's official install leaves in the cluster, as
+	// YAML documents: service accounts, RBAC with the real rules, workloads with their real
+	// labels and images, services, webhook configurations, API services.
+	install string
+	// objects are the objects of the report, as YAML documents, created after install.
+	objects string
+	// deletes are the objects ("Kind/namespace/name") deleted once everything exists, in order:
+	// each must stay Terminating.
+	deletes []string
+	// unready are the workloads ("namespace/name") whose pods run but never become ready;
+	// every other workload with replicas gets its pods bound to the node and Ready.
+	unready []string
+	// events are recorded after the deletes.
+	events []event
+	// podsStopped deletes pods as a kubelet does once their containers stopped (grace period
+	// 0), instead of with their own grace period.
+	podsStopped bool
+}
+
+// created is one object the replay created, for cleanup and references.
+type created struct {
+	gvr  schema.GroupVersionResource
+	obj  *unstructured.Unstructured
+	kind string
+}
+
+func (c created) key() string { return c.kind + "/" + c.obj.GetNamespace() + "/" + c.obj.GetName() }
+
+func (c created) client() dynamic.ResourceInterface {
+	if c.obj.GetNamespace() == "" {
+		return kc.Dynamic.Resource(c.gvr)
+	}
+	return kc.Dynamic.Resource(c.gvr).Namespace(c.obj.GetNamespace())
+}
+
+// late kinds are created after every other object of a replay (and before its deletes).
+var late = map[string]bool{"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true, "APIService": true}
+
+// podIP numbers the pods the replay runs, so that Services select ready endpoints as they
+// would in a real cluster.
+var podIP = 10
+
+// preexisting namespaces are never deleted by a replay.
+var preexisting = map[string]bool{"default": true, "kube-system": true, "kube-public": true, "kube-node-lease": true}
+
+// run builds the replay and returns the objects it created by "Kind/namespace/name".
+func (r replay) run(t *testing.T) map[string]created {
+	t.Helper()
+	if env == nil {
+		t.Skip("integration test: needs the local control plane (not under -short)")
+	}
+	ctx := context.Background()
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, c := range r.crds {
+		crds = append(crds, c.object())
+	}
+	if err := env.ApplyCRDs(ctx, crds...); err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(env.RESTConfig)))
+	docs := append(parseDocs(t, r.install), parseDocs(t, r.objects)...)
+	var made []created
+	t.Cleanup(func() { cleanup(t, made, crds) })
+	byKey := map[string]created{}
+	// Namespaces first, as kubectl apply of a whole install would need them.
+	ordered := make([]*unstructured.Unstructured, 0, len(docs))
+	for _, d := range docs {
+		if d.GetKind() == "Namespace" {
+			ordered = append(ordered, d)
+		}
+	}
+	for _, d := range docs {
+		if d.GetKind() != "Namespace" && !late[d.GetKind()] {
+			ordered = append(ordered, d)
+		}
+	}
+	// Admission webhooks and API services last: the replay's pods answer no requests, and
+	// what the report's objects are made of must not depend on them.
+	for _, d := range docs {
+		if late[d.GetKind()] {
+			ordered = append(ordered, d)
+		}
+	}
+	for _, d := range ordered {
+		gvk := d.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Fatalf("%s: %v", gvk, err)
+		}
+		c := created{gvr: m.Resource, obj: d, kind: d.GetKind()}
+		if m.Scope.Name() != meta.RESTScopeNameNamespace {
+			d.SetNamespace("")
+		}
+		status, hasStatus := d.Object["status"]
+		obj, err := c.client().Create(ctx, d, metav1.CreateOptions{})
+		if d.GetKind() == "Namespace" && apierrors.IsAlreadyExists(err) && preexisting[d.GetName()] {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("creating %s: %v", c.key(), err)
+		}
+		c.obj = obj
+		made = append(made, c)
+		if c.kind == "Namespace" {
+			// Pods need the namespace's default ServiceAccount, which the controller manager makes.
+			eventually(t, "the default ServiceAccount of namespace "+obj.GetName(), func(ctx context.Context) (bool, error) {
+				_, err := kc.Kube.CoreV1().ServiceAccounts(obj.GetName()).Get(ctx, "default", metav1.GetOptions{})
+				return err == nil, nil
+			})
+		}
+		if hasStatus {
+			obj.Object["status"] = status
+			if updated, err := c.client().UpdateStatus(ctx, obj, metav1.UpdateOptions{}); err == nil {
+				c.obj = updated
+			} else if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
+				t.Fatalf("status of %s: %v", c.key(), err)
+			}
+		}
+		byKey[c.key()] = c
+	}
+	unready := map[string]bool{}
+	for _, u := range r.unready {
+		unready[u] = true
+	}
+	for _, c := range made {
+		switch c.kind {
+		case "Deployment", "StatefulSet", "DaemonSet":
+			runWorkload(t, c, !unready[c.obj.GetNamespace()+"/"+c.obj.GetName()])
+		}
+	}
+	for _, key := range r.deletes {
+		c, ok := byKey[key]
+		if !ok {
+			t.Fatalf("delete %s: not among the replay's objects", key)
+		}
+		opts := metav1.DeleteOptions{}
+		if c.kind == "Pod" && r.podsStopped {
+			zero := int64(0)
+			opts.GracePeriodSeconds = &zero
+		}
+		if err := c.client().Delete(ctx, c.obj.GetName(), opts); err != nil {
+			t.Fatalf("deleting %s: %v", key, err)
+		}
+		eventually(t, key+" to be Terminating", func(ctx context.Context) (bool, error) {
+			cur, err := c.client().Get(ctx, c.obj.GetName(), metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return false, fmt.Errorf("%s was deleted: the replay must keep it Terminating", key)
+			}
+			if err != nil || cur.GetDeletionTimestamp() == nil {
+				return false, nil
+			}
+			if c.kind != "Namespace" {
+				return true, nil
+			}
+			// The namespace controller has swept it once it reports its conditions.
+			conds, _, _ := unstructured.NestedSlice(cur.Object, "status", "conditions")
+			return len(conds) > 0, nil
+		})
+	}
+	for _, e := range r.events {
+		c, ok := byKey[e.about]
+		if !ok {
+			t.Fatalf("event about %s: not among the replay's objects", e.about)
+		}
+		recordEvent(t, c, e)
+	}
+	return byKey
+}
+
+// parseDocs splits YAML documents into objects.
+func parseDocs(t *testing.T, s string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(s, "\n---") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		m := map[string]any{}
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("parsing %q: %v", doc, err)
+		}
+		out = append(out, &unstructured.Unstructured{Object: m})
+	}
+	return out
+}
+
+// runWorkload does what the scheduler and the kubelet would for a workload's pods: binds them
+// to the node and reports them Running, Ready or (not ready) crash-looping.
+func runWorkload(t *testing.T, c created, ready bool) {
+	t.Helper()
+	replicas, found, _ := unstructured.NestedInt64(c.obj.Object, "spec", "replicas")
+	if c.kind == "DaemonSet" {
+		replicas, found = 1, true
+	}
+	if found && replicas == 0 {
+		return
+	}
+	if !found {
+		replicas = 1
+	}
+	sel, _, _ := unstructured.NestedStringMap(c.obj.Object, "spec", "selector", "matchLabels")
+	selector := metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: sel})
+	ns := c.obj.GetNamespace()
+	pods := kc.Kube.CoreV1().Pods(ns)
+	eventually(t, c.key()+" to run its pods", func(ctx context.Context) (bool, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil || int64(len(list.Items)) < replicas {
+			return false, nil
+		}
+		done := 0
+		for i := range list.Items {
+			p := &list.Items[i]
+			if p.Spec.NodeName == "" {
+				b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns}, Target: corev1.ObjectReference{Kind: "Node", Name: nodeName}}
+				_ = pods.Bind(ctx, b, metav1.CreateOptions{})
+				continue
+			}
+			if p.Status.Phase == corev1.PodRunning {
+				done++
+				continue
+			}
+			now := metav1.Now()
+			podIP++
+			ip := fmt.Sprintf("10.244.%d.%d", podIP/250, podIP%250+2)
+			p.Status.Phase, p.Status.StartTime = corev1.PodRunning, &now
+			p.Status.PodIP, p.Status.PodIPs, p.Status.HostIP = ip, []corev1.PodIP{{IP: ip}}, "192.168.0.10"
+			status := corev1.ConditionTrue
+			state := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
+			if !ready {
+				status = corev1.ConditionFalse
+				state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 5m0s restarting failed container"}}
+			}
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status, LastTransitionTime: now}, {Type: corev1.ContainersReady, Status: status, LastTransitionTime: now}}
+			p.Status.ContainerStatuses = nil
+			for _, ct := range p.Spec.Containers {
+				p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: ready, State: state})
+			}
+			_, _ = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		}
+		if int64(done) < replicas {
+			return false, nil
+		}
+		if !ready {
+			return true, nil
+		}
+		cur, err := c.client().Get(ctx, c.obj.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		field := "readyReplicas"
+		if c.kind == "DaemonSet" {
+			field = "numberReady"
+		}
+		n, _, _ := unstructured.NestedInt64(cur.Object, "status", field)
+		return n >= replicas, nil
+	})
+}
+
+// recordEvent records e about c, as its component would.
+func recordEvent(t *testing.T, c created, e event) {
+	t.Helper()
+	ns := c.obj.GetNamespace()
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	now := metav1.Now()
+	ev := &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: c.obj.GetName() + ".", Namespace: ns},
+		InvolvedObject: corev1.ObjectReference{APIVersion: c.obj.GetAPIVersion(), Kind: c.kind, Namespace: c.obj.GetNamespace(), Name: c.obj.GetName(),
+			UID: c.obj.GetUID(), ResourceVersion: c.obj.GetResourceVersion()},
+		Type: e.typ, Reason: e.reason, Message: e.message, Source: corev1.EventSource{Component: e.component},
+		Count: e.count, FirstTimestamp: now, LastTimestamp: now,
+	}
+	made, err := kc.Kube.CoreV1().Events(ns).Create(context.Background(), ev, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kc.Kube.CoreV1().Events(ns).Delete(context.Background(), made.Name, metav1.DeleteOptions{})
+	})
+}
+
+// cleanup removes what a replay made: admission webhooks and API services first (they could
+// refuse or hide the rest), then every object's finalizers, then the objects, newest first,
+// then the CRDs.
+func cleanup(t *testing.T, made []created, crds []*apiextensionsv1.CustomResourceDefinition) {
+	ctx := context.Background()
+	zero := int64(0)
+	first := map[string]bool{"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true, "APIService": true}
+	for _, c := range made {
+		if first[c.kind] {
+			_ = c.client().Delete(ctx, c.obj.GetName(), metav1.DeleteOptions{})
+		}
+	}
+	for i := len(made) - 1; i >= 0; i-- {
+		c := made[i]
+		_, _ = c.client().Patch(ctx, c.obj.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		_ = c.client().Delete(ctx, c.obj.GetName(), metav1.DeleteOptions{GracePeriodSeconds: &zero})
+	}
+	crdAPI := kc.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	for _, c := range crds {
+		_ = crdAPI.Delete(ctx, c.Name, metav1.DeleteOptions{})
+	}
+	// Pods the workloads made, and anything still holding a finalizer in the namespaces the
+	// replay deleted, are released by the namespace controller once their owners are gone;
+	// pods bound to the node need a forced delete, as without a kubelet nothing confirms them.
+	for _, c := range made {
+		var ns, selector string
+		switch c.kind {
+		case "Namespace":
+			ns = c.obj.GetName()
+		case "Deployment", "StatefulSet", "DaemonSet":
+			sel, _, _ := unstructured.NestedStringMap(c.obj.Object, "spec", "selector", "matchLabels")
+			ns, selector = c.obj.GetNamespace(), metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: sel})
+		default:
+			continue
+		}
+		pods, err := kc.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			continue
+		}
+		for _, p := range pods.Items {
+			_ = kc.Kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		}
+	}
+	// The next replay may reuse a namespace or a CRD's group with other versions: wait until
+	// the namespaces and CRDs this one made are gone.
+	left := ""
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		for _, c := range made {
+			if c.kind != "Namespace" {
+				continue
+			}
+			if _, err := c.client().Get(ctx, c.obj.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left = "namespace " + c.obj.GetName()
+				return false, nil
+			}
+		}
+		for _, c := range crds {
+			if _, err := crdAPI.Get(ctx, c.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left = "customresourcedefinition " + c.Name
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Logf("cleanup: %s is still there", left)
+	}
+}
+
+// eventually polls cond for up to 90 seconds.
+func eventually(t *testing.T, what string, cond func(context.Context) (bool, error)) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true, cond); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
