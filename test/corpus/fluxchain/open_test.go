@@ -28,6 +28,9 @@ import (
 // one, here "apps" without wait (so Ready: it applied the HelmRelease).
 // Diagnosis: the HelmChart is the root cause (InvalidChartReference), not the HelmRelease and
 // not the Ready HelmRepository.
+// Open (first run: FAILING, root cause the HelmRelease, SourceNotReady): a HelmRelease's source
+// chain is not followed; the HelmChart that fails for its own reason (and the HelmRepository
+// behind it, Ready here) is never read, so the waiting HelmRelease is blamed.
 func TestC02HelmChartVersionMissing(t *testing.T) {
 	const ns = "c02-default"
 	r := newReplay(t, ns)
@@ -74,6 +77,9 @@ func TestC02HelmChartVersionMissing(t *testing.T) {
 // of %s") until its timeout. The report names no HelmRelease; "app" here.
 // Diagnosis: not progress: the HelmRelease failed (UpgradeFailed, retries exhausted) and is
 // the root cause; the Kustomization is held only by it. FAILING, exit 1.
+// Open (first run: PROGRESSING, exit 0, "10m59s remaining"): a Kustomization in progress is
+// taken at its word while a HelmRelease it health-checks has already failed for good; the child's
+// terminal failure does not turn the parent's progress into a failure.
 func TestC03HealthCheckOnExhaustedRelease(t *testing.T) {
 	const ns = "c03-flux-system"
 	r := newReplay(t, ns)
@@ -115,6 +121,11 @@ func TestC03HealthCheckOnExhaustedRelease(t *testing.T) {
 // (HealthCheckFailed).
 // Diagnosis: the suspended HelmRelease wpb-services/httpbin is what the Kustomization's health
 // check waits on; it must be named, as suspended.
+// Open (first run: the Kustomization is the root cause, HealthCheckFailed, with no object
+// under it): with the documented default scope (-n of the Kustomizations) HelmReleases the
+// Kustomization applies into other namespaces are not read, and the object its health-check
+// message names (HelmRelease/<ns>/httpbin) is not followed either; the suspension is never seen.
+// With -A the HelmRelease is read and named suspended.
 func TestC04HealthCheckOnSuspendedRelease(t *testing.T) {
 	const ns, appNS = "c04-flux-system", "c04-wpb-services"
 	r := newReplay(t, ns, appNS)
@@ -166,6 +177,10 @@ func TestC04HealthCheckOnSuspendedRelease(t *testing.T) {
 // helmrelease_controller.go:258 (DependencyNotReady). The report shows no Kustomization; "apps"
 // (no wait) applies both here.
 // Diagnosis: the suspended velero/velero is the root cause; rabbitmq is held back by it.
+// Open (first run: HEALTHY, exit 0): with the documented default scope (-n of the
+// Kustomizations) HelmReleases applied into other namespaces are not read at all, so a
+// HelmRelease stuck on its dependsOn and the suspended dependency behind it vanish and the chain
+// is called healthy. With -A the cause is found.
 func TestC10DependsOnSuspendedRelease(t *testing.T) {
 	const ns, veleroNS, rabbitNS = "c10-flux-system", "c10-velero", "c10-rabbitmq"
 	r := newReplay(t, ns, veleroNS, rabbitNS)
@@ -209,6 +224,9 @@ func TestC10DependsOnSuspendedRelease(t *testing.T) {
 // "apps" (no wait).
 // Diagnosis: cert-manager and ingress-nginx are the root causes (their status is not at their
 // generation); app is held back by them.
+// Open (first run: HEALTHY, exit 0): the same scope gap as C10: HelmReleases in their own
+// namespaces are not read with -n, so a dependency whose status is behind its generation and the
+// HelmRelease it holds back are invisible. With -A the cause is found.
 func TestC16DependencyGenerationNotObserved(t *testing.T) {
 	const ns, appNS = "c16-flux-system", "c16-apps"
 	r := newReplay(t, ns, appNS)
