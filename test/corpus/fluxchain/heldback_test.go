@@ -270,3 +270,50 @@ func TestC15ControllerRestartExhaustsRetries(t *testing.T) {
 		t.Errorf("helm-controller's restarts are not reported (%d): %+v", restarts, res.Liveness)
 	}
 }
+
+// C18 https://github.com/fluxcd/flux2/issues/1545: following the getting-started guide, the
+// Kustomization podinfo says "Source is not ready, artifact not found" while `flux get sources
+// all` shows gitrepository/datadog failing ("unable to clone 'ssh://git@github.com/****/flux-22',
+// error: error creating SSH agent: "SSH agent requested but SSH_AUTH_SOCK not-specified"") and
+// gitrepository/flux-system Ready with the Kustomization flux-system applied from it. podinfo
+// reads datadog (flux-system has an artifact; a missing source would say "not found").
+// source-controller: gitrepository_controller.go:1066-1073 (GitOperationFailed), summarized
+// into Ready=False; no artifact. kustomize-controller: kustomization_controller.go:235-237.
+// Diagnosis: the GitRepository datadog is the root cause (GitOperationFailed); podinfo waits on
+// it; flux-system is untouched by it.
+func TestC18SecondSourceFails(t *testing.T) {
+	const ns = "c18-flux-system"
+	r := newReplay(t, ns)
+	rev := "main/bbea8280f1b7582c0874cbfad25d5cf93717aa7d"
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", ns: ns, name: "flux-system", labels: appliedBy(ns, "flux-system"),
+		spec:   map[string]any{"interval": "1m0s", "url": "ssh://git@github.com/user/fleet-infra", "secretRef": map[string]any{"name": "flux-system"}},
+		status: map[string]any{"observedGeneration": int64(1), "artifact": artifact("gitrepository/"+ns+"/flux-system/bbea828.tar.gz", rev), "conditions": conds(cond("Ready", "True", "Succeeded", "Fetched revision: "+rev, time.Minute, 1))}})
+	r.secret(ns, "flux-system", map[string][]byte{"identity": []byte("-----BEGIN OPENSSH PRIVATE KEY-----")})
+	cloneErr := "failed to checkout and determine revision: unable to clone 'ssh://git@github.com/****/flux-22', error: error creating SSH agent: \"SSH agent requested but SSH_AUTH_SOCK not-specified\""
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", ns: ns, name: "datadog", labels: appliedBy(ns, "flux-system"),
+		spec: map[string]any{"interval": "1m0s", "url": "ssh://git@github.com/****/flux-22", "ref": map[string]any{"branch": "main"}},
+		status: map[string]any{"observedGeneration": int64(1), "conditions": conds(
+			cond("Ready", "False", "GitOperationFailed", cloneErr, 40*time.Second, 1),
+			cond("FetchFailed", "True", "GitOperationFailed", cloneErr, 40*time.Second, 1))}})
+	r.create(object{apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", ns: ns, name: "flux-system", labels: appliedBy(ns, "flux-system"),
+		spec: map[string]any{"interval": "10m0s", "path": "./clusters/my-cluster", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
+		status: map[string]any{"observedGeneration": int64(1), "lastAppliedRevision": rev, "lastAttemptedRevision": rev, "conditions": conds(
+			cond("Ready", "True", "ReconciliationSucceeded", "Applied revision: "+rev, time.Minute, 1))}})
+	r.create(object{apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", ns: ns, name: "podinfo", labels: appliedBy(ns, "flux-system"),
+		spec: map[string]any{"interval": "5m0s", "path": "./kustomize", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "datadog"}},
+		status: map[string]any{"observedGeneration": int64(1), "conditions": conds(
+			cond("Ready", "False", "ArtifactFailed", "Source artifact not found, retrying in 30s", 20*time.Second, 1))}})
+
+	res, code := diagnose(t, "-n", ns)
+	wantVerdict(t, res, code, "FAILING", 1)
+	if rc := wantObjectCause(t, res, ref(gitRepositories, ns, "datadog"), "GitOperationFailed"); rc != nil {
+		if !contains(rc.Tiers, ns+"/podinfo") {
+			t.Errorf("the GitRepository's cause does not hold podinfo: tiers %v", rc.Tiers)
+		}
+		if contains(rc.Tiers, ns+"/flux-system") || contains(rc.BlastRadius, ns+"/flux-system") {
+			t.Errorf("flux-system is put behind datadog: tiers %v, blast radius %v", rc.Tiers, rc.BlastRadius)
+		}
+	}
+	wantNotACause(t, res, ns+"/podinfo")
+	wantNotACause(t, res, ns+"/flux-system")
+}
