@@ -264,3 +264,47 @@ func TestC16DependencyGenerationNotObserved(t *testing.T) {
 		t.Errorf("app is a root cause (%s); it waits on its dependencies", rc.Reason)
 	}
 }
+
+// C17 https://github.com/fluxcd/flux2/issues/5329: following the Helm OCI guide, a HelmRelease
+// with chartRef to an OCIRepository for oci://ghcr.io/stefanprodan/charts/podinfo at tag 6.0.0
+// fails: "failed to determine artifact digest: GET
+// https://ghcr.io/v2/stefanprodan/charts/podinfo/manifests/6.0.0: MANIFEST_UNKNOWN: manifest
+// unknown"; the maintainers: the tag does not exist (no OCI chart was published for 6.0.0).
+// source-controller: ocirepository_controller.go:445-452 (OCIPullFailed, FetchFailed=True),
+// summarized into Ready=False; no artifact. helm-controller: helmrelease_controller.go:298-301
+// with isReady at :883-:887 (SourceNotReady, "OCIRepository '<ns>/<name>' is not ready: ...").
+// The report shows no Kustomization; "apps" (no wait) applies both here.
+// Diagnosis: the OCIRepository is the root cause (OCIPullFailed); the HelmRelease waits on it,
+// and the Kustomization that applied them is not to blame.
+// Open (first run: FAILING, root cause the HelmRelease, SourceNotReady): as C02, through
+// chartRef: the OCIRepository the HelmRelease waits on, failing for its own reason, is not read.
+func TestC17ChartRefTagMissing(t *testing.T) {
+	const ns = "c17-default"
+	r := newReplay(t, ns)
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", ns: ns, name: "flux-system",
+		spec:   map[string]any{"interval": "1m0s", "url": "https://example.com/fleet.git"},
+		status: map[string]any{"observedGeneration": int64(1), "artifact": artifact("gitrepository/"+ns+"/flux-system/8dbdd04.tar.gz", sshRev), "conditions": conds(cond("Ready", "True", "Succeeded", "stored artifact for revision '"+sshRev+"'", time.Minute, 1))}})
+	r.create(object{apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", ns: ns, name: "apps",
+		spec:   map[string]any{"interval": "10m0s", "path": "./apps", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
+		status: map[string]any{"observedGeneration": int64(1), "lastAppliedRevision": sshRev, "lastAttemptedRevision": sshRev, "conditions": conds(cond("Ready", "True", "ReconciliationSucceeded", "Applied revision: "+sshRev, time.Minute, 1))}})
+	pullErr := "failed to determine artifact digest: GET https://ghcr.io/v2/stefanprodan/charts/podinfo/manifests/6.0.0: MANIFEST_UNKNOWN: manifest unknown; map[Tag:6.0.0]"
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "OCIRepository", ns: ns, name: "podinfo", labels: appliedBy(ns, "apps"),
+		spec: map[string]any{"interval": "10m", "url": "oci://ghcr.io/stefanprodan/charts/podinfo", "ref": map[string]any{"tag": "6.0.0"}},
+		status: map[string]any{"observedGeneration": int64(1), "conditions": conds(
+			cond("Ready", "False", "OCIPullFailed", pullErr, 2*time.Minute, 1),
+			cond("FetchFailed", "True", "OCIPullFailed", pullErr, 2*time.Minute, 1))}})
+	r.create(object{apiVersion: "helm.toolkit.fluxcd.io/v2", kind: "HelmRelease", ns: ns, name: "podinfo", labels: appliedBy(ns, "apps"),
+		spec: map[string]any{"interval": "10m", "releaseName": "podinfo", "chartRef": map[string]any{"kind": "OCIRepository", "name": "podinfo"},
+			"values": map[string]any{"replicaCount": int64(2)}},
+		status: map[string]any{"observedGeneration": int64(-1), "conditions": conds(
+			cond("Reconciling", "True", "Progressing", "Fulfilling prerequisites", 3*time.Minute, 1),
+			cond("Ready", "False", "SourceNotReady", "OCIRepository '"+ns+"/podinfo' is not ready: "+pullErr, 2*time.Minute, 1))}})
+
+	res, code := diagnose(t, "-n", ns)
+	wantVerdict(t, res, code, "FAILING", 1)
+	wantObjectCause(t, res, ref(ociRepositories, ns, "podinfo"), "OCIPullFailed")
+	if rc := causeByObject(res, ref(helmReleases, ns, "podinfo")); rc != nil {
+		t.Errorf("the HelmRelease is a root cause (%s); it waits on its OCIRepository", rc.Reason)
+	}
+	wantNotACause(t, res, ns+"/apps")
+}
