@@ -113,7 +113,7 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 	if err != nil {
 		return nil, err
 	}
-	vals, secret, err := composeValues(hr, objs)
+	vals, secret, err := ComposeValues(ctx, hr, objs)
 	if err != nil {
 		return nil, err
 	}
