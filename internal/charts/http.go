@@ -8,12 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
+	"unicode"
 
-	"github.com/Masterminds/semver/v3"
 	repo "helm.sh/helm/v4/pkg/repo/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // maxIndexBytes bounds a repository's index.yaml (large public repositories' are tens of MiB).
@@ -74,9 +74,8 @@ func (g *Getter) get(ctx context.Context, u string, header http.Header, limit in
 	return data, resp.Header, resp.StatusCode, nil
 }
 
-// pullHTTP reads the repository's index, resolves the version as source-controller does (the
-// exact version if listed, else the newest version the constraint allows, pre-releases only
-// when it names one) and downloads the archive, checking the index's digest.
+// pullHTTP reads the repository's index, resolves the version with Helm's own index
+// (resolveVersion) and downloads the archive, checking the index's digest.
 func (g *Getter) pullHTTP(ctx context.Context, ref Ref) ([]byte, string, error) {
 	base := strings.TrimSuffix(ref.URL, "/") + "/"
 	data, _, code, err := g.get(ctx, base+"index.yaml", nil, maxIndexBytes)
@@ -86,12 +85,7 @@ func (g *Getter) pullHTTP(ctx context.Context, ref Ref) ([]byte, string, error) 
 	if code != http.StatusOK {
 		return nil, "", fmt.Errorf("GET <%sindex.yaml>: HTTP %d", base, code)
 	}
-	var idx repo.IndexFile
-	if err := yaml.Unmarshal(data, &idx); err != nil {
-		return nil, "", fmt.Errorf("index.yaml: %w", err)
-	}
-	idx.SortEntries()
-	cv, err := pick(idx.Entries[ref.Chart], ref.Version)
+	cv, err := resolveVersion(data, ref.Chart, ref.Version)
 	if err != nil {
 		return nil, "", err
 	}
@@ -115,32 +109,6 @@ func (g *Getter) pullHTTP(ctx context.Context, ref Ref) ([]byte, string, error) 
 	return archive, cv.Version, nil
 }
 
-// pick chooses among versions sorted newest first.
-func pick(vs repo.ChartVersions, constraint string) (*repo.ChartVersion, error) {
-	if len(vs) == 0 {
-		return nil, errors.New("the index lists no such chart")
-	}
-	for _, v := range vs {
-		if constraint != "" && v.Version == constraint {
-			return v, nil
-		}
-	}
-	if constraint == "" {
-		constraint = "*"
-	}
-	c, err := semver.NewConstraint(constraint)
-	if err != nil {
-		return nil, fmt.Errorf("version %q: %w", constraint, err)
-	}
-	for _, v := range vs {
-		sv, err := semver.NewVersion(v.Version)
-		if err == nil && c.Check(sv) {
-			return v, nil
-		}
-	}
-	return nil, fmt.Errorf("no version matches %q", constraint)
-}
-
 // resolveURL makes a chart URL of the index absolute against the repository's.
 func resolveURL(base, ref string) (string, error) {
 	b, err := url.Parse(base)
@@ -156,4 +124,90 @@ func resolveURL(base, ref string) (string, error) {
 		return "", fmt.Errorf("chart URL %q is not http(s)", ref)
 	}
 	return out.String(), nil
+}
+
+// resolveVersion loads an index.yaml with Helm's own loader (repo.LoadIndexFile: entries that
+// are empty or invalid dropped, versions sorted newest first) and resolves chart's version
+// with IndexFile.Get, as Helm and source-controller resolve it: the exact version if listed,
+// else the newest version the constraint allows (pre-releases only when it names one). The
+// loader reads a file: the index is written to a temporary one, removed at once.
+func resolveVersion(index []byte, chart, version string) (*repo.ChartVersion, error) {
+	if strings.ContainsFunc(chart+version, unicode.IsControl) {
+		return nil, fmt.Errorf("chart %q version %q: control characters", chart, version)
+	}
+	f, err := os.CreateTemp("", "kubeforensics-index-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(index)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	idx, err := repo.LoadIndexFile(f.Name())
+	if err != nil {
+		return nil, fmt.Errorf("index.yaml: %w", err)
+	}
+	cv, err := idx.Get(chart, version)
+	switch {
+	case errors.Is(err, repo.ErrNoChartName), errors.Is(err, repo.ErrNoChartVersion):
+		return nil, errors.New("the index lists no such chart")
+	case err != nil:
+		return nil, fmt.Errorf("version %q: %w", version, err)
+	}
+	return cv, nil
+}
+
+// bounded is the transport of Helm's registry client: no request without the network allowed,
+// each bound to the context of the Get that made it (Helm's client takes none), and each
+// answer's body cut at limit bytes.
+type bounded struct {
+	next  http.RoundTripper
+	allow bool
+	limit int64
+	ctx   context.Context
+}
+
+func (b *bounded) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !b.allow {
+		return nil, fmt.Errorf("refused %s <%s>: the network is not allowed", req.Method, req.URL.Redacted())
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(b.ctx, cancel)
+	done := func() { stop(); cancel() }
+	resp, err := b.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		done()
+		return nil, err
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: b.limit, url: req.URL.Redacted(), done: done}
+	return resp, nil
+}
+
+// limitedBody fails a read past its bound.
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+	url  string
+	done func()
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.rc.Read(p)
+	if l.left -= int64(n); l.left < 0 {
+		return 0, fmt.Errorf("GET <%s>: more than a chart may hold", l.url)
+	}
+	return n, err
+}
+
+func (l *limitedBody) Close() error {
+	err := l.rc.Close()
+	l.done()
+	return err
 }

@@ -53,6 +53,9 @@ type Options struct {
 	// work of a chart's templates is bounded: only to measure what the isolation costs. By
 	// default every render runs in a child process of this executable (isolate.go).
 	InProcess bool
+	// AllowNetwork lets Helm fetch the remote schemas a chart's values.schema.json refers to,
+	// as helm-controller does; without it they are skipped and the render says so (schema.go).
+	AllowNetwork bool
 	// ClusterScoped reports kinds ("Kind.group") that have no namespace, beyond the built-in
 	// ones: the CRDs of the repository with scope Cluster.
 	ClusterScoped map[string]bool
@@ -80,6 +83,9 @@ type Render struct {
 	// SecretValues is set when values came from a Secret: the render is used, never stored,
 	// and no value is ever printed.
 	SecretValues bool `json:"secretValues,omitempty"`
+	// Notes say what the render did otherwise than helm-controller would: the remote schemas
+	// it did not fetch.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Decode reads a HelmRelease object into helm-controller's own type.
@@ -113,7 +119,7 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 	if err != nil {
 		return nil, err
 	}
-	vals, secret, err := composeValues(hr, objs)
+	vals, secret, err := ComposeValues(ctx, hr, objs)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +130,15 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 		InstallCRDs:  crdPolicy(string(hr.GetInstall().CRDs), "Create"),
 		UpgradeCRDs:  crdPolicy(string(hr.GetUpgrade().CRDs), "Skip"),
 		SecretValues: secret,
+	}
+	if !opts.AllowNetwork && !hr.GetInstall().DisableSchemaValidation {
+		var skipped []string
+		if c, skipped, err = offlineSchemas(c); err != nil {
+			return nil, err
+		}
+		if len(skipped) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("release %s (chart %s %s): values.schema.json refers to remote schemas, not fetched without --allow-network, so the values were validated without them (helm-controller fetches them): %s", r.Release, r.Chart, r.Version, strings.Join(skipped, ", ")))
+		}
 	}
 	var rel *output
 	if opts.InProcess {

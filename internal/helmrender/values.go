@@ -1,131 +1,129 @@
 package helmrender
 
 import (
-	"encoding/base64"
+	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	"helm.sh/helm/v4/pkg/strvals"
+	"github.com/fluxcd/pkg/chartutil"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
-// defaultValuesKey is the key valuesFrom reads when it names none.
-const defaultValuesKey = "values.yaml"
+// ComposeValues merges a HelmRelease's values with helm-controller's own code, fluxcd/pkg
+// chartutil.ChartValuesFromReferences: each spec.valuesFrom in order (a whole document merged
+// deeply, or with targetPath one value set at that path, literally when `literal: true`), then
+// spec.values on top; a missing object or key is skipped when the reference is optional.
+//
+// The library reads through a Kubernetes client; here that client is an in-memory one seeded
+// with the ConfigMaps and Secrets the builds declare that the references name, as the API
+// server would store them (a Secret's stringData merged into data; a ConfigMap's binaryData
+// kept, and, as by helm-controller, never read as values). A reference to an object no build
+// declares fails, naming it, and a Secret encrypted with SOPS is never decrypted: both are
+// errors, never guesses. secret reports whether a Secret was among the objects referenced.
+func ComposeValues(ctx context.Context, hr *helmv2.HelmRelease, objs []*unstructured.Unstructured) (vals map[string]any, secret bool, err error) {
+	c, secret, err := declaredClient(hr, objs)
+	if err != nil {
+		return nil, secret, err
+	}
+	v, err := chartutil.ChartValuesFromReferences(ctx, logr.Discard(), c, hr.Namespace, hr.GetValues(), hr.Spec.ValuesFrom...)
+	if err != nil {
+		return nil, secret, valuesError(err)
+	}
+	return v.AsMap(), secret, nil
+}
 
-// composeValues merges a HelmRelease's values as helm-controller does (fluxcd/pkg/chartutil
-// ChartValuesFromReferences): each spec.valuesFrom in order, a whole document merged deeply or,
-// with targetPath, one value set at that path with Helm's --set parser (quoted: as a string);
-// then spec.values on top. A missing object or key is skipped when the reference is optional,
-// else it fails naming the reference. The ConfigMaps and Secrets are those the builds declare
-// in the HelmRelease's namespace: one that is not declared, or a Secret encrypted with SOPS, is
-// an error, never a guess. secret reports whether any value came from a Secret.
-func composeValues(hr *helmv2.HelmRelease, objs []*unstructured.Unstructured) (vals map[string]any, secret bool, err error) {
-	vals = map[string]any{}
+// valuesError names the reference that failed. A document that does not parse may be quoted
+// by the parser: a Secret's never is, and a missing object is said to be one no build declares.
+func valuesError(err error) error {
+	var ref *chartutil.ErrValuesReference
+	if !errors.As(err, &ref) {
+		return fmt.Errorf("valuesFrom: %w", err)
+	}
+	name := fmt.Sprintf("valuesFrom %s %s", ref.Kind, ref.Name)
+	switch {
+	case errors.Is(ref.Reason, chartutil.ErrResourceNotFound):
+		return fmt.Errorf("%s: no tier that built declares it (a Secret made by another controller, e.g. ExternalSecrets, is not seen)", name)
+	case errors.Is(ref.Reason, chartutil.ErrKeyNotFound):
+		return fmt.Errorf("%s: has no key %s (helm-controller reads a ConfigMap's data and a Secret's data, never binaryData)", name, ref.Key)
+	case ref.Kind == "Secret" && (errors.Is(ref.Reason, chartutil.ErrValuesDataRead) || errors.Is(ref.Reason, chartutil.ErrValueMerge)):
+		return fmt.Errorf("%s key %s: the value does not parse (its text is not shown)", name, ref.Key)
+	}
+	return fmt.Errorf("%s: %w", name, ref)
+}
+
+// declaredClient is a client that holds the ConfigMaps and Secrets of hr's namespace among
+// objs that hr's valuesFrom names. An object of the builds without a namespace is taken to be
+// in hr's, where the build's namespace would have put it, unless one of the same name names
+// it explicitly.
+func declaredClient(hr *helmv2.HelmRelease, objs []*unstructured.Unstructured) (client.Client, bool, error) {
+	named := map[string]bool{}
 	for _, ref := range hr.Spec.ValuesFrom {
-		data, found, err := valuesData(hr.Namespace, ref, objs)
-		if err != nil {
-			return nil, secret, err
-		}
-		if !found {
-			continue
-		}
-		secret = secret || ref.Kind == "Secret"
-		if ref.TargetPath != "" {
-			if err := setPath(vals, ref.TargetPath, data); err != nil {
-				return nil, secret, fmt.Errorf("valuesFrom %s %s/%s: targetPath %q: %w", ref.Kind, hr.Namespace, ref.Name, ref.TargetPath, err)
-			}
-			continue
-		}
-		var doc map[string]any
-		if err := yaml.Unmarshal([]byte(data), &doc); err != nil {
-			return nil, secret, fmt.Errorf("valuesFrom %s %s/%s key %s: %w", ref.Kind, hr.Namespace, ref.Name, key(ref), redact(err, ref.Kind))
-		}
-		vals = loader.MergeMaps(vals, doc)
+		named[ref.Kind+" "+ref.Name] = true
 	}
-	if hr.Spec.Values != nil && len(hr.Spec.Values.Raw) > 0 {
-		var inline map[string]any
-		if err := yaml.Unmarshal(hr.Spec.Values.Raw, &inline); err != nil {
-			return nil, secret, fmt.Errorf("spec.values: %w", err)
-		}
-		vals = loader.MergeMaps(vals, inline)
-	}
-	return vals, secret, nil
-}
-
-func key(ref helmv2.ValuesReference) string {
-	if ref.ValuesKey != "" {
-		return ref.ValuesKey
-	}
-	return defaultValuesKey
-}
-
-// redact drops the text of a parse error of a Secret's value, which may quote it.
-func redact(err error, kind string) error {
-	if kind == "Secret" {
-		return fmt.Errorf("the value does not parse as YAML (its text is not shown)")
-	}
-	return err
-}
-
-// setPath is `--set path=value` (ParseInto), or ParseIntoString for a quoted value.
-func setPath(vals map[string]any, path, value string) error {
-	if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') && value[len(value)-1] == value[0] {
-		return strvals.ParseIntoString(path+"="+strings.Trim(value, `"'`), vals)
-	}
-	return strvals.ParseInto(path+"="+value, vals)
-}
-
-// valuesData reads one valuesFrom reference from the declared objects.
-func valuesData(ns string, ref helmv2.ValuesReference, objs []*unstructured.Unstructured) (string, bool, error) {
-	name := fmt.Sprintf("valuesFrom %s %s/%s", ref.Kind, ns, ref.Name)
-	var obj *unstructured.Unstructured
+	chosen := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
-		if gvk.Group == "" && gvk.Kind == ref.Kind && o.GetName() == ref.Name && (o.GetNamespace() == ns || o.GetNamespace() == "") {
-			obj = o
-			if o.GetNamespace() == ns {
-				break
-			}
+		id := gvk.Kind + " " + o.GetName()
+		if gvk.Group != "" || !named[id] || (o.GetNamespace() != hr.Namespace && o.GetNamespace() != "") {
+			continue
+		}
+		if prev := chosen[id]; prev == nil || prev.GetNamespace() == "" {
+			chosen[id] = o
 		}
 	}
-	if obj == nil {
-		if ref.Optional {
-			return "", false, nil
-		}
-		return "", false, fmt.Errorf("%s: no tier that built declares it (a Secret made by another controller, e.g. ExternalSecrets, is not seen)", name)
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		return nil, false, err
 	}
-	k := key(ref)
-	switch ref.Kind {
+	b := fake.NewClientBuilder().WithScheme(scheme)
+	secret := false
+	for _, o := range chosen {
+		obj, err := typed(o, hr.Namespace)
+		if err != nil {
+			return nil, secret, fmt.Errorf("valuesFrom %s %s/%s: %w", o.GetKind(), hr.Namespace, o.GetName(), err)
+		}
+		if _, ok := obj.(*corev1.Secret); ok {
+			secret = true
+		}
+		b = b.WithObjects(obj)
+	}
+	return b.Build(), secret, nil
+}
+
+// typed is o as the API server stores it, in namespace ns.
+func typed(o *unstructured.Unstructured, ns string) (client.Object, error) {
+	switch o.GetKind() {
 	case "ConfigMap":
-		if v, ok, _ := unstructured.NestedString(obj.Object, "data", k); ok {
-			return v, true, nil
+		cm := &corev1.ConfigMap{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, cm); err != nil {
+			return nil, fmt.Errorf("does not decode as a ConfigMap: %w", err)
 		}
-		if v, ok, _ := unstructured.NestedString(obj.Object, "binaryData", k); ok {
-			b, err := base64.StdEncoding.DecodeString(v)
-			return string(b), err == nil, err
-		}
+		cm.Namespace = ns
+		return cm, nil
 	case "Secret":
-		if _, sops := obj.Object["sops"]; sops {
-			return "", false, fmt.Errorf("%s: encrypted with SOPS, which is never decrypted here", name)
+		if _, sops := o.Object["sops"]; sops {
+			return nil, errors.New("encrypted with SOPS, which is never decrypted here")
 		}
-		if v, ok, _ := unstructured.NestedString(obj.Object, "stringData", k); ok {
-			return v, true, nil
+		s := &corev1.Secret{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, s); err != nil {
+			// The converter's message may quote the data: it is not shown.
+			return nil, errors.New("does not decode as a Secret (a data value that is not base64?)")
 		}
-		if v, ok, _ := unstructured.NestedString(obj.Object, "data", k); ok {
-			b, err := base64.StdEncoding.DecodeString(v)
-			if err != nil {
-				return "", false, fmt.Errorf("%s key %s: not base64", name, k)
-			}
-			return string(b), true, nil
+		if s.Data == nil && len(s.StringData) > 0 {
+			s.Data = map[string][]byte{}
 		}
-	default:
-		return "", false, fmt.Errorf("%s: only ConfigMap and Secret are read", name)
+		for k, v := range s.StringData {
+			s.Data[k] = []byte(v)
+		}
+		s.StringData = nil
+		s.Namespace = ns
+		return s, nil
 	}
-	if ref.Optional {
-		return "", false, nil
-	}
-	return "", false, fmt.Errorf("%s: has no key %s", name, k)
+	return nil, fmt.Errorf("kind %s is not read as values", o.GetKind())
 }

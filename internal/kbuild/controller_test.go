@@ -109,6 +109,7 @@ func fixtureTrees(t *testing.T) []tree {
 		{"gitopsfixture.ExternalArtifacts", gitopsfixture.ExternalArtifacts()},
 		{"gitopsfixture.SpecFields", gitopsfixture.SpecFields()},
 		{"incident.RepoFiles", incident.RepoFiles()},
+		{"boolLabel", boolLabelRepo()},
 	}
 	var out []tree
 	for _, m := range repos {
@@ -142,6 +143,40 @@ func fixtureTrees(t *testing.T) []tree {
 		out = append(out, tree{"fluxchain/" + strings.TrimSuffix("base+"+name, "+"), root})
 	}
 	return out
+}
+
+// boolLabelRepo is a repository whose Kustomizations carry an unquoted boolean label, which a
+// patch in the parent selects on, as a public home-ops repository Flux reconciled kept for
+// months: the labels are not strings in kustomize's output, and kustomize-controller applies
+// the Kustomizations all the same.
+func boolLabelRepo() map[string]string {
+	ks := func(name, extra string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name +
+			"\n  namespace: flux-system\n" + extra + "spec:\n  interval: 10m\n  path: ./apps/" + name +
+			"\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n"
+	}
+	return map[string]string{
+		"clusters/main/kustomization.yaml": `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [settings.yaml, plain.yaml, literal.yaml]
+patches:
+- target: {group: kustomize.toolkit.fluxcd.io, kind: Kustomization, labelSelector: substitution.flux/enabled notin (false)}
+  patch: |
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {name: not-used}
+    spec:
+      postBuild:
+        substituteFrom: [{kind: ConfigMap, name: cluster-settings}]
+`,
+		"clusters/main/settings.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-settings, namespace: flux-system}\ndata: {DOMAIN: example.org}\n",
+		"clusters/main/plain.yaml":        ks("plain", ""),
+		"clusters/main/literal.yaml":      ks("literal", "  labels:\n    substitution.flux/enabled: false\n"),
+		"apps/plain/cm.yaml":              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain, namespace: default}\ndata: {host: \"app.${DOMAIN}\"}\n",
+		"apps/literal/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: literal, namespace: default}\ndata: {host: \"app.${DOMAIN}\"}\n",
+		"apps/plain/kustomization.yaml":   "resources: [cm.yaml]\n",
+		"apps/literal/kustomization.yaml": "resources: [cm.yaml]\n",
+	}
 }
 
 // unit is one path to build: a Kustomization, or a plain path as a bootstrap one.
@@ -194,7 +229,12 @@ func buildUnits(t *testing.T, root string) []unit {
 			seen[key] = true
 			res := kbuild.Build(context.Background(), root, ks, kbuild.Options{NoFiles: true})
 			out = append(out, unit{ks: ks, objects: res.Objects})
-			found, _ := kbuild.KustomizationsIn(res.Objects)
+			found, err := kbuild.KustomizationsIn(res.Objects)
+			if err != nil {
+				// kustomize-controller applies every Kustomization it builds: one left out
+				// here would go uncompared.
+				t.Errorf("%s: a Kustomization it builds does not decode: %v", ks.Path, err)
+			}
 			next = append(next, found...)
 		}
 		level = next

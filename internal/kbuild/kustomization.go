@@ -90,10 +90,11 @@ func IsFluxKustomization(obj *unstructured.Unstructured) bool {
 }
 
 // kustomizationOf decodes obj with the controller's own API types, so defaults such as the
-// timeout are computed exactly as kustomize-controller computes them.
+// timeout are computed exactly as kustomize-controller computes them. It is decoded as the
+// parent's kustomize-controller applies it (asApplied).
 func kustomizationOf(obj *unstructured.Unstructured) (Kustomization, error) {
 	var typed kustomizev1.Kustomization
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &typed); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(asApplied(obj).Object, &typed); err != nil {
 		return Kustomization{}, fmt.Errorf("Kustomization %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
 	ns := typed.Namespace
@@ -113,6 +114,21 @@ func kustomizationOf(obj *unstructured.Unstructured) (Kustomization, error) {
 		ks.DependsOn = append(ks.DependsOn, orDefault(d.Namespace, ns)+"/"+d.Name)
 	}
 	return ks, nil
+}
+
+// asApplied is obj with the labels kustomize-controller applies: a label written as an unquoted
+// YAML boolean or number (`enabled: false`) stays one in kustomize's output, and the
+// controller, setting its owner labels (fluxcd/pkg/ssa ResourceManager.SetOwnerLabels), reads
+// the labels as strings with Unstructured.GetLabels, which yields none when any is not a
+// string: the object is applied with the owner labels only, never refused. The other fields
+// are obj's own.
+func asApplied(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if _, _, err := unstructured.NestedNullCoercingStringMap(obj.Object, "metadata", "labels"); err == nil {
+		return obj
+	}
+	c := obj.DeepCopy()
+	c.SetLabels(c.GetLabels())
+	return c
 }
 
 // CleanPath makes a spec.path relative to the source root the way kustomize-controller's

@@ -3,6 +3,7 @@ package kbuild
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,9 @@ kind: Kustomization
 metadata: {name: fast, namespace: apps}
 spec: {interval: 10s, sourceRef: {kind: OCIRepository, name: tenant, namespace: tenants}}
 `, &Kustomization{Namespace: "apps", Name: "fast", Path: ".", Timeout: 30 * time.Second, SourceKind: "OCIRepository", SourceNamespace: "tenants", SourceName: "tenant"}},
+		{"unquoted boolean label decodes as the controller applies it", strings.Replace(ksYAML("./apps", ""), "  name: test\n", "  name: test\n  labels: {substitution.flux/enabled: false, tier: 1}\n", 1),
+			&Kustomization{Namespace: "flux-system", Name: "test", Path: "apps", Prune: true, Timeout: 9*time.Minute + 30*time.Second,
+				SourceKind: "GitRepository", SourceNamespace: "flux-system", SourceName: "flux-system"}},
 		{"kustomize's own Kustomization is a build file", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata: {name: x}\n", nil},
 		{"HelmRelease naming kinds in its data", fixture["infra/base/helmrelease.yaml"], nil},
 	}

@@ -54,6 +54,28 @@ type helmSides struct {
 	base, cand map[string]*rendered
 }
 
+// notes are what the renders of both sides say they did otherwise than helm-controller (the
+// remote schemas they did not fetch), each once, sorted: a warning, as the render is used.
+func (s *helmSides) notes() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, side := range []map[string]*rendered{s.base, s.cand} {
+		for _, r := range side {
+			if r == nil || r.render == nil {
+				continue
+			}
+			for _, n := range r.render.Notes {
+				if !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // sideObjects is every object the tiers of one revision built.
 func sideObjects(t *gitops.Tree) []*unstructured.Unstructured {
 	if t == nil {
@@ -257,6 +279,7 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 		}
 	}
 	drops, incomplete, warnings := sides.helmDrops(units)
+	warnings = append(warnings, sides.notes()...)
 	out = append(rs, drops...)
 	sortRemovals(out)
 	judged = map[string]bool{}

@@ -100,3 +100,15 @@ func TestHelmDropsSuspended(t *testing.T) {
 		t.Fatalf("got %+v", rs)
 	}
 }
+
+// What a render did otherwise than helm-controller (a remote schema not fetched) is said once,
+// whichever sides rendered it.
+func TestHelmRenderNotes(t *testing.T) {
+	note := "release x/app (chart a 1.0.0): values.schema.json refers to remote schemas"
+	b, c := renderOf("a"), renderOf("a")
+	b.render.Notes, c.render.Notes = []string{note}, []string{note}
+	s := &helmSides{base: map[string]*rendered{"x": b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{"x": c}}
+	if got := s.notes(); len(got) != 1 || got[0] != note {
+		t.Fatalf("notes %q", got)
+	}
+}

@@ -341,7 +341,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache,
 		Helm: &retire.HelmRender{
 			Charts:  &charts.Getter{Dir: o.ChartsDir, Cache: o.charts, AllowNetwork: o.AllowNetwork, Timeout: o.NetworkTimeout},
-			Options: helmrender.Options{KubeVersion: o.KubeVersion},
+			Options: helmrender.Options{KubeVersion: o.KubeVersion, AllowNetwork: o.AllowNetwork},
 		}}
 	var live retire.Cluster
 	if o.clients != nil {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/distribution/distribution/v3/configuration"
@@ -98,7 +99,14 @@ type Registry struct {
 	// Host is host:port, for oci://<Host>/<path> references.
 	Host     string
 	Requests func() int
+	// Authorized counts the requests that carried credentials (an Authorization header).
+	Authorized func() int
+	auth       *atomic.Bool
 }
+
+// RequireAuth makes the registry ask for credentials (HTTP Basic) on every request that
+// carries none; any credentials are then accepted.
+func (r *Registry) RequireAuth(on bool) { r.auth.Store(on) }
 
 // NewRegistry starts an in-memory registry until the test ends.
 func NewRegistry(tb testing.TB) *Registry {
@@ -112,9 +120,17 @@ func NewRegistry(tb testing.TB) *Registry {
 	logrus.SetOutput(io.Discard)
 	app := handlers.NewApp(context.Background(), cfg)
 	var n counter
-	srv := httptest.NewServer(n.wrap(app))
+	auth := &atomic.Bool{}
+	srv := httptest.NewServer(n.wrap(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if auth.Load() && req.Header.Get("Authorization") == "" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="charttest"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		app.ServeHTTP(w, req)
+	})))
 	tb.Cleanup(srv.Close)
-	return &Registry{Host: strings.TrimPrefix(srv.URL, "http://"), Requests: n.get}
+	return &Registry{Host: strings.TrimPrefix(srv.URL, "http://"), Requests: n.get, Authorized: n.getAuthorized, auth: auth}
 }
 
 // Push packages c and pushes it with Helm's registry client to oci://<Host>/<path>/<name>:<version>.
