@@ -77,6 +77,7 @@ func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, err
 		return nil, err
 	}
 	res.Requests += x.ListRequests()
+	linkFlux(ctx, c, res, req.Clock.Now())
 	res.finish(req.Clock)
 	return res, nil
 }
@@ -115,7 +116,10 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		scope, res.Scope = "", "cluster"
 	}
 	s := finalizers.ScanScope(ctx, c, catalog, scope)
-	res.Requests, res.swept = s.Requests, true
+	// The explanations that need a namespace's content (the namespace's own, a foreground
+	// deletion's dependents) take it from this sweep; Compute counts its requests with theirs.
+	x.AdoptScan(scope, s)
+	res.swept = true
 	for _, f := range s.Failed {
 		res.Incomplete = append(res.Incomplete, output.Gap{What: "listing " + f.Resource, Reason: f.Reason})
 	}
@@ -137,13 +141,7 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		}
 		return cluster.ReadError(c.Target, "listing every resource type", err)
 	}
-	for _, t := range s.Types {
-		for i := range t.Items {
-			if t.Items[i].DeletionTimestamp != nil {
-				res.Objects = append(res.Objects, x.ExplainObject(ctx, t.Resource, &t.Items[i]))
-			}
-		}
-	}
+	res.Objects = x.ExplainItems(ctx, terminatingItems(s.Types))
 	if !req.AllNamespaces {
 		if nsRes, ok := catalog.ForGroupKind(kindOf(kinds.ObjectArg{Kind: "Namespace"})); ok {
 			e, err := x.Explain(ctx, nsRes, "", scope)
@@ -159,6 +157,20 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	return nil
 }
 
+// terminatingItems are the objects of a sweep that have a deletionTimestamp: the only ones
+// whose evidence is read.
+func terminatingItems(types []finalizers.TypeObjects) []finalizers.Item {
+	var out []finalizers.Item
+	for _, t := range types {
+		for i := range t.Items {
+			if t.Items[i].DeletionTimestamp != nil {
+				out = append(out, finalizers.Item{Resource: t.Resource, Object: &t.Items[i]})
+			}
+		}
+	}
+	return out
+}
+
 // sweepType explains every Terminating object of one type in the namespace (all with -A).
 func sweepType(ctx context.Context, c *cluster.Clients, x *finalizers.Explainer, r kinds.Resource, req Request, ns string, res *Result) error {
 	res.Scope = r.QualifiedName() + " in namespace " + ns
@@ -171,11 +183,7 @@ func sweepType(ctx context.Context, c *cluster.Clients, x *finalizers.Explainer,
 	if err != nil {
 		return cluster.ReadError(c.Target, "listing "+r.QualifiedName(), err)
 	}
-	for i := range items {
-		if items[i].DeletionTimestamp != nil {
-			res.Objects = append(res.Objects, x.ExplainObject(ctx, r, &items[i]))
-		}
-	}
+	res.Objects = x.ExplainItems(ctx, terminatingItems([]finalizers.TypeObjects{{Resource: r, Items: items}}))
 	sortObjects(res.Objects)
 	return nil
 }
