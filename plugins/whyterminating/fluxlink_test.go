@@ -44,7 +44,9 @@ func TestRemoverManagedByWaitingKustomization(t *testing.T) {
 	if _, err := kc.Kube.AppsV1().Deployments("cnpg-system").Patch(ctx, "barman-cloud", types.MergePatchType, []byte(labels), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = kc.Kube.AppsV1().Deployments("cnpg-system").Delete(ctx, "barman-cloud", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = kc.Kube.AppsV1().Deployments("cnpg-system").Delete(ctx, "barman-cloud", metav1.DeleteOptions{})
+	})
 	createStuck(t, gvr, "ObjectStore", "pg", "backups", "barmancloud.cnpg.io/objectstore", nil)
 
 	out, _, code := run(t, "objectstores.barmancloud.cnpg.io", "backups", "-n", "pg")
