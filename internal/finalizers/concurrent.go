@@ -43,26 +43,76 @@ func (x *Explainer) ExplainItems(ctx context.Context, items []Item) []*Explanati
 	return out
 }
 
-// AdoptScan makes s, a sweep the caller made of namespace ("" for the whole cluster), the
-// Explainer's scan of that scope, so that explaining a namespace's content does not list every
-// type again. Its requests are then counted by ListRequests.
-func (x *Explainer) AdoptScan(namespace string, s *Scan) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.cache["scan/"+namespace] = cacheEntry[*Scan]{v: s}
+// SweepAndExplain lists every listable type of the scope once, like ScanScope (namespace ""
+// is the whole cluster), and explains each Terminating object as soon as its type's LIST has
+// read it, at most sweepWorkers at a time, while the other types are still being listed. The
+// sweep becomes the Explainer's scan of the scope: an explanation that needs a namespace's
+// content (the namespace's own, a foreground deletion's dependents) waits for it and cuts its
+// namespace out of it, instead of listing every type again. The explanations come back in no
+// particular order; callers sort them.
+func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, []*Explanation) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var out []*Explanation
+	sem := make(chan struct{}, sweepWorkers)
+	var namespaces []Item
+	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
+		if m.DeletionTimestamp == nil {
+			return true
+		}
+		obj := m.DeepCopy()
+		obj.ManagedFields = nil
+		if r.Group == "" && r.Resource == "namespaces" {
+			// A namespace's content is explained once the objects above are: it reuses them.
+			mu.Lock()
+			namespaces = append(namespaces, Item{Resource: r, Object: obj})
+			mu.Unlock()
+			return true
+		}
+		wg.Add(1)
+		// The LIST goes on at once: an explanation may wait for the sweep to finish.
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			e := x.ExplainObject(ctx, r, obj)
+			mu.Lock()
+			out = append(out, e)
+			mu.Unlock()
+		}()
+		return true
+	}
+	s, _ := cached(x, "scan/"+scope, func() (*Scan, error) {
+		return Sweep(ctx, x.c, x.catalog, ScanOptions{Namespace: scope, Keep: keep}), nil
+	})
+	wg.Wait()
+	return s, append(out, x.ExplainItems(ctx, namespaces)...)
 }
 
-// derivedScan returns the scan of namespace cut out of an adopted cluster-wide scan, or nil
-// when there is none. A type the cluster-wide sweep could not list is listed again in the
+// settled returns the value stored under key once any fill under way has finished, without
+// filling it itself.
+func (x *Explainer) settled(key string) (any, bool) {
+	x.mu.Lock()
+	wait, filling := x.filling[key]
+	x.mu.Unlock()
+	if filling {
+		<-wait
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	v, ok := x.cache[key]
+	return v, ok
+}
+
+// derivedScan returns the scan of namespace cut out of the cluster-wide sweep of this command
+// (SweepAndExplain with -A), waiting for it to finish, or nil when there is none. A type the cluster-wide sweep could not list is listed again in the
 // namespace alone (a role may allow one namespace and not the cluster), so the derived scan
 // fails only where a namespace sweep would.
 func (x *Explainer) derivedScan(ctx context.Context, namespace string) *Scan {
 	if namespace == "" {
 		return nil
 	}
-	x.mu.Lock()
-	v, ok := x.cache["scan/"]
-	x.mu.Unlock()
+	v, ok := x.settled("scan/")
 	all, _ := v.(cacheEntry[*Scan])
 	if !ok || all.v == nil {
 		return nil
@@ -132,10 +182,21 @@ func (x *Explainer) prefetchHeld(ctx context.Context, types []TypeObjects, order
 }
 
 // explain explains obj at depth once per command: the same object met again at the same depth
-// (a pod that holds two claims, a held object a sweep and its namespace both explain) shares
-// the first explanation.
+// (a pod that holds two claims) shares the first explanation, and one met deeper than an
+// explanation already made (a held object that a sweep explains, then its namespace) reuses it.
 func (x *Explainer) explain(ctx context.Context, res kinds.Resource, obj metav1.Object, depth int) *Explanation {
-	key := "explain/" + strconv.Itoa(depth) + "/" + refFor(res, obj.GetNamespace(), obj.GetName()).String() + "/" + string(obj.GetUID())
+	id := "/" + refFor(res, obj.GetNamespace(), obj.GetName()).String() + "/" + string(obj.GetUID())
+	for d := 0; d < depth; d++ {
+		// An explanation made nearer the top (a sweep's own) reaches at least as deep: reuse it
+		// when it is done (waiting for one under way could close a cycle of waits).
+		x.mu.Lock()
+		v, ok := x.cache["explain/"+strconv.Itoa(d)+id]
+		x.mu.Unlock()
+		if ok {
+			return v.(cacheEntry[*Explanation]).v
+		}
+	}
+	key := "explain/" + strconv.Itoa(depth) + id
 	e, _ := cached(x, key, func() (*Explanation, error) {
 		return x.explainOnce(ctx, res, obj, depth), nil
 	})

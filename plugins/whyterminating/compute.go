@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -115,10 +116,9 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	if req.AllNamespaces {
 		scope, res.Scope = "", "cluster"
 	}
-	s := finalizers.ScanScope(ctx, c, catalog, scope)
-	// The explanations that need a namespace's content (the namespace's own, a foreground
-	// deletion's dependents) take it from this sweep; Compute counts its requests with theirs.
-	x.AdoptScan(scope, s)
+	// Terminating objects are explained while the sweep lists the other types; Compute counts
+	// the sweep's requests with the Explainer's.
+	s, explained := x.SweepAndExplain(ctx, scope)
 	res.swept = true
 	for _, f := range s.Failed {
 		res.Incomplete = append(res.Incomplete, output.Gap{What: "listing " + f.Resource, Reason: f.Reason})
@@ -141,7 +141,7 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		}
 		return cluster.ReadError(c.Target, "listing every resource type", err)
 	}
-	res.Objects = x.ExplainItems(ctx, terminatingItems(s.Types))
+	res.Objects = explained
 	if !req.AllNamespaces {
 		if nsRes, ok := catalog.ForGroupKind(kindOf(kinds.ObjectArg{Kind: "Namespace"})); ok {
 			e, err := x.Explain(ctx, nsRes, "", scope)
@@ -157,15 +157,13 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	return nil
 }
 
-// terminatingItems are the objects of a sweep that have a deletionTimestamp: the only ones
-// whose evidence is read.
-func terminatingItems(types []finalizers.TypeObjects) []finalizers.Item {
+// terminatingItems are the listed objects that have a deletionTimestamp: the only ones whose
+// evidence is read.
+func terminatingItems(r kinds.Resource, items []metav1.PartialObjectMetadata) []finalizers.Item {
 	var out []finalizers.Item
-	for _, t := range types {
-		for i := range t.Items {
-			if t.Items[i].DeletionTimestamp != nil {
-				out = append(out, finalizers.Item{Resource: t.Resource, Object: &t.Items[i]})
-			}
+	for i := range items {
+		if items[i].DeletionTimestamp != nil {
+			out = append(out, finalizers.Item{Resource: r, Object: &items[i]})
 		}
 	}
 	return out
@@ -183,7 +181,7 @@ func sweepType(ctx context.Context, c *cluster.Clients, x *finalizers.Explainer,
 	if err != nil {
 		return cluster.ReadError(c.Target, "listing "+r.QualifiedName(), err)
 	}
-	res.Objects = x.ExplainItems(ctx, terminatingItems([]finalizers.TypeObjects{{Resource: r, Items: items}}))
+	res.Objects = x.ExplainItems(ctx, terminatingItems(r, items))
 	sortObjects(res.Objects)
 	return nil
 }
