@@ -28,6 +28,8 @@ type Explainer struct {
 
 	mu    sync.Mutex
 	cache map[string]any
+	// filling holds a channel per cache key being filled, closed when its value is stored.
+	filling map[string]chan struct{}
 }
 
 // New returns an Explainer for the cluster behind c, resolving kinds through catalog.
@@ -59,7 +61,7 @@ func (x *Explainer) ExplainObject(ctx context.Context, res kinds.Resource, obj m
 	return x.explain(ctx, res, obj, 0)
 }
 
-func (x *Explainer) explain(ctx context.Context, res kinds.Resource, obj metav1.Object, depth int) *Explanation {
+func (x *Explainer) explainOnce(ctx context.Context, res kinds.Resource, obj metav1.Object, depth int) *Explanation {
 	e := &Explanation{Object: refFor(res, obj.GetNamespace(), obj.GetName()), GitOps: gitOpsOwner(obj.GetLabels())}
 	ts := obj.GetDeletionTimestamp()
 	if ts == nil {
@@ -262,7 +264,9 @@ func shellQuote(s string) string {
 	return cluster.Quote(s)
 }
 
-// cached returns the value stored under key, computing it once with fill.
+// cached returns the value stored under key, computing it once with fill. Concurrent callers
+// of one key wait for the first one's fill rather than repeat its reads (explanations of a
+// sweep run in parallel and share the RBAC, workload and event lists).
 func cached[T any](x *Explainer, key string, fill func() (T, error)) (T, error) {
 	x.mu.Lock()
 	if v, ok := x.cache[key]; ok {
@@ -270,11 +274,26 @@ func cached[T any](x *Explainer, key string, fill func() (T, error)) (T, error) 
 		r := v.(cacheEntry[T])
 		return r.v, r.err
 	}
+	if x.filling == nil {
+		x.filling = map[string]chan struct{}{}
+	}
+	if wait, ok := x.filling[key]; ok {
+		x.mu.Unlock()
+		<-wait
+		x.mu.Lock()
+		r := x.cache[key].(cacheEntry[T])
+		x.mu.Unlock()
+		return r.v, r.err
+	}
+	done := make(chan struct{})
+	x.filling[key] = done
 	x.mu.Unlock()
 	v, err := fill()
 	x.mu.Lock()
 	x.cache[key] = cacheEntry[T]{v, err}
+	delete(x.filling, key)
 	x.mu.Unlock()
+	close(done)
 	return v, err
 }
 

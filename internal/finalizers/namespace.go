@@ -80,6 +80,7 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 	f.Incomplete = append(f.Incomplete, gaps...)
 	types := append(append([]TypeObjects(nil), scan.Types...), behind...)
 	ordered := waitsForPods(scan)
+	x.prefetchHeld(ctx, types, ordered, o.depth+1)
 	var c tally
 	for i, t := range types {
 		note := ""

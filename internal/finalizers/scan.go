@@ -142,6 +142,9 @@ func listPages(ctx context.Context, md metadata.Interface, r kinds.Resource, o S
 // scan returns the sweep of a scope, made once per command.
 func (x *Explainer) scan(ctx context.Context, namespace string) *Scan {
 	s, _ := cached(x, "scan/"+namespace, func() (*Scan, error) {
+		if d := x.derivedScan(ctx, namespace); d != nil {
+			return d, nil
+		}
 		return ScanScope(ctx, x.c, x.catalog, namespace), nil
 	})
 	return s

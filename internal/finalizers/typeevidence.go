@@ -8,7 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/kinds"
@@ -27,8 +26,9 @@ func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines
 		return nil, "", false
 	}
 	name := res.Resource + "." + res.Group
-	crd, err := cached(x, "crd/"+name, func() (*unstructured.Unstructured, error) {
-		return x.c.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+	// Only the CRD's metadata is read: its schemas can be large, and nothing else is needed.
+	crd, err := cached(x, "crd/"+name, func() (*metav1.PartialObjectMetadata, error) {
+		return x.c.Metadata.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
 	})
 	if apierrors.IsNotFound(err) {
 		return nil, "", false

@@ -167,6 +167,9 @@ type Controller struct {
 	// finalizer without a domain, an attribution a product's own resources decide).
 	Confidence Confidence `json:"confidence,omitempty"`
 	Ties       []string   `json:"ties,omitempty"`
+	// GitOps is the Flux object that manages a candidate that is gone or not ready, with what
+	// holds that object back (gitopslink.go); nil when nothing manages it or it is healthy.
+	GitOps *GitOpsLink `json:"gitOps,omitempty"`
 }
 
 // PauseMarker is a marker on the object or an owner that tells its controller to skip it:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -77,6 +78,7 @@ func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, err
 		return nil, err
 	}
 	res.Requests += x.ListRequests()
+	linkFlux(ctx, c, res, req.Clock.Now())
 	res.finish(req.Clock)
 	return res, nil
 }
@@ -114,8 +116,10 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	if req.AllNamespaces {
 		scope, res.Scope = "", "cluster"
 	}
-	s := finalizers.ScanScope(ctx, c, catalog, scope)
-	res.Requests, res.swept = s.Requests, true
+	// Terminating objects are explained while the sweep lists the other types; Compute counts
+	// the sweep's requests with the Explainer's.
+	s, explained := x.SweepAndExplain(ctx, scope)
+	res.swept = true
 	for _, f := range s.Failed {
 		res.Incomplete = append(res.Incomplete, output.Gap{What: "listing " + f.Resource, Reason: f.Reason})
 	}
@@ -137,13 +141,7 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		}
 		return cluster.ReadError(c.Target, "listing every resource type", err)
 	}
-	for _, t := range s.Types {
-		for i := range t.Items {
-			if t.Items[i].DeletionTimestamp != nil {
-				res.Objects = append(res.Objects, x.ExplainObject(ctx, t.Resource, &t.Items[i]))
-			}
-		}
-	}
+	res.Objects = explained
 	if !req.AllNamespaces {
 		if nsRes, ok := catalog.ForGroupKind(kindOf(kinds.ObjectArg{Kind: "Namespace"})); ok {
 			e, err := x.Explain(ctx, nsRes, "", scope)
@@ -159,6 +157,18 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	return nil
 }
 
+// terminatingItems are the listed objects that have a deletionTimestamp: the only ones whose
+// evidence is read.
+func terminatingItems(r kinds.Resource, items []metav1.PartialObjectMetadata) []finalizers.Item {
+	var out []finalizers.Item
+	for i := range items {
+		if items[i].DeletionTimestamp != nil {
+			out = append(out, finalizers.Item{Resource: r, Object: &items[i]})
+		}
+	}
+	return out
+}
+
 // sweepType explains every Terminating object of one type in the namespace (all with -A).
 func sweepType(ctx context.Context, c *cluster.Clients, x *finalizers.Explainer, r kinds.Resource, req Request, ns string, res *Result) error {
 	res.Scope = r.QualifiedName() + " in namespace " + ns
@@ -171,11 +181,7 @@ func sweepType(ctx context.Context, c *cluster.Clients, x *finalizers.Explainer,
 	if err != nil {
 		return cluster.ReadError(c.Target, "listing "+r.QualifiedName(), err)
 	}
-	for i := range items {
-		if items[i].DeletionTimestamp != nil {
-			res.Objects = append(res.Objects, x.ExplainObject(ctx, r, &items[i]))
-		}
-	}
+	res.Objects = x.ExplainItems(ctx, terminatingItems(r, items))
 	sortObjects(res.Objects)
 	return nil
 }

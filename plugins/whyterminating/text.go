@@ -220,6 +220,7 @@ func addControllers(n *output.Node, f finalizers.Finalizer, p output.Palette) {
 			cn.Add("evidence: " + ev)
 		}
 		addTies(cn, c)
+		addGitOpsLink(cn, c.GitOps, p)
 	}
 }
 

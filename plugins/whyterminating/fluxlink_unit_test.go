@@ -1,0 +1,46 @@
+package whyterminating
+
+import (
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/finalizers"
+)
+
+// When the Flux objects cannot be read, the link a remover's labels name is UNKNOWN with the
+// reason, and a remover without labels says that the inventories were not searched: never
+// nothing. Without Flux installed, a label names an object nothing reconciles.
+func TestFluxLinkWhenFluxUnreadable(t *testing.T) {
+	ref := finalizers.ObjectRef{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "ops", Name: "op"}
+	ks := map[string]string{kustomizeNameLabel: "apps", kustomizeNamespaceLabel: "flux-system"}
+	hr := map[string]string{helmNameLabel: "op", helmNamespaceLabel: "ops", kustomizeNameLabel: "apps", kustomizeNamespaceLabel: "flux-system"}
+	forbidden := &fluxState{err: apierrors.NewForbidden(schema.GroupResource{Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations"}, "", nil)}
+	for _, tc := range []struct {
+		name                      string
+		state                     *fluxState
+		labels                    map[string]string
+		wantKind, wantState, want string // want: in the link's reason, or in the gap without a link
+	}{
+		{"forbidden, kustomize labels", forbidden, ks, "Kustomization", "Unknown", "the Flux objects could not be read: forbidden"},
+		{"forbidden, helm labels win", forbidden, hr, "HelmRelease", "Unknown", "the Flux objects could not be read"},
+		{"forbidden, no labels", forbidden, map[string]string{}, "", "", "whether a Flux Kustomization's inventory lists deployments.apps/op -n ops: listing Kustomizations: forbidden"},
+		{"not installed, labels", &fluxState{absent: true}, ks, "Kustomization", "NotFound", "Flux is not installed"},
+		{"not installed, no labels", &fluxState{absent: true}, map[string]string{}, "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			link, gap := tc.state.linkFor(ref, tc.labels)
+			if tc.wantKind == "" {
+				if link != nil || !strings.Contains(gap, tc.want) || (tc.want == "") != (gap == "") {
+					t.Fatalf("link %+v, gap %q; want no link and gap %q", link, gap, tc.want)
+				}
+				return
+			}
+			if link == nil || link.Kind != tc.wantKind || link.State != tc.wantState || !strings.Contains(link.Reason, tc.want) || gap != "" {
+				t.Fatalf("link %+v, gap %q; want %s %s with %q", link, gap, tc.wantKind, tc.wantState, tc.want)
+			}
+		})
+	}
+}
