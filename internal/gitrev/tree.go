@@ -239,6 +239,15 @@ func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
+// EvalSymlinks is name's path with the symbolic links on it resolved within the revision.
+func (t *Tree) EvalSymlinks(name string) (string, error) {
+	n, err := t.resolve("lstat", name, true)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(t.root, filepath.FromSlash(n.path)), nil
+}
+
 // Readlink is the target of the symbolic link name, as committed.
 func (t *Tree) Readlink(name string) (string, error) {
 	n, err := t.resolve("readlink", name, false)
