@@ -190,3 +190,29 @@ func TestTreeStopsWithItsContext(t *testing.T) {
 		t.Error("git cat-file still runs after the cancel")
 	}
 }
+
+// Sub confines reads to a directory of the revision (a source root below the top level): a
+// path outside it, or a symlink from inside it to elsewhere in the revision, is refused.
+func TestSubConfinesToItsRoot(t *testing.T) {
+	r := gittest.New(t, map[string]string{"README.md": "x\n"})
+	cm := r.Blob("a: 1\n")
+	base := r.Tree("100644 blob " + cm + "\tcm.yaml")
+	k8s := r.Tree("100644 blob "+cm+"\town.yaml", "120000 blob "+r.Blob("../base")+"\tshared", "120000 blob "+r.Blob("own.yaml")+"\talias.yaml")
+	tr := openTree(t, r, r.CommitTree(r.Tree("040000 tree "+base+"\tbase", "040000 tree "+k8s+"\tk8s"), "sub"))
+	sub := Sub(tr, filepath.Join(tr.Root(), "k8s"))
+	if got, err := sub.ReadFile(filepath.Join(sub.Root(), "alias.yaml")); err != nil || string(got) != "a: 1\n" {
+		t.Errorf("a link within the sub-root: %q, %v", got, err)
+	}
+	if _, err := sub.ReadFile(filepath.Join(sub.Root(), "shared", "cm.yaml")); !errors.Is(err, ErrEscape) {
+		t.Errorf("a link out of the sub-root: %v, want ErrEscape", err)
+	}
+	if _, err := sub.ReadDir(filepath.Join(sub.Root(), "shared")); !errors.Is(err, ErrEscape) {
+		t.Errorf("listing through a link out of the sub-root: %v, want ErrEscape", err)
+	}
+	if _, err := sub.ReadFile(filepath.Join(tr.Root(), "base", "cm.yaml")); !errors.Is(err, ErrOutside) {
+		t.Errorf("a path outside the sub-root: %v, want ErrOutside", err)
+	}
+	if _, err := tr.ReadFile(filepath.Join(tr.Root(), "k8s", "shared", "cm.yaml")); err != nil {
+		t.Errorf("the same link from the whole revision: %v", err)
+	}
+}

@@ -30,7 +30,6 @@ import (
 // controller's own file system. links are root's symlinks (Root.Links), or nil to look. A
 // revision read from git's objects (files, not on disk) is read through filesFS, which
 // resolves its links within it, without writing it out.
-
 //
 // Every file is read through boundedFS: no file above MaxFileSize, no YAML whose aliases
 // expand past maxAliasNodes.

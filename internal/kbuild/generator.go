@@ -56,10 +56,14 @@ func runGenerator(files gitrev.Files, root, dir string, obj *unstructured.Unstru
 	return manifest, filepath.Join(dir, krel), nil
 }
 
-// mkStage makes a staging directory, in memory-backed /dev/shm where it can, with its real
-// path (the generator's secure file system compares resolved paths).
+// mkStage makes a staging directory, in memory-backed /dev/shm where it can and no $TMPDIR
+// is set (as gitrev places revisions), with its real path (the generator's secure file
+// system compares resolved paths).
 func mkStage() (string, error) {
-	dir, err := os.MkdirTemp("/dev/shm", "kbuild-generate-")
+	dir, err := "", errors.New("no /dev/shm")
+	if os.Getenv("TMPDIR") == "" {
+		dir, err = os.MkdirTemp("/dev/shm", "kbuild-generate-")
+	}
 	if err != nil {
 		if dir, err = os.MkdirTemp("", "kbuild-generate-"); err != nil {
 			return "", err
