@@ -24,6 +24,9 @@ var ErrOutside = errors.New("path outside the revision")
 // revision (an absolute target, or one that climbs above the root): it is never followed.
 var ErrEscape = errors.New("symbolic link leads out of the revision")
 
+// maxLinkTarget is the longest symbolic link target read, as a snapshot writes them.
+const maxLinkTarget = 4096
+
 // maxLinkHops bounds the symbolic links one path may go through, as Linux's ELOOP does.
 const maxLinkHops = 40
 
@@ -56,6 +59,9 @@ type node struct {
 	oid   string
 	size  int64
 	names []string // a directory's entries, sorted
+
+	listOnce sync.Once
+	list     []fs.DirEntry // names as entries, made on the first ReadDir
 }
 
 // OpenTree resolves rev (an unknown rev is bad input), lists and checks its tree and returns
@@ -80,16 +86,24 @@ func (r *Repo) OpenTree(ctx context.Context, rev string) (*Tree, error) {
 		_ = os.Remove(dir)
 		return nil, err
 	}
-	t := &Tree{Rev: rev, Commit: commit, root: real, entries: entries, repo: r,
-		nodes: buildNodes(entries), blobs: newBlobReader(ctx, r, defaultLimits)}
-	return t, nil
+	nodes, err := buildNodes(ctx, entries)
+	if err != nil {
+		_ = os.Remove(dir)
+		return nil, err
+	}
+	return &Tree{Rev: rev, Commit: commit, root: real, entries: entries, repo: r,
+		nodes: nodes, blobs: newBlobReader(ctx, r, defaultLimits)}, nil
 }
 
-// buildNodes indexes checked entries (checkTree: every parent is a listed directory).
-func buildNodes(entries []treeEntry) map[string]*node {
+// buildNodes indexes checked entries (checkTree: every parent is a listed directory). It stops
+// when ctx ends.
+func buildNodes(ctx context.Context, entries []treeEntry) (map[string]*node, error) {
 	nodes := make(map[string]*node, len(entries)+1)
 	nodes[""] = &node{mode: fs.ModeDir | 0o755}
-	for _, e := range entries {
+	for i, e := range entries {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		n := &node{name: path.Base(e.path), path: e.path, oid: e.oid, size: e.size}
 		switch {
 		case e.typ == "tree" || e.typ == "commit": // a submodule is an empty directory
@@ -109,9 +123,11 @@ func buildNodes(entries []treeEntry) map[string]*node {
 		nodes[parent].names = append(nodes[parent].names, n.name)
 	}
 	for _, n := range nodes {
-		slices.Sort(n.names)
+		if !slices.IsSorted(n.names) { // ls-tree sorts a directory as "name/"
+			slices.Sort(n.names)
+		}
 	}
-	return nodes
+	return nodes, nil
 }
 
 // Root is the directory the revision is addressed at.
@@ -173,6 +189,9 @@ func (t *Tree) resolve(op, name string, follow bool) (*node, error) {
 		if hops++; hops > maxLinkHops {
 			return nil, &fs.PathError{Op: op, Path: name, Err: syscall.ELOOP}
 		}
+		if child.size > maxLinkTarget {
+			return nil, &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%s: symlink target too long", next)}
+		}
 		target, err := t.blobs.read(child.oid, child.size, next)
 		if err != nil {
 			return nil, &fs.PathError{Op: op, Path: name, Err: err}
@@ -232,11 +251,13 @@ func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !n.mode.IsDir() {
 		return nil, &fs.PathError{Op: "readdirent", Path: name, Err: syscall.ENOTDIR}
 	}
-	out := make([]fs.DirEntry, 0, len(n.names))
-	for _, c := range n.names {
-		out = append(out, fs.FileInfoToDirEntry(info{t.nodes[path.Join(n.path, c)]}))
-	}
-	return out, nil
+	n.listOnce.Do(func() {
+		n.list = make([]fs.DirEntry, 0, len(n.names))
+		for _, c := range n.names {
+			n.list = append(n.list, fs.FileInfoToDirEntry(info{t.nodes[path.Join(n.path, c)]}))
+		}
+	})
+	return slices.Clone(n.list), nil
 }
 
 // EvalSymlinks is name's path with the symbolic links on it resolved within the revision.
@@ -256,6 +277,9 @@ func (t *Tree) Readlink(name string) (string, error) {
 	}
 	if n.mode&fs.ModeSymlink == 0 {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.EINVAL}
+	}
+	if n.size > maxLinkTarget {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: errors.New("symlink target too long")}
 	}
 	b, err := t.blobs.read(n.oid, n.size, name)
 	if err != nil {

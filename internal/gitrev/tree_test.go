@@ -152,6 +152,10 @@ func TestTreeReadsAreBounded(t *testing.T) {
 	if _, err := tr.ReadFile(filepath.Join(tr.Root(), "f00.bin")); err == nil || !strings.Contains(err.Error(), "above the limit of 4095 bytes for a file") {
 		t.Errorf("a file above the per-file limit: %v", err)
 	}
+	long := openTree(t, r, r.CommitTree(r.Tree("120000 blob "+r.Blob(strings.Repeat("apps/", 1000))+"\tlong"), "long link"))
+	if _, err := long.Stat(filepath.Join(long.Root(), "long")); err == nil || !strings.Contains(err.Error(), "symlink target too long") {
+		t.Errorf("a symlink target of 5,000 bytes: %v", err)
+	}
 	tr2 := openTree(t, r, commit)
 	tr2.blobs.lim = limits{blob: 1 << 20, total: 5 * 4096} // nothing cached
 	var err error
