@@ -2,8 +2,12 @@ package gitops
 
 import (
 	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/artifactgen"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
@@ -35,6 +39,10 @@ func buildFrom(ctx context.Context, ext *artifactgen.Set, root string, t *Tier, 
 		return
 	}
 	t.Generated = g.Describe()
+	if err := opts.FilesOf(root).OnDisk(ctx); err != nil {
+		t.Objects, t.Files, t.Err = nil, nil, err
+		return
+	}
 	dir, files, err := ext.Materialise(g)
 	if err != nil {
 		t.Objects, t.Files, t.Err = nil, nil, err
@@ -45,6 +53,20 @@ func buildFrom(ctx context.Context, ext *artifactgen.Set, root string, t *Tier, 
 	for i, f := range t.Files {
 		t.Files[i] = files[f]
 	}
+}
+
+// onDiskFor writes the root's revision out when objs hold an ArtifactGenerator (once: later
+// calls cost nothing): artifactgen discovers and copies its artifacts' files on disk.
+func onDiskFor(ctx context.Context, files gitrev.Files, objs []*unstructured.Unstructured) error {
+	for _, o := range objs {
+		if o.GetKind() == "ArtifactGenerator" {
+			if err := files.OnDisk(ctx); err != nil {
+				return fmt.Errorf("writing out the revision for ArtifactGenerator %s/%s: %w", o.GetNamespace(), o.GetName(), err)
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // rebuild builds again as t was built, for WithFiles: from its artifact, materialised anew and

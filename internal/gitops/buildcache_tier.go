@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kubeforensics/suite/internal/artifactgen"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
@@ -20,6 +20,7 @@ import (
 type tierCache struct {
 	c      *BuildCache
 	root   string
+	fs     gitrev.Files // the root's
 	static *staticReader
 	// scan is the root's walk: its symlinks and the .sourceignore files its rules come from.
 	scan *kbuild.Root
@@ -40,8 +41,9 @@ func (c *BuildCache) forRoot(root string, static *staticReader, opts kbuild.Opti
 	}
 	if static == nil {
 		static = newStaticReader(root, linksOf(opts))
+		static.files = opts.FilesOf(root)
 	}
-	return &tierCache{c: c, root: root, static: static, scan: opts.Root, files: map[string]string{}}
+	return &tierCache{c: c, root: root, fs: opts.FilesOf(root), static: static, scan: opts.Root, files: map[string]string{}}
 }
 
 // throughCache builds t with build, through cache when there is one (see tierCache.around).
@@ -75,7 +77,7 @@ func (tc *tierCache) around(t *Tier, opts kbuild.Options, build func(kbuild.Opti
 		return static, true
 	}
 	if opts.Reads == nil {
-		opts.Reads = kbuild.NewReadLog(tc.root)
+		opts.Reads = kbuild.NewReadLog(tc.fs)
 	}
 	build(opts)
 	if t.Err == nil && within(opts.Reads, static) {
@@ -128,31 +130,26 @@ func (tc *tierCache) fileDigest(p string) string {
 	if ok {
 		return sum
 	}
-	sum = digestFile(filepath.Join(tc.root, filepath.FromSlash(p)))
+	sum = digestFile(tc.fs, filepath.Join(tc.root, filepath.FromSlash(p)))
 	tc.mu.Lock()
 	tc.files[p] = sum
 	tc.mu.Unlock()
 	return sum
 }
 
-func digestFile(abs string) string {
-	fi, err := os.Lstat(abs)
+func digestFile(files gitrev.Files, abs string) string {
+	fi, err := files.Lstat(abs)
 	switch {
 	case os.IsNotExist(err):
 		return "absent"
 	case err != nil, !fi.Mode().IsRegular(), fi.Size() > kbuild.MaxFileSize:
 		return ""
 	}
-	f, err := os.Open(abs)
+	data, err := files.ReadFile(abs)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, kbuild.MaxFileSize+1)); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return contentSum(data)
 }
 
 // contentSum is the digest a cache key holds of a file's content, as digestFile computes it.
@@ -174,7 +171,7 @@ func (tc *tierCache) ignoreDigest() string {
 		}
 		h := sha256.New()
 		for _, f := range files {
-			sum := digestFile(filepath.Join(tc.root, filepath.FromSlash(f)))
+			sum := digestFile(tc.fs, filepath.Join(tc.root, filepath.FromSlash(f)))
 			if sum == "" {
 				return
 			}

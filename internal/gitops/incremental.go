@@ -225,7 +225,7 @@ func (i *incremental) unchanged(t, bt *Tier, opts kbuild.Options) bool {
 	}
 	for p, kind := range in.Probed {
 		// A change there: the answer holds while the path is still what it was.
-		if i.changes.Touches(p) && kbuild.PathKind(filepath.Join(i.root, filepath.FromSlash(p))) != kind {
+		if i.changes.Touches(p) && kbuild.PathKind(opts.FilesOf(i.root), filepath.Join(i.root, filepath.FromSlash(p))) != kind {
 			return false
 		}
 	}
@@ -258,7 +258,7 @@ func (i *incremental) record(t *Tier, opts kbuild.Options) kbuild.Options {
 		}
 		t.Inputs = &in
 	}
-	opts.Reads = kbuild.NewReadLog(i.root)
+	opts.Reads = kbuild.NewReadLog(opts.FilesOf(i.root))
 	return opts
 }
 

@@ -26,11 +26,19 @@ import (
 // Which names substituteFrom reads is known only once the walk is done: when a tier that
 // was not built turns out to declare one, both revisions are loaded again without skipping.
 func LoadPair(ctx context.Context, baseRoot, candRoot string, opts LoadOptions, changes *gitrev.Changes) (base, cand *Tree, errB, errC error) {
+	return LoadPairFiles(ctx, gitrev.Disk(baseRoot), gitrev.Disk(candRoot), opts, changes)
+}
+
+// LoadPairFiles is LoadPair over the files of each revision (opts.Files is set for each
+// side): a revision read from git's objects is loaded without being written out.
+func LoadPairFiles(ctx context.Context, baseFiles, candFiles gitrev.Files, opts LoadOptions, changes *gitrev.Changes) (base, cand *Tree, errB, errC error) {
+	baseRoot, candRoot := baseFiles.Root(), candFiles.Root()
 	bo := opts
-	bo.RecordInputs = true
+	bo.RecordInputs, bo.Files = true, baseFiles
+	opts.Files = candFiles
 	var sb, sc *staticSkip
 	if changes != nil && changes.Uncertain == "" && !opts.AllowNetwork {
-		sb, sc = newStaticSkip(ctx, baseRoot, changes), newStaticSkip(ctx, candRoot, changes)
+		sb, sc = newStaticSkip(ctx, baseFiles, changes), newStaticSkip(ctx, candFiles, changes)
 		sc.reader.prev, sc.reader.changes = sb.reader, changes
 		base, errB = load(ctx, baseRoot, bo, &incremental{root: baseRoot, static: sb}, sb)
 	} else {
@@ -123,9 +131,10 @@ type staticSkip struct {
 	off string
 }
 
-func newStaticSkip(ctx context.Context, root string, changes *gitrev.Changes) *staticSkip {
-	scan := kbuild.ScanRoot(ctx, root)
-	s := &staticSkip{reader: newStaticReader(root, scan.Links), changes: changes, scan: scan}
+func newStaticSkip(ctx context.Context, files gitrev.Files, changes *gitrev.Changes) *staticSkip {
+	scan := kbuild.ScanFiles(ctx, files)
+	s := &staticSkip{reader: newStaticReader(files.Root(), scan.Links), changes: changes, scan: scan}
+	s.reader.files = files
 	for _, p := range changes.Paths {
 		if path.Base(p) == ".sourceignore" || p == "." {
 			s.off = "a .sourceignore file changed, which may change what every build sees"

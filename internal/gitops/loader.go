@@ -30,7 +30,7 @@ func (l *loader) substituteAgain(ctx context.Context, r *Tree, all []*unstructur
 	if len(again) == 0 {
 		return
 	}
-	l.sources(all)
+	l.sources(ctx, all)
 	l.buildAll(ctx, again)
 }
 
@@ -47,10 +47,15 @@ type loader struct {
 	// without one).
 	reuse Reuse
 	cache *tierCache
+	// diskErr is why the root could not be written out for its ArtifactGenerators.
+	diskErr error
 }
 
-func (l *loader) sources(objs []*unstructured.Unstructured) {
+func (l *loader) sources(ctx context.Context, objs []*unstructured.Unstructured) {
 	l.bopts.ConfigMaps, l.bopts.SecretKeys = kbuild.SubstitutionSources(objs)
+	if err := onDiskFor(ctx, l.bopts.FilesOf(l.root), objs); err != nil && l.diskErr == nil {
+		l.diskErr = err
+	}
 	l.ext.Add(objs)
 	for k, v := range l.extra {
 		l.bopts.ConfigMaps[k] = v

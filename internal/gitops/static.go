@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -46,6 +45,7 @@ type staticDir struct {
 // concurrent use.
 type staticReader struct {
 	root  string
+	files gitrev.Files // the root's
 	mu    sync.Mutex
 	dirs  map[string]*staticDir
 	facts map[string]*fileFacts
@@ -58,7 +58,7 @@ type staticReader struct {
 }
 
 func newStaticReader(root string, links *kbuild.LinkSet) *staticReader {
-	return &staticReader{root: root, links: links, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
+	return &staticReader{root: root, files: gitrev.Disk(root), links: links, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
 }
 
 // fromPrev is the other revision's reading of directory d when nothing it read changed.
@@ -199,7 +199,7 @@ func (s *staticReader) readDir(d string) *staticDir {
 		return sd
 	}
 	sd.files = append(sd.files, kfile)
-	data, err := os.ReadFile(s.abs(kfile))
+	data, err := s.files.ReadFile(s.abs(kfile))
 	if err == nil {
 		err = kbuild.CheckLoad(kfile, data) // the build's own limits: size, alias bombs
 	}
@@ -230,7 +230,7 @@ func (s *staticReader) readDir(d string) *staticDir {
 func (s *staticReader) filesBelow(d string) ([]string, string) {
 	var out []string
 	bad := ""
-	_ = filepath.WalkDir(s.abs(d), func(p string, e fs.DirEntry, err error) error {
+	_ = gitrev.WalkDir(s.files, s.abs(d), func(p string, e fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			bad = fmt.Sprintf("%s cannot be listed", d)
@@ -251,6 +251,6 @@ func (s *staticReader) filesBelow(d string) ([]string, string) {
 
 // kind is what root-relative p is: "dir", "file" or "" (nothing). It follows a symlink, which
 // only stats its target: readDir and fileFacts read nothing at or under one (kbuild.LinkSet.Through).
-func (s *staticReader) kind(p string) string { return kbuild.PathKind(s.abs(p)) }
+func (s *staticReader) kind(p string) string { return kbuild.PathKind(s.files, s.abs(p)) }
 
 func (s *staticReader) abs(p string) string { return filepath.Join(s.root, filepath.FromSlash(p)) }

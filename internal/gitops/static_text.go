@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 
@@ -45,7 +44,7 @@ func (s *staticReader) fileFacts(f string) *fileFacts {
 	if ff = s.factsFromPrev(f); ff == nil && s.links.Through(f) {
 		ff = &fileFacts{flux: true, anyName: true} // not read through a link: anything
 	} else if ff == nil {
-		data, err := os.ReadFile(s.abs(f))
+		data, err := s.files.ReadFile(s.abs(f))
 		if err == nil {
 			err = kbuild.CheckLoad(f, data) // the build's own limits: size, alias bombs
 		}

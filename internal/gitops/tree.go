@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/kubeforensics/suite/internal/artifactgen"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -91,6 +92,8 @@ func (t *Tier) FileAt(i int) string {
 type Tree struct {
 	// Root is the directory paths are built from; Entry the path built first.
 	Root, Entry string
+	// FS are Root's files: on disk, or a revision read from git's objects.
+	FS gitrev.Files
 	// EntryBuild is what the entry path built to, with the Kustomizations it declares.
 	EntryBuild *Tier
 	// Tiers are keyed by namespace/name.
@@ -177,6 +180,9 @@ type LoadOptions struct {
 	RecordInputs bool
 	// Cache, when set, keeps tier builds between runs (see BuildCache).
 	Cache *BuildCache
+	// Files are the root's files when they are not read from the disk (a revision read from
+	// git's objects, whose Root is the root); nil reads the disk.
+	Files gitrev.Files
 }
 
 // Load builds the entry path, then, level by level, the path of every Kustomization the builds
@@ -211,7 +217,7 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	if err != nil {
 		return nil, fmt.Errorf("entry path %s: %w", entry, err)
 	}
-	r := &Tree{Root: root, Entry: entry, Tiers: map[string]*Tier{},
+	r := &Tree{Root: root, FS: opts.filesOf(root), Entry: entry, Tiers: map[string]*Tier{},
 		EntryBuild: &Tier{Kustomization: kbuild.Kustomization{Path: entry}, Objects: eb.Objects, Files: eb.Files}}
 	parent := ""
 	for _, ks := range kss {
@@ -220,6 +226,9 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 		}
 	}
 	ext := artifactgen.New(root)
+	if err := onDiskFor(ctx, bopts.FilesOf(root), eb.Objects); err != nil {
+		return nil, err
+	}
 	ext.Add(eb.Objects)
 	r.Source = opts.Source
 	if r.Source == "" {
@@ -248,7 +257,10 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 				fresh = append(fresh, t)
 			}
 		}
-		l.sources(all)
+		l.sources(ctx, all)
+		if l.diskErr != nil {
+			return nil, l.diskErr
+		}
 		l.buildAll(ctx, fresh)
 		level = nil
 		for _, t := range fresh {
@@ -273,21 +285,29 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 // the caller already made it) tells whether it holds symlinks and where its ignore rules are.
 func rootOptions(ctx context.Context, root string, opts LoadOptions, scan *kbuild.Root) kbuild.Options {
 	if scan == nil {
-		scan = kbuild.ScanRoot(ctx, root)
+		scan = kbuild.ScanFiles(ctx, opts.filesOf(root))
 	}
 	return kbuild.Options{AllowNetwork: opts.AllowNetwork, NoFiles: opts.NoFiles, Root: scan}
+}
+
+// filesOf are root's files: Files when they are root's, else the disk's.
+func (o LoadOptions) filesOf(root string) gitrev.Files {
+	if o.Files != nil && o.Files.Root() == root {
+		return o.Files
+	}
+	return gitrev.Disk(root)
 }
 
 // BuildAll builds the paths of Kustomizations known from elsewhere (a cluster) under root: no
 // entry, no walk. Those whose source is not opts.Source are not covered; those that use
 // postBuild.substituteFrom are built again with every ConfigMap and Secret the builds declare.
 func BuildAll(ctx context.Context, root string, kss []kbuild.Kustomization, opts LoadOptions) *Tree {
-	r := &Tree{Root: root, Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
+	r := &Tree{Root: root, FS: opts.filesOf(root), Tiers: map[string]*Tier{}, Source: opts.Source, EntryBuild: &Tier{}}
 	bopts := rootOptions(ctx, root, opts, nil)
 	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: opts.Source, extra: opts.ConfigMaps, ext: artifactgen.New(root),
 		reuse: buildEvery{}, cache: opts.Cache.forRoot(root, nil, bopts)}
 	defer l.ext.Close()
-	l.sources(nil)
+	l.sources(ctx, nil)
 	tiers := make([]*Tier, 0, len(kss))
 	for _, ks := range kss {
 		t := &Tier{Kustomization: ks}

@@ -1,8 +1,10 @@
 // Package gitrev is the one way a revision of a GitOps repository is read: a Repo is a git
 // working tree read through the git CLI (never its hooks, filters or the caller's git
-// configuration), a Snapshot one revision of it on disk (the working tree as is, or a commit
-// extracted into a temporary directory), Revisions the base and candidate of a change, and
-// Changes the paths that differ between two revisions. It knows nothing of Flux or kustomize.
+// configuration), Files one revision's files read-only (Disk, the working tree as is, or Tree,
+// a commit read straight from git's objects and written out only for a reader that needs the
+// disk), a Snapshot one revision written out, Revisions the base and candidate of a change,
+// and Changes the paths that differ between two revisions. It knows nothing of Flux or
+// kustomize.
 package gitrev
 
 import (

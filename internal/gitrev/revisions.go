@@ -33,8 +33,9 @@ func shortCommit(c string) string {
 	return c
 }
 
-// Revisions are the base and candidate of a comparison, each extracted in the background as
-// soon as it is resolved, so extracting the base overlaps with building the working tree.
+// Revisions are the base and candidate of a comparison, each opened in the background as
+// soon as it is resolved (the tree listed, no file read or written), so opening the base
+// overlaps with reading the working tree.
 type Revisions struct {
 	Base, Candidate Revision
 	// BaseHow says how the base was chosen.
@@ -43,36 +44,58 @@ type Revisions struct {
 	base, cand *pending
 }
 
-// pending is a snapshot being extracted.
+// pending is a revision being opened.
 type pending struct {
-	rev  string
-	snap *Snapshot
-	err  error
-	done chan struct{}
+	ctx   context.Context
+	rev   string
+	files Files
+	tree  *Tree // nil for the working tree
+	err   error
+	done  chan struct{}
 }
 
-func extract(ctx context.Context, repo *Repo, rev string) *pending {
-	p := &pending{rev: rev, done: make(chan struct{})}
+func open(ctx context.Context, repo *Repo, rev string) *pending {
+	p := &pending{ctx: ctx, rev: rev, done: make(chan struct{})}
+	if rev == "" {
+		p.files = Disk(repo.Dir)
+		close(p.done)
+		return p
+	}
 	go func() {
 		defer close(p.done)
-		p.snap, p.err = repo.Snapshot(ctx, rev)
+		p.tree, p.err = repo.OpenTree(ctx, rev)
+		if p.err == nil {
+			p.files = p.tree
+		}
 	}()
 	return p
 }
 
-// dir waits for the snapshot and returns its root.
-func (p *pending) dir() (string, error) {
+// get waits for the revision and returns its files.
+func (p *pending) get() (Files, error) {
 	<-p.done
 	if p.err != nil {
-		return "", exitcode.WithCode(exitcode.Of(p.err), fmt.Errorf("extracting revision %q: %w", p.rev, p.err))
+		return nil, exitcode.WithCode(exitcode.Of(p.err), fmt.Errorf("reading revision %q: %w", p.rev, p.err))
 	}
-	return p.snap.Dir, nil
+	return p.files, nil
+}
+
+// dir waits for the revision, writes it out and returns its root.
+func (p *pending) dir() (string, error) {
+	f, err := p.get()
+	if err != nil {
+		return "", err
+	}
+	if err := f.OnDisk(p.ctx); err != nil {
+		return "", exitcode.WithCode(exitcode.Of(err), fmt.Errorf("extracting revision %q: %w", p.rev, err))
+	}
+	return f.Root(), nil
 }
 
 // OpenRevisions resolves base and cand (base "" is the repository's default base, cand "" the
 // working tree) and starts extracting both; an unknown revision is bad input, reported before
-// any work. Cancelling ctx stops the extractions (BaseDir and CandidateDir then fail). Close
-// releases the snapshots.
+// any work. Cancelling ctx stops the reads (BaseFiles, CandidateFiles and later reads then
+// fail). Close releases the revisions.
 func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisions, error) {
 	r := &Revisions{BaseHow: "given with --base"}
 	if base == "" {
@@ -95,18 +118,27 @@ func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisio
 	if r.Candidate.Commit == r.Base.Commit {
 		return nil, exitcode.UsageErrorf("--base %s and --candidate %s are the same commit %s: there is no change to judge", base, cand, shortCommit(r.Base.Commit))
 	}
-	r.base, r.cand = extract(ctx, repo, base), extract(ctx, repo, cand)
+	r.base, r.cand = open(ctx, repo, base), open(ctx, repo, cand)
 	return r, nil
 }
 
-// BaseDir waits for the base snapshot and returns its root.
+// BaseFiles waits for the base revision and returns its files, read from git's objects.
+func (r *Revisions) BaseFiles() (Files, error) { return r.base.get() }
+
+// CandidateFiles waits for the candidate revision and returns its files: the working tree
+// on disk, or a commit read from git's objects.
+func (r *Revisions) CandidateFiles() (Files, error) { return r.cand.get() }
+
+// BaseDir waits for the base revision, writes it out (once) and returns its root, for a
+// reader that needs the disk; BaseFiles reads it without writing.
 func (r *Revisions) BaseDir() (string, error) { return r.base.dir() }
 
-// CandidateDir waits for the candidate snapshot and returns its root.
+// CandidateDir is BaseDir for the candidate.
 func (r *Revisions) CandidateDir() (string, error) { return r.cand.dir() }
 
-// Close waits for both extractions and removes the snapshots, both at once: each removal
-// takes up to removeWait, and one after the other they would hold a stopped run twice as long.
+// Close waits for both revisions and releases them, both at once: each removal of what was
+// written out takes up to removeWait, and one after the other they would hold a stopped run
+// twice as long.
 func (r *Revisions) Close() {
 	var wg sync.WaitGroup
 	for _, p := range []*pending{r.base, r.cand} {
@@ -117,8 +149,8 @@ func (r *Revisions) Close() {
 		go func() {
 			defer wg.Done()
 			<-p.done
-			if p.snap != nil {
-				_ = p.snap.Close()
+			if p.tree != nil {
+				_ = p.tree.Close()
 			}
 		}()
 	}

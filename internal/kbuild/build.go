@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -31,6 +30,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/progress"
 )
 
@@ -155,7 +155,7 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 	if opts.Reads != nil {
 		opts.Reads.generatorReads(dir, obj)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := opts.FilesOf(root).Stat(dir); err != nil || !fi.IsDir() {
 		res.Err = fmt.Errorf("%w: %s", ErrPathNotFound, rel)
 		return res
 	}
@@ -196,6 +196,14 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 	return res
 }
 
+// FilesOf are the files of root: those of Root when it is root's walk, else the disk's.
+func (o Options) FilesOf(root string) gitrev.Files {
+	if o.Root != nil && o.Root.Dir == root && o.Root.Files != nil {
+		return o.Root.Files
+	}
+	return gitrev.Disk(root)
+}
+
 // Object is the Kustomization object a build of ks hands the generator: ks.Object, or
 // MinimalObject when the repository holds none.
 func Object(ks Kustomization) *unstructured.Unstructured {
@@ -229,12 +237,12 @@ func generate(ctx context.Context, root, dir string, obj *unstructured.Unstructu
 	if err := ctx.Err(); err != nil {
 		return nil, false, context.Cause(ctx)
 	}
-	disk, err := confinedFS(ctx, root, opts.AllowNetwork, sc.Links)
+	disk, err := confinedFS(ctx, root, opts.AllowNetwork, sc.Links, sc.Files)
 	if err != nil {
 		return nil, false, err
 	}
 	ign := sc.ignore
-	manifest, kfile, err := generateManifest(disk, root, dir, obj, ign)
+	manifest, kfile, err := generateManifest(disk, root, dir, obj, ign, sc.Files)
 	if err != nil {
 		return nil, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -55,7 +56,7 @@ func find(t *testing.T, res *Result, id string) *unstructured.Unstructured {
 }
 
 func TestBuild(t *testing.T) {
-	_, snap := fixtureRoot(t)
+	r, snap := fixtureRoot(t)
 	cms := map[string]map[string]string{"flux-system/cluster-vars": {"CLUSTER": "prod", "GREETING": "hello\n"}}
 	cases := []struct {
 		name       string
@@ -224,39 +225,71 @@ func TestBuild(t *testing.T) {
 				}
 			}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var res *Result
-			if tc.ks == "" {
-				res = BuildPath(context.Background(), snap.Dir, tc.path, tc.opts)
-			} else {
-				res = Build(context.Background(), snap.Dir, fluxKS(t, tc.ks), tc.opts)
-			}
-			switch {
-			case tc.wantErr != nil || tc.errText != "":
-				if res.Err == nil || (tc.wantErr != nil && !errors.Is(res.Err, tc.wantErr)) || !strings.Contains(res.Err.Error(), tc.errText) {
-					t.Fatalf("Err = %v, want %v %q", res.Err, tc.wantErr, tc.errText)
+	// Every case builds alike from the revision written out and from git's objects (the gate's
+	// way, which writes nothing under the revision's root).
+	tree := fixtureTree(t, r)
+	sides := []struct {
+		name string
+		root string
+		scan *Root
+	}{{"on disk", snap.Dir, nil}, {"from git objects", tree.Root(), ScanFiles(t.Context(), tree)}}
+	for _, side := range sides {
+		for _, tc := range cases {
+			t.Run(side.name+"/"+tc.name, func(t *testing.T) {
+				opts := tc.opts
+				if side.scan != nil {
+					opts.Root = side.scan
 				}
-				if len(res.Objects) != 0 {
-					t.Errorf("a failed build returned %d objects", len(res.Objects))
+				var res *Result
+				if tc.ks == "" {
+					res = BuildPath(context.Background(), side.root, tc.path, opts)
+				} else {
+					res = Build(context.Background(), side.root, fluxKS(t, tc.ks), opts)
 				}
-			case res.Err != nil:
-				t.Fatal(res.Err)
-			}
-			if got := ids(res.Objects); len(tc.want) > 0 && !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("objects = %v, want %v", got, tc.want)
-			}
-			if !reflect.DeepEqual(res.RemoteURLs, tc.remote) {
-				t.Errorf("RemoteURLs = %v, want %v", res.RemoteURLs, tc.remote)
-			}
-			if !reflect.DeepEqual(res.Unresolved, tc.unresolved) {
-				t.Errorf("Unresolved = %v, want %v", res.Unresolved, tc.unresolved)
-			}
-			if tc.check != nil {
-				tc.check(t, res)
-			}
-		})
+				switch {
+				case tc.wantErr != nil || tc.errText != "":
+					if res.Err == nil || (tc.wantErr != nil && !errors.Is(res.Err, tc.wantErr)) || !strings.Contains(res.Err.Error(), tc.errText) {
+						t.Fatalf("Err = %v, want %v %q", res.Err, tc.wantErr, tc.errText)
+					}
+					if len(res.Objects) != 0 {
+						t.Errorf("a failed build returned %d objects", len(res.Objects))
+					}
+				case res.Err != nil:
+					t.Fatal(res.Err)
+				}
+				if got := ids(res.Objects); len(tc.want) > 0 && !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("objects = %v, want %v", got, tc.want)
+				}
+				if !reflect.DeepEqual(res.RemoteURLs, tc.remote) {
+					t.Errorf("RemoteURLs = %v, want %v", res.RemoteURLs, tc.remote)
+				}
+				if !reflect.DeepEqual(res.Unresolved, tc.unresolved) {
+					t.Errorf("Unresolved = %v, want %v", res.Unresolved, tc.unresolved)
+				}
+				if tc.check != nil {
+					tc.check(t, res)
+				}
+			})
+		}
 	}
+	if left, _ := os.ReadDir(tree.Root()); len(left) > 0 {
+		t.Errorf("building from git's objects wrote %s under the revision's root", left[0].Name())
+	}
+}
+
+// fixtureTree is r's HEAD read from git's objects.
+func fixtureTree(t *testing.T, r *gittest.Repo) *gitrev.Tree {
+	t.Helper()
+	repo, err := gitrev.OpenRepo(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := repo.OpenTree(t.Context(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tr.Close() })
+	return tr
 }
 
 // TestBuildLeavesTreeAlone builds different Kustomizations of the same paths at once, in the

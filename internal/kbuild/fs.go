@@ -12,6 +12,8 @@ import (
 
 	"github.com/fluxcd/pkg/sourceignore"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
+
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -25,19 +27,31 @@ import (
 // large repository's build time. When no symlink exists under root (checked once per root)
 // that resolution cannot change a path, so a lexical check gives the same answers; a tree
 // with symlinks, or a build allowed to fetch remote bases into temporary clones, gets the
-// controller's own file system. links are root's symlinks (Root.Links), or nil to look.
+// controller's own file system. links are root's symlinks (Root.Links), or nil to look. A
+// revision read from git's objects (files, not on disk) is read through filesFS, which
+// resolves its links within it, without writing it out.
 //
 // Every file is read through boundedFS: no file above MaxFileSize, no YAML whose aliases
 // expand past maxAliasNodes.
-func confinedFS(ctx context.Context, root string, allowNetwork bool, links *LinkSet) (filesys.FileSystem, error) {
-	disk, err := confinedDisk(ctx, root, allowNetwork, links)
+func confinedFS(ctx context.Context, root string, allowNetwork bool, links *LinkSet, files gitrev.Files) (filesys.FileSystem, error) {
+	disk, err := confinedDisk(ctx, root, allowNetwork, links, files)
 	if err != nil {
 		return nil, err
 	}
 	return boundedFS{disk}, nil
 }
 
-func confinedDisk(ctx context.Context, root string, allowNetwork bool, links *LinkSet) (filesys.FileSystem, error) {
+func confinedDisk(ctx context.Context, root string, allowNetwork bool, links *LinkSet, files gitrev.Files) (filesys.FileSystem, error) {
+	if !onDisk(files) {
+		if !allowNetwork {
+			return filesFS{f: files, root: filepath.Clean(files.Root())}, nil
+		}
+		// Remote bases are fetched into temporary clones that only the disk's secure file
+		// system admits next to the root: the revision is written out for them.
+		if err := files.OnDisk(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if allowNetwork {
 		return securefs.MakeFsOnDiskSecureBuild(root)
 	}
@@ -62,12 +76,20 @@ const scanCheckEvery = 1024
 // to it.
 func SymlinkFree(root string) bool { return ScanRoot(context.Background(), root).Links.None() }
 
+// onDisk reports whether files are read from the disk (nil is the disk).
+func onDisk(files gitrev.Files) bool {
+	_, disk := files.(gitrev.Disk)
+	return files == nil || disk
+}
+
 // Root is one walk of a source root, shared by every build of it: where its symlinks are
 // (which file system a build reads through, and which reads a list of changed paths
 // describes) and its .sourceignore rules (what source-controller's artifact of it holds).
 type Root struct {
 	// Dir is the directory walked.
 	Dir string
+	// Files are the tree's files: on disk, or a revision read from git's objects.
+	Files gitrev.Files
 	// Links are the tree's symlinks; nil when the tree could not be walked whole (or the path
 	// to it is not its real path), so no path is known to be free of them.
 	Links *LinkSet
@@ -77,9 +99,14 @@ type Root struct {
 
 // ScanRoot walks root once (.git aside), without following symlinks. When ctx ends the walk
 // stops, as one that failed: no path is then known to be free of symlinks.
-func ScanRoot(ctx context.Context, root string) *Root {
-	sc := &Root{Dir: root, ignore: newSourceIgnore(root)}
-	if real, err := filepath.EvalSymlinks(root); err != nil || filepath.Clean(real) != filepath.Clean(mustAbs(root)) {
+func ScanRoot(ctx context.Context, root string) *Root { return ScanFiles(ctx, gitrev.Disk(root)) }
+
+// ScanFiles is ScanRoot over files, rooted at files.Root(): a revision read from git's
+// objects is walked in memory.
+func ScanFiles(ctx context.Context, files gitrev.Files) *Root {
+	root := files.Root()
+	sc := &Root{Dir: root, Files: files, ignore: newSourceIgnore(files)}
+	if real, err := files.EvalSymlinks(root); err != nil || filepath.Clean(real) != filepath.Clean(mustAbs(root)) {
 		return sc
 	}
 	links := &LinkSet{}
@@ -88,7 +115,7 @@ func ScanRoot(ctx context.Context, root string) *Root {
 	ignoreFiles := []string{}
 	failed := false
 	seen := 0
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	_ = gitrev.WalkDir(files, root, func(p string, d fs.DirEntry, err error) error {
 		seen++
 		rel, rerr := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)

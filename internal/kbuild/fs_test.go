@@ -99,7 +99,7 @@ func TestConfinedFS(t *testing.T) {
 	if !SymlinkFree(root) {
 		t.Fatal("a tree without symlinks reported as having some")
 	}
-	if fs, err := confinedFS(t.Context(), root, false, nil); err != nil {
+	if fs, err := confinedFS(t.Context(), root, false, nil, nil); err != nil {
 		t.Fatal(err)
 	} else if _, ok := fs.(boundedFS).FileSystem.(lexicalFS); !ok {
 		t.Fatalf("symlink-free tree got %T, want the lexical file system", fs)
@@ -120,7 +120,7 @@ func TestConfinedFS(t *testing.T) {
 	if SymlinkFree(root) {
 		t.Fatal("a symlink went unnoticed")
 	}
-	if fs, err := confinedFS(t.Context(), root, false, nil); err != nil {
+	if fs, err := confinedFS(t.Context(), root, false, nil, nil); err != nil {
 		t.Fatal(err)
 	} else if _, ok := fs.(boundedFS).FileSystem.(lexicalFS); ok {
 		t.Fatal("a tree with a symlink got the lexical file system")

@@ -2,14 +2,17 @@ package kbuild
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/fluxcd/pkg/sourceignore"
 	"github.com/fluxcd/pkg/sourceignore/gitignore"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 // sourceIgnore is what source-controller leaves out of the artifact it makes of a source root,
@@ -24,6 +27,7 @@ import (
 // The rules are loaded once, on first use, and shared by every build of the root.
 type sourceIgnore struct {
 	root string
+	fs   gitrev.Files
 
 	// known are the tree's .sourceignore files when a walk already found them (ScanRoot),
 	// nil to look for them.
@@ -37,8 +41,8 @@ type sourceIgnore struct {
 }
 
 // newSourceIgnore returns the rules of the tree at root, loaded when first asked.
-func newSourceIgnore(root string) *sourceIgnore {
-	return &sourceIgnore{root: root}
+func newSourceIgnore(files gitrev.Files) *sourceIgnore {
+	return &sourceIgnore{root: files.Root(), fs: files}
 }
 
 func (s *sourceIgnore) load() error {
@@ -80,8 +84,8 @@ func (s *sourceIgnore) readKnown(abs string) ([]gitignore.Pattern, error) {
 // readFile reads the rules of one .sourceignore file p, scoped to domain; none when p does not
 // exist.
 func (s *sourceIgnore) readFile(p string, domain []string) ([]gitignore.Pattern, error) {
-	switch fi, err := os.Lstat(p); {
-	case os.IsNotExist(err):
+	switch fi, err := s.fs.Lstat(p); {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -90,7 +94,7 @@ func (s *sourceIgnore) readFile(p string, domain []string) ([]gitignore.Pattern,
 	case fi.Size() > MaxFileSize:
 		return nil, fmt.Errorf("%s is larger than %d bytes", s.rel(p), MaxFileSize)
 	}
-	data, err := os.ReadFile(p)
+	data, err := s.fs.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +110,7 @@ func (s *sourceIgnore) readDir(dir string, domain []string) ([]gitignore.Pattern
 	if err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := s.fs.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}

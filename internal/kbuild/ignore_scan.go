@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fluxcd/pkg/kustomize"
 	"github.com/fluxcd/pkg/sourceignore"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -15,6 +14,8 @@ import (
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 // errNotInArtifact means a file the build needs is on disk but not in the artifact
@@ -29,7 +30,7 @@ var errNotInArtifact = errors.New("left out of the source's artifact by its igno
 // out (.github/labels.yaml and the like) fail its decoding. So for a plain directory its own
 // listing is switched off (an ignore rule matching everything) and the listing made here, the
 // same way over the artifact's files (listGenerated), is put in its place.
-func generateManifest(fs filesys.FileSystem, root, dir string, obj *unstructured.Unstructured, ign *sourceIgnore) ([]byte, string, error) {
+func generateManifest(fs filesys.FileSystem, root, dir string, obj *unstructured.Unstructured, ign *sourceIgnore, files gitrev.Files) ([]byte, string, error) {
 	if hasKustomization(fs, dir) {
 		if err := ign.load(); err != nil {
 			return nil, "", err
@@ -39,14 +40,13 @@ func generateManifest(fs filesys.FileSystem, root, dir string, obj *unstructured
 				return nil, "", fmt.Errorf("%s: %w: the controller would generate one in its place", ign.rel(p), errNotInArtifact)
 			}
 		}
-		manifest, kfile, _, err := kustomize.NewGenerator(root, *obj).GenerateManifest(dir)
-		return manifest, kfile, err
+		return runGenerator(files, root, dir, obj, "")
 	}
 	resources, err := listGenerated(fs, dir, ign)
 	if err != nil {
 		return nil, "", err
 	}
-	manifest, kfile, _, err := kustomize.NewGeneratorWithIgnore(root, "*", *obj).GenerateManifest(dir)
+	manifest, kfile, err := runGenerator(files, root, dir, obj, "*")
 	if err != nil {
 		return nil, "", err
 	}

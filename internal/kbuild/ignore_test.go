@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/testsupport/gitopsfixture"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
@@ -137,7 +138,7 @@ func TestIgnoreRulesFromTheScan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	walked := newSourceIgnore(root)
+	walked := newSourceIgnore(gitrev.Disk(root))
 	sc := ScanRoot(t.Context(), root)
 	if !sc.Links.None() {
 		t.Fatal("a tree without symlinks was not found free of them")

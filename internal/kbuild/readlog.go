@@ -3,7 +3,6 @@ package kbuild
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/konfig"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 // ReadLog is the set of paths one build touched on disk (Options.Reads), safe for kustomize's
@@ -19,15 +20,16 @@ import (
 // the root, read git's metadata or wrote to disk.
 type ReadLog struct {
 	root   string
+	files  gitrev.Files
 	mu     sync.Mutex
 	read   map[string]bool
 	probed map[string]string
 	bad    string
 }
 
-// NewReadLog is an empty log of the reads of builds of root.
-func NewReadLog(root string) *ReadLog {
-	return &ReadLog{root: filepath.Clean(mustAbs(root)), read: map[string]bool{}, probed: map[string]string{}}
+// NewReadLog is an empty log of the reads of builds of files.Root().
+func NewReadLog(files gitrev.Files) *ReadLog {
+	return &ReadLog{root: filepath.Clean(mustAbs(files.Root())), files: files, read: map[string]bool{}, probed: map[string]string{}}
 }
 
 // rel turns a path kustomize used into a root-relative one; ok is false (and the log
@@ -49,7 +51,7 @@ func (l *ReadLog) rel(p string) (string, bool) {
 // content records a read of p's content: of a directory, kustomize's attempt to read a
 // resource as a file before it tries it as a kustomization, which only learns it is one.
 func (l *ReadLog) content(p string) {
-	if PathKind(p) == "dir" {
+	if PathKind(l.files, p) == "dir" {
 		l.probe(p)
 	} else {
 		l.add(p)
@@ -71,15 +73,15 @@ func (l *ReadLog) probe(p string) {
 	if !ok {
 		return
 	}
-	kind := PathKind(filepath.Join(l.root, filepath.FromSlash(r)))
+	kind := PathKind(l.files, filepath.Join(l.root, filepath.FromSlash(r)))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.probed[r] = kind
 }
 
-// PathKind is what p is on disk: "dir", "file" (anything else that exists) or "".
-func PathKind(p string) string {
-	fi, err := os.Stat(p)
+// PathKind is what p is in files: "dir", "file" (anything else that exists) or "".
+func PathKind(files gitrev.Files, p string) string {
+	fi, err := files.Stat(p)
 	switch {
 	case err != nil:
 		return ""
@@ -106,7 +108,7 @@ func (l *ReadLog) generatorReads(dir string, obj *unstructured.Unstructured) {
 	found := false
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		p := filepath.Join(dir, name)
-		if PathKind(p) == "file" {
+		if PathKind(l.files, p) == "file" {
 			l.add(p) // the generator reads it
 			found = true
 		} else {

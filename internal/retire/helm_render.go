@@ -98,8 +98,8 @@ func (h *HelmRender) renderHelm(ctx context.Context, base, cand *gitops.Tree, un
 		return s
 	}
 	bobjs, cobjs := sideObjects(base), sideObjects(cand)
-	bside := newSide(base, bobjs, h.Options)
-	cside := newSide(cand, cobjs, h.Options)
+	bside := newSide(ctx, base, bobjs, h.Options)
+	cside := newSide(ctx, cand, cobjs, h.Options)
 	for _, u := range units {
 		candHR := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Candidate {
@@ -133,12 +133,31 @@ type side struct {
 	opts helmrender.Options
 }
 
-func newSide(t *gitops.Tree, objs []*unstructured.Unstructured, opts helmrender.Options) *side {
+func newSide(ctx context.Context, t *gitops.Tree, objs []*unstructured.Unstructured, opts helmrender.Options) *side {
 	opts.APIVersions = append(slices.Clone(opts.APIVersions), helmrender.APIVersions(objs)...)
 	scoped := helmrender.ClusterScopedKinds(objs)
 	maps.Copy(scoped, opts.ClusterScoped)
 	opts.ClusterScoped = scoped
-	return &side{objs: objs, srcs: charts.IndexSources(objs), own: charts.Repository{Source: t.Source, Root: t.Root}, opts: opts}
+	s := &side{objs: objs, srcs: charts.IndexSources(objs), own: charts.Repository{Source: t.Source, Root: t.Root}, opts: opts}
+	s.chartsOnDisk(ctx, t)
+	return s
+}
+
+// chartsOnDisk writes the revision out when a HelmRelease's chart is a directory of it: charts
+// are loaded from the disk. When that fails, those charts fail to load, and say why.
+func (s *side) chartsOnDisk(ctx context.Context, t *gitops.Tree) {
+	if t.FS == nil {
+		return
+	}
+	for _, o := range s.objs {
+		if o.GetKind() != "HelmRelease" {
+			continue
+		}
+		if ref, err := charts.RefFor(o, s.srcs, s.own); err == nil && ref.Type == charts.TypeDir {
+			_ = t.FS.OnDisk(ctx) // a failure leaves the chart's directory missing: its load fails
+			return
+		}
+	}
 }
 
 // inputs digests what rendering hr reads on this side.

@@ -1,11 +1,13 @@
 package retire
 
 import (
+	"bytes"
 	"errors"
 	"io"
-	"os"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 // The bounds of locating an object in its manifest: a file is read only up to maxLocateBytes
@@ -21,13 +23,15 @@ const (
 // ref's and its namespace, when it writes one, is ref's (kustomize's namespace transformer may
 // set one the file does not write). When no document matches by name (a prefix, a patch or a
 // substitution renamed it), the only document of ref's kind is taken.
-func locateLine(file string, ref Ref) int {
-	f, err := os.Open(file)
+func locateLine(files gitrev.Files, file string, ref Ref) int {
+	if fi, err := files.Stat(file); err != nil || fi.Size() > maxLocateBytes*4 {
+		return 0 // far past the bound: not read at all
+	}
+	data, err := files.ReadFile(file)
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
-	dec := yaml.NewDecoder(io.LimitReader(f, maxLocateBytes))
+	dec := yaml.NewDecoder(io.LimitReader(bytes.NewReader(data), maxLocateBytes))
 	named, ofKind, kinds, complete := 0, 0, 0, false
 	for range maxLocateDocs {
 		var doc yaml.Node

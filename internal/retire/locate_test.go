@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 func TestLocateLine(t *testing.T) {
@@ -54,7 +56,7 @@ spec: {}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := locateLine(tc.file, tc.ref); got != tc.want {
+			if got := locateLine(gitrev.Disk(filepath.Dir(tc.file)), tc.file, tc.ref); got != tc.want {
 				t.Errorf("line %d, want %d", got, tc.want)
 			}
 		})

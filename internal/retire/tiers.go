@@ -64,7 +64,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 		}
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, id+": "+ks.NotCovered)
-			if why := changedElsewhere(base.Root, cand.Root, bt, ct); why != "" {
+			if why := changedElsewhere(base.FS, cand.FS, bt, ct); why != "" {
 				p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: built from another source (%s) and %s, so what it prunes is not judged", id, ks.Kustomization.Source(), why))
 			}
 			continue
@@ -148,7 +148,7 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 // it does not: the Kustomization removed or its spec changed, or the files under its path
 // changed in this repository (an artifact generated from it). A path "." of another
 // repository's source names that repository's top level, not this one's, and is not compared.
-func changedElsewhere(baseRoot, candRoot string, bt, ct *gitops.Tier) string {
+func changedElsewhere(baseFiles, candFiles gitrev.Files, bt, ct *gitops.Tier) string {
 	switch {
 	case bt == nil:
 		return ""
@@ -161,7 +161,7 @@ func changedElsewhere(baseRoot, candRoot string, bt, ct *gitops.Tier) string {
 	if ks.Path == "." && ks.SourceKind != "ExternalArtifact" {
 		return ""
 	}
-	if !gitrev.SameFiles(baseRoot, candRoot, ks.Path) {
+	if !gitrev.SameFiles(baseFiles, candFiles, ks.Path) {
 		return "the candidate changes files under its path " + ks.Path + " in this repository"
 	}
 	return ""
@@ -274,7 +274,7 @@ func removalFiles(ctx context.Context, base *gitops.Tree, layout sourceroot.Layo
 		}
 		if f := files[ks][kbuild.ObjectID(rs[i].Base())]; f != "" {
 			rs[i].File = layout.FromTop(f)
-			rs[i].Line = locateLine(filepath.Join(base.Root, filepath.FromSlash(f)), rs[i].Object)
+			rs[i].Line = locateLine(base.FS, filepath.Join(base.Root, filepath.FromSlash(f)), rs[i].Object)
 		}
 	}
 }

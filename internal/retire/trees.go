@@ -33,25 +33,25 @@ type built struct {
 func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions, req Request) (*built, error) {
 	// Files are found afterwards, for the removed objects only (removalFiles).
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true, Cache: req.Cache}
-	candDir, err := revs.CandidateDir()
+	candFiles, err := revs.CandidateFiles()
 	if err != nil {
 		return nil, err
 	}
-	layout, err := sourceroot.Detect(candDir, req.SourceRoot, req.Entry, nil)
+	layout, err := sourceroot.DetectFiles(candFiles, req.SourceRoot, req.Entry, nil)
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%v", err)
 	}
 	b := &built{layout: &layout}
 	opts.Entry = layout.Entry
-	baseDir, err := revs.BaseDir()
+	baseFiles, err := revs.BaseFiles()
 	if err != nil {
 		return nil, err
 	}
 	var errB, errC error
 	if req.Full {
 		var wg sync.WaitGroup
-		wg.Go(func() { b.base, errB = gitops.Load(ctx, layout.Dir(baseDir), opts) })
-		wg.Go(func() { b.cand, errC = gitops.Load(ctx, layout.Dir(candDir), opts) })
+		wg.Go(func() { b.base, errB = loadUnder(ctx, baseFiles, layout, opts) })
+		wg.Go(func() { b.cand, errC = loadUnder(ctx, candFiles, layout, opts) })
 		wg.Wait()
 		b.fullBuild = "--full"
 	} else {
@@ -59,7 +59,7 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 		if ch, err := repo.Changes(ctx, revs.Base.Commit, revs.Candidate.Commit); err == nil {
 			changes = ch.Under(layout.SourceRoot)
 		}
-		b.base, b.cand, errB, errC = gitops.LoadPair(ctx, layout.Dir(baseDir), layout.Dir(candDir), opts, changes)
+		b.base, b.cand, errB, errC = gitops.LoadPairFiles(ctx, under(baseFiles, layout), under(candFiles, layout), opts, changes)
 		if b.cand != nil {
 			b.fullBuild = b.cand.FullBuild
 		}
@@ -86,12 +86,29 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 		// bootstrap syncs first (a hub-and-spoke repository bootstraps from hub/, not from
 		// its clusters/), or the layout was not recognised.
 		entries := "none found"
-		if e := sourceroot.Entries(candDir); len(e) > 0 {
+		if e := sourceroot.EntriesFiles(candFiles); len(e) > 0 {
 			entries = strings.Join(e, ", ")
 		}
 		return nil, exitcode.UsageErrorf("the entry path %s (%s) declares no Flux Kustomization at base or candidate, so nothing would be judged; directories that could be the entry: %s: choose one with --path", layout.Entry, layout.EntryHow, entries)
 	}
 	return b, nil
+}
+
+// under are a revision's files rooted at the layout's source root.
+func under(files gitrev.Files, layout sourceroot.Layout) gitrev.Files {
+	return gitrev.Sub(files, layout.Dir(files.Root()))
+}
+
+// loadUnder loads a revision from the layout's source root (gitops.Load).
+func loadUnder(ctx context.Context, files gitrev.Files, layout sourceroot.Layout, opts gitops.LoadOptions) (*gitops.Tree, error) {
+	opts.Files = under(files, layout)
+	return gitops.Load(ctx, opts.Files.Root(), opts)
+}
+
+// buildAllUnder builds the Kustomizations kss from the layout's source root (gitops.BuildAll).
+func buildAllUnder(ctx context.Context, files gitrev.Files, layout sourceroot.Layout, kss []kbuild.Kustomization, opts gitops.LoadOptions) *gitops.Tree {
+	opts.Files = under(files, layout)
+	return gitops.BuildAll(ctx, opts.Files.Root(), kss, opts)
 }
 
 // removes reports whether the candidate drops any object the base's entry or tiers declare,
@@ -131,7 +148,7 @@ func removes(base, cand *gitops.Tree) bool {
 // postBuild.substituteFrom ConfigMaps are read from the cluster, as the controller reads them.
 func liveTrees(ctx context.Context, revs *gitrev.Revisions, req Request, live Cluster, lk *LiveKustomizations) (*built, error) {
 	opts := gitops.LoadOptions{AllowNetwork: req.AllowNetwork, NoFiles: true, Cache: req.Cache}
-	candDir, err := revs.CandidateDir()
+	candFiles, err := revs.CandidateFiles()
 	if err != nil {
 		return nil, err
 	}
@@ -148,18 +165,18 @@ func liveTrees(ctx context.Context, revs *gitrev.Revisions, req Request, live Cl
 			paths = append(paths, ks.Path)
 		}
 	}
-	layout, err := sourceroot.Detect(candDir, req.SourceRoot, entry, paths)
+	layout, err := sourceroot.DetectFiles(candFiles, req.SourceRoot, entry, paths)
 	if err != nil {
 		return nil, exitcode.UsageErrorf("%v", err)
 	}
 	b.layout = &layout
-	baseDir, err := revs.BaseDir()
+	baseFiles, err := revs.BaseFiles()
 	if err != nil {
 		return nil, err
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { b.base = gitops.BuildAll(ctx, layout.Dir(baseDir), lk.Items, opts) })
-	wg.Go(func() { b.cand = gitops.BuildAll(ctx, layout.Dir(candDir), lk.Items, opts) })
+	wg.Go(func() { b.base = buildAllUnder(ctx, baseFiles, layout, lk.Items, opts) })
+	wg.Go(func() { b.cand = buildAllUnder(ctx, candFiles, layout, lk.Items, opts) })
 	wg.Wait()
 	return b, nil
 }

@@ -1,7 +1,7 @@
 package sourceroot
 
 import (
-	"os"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,9 +15,9 @@ import (
 const maxDeclarerFiles = 4000
 
 // hasKustomizationFile reports whether dir holds a kustomization file of its own.
-func hasKustomizationFile(dir string) bool {
+func hasKustomizationFile(f gitrev.Files, dir string) bool {
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
-		if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+		if fi, err := f.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
 			return true
 		}
 	}
@@ -28,10 +28,10 @@ func hasKustomizationFile(dir string) bool {
 // maxRootDepth deep) whose own YAML files declare a Flux Kustomization with a spec.path, and
 // that lie under no spec.path declared anywhere in the tree (read from the top level): what a
 // bootstrap syncs first and no Kustomization builds. Files are read as written (peekYAML).
-func unbuiltDeclarers(top string) []string {
+func unbuiltDeclarers(f gitrev.Files, top string) []string {
 	declaring := map[string]bool{}
 	var declared []string
-	peekYAML(top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
+	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
 		declaring[path.Dir(rel)] = true
 		declared = append(declared, paths...)
 	})
@@ -50,12 +50,12 @@ func unbuiltDeclarers(top string) []string {
 // bootstrap's flux-system in clusters/<name>/flux-system, the older home-ops layout's
 // kubernetes/flux/config/cluster.yaml building ./kubernetes/flux). Only paths from the top
 // level count, and only existing directories.
-func selfSyncing(top string) []string {
+func selfSyncing(f gitrev.Files, top string) []string {
 	set := map[string]bool{}
-	peekYAML(top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
+	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
 		dir := path.Dir(rel)
 		for _, p := range paths {
-			if (dir == p || strings.HasPrefix(dir, p+"/")) && isDir(filepath.Join(top, filepath.FromSlash(p))) {
+			if (dir == p || strings.HasPrefix(dir, p+"/")) && isDir(f, filepath.Join(top, filepath.FromSlash(p))) {
 				set[p] = true
 			}
 		}
@@ -73,12 +73,16 @@ func selfSyncing(top string) []string {
 // them builds (a root that syncs itself), and those whose files declare Kustomizations that no
 // other Kustomization builds (a hub that bootstraps spokes, e.g. hub/). It names them when an
 // entry turns out to declare no Kustomization.
-func Entries(top string) []string {
+func Entries(top string) []string { return EntriesFiles(gitrev.Disk(top)) }
+
+// EntriesFiles is Entries over files, whose Root is the top level.
+func EntriesFiles(f gitrev.Files) []string {
+	top := f.Root()
 	set := map[string]bool{}
-	for _, c := range entryCandidates(top) {
+	for _, c := range entryCandidates(f, top) {
 		set[c.entry] = true
 	}
-	for _, d := range append(selfSyncing(top), unbuiltDeclarers(top)...) {
+	for _, d := range append(selfSyncing(f, top), unbuiltDeclarers(f, top)...) {
 		set[d] = true
 	}
 	out := make([]string, 0, len(set))

@@ -2,6 +2,7 @@ package sourceroot
 
 import (
 	"fmt"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -30,9 +31,9 @@ type entryCandidate struct {
 // entryCandidates lists the entry candidates of the tree at top (not below hidden directories,
 // at most maxRootDepth deep), in walk order. When some of them declare Flux Kustomizations,
 // those that declare none are dropped: a bootstrap entry holds at least flux-system's own.
-func entryCandidates(top string) []entryCandidate {
+func entryCandidates(f gitrev.Files, top string) []entryCandidate {
 	var out []entryCandidate
-	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+	_ = gitrev.WalkDir(f, top, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
@@ -46,11 +47,11 @@ func entryCandidates(top string) []entryCandidate {
 		switch {
 		case path.Base(parent) == "clusters" && parent != "":
 			holder := orDefault(path.Dir(parent), ".")
-			c := candidateAt(top, rel, holder, "")
+			c := candidateAt(f, top, rel, holder, "")
 			c.clusters = true
 			out = append(out, c)
 		case name == "cluster" && path.Base(parent) == "flux":
-			out = append(out, candidateAt(top, rel, ".", "the bootstrap directory "+rel+" (no clusters/ directory)"))
+			out = append(out, candidateAt(f, top, rel, ".", "the bootstrap directory "+rel+" (no clusters/ directory)"))
 		}
 		return nil
 	})
@@ -71,9 +72,9 @@ func entryCandidates(top string) []entryCandidate {
 // (leaving out paths found under none), preferring def (where the layout puts it), else the
 // one nearest the top; def when its files declare none, or when no directory holds them all
 // (the build then names the missing path).
-func candidateAt(top, rel, def, entryHow string) entryCandidate {
+func candidateAt(f gitrev.Files, top, rel, def, entryHow string) entryCandidate {
 	c := entryCandidate{entry: rel, root: def, entryHow: entryHow}
-	paths := declaredPaths(filepath.Join(top, filepath.FromSlash(rel)))
+	paths := declaredPaths(f, filepath.Join(top, filepath.FromSlash(rel)))
 	c.declares = len(paths) > 0
 	if !c.declares {
 		return c // how stays "": the layout's own choice
@@ -90,7 +91,7 @@ func candidateAt(top, rel, def, entryHow string) entryCandidate {
 	var known []string
 	for _, p := range paths {
 		for _, r := range chain {
-			if pathsUnder(top, r, []string{p}) {
+			if pathsUnder(f, top, r, []string{p}) {
 				known = append(known, p)
 				break
 			}
@@ -98,7 +99,7 @@ func candidateAt(top, rel, def, entryHow string) entryCandidate {
 	}
 	var fits []string
 	for _, r := range chain {
-		if len(known) > 0 && pathsUnder(top, r, known) {
+		if len(known) > 0 && pathsUnder(f, top, r, known) {
 			fits = append(fits, r)
 		}
 	}
@@ -119,9 +120,9 @@ func candidateAt(top, rel, def, entryHow string) entryCandidate {
 	return c
 }
 
-func pathsUnder(top, root string, paths []string) bool {
+func pathsUnder(f gitrev.Files, top, root string, paths []string) bool {
 	for _, p := range paths {
-		if !isDir(filepath.Join(top, filepath.FromSlash(root), filepath.FromSlash(p))) {
+		if !isDir(f, filepath.Join(top, filepath.FromSlash(root), filepath.FromSlash(p))) {
 			return false
 		}
 	}
@@ -148,11 +149,11 @@ func entryNames(cs []entryCandidate) string {
 
 // chooseEntry settles the layout from the repository's entry candidates when neither the
 // source root nor the entry is given; several candidates are refused, naming them.
-func (l *Layout) chooseEntry(top string) error {
-	cs := entryCandidates(top)
+func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
+	cs := entryCandidates(f, top)
 	switch len(cs) {
 	case 0:
-		switch roots := selfSyncing(top); len(roots) {
+		switch roots := selfSyncing(f, top); len(roots) {
 		case 1:
 			// Where the root Kustomization is declared, not what its folder is called.
 			l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: the root Kustomization names its path from there"
@@ -162,8 +163,8 @@ func (l *Layout) chooseEntry(top string) error {
 		default:
 			return fmt.Errorf("several directories are built by a Kustomization declared in them, as a bootstrap's root is (%s): choose the entry with --path", strings.Join(roots, ", "))
 		}
-		if !hasKustomizationFile(top) {
-			if roots := unbuiltDeclarers(top); len(roots) > 0 {
+		if !hasKustomizationFile(f, top) {
+			if roots := unbuiltDeclarers(f, top); len(roots) > 0 {
 				return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; these directories declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: %s: choose one with --path", strings.Join(roots, ", "))
 			}
 		}
@@ -174,7 +175,7 @@ func (l *Layout) chooseEntry(top string) error {
 	default:
 		names := entryNames(cs)
 		var others []string
-		for _, d := range unbuiltDeclarers(top) {
+		for _, d := range unbuiltDeclarers(f, top) {
 			if !slices.ContainsFunc(cs, func(c entryCandidate) bool { return c.entry == d }) {
 				others = append(others, d)
 			}
@@ -210,8 +211,8 @@ func (l *Layout) chooseEntry(top string) error {
 
 // entryUnder is the only entry candidate inside a given source root (its clusters/<name> or
 // flux/cluster directory), else the root itself.
-func (l *Layout) entryUnder(top string) error {
-	cs := entryCandidates(l.Dir(top))
+func (l *Layout) entryUnder(f gitrev.Files, top string) error {
+	cs := entryCandidates(f, l.Dir(top))
 	switch len(cs) {
 	case 0:
 		l.Entry, l.EntryHow = ".", "the source root (no clusters/ directory)"
@@ -230,10 +231,10 @@ func (l *Layout) entryUnder(top string) error {
 // when the Kustomizations it declares name their paths from the top level instead (flux
 // bootstrap --path=./k8s/clusters/prod, given as --path clusters/prod): building from that
 // root would miss every one of them, and reading the flag another way would be a guess.
-func (l *Layout) checkDeclared(top string) error {
+func (l *Layout) checkDeclared(f gitrev.Files, top string) error {
 	entry := path.Join(l.SourceRoot, l.Entry)
-	paths := declaredPaths(filepath.Join(top, filepath.FromSlash(entry)))
-	if len(paths) == 0 || pathsUnder(top, l.SourceRoot, paths) || !pathsUnder(top, ".", paths) {
+	paths := declaredPaths(f, filepath.Join(top, filepath.FromSlash(entry)))
+	if len(paths) == 0 || pathsUnder(f, top, l.SourceRoot, paths) || !pathsUnder(f, top, ".", paths) {
 		return nil
 	}
 	return fmt.Errorf("the Kustomizations in %s name their paths from the repository's top level (./%s), not from %s/: give --path %s", entry, paths[0], l.SourceRoot, entry)

@@ -2,9 +2,9 @@ package sourceroot
 
 import (
 	"bytes"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,9 +21,9 @@ const (
 // declaredPaths reads the spec.paths of the Flux Kustomizations declared in the YAML files
 // under dir, as written (no build: only to choose a source root), cleaned, sorted, without
 // those that use ${VARS}. It reads at most maxPeekFiles files (peekYAML's bounds).
-func declaredPaths(dir string) []string {
+func declaredPaths(f gitrev.Files, dir string) []string {
 	set := map[string]bool{}
-	peekYAML(dir, maxPeekFiles, -1, func(_ string, paths []string) {
+	peekYAML(f, dir, maxPeekFiles, -1, func(_ string, paths []string) {
 		for _, sp := range paths {
 			set[sp] = true
 		}
@@ -36,9 +36,9 @@ func declaredPaths(dir string) []string {
 // directories are skipped, and those more than maxDepth levels down when maxDepth >= 0; at
 // most maxFiles files are read, of at most maxPeekSize bytes each, and no YAML alias is ever
 // expanded.
-func peekYAML(dir string, maxFiles, maxDepth int, visit func(rel string, paths []string)) {
+func peekYAML(f gitrev.Files, dir string, maxFiles, maxDepth int, visit func(rel string, paths []string)) {
 	files := 0
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = gitrev.WalkDir(f, dir, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		switch {
@@ -55,7 +55,7 @@ func peekYAML(dir string, maxFiles, maxDepth int, visit func(rel string, paths [
 		if fi, err := d.Info(); err != nil || fi.Size() > maxPeekSize {
 			return nil
 		}
-		if data, err := os.ReadFile(p); err == nil {
+		if data, err := f.ReadFile(p); err == nil {
 			if paths := kustomizationPaths(data); len(paths) > 0 {
 				visit(rel, paths)
 			}

@@ -6,8 +6,8 @@ package sourceroot
 
 import (
 	"fmt"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -59,6 +59,13 @@ const maxRootDepth = 4
 // where the layout puts it. The top level wins when it qualifies; a choice between several
 // other directories, or between several entries, is refused, naming them.
 func Detect(top, sourceRoot, entry string, paths []string) (Layout, error) {
+	return DetectFiles(gitrev.Disk(top), sourceRoot, entry, paths)
+}
+
+// DetectFiles is Detect over files, whose Root is the top level: a revision read from
+// git's objects is read without being written out.
+func DetectFiles(f gitrev.Files, sourceRoot, entry string, paths []string) (Layout, error) {
+	top := f.Root()
 	live := len(paths) > 0
 	var l Layout
 	if entry != "" {
@@ -69,15 +76,15 @@ func Detect(top, sourceRoot, entry string, paths []string) (Layout, error) {
 	}
 	if sourceRoot != "" {
 		rel := cleanPath(sourceRoot)
-		if !isDir(filepath.Join(top, filepath.FromSlash(rel))) {
+		if !isDir(f, filepath.Join(top, filepath.FromSlash(rel))) {
 			return l, fmt.Errorf("--source-root %s is not a directory of the repository", rel)
 		}
 		l.SourceRoot, l.SourceRootHow = rel, "given with --source-root"
 		switch {
 		case live:
 		case l.Entry == "":
-			return l, l.entryUnder(top)
-		case !isDir(filepath.Join(l.Dir(top), filepath.FromSlash(l.Entry))):
+			return l, l.entryUnder(f, top)
+		case !isDir(f, filepath.Join(l.Dir(top), filepath.FromSlash(l.Entry))):
 			return l, fmt.Errorf("the entry path %s is not a directory under --source-root %s", l.Entry, rel)
 		}
 		return l, nil
@@ -85,13 +92,13 @@ func Detect(top, sourceRoot, entry string, paths []string) (Layout, error) {
 	want, what := paths, "every Kustomization's spec.path"
 	if !live {
 		if l.Entry == "" {
-			return l, l.chooseEntry(top)
+			return l, l.chooseEntry(f, top)
 		}
 		want, what = []string{l.Entry}, "the entry path "+l.Entry
 	}
-	roots := candidateRoots(top, func(dir string) bool {
+	roots := candidateRoots(f, top, func(dir string) bool {
 		for _, p := range want {
-			if !isDir(filepath.Join(dir, filepath.FromSlash(cleanPath(p)))) {
+			if !isDir(f, filepath.Join(dir, filepath.FromSlash(cleanPath(p)))) {
 				return false
 			}
 		}
@@ -106,7 +113,7 @@ func Detect(top, sourceRoot, entry string, paths []string) (Layout, error) {
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: "+what+" is there"
 	case len(roots) == 1 && !live:
 		l.SourceRoot, l.SourceRootHow = roots[0], "detected: "+what+" resolves only under "+roots[0]+"/"
-		return l, l.checkDeclared(top)
+		return l, l.checkDeclared(f, top)
 	case len(roots) == 1:
 		l.SourceRoot, l.SourceRootHow = roots[0], "detected: "+what+" resolves only under "+roots[0]+"/"
 	default:
@@ -117,9 +124,9 @@ func Detect(top, sourceRoot, entry string, paths []string) (Layout, error) {
 
 // candidateRoots lists ".", then every directory below top (not hidden, at most maxRootDepth
 // deep) for which ok holds, as slash paths relative to top in walk order ("." first).
-func candidateRoots(top string, ok func(dir string) bool) []string {
+func candidateRoots(f gitrev.Files, top string, ok func(dir string) bool) []string {
 	var out []string
-	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+	_ = gitrev.WalkDir(f, top, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
@@ -136,8 +143,8 @@ func candidateRoots(top string, ok func(dir string) bool) []string {
 	return out
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
+func isDir(f gitrev.Files, p string) bool {
+	fi, err := f.Stat(p)
 	return err == nil && fi.IsDir()
 }
 
