@@ -124,7 +124,7 @@ func renderSubcommands(b *bytes.Buffer, cmd *cobra.Command, display string) {
 			if sub.Long != "" {
 				fmt.Fprintf(b, "%s\n\n", strings.TrimSpace(sub.Long))
 			}
-			fmt.Fprintf(b, "```\n%s %s\n```\n\n", display, strings.TrimPrefix(sub.UseLine(), cmd.CommandPath()+" "))
+			fmt.Fprintf(b, "```\n%s %s\n```\n\n", name, strings.TrimSpace(strings.TrimPrefix(sub.Use, sub.Name())))
 			if sub.Example != "" {
 				fmt.Fprintf(b, "### Examples\n\n```\n%s\n```\n\n", strings.TrimRight(sub.Example, "\n"))
 			}
