@@ -24,6 +24,8 @@ const (
 	PullUnavailable PullStatus = "unavailable"
 	// PullRefused: its source's URL is not one the trusted revision declares.
 	PullRefused PullStatus = "refused"
+	// PullDeclared: listed only (--list); nothing was fetched.
+	PullDeclared PullStatus = "declared"
 )
 
 // Pulled is one declared chart and what pulling it came to.

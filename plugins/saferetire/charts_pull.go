@@ -213,7 +213,7 @@ func (o *ChartsPullOptions) compute(ctx context.Context) (*ChartsPullResult, err
 		var pulled charts.Pulled
 		switch {
 		case o.List:
-			pulled = charts.Pulled{Chart: d.Ref.Chart, Version: d.Ref.Version, Source: d.Ref.Source, URL: d.Ref.URL, Files: d.Files, Status: "declared"}
+			pulled = charts.Pulled{Chart: d.Ref.Chart, Version: d.Ref.Version, Source: d.Ref.Source, URL: d.Ref.URL, Files: d.Files, Status: charts.PullDeclared}
 		case i >= maxPullCharts:
 			pulled = charts.Pulled{Chart: d.Ref.Chart, Version: d.Ref.Version, Source: d.Ref.Source, URL: d.Ref.URL, Files: d.Files,
 				Status: charts.PullUnavailable, Reason: fmt.Sprintf("more than %d charts are declared: the rest are not pulled", maxPullCharts)}
