@@ -12,6 +12,8 @@
 #   KF_SARIF     true: write SARIF files to $RUNNER_TEMP/kubeforensics/sarif
 #   KF_COMMENT   true: keep one pull request comment per plugin and entry path
 #   KF_EVENT_NAME  github.event_name; comments are posted on pull_request runs only
+#   KF_CHART_CACHE the chart cache action/charts.sh filled (safe-retire --chart-cache); empty:
+#                the default cache, which holds nothing on a fresh runner
 #
 # The step always succeeds: its outputs are exit-code (the worst of the gates': 3 bad input,
 # 2 UNKNOWN, 1 a finding, 0 clean) and sarif-dir, and a later step fails the job with that
@@ -40,6 +42,11 @@ if [ "${KF_COMMENT:-false}" = true ]; then
 	esac
 fi
 
+charts=()
+if [ -n "${KF_CHART_CACHE:-}" ]; then
+	charts=(--chart-cache "$KF_CHART_CACHE")
+fi
+
 sarif_dir=
 if [ "${KF_SARIF:-false}" = true ]; then
 	sarif_dir=${RUNNER_TEMP:?RUNNER_TEMP is not set}/kubeforensics/sarif
@@ -56,7 +63,7 @@ for path in $paths; do
 	for plugin in $plugins; do
 		case "$plugin" in
 		safe-retire) [ $worst -lt 3 ] || continue
-			args=(kubectl-safe_retire --dry-run --offline --repo . --base "$KF_BASE") ;;
+			args=(kubectl-safe_retire --dry-run --offline --repo . --base "$KF_BASE" "${charts[@]}") ;;
 		flux-chain) args=(kubectl-flux_chain --repo . --base "$KF_BASE" --fail-on "${KF_FAIL_ON:-new}") ;;
 		*) echo "::error title=kubeforensics::unknown plugin '$plugin'"; note 3; continue ;;
 		esac

@@ -57,7 +57,7 @@ func renderCRDs(ctx context.Context, g *charts.Getter, hr *unstructured.Unstruct
 	if err != nil {
 		return nil, err
 	}
-	c, err := g.Get(ctx, ref)
+	c, err := g.GetPinned(ctx, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -204,7 +204,7 @@ func (h *HelmRender) render(ctx context.Context, s *side, hr *unstructured.Unstr
 		out.err = fmt.Errorf("%w: %s: %w", charts.ErrUnavailable, what, err)
 		return out
 	}
-	c, err := h.Charts.Get(ctx, ref)
+	c, err := h.Charts.GetPinned(ctx, ref)
 	if err != nil {
 		out.err = err
 		return out

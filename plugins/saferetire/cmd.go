@@ -171,6 +171,7 @@ func newCmd(o *SafeRetireOptions) *cobra.Command {
 	f.StringSliceVar(&o.PersistentKinds, "persistent-kind", nil, "Another kind that holds persistent state, as Kind or Kind.group (repeatable).")
 	_ = cmd.MarkFlagDirname("repo")
 	version.AddFlag(cmd)
+	cmd.AddCommand(newCmdCharts(o.IOStreams, o.getenv))
 	completion.RegisterFlags(cmd, o.ConfigFlags)
 	return cmd
 }

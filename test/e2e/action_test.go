@@ -140,7 +140,7 @@ func newRunner(t *testing.T, root string, api *ghapi.Server, dir, token, eventPa
 	tmp := t.TempDir()
 	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
 	osName := map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS]
-	return &runner{t: t, actionPath: root, tmp: tmp,
+	return &runner{t: t, actionPath: root, tmp: tmp, cacheStore: filepath.Join(tmp, "actions-cache"),
 		env: map[string]string{"GITHUB_ACTIONS": "true", "CI": "true", "GITHUB_API_URL": api.URL, "GITHUB_SERVER_URL": "https://github.com",
 			"GITHUB_REPOSITORY": "acme/platform", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": eventPath,
 			"GITHUB_WORKSPACE": dir, "GITHUB_ACTION_PATH": root, "GITHUB_RUN_ID": "4242", "RUNNER_OS": osName, "RUNNER_ARCH": arch,

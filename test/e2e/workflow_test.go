@@ -18,7 +18,9 @@ import (
 // ==, !=, &&, ||, !, parentheses; anything else fails the test, so the files stay within what
 // is checked here), outputs through GITHUB_OUTPUT and PATH additions through GITHUB_PATH. Of
 // `uses:` steps, actions/checkout is taken as done (the test prepares the checkout) and
-// upload-sarif is recorded with its inputs, since neither can run without GitHub.
+// upload-sarif is recorded with its inputs, since neither can run without GitHub; actions/cache
+// restores the directory saved under its key (or the newest under a restore-keys prefix) from
+// cacheStore, and saves it there after the action's last step, as its post step does.
 
 // step is one step of a job or of a composite action.
 type step struct {
@@ -66,6 +68,10 @@ type runner struct {
 	log, summary strings.Builder
 	uploads      []string
 	tmp          string
+	// cacheStore stands in for GitHub's cache service: <key>/ holds a saved directory. Jobs
+	// that share it see each other's saves. cacheHits are the keys restored, in order.
+	cacheStore string
+	cacheHits  []string
 }
 
 // runJob runs every step of the workflow's only job and returns the exit code of the first
@@ -118,6 +124,12 @@ func (r *runner) runAction(st step) int {
 		inputs[name] = v
 	}
 	steps := map[string]any{}
+	var posts []func()
+	defer func() {
+		for _, p := range posts {
+			p()
+		}
+	}()
 	for _, s := range a.Runs.Steps {
 		ctx := map[string]any{"github": r.github, "inputs": inputs, "steps": steps}
 		if s.If != "" && !truthy(r.eval(s.If, ctx)) {
@@ -127,6 +139,8 @@ func (r *runner) runAction(st step) int {
 		switch {
 		case strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@"):
 			r.uploads = append(r.uploads, r.expand(fmt.Sprint(s.With["sarif_file"]), ctx))
+		case strings.HasPrefix(s.Uses, "actions/cache@"):
+			posts = append(posts, r.cacheStep(s, ctx))
 		case s.Uses != "":
 			r.t.Fatalf("action.yml uses %q, which this test cannot run", s.Uses)
 		default:
@@ -139,6 +153,52 @@ func (r *runner) runAction(st step) int {
 		}
 	}
 	return 0
+}
+
+// cacheStep restores an actions/cache step's path and returns its post step, which saves the
+// path under the key when the key was not restored exactly (GitHub's caches are immutable).
+func (r *runner) cacheStep(s step, ctx map[string]any) func() {
+	path := r.expand(fmt.Sprint(s.With["path"]), ctx)
+	key := r.expand(fmt.Sprint(s.With["key"]), ctx)
+	prefix := r.expand(fmt.Sprint(s.With["restore-keys"]), ctx)
+	if path == "" || key == "" || r.cacheStore == "" {
+		r.t.Fatalf("actions/cache: path %q, key %q, store %q", path, key, r.cacheStore)
+	}
+	hit := key
+	if _, err := os.Stat(filepath.Join(r.cacheStore, key)); err != nil {
+		hit = ""
+		entries, _ := os.ReadDir(r.cacheStore)
+		for _, e := range entries { // the newest matching prefix; names sort by creation here
+			if prefix != "" && strings.HasPrefix(e.Name(), prefix) {
+				hit = e.Name()
+			}
+		}
+	}
+	if hit != "" {
+		copyDir(r.t, filepath.Join(r.cacheStore, hit), path)
+		r.cacheHits = append(r.cacheHits, hit)
+		fmt.Fprintf(&r.log, "## cache restored from key: %s\n", hit)
+	}
+	return func() {
+		if hit == key {
+			return
+		}
+		if _, err := os.Stat(path); err == nil {
+			copyDir(r.t, path, filepath.Join(r.cacheStore, key))
+			fmt.Fprintf(&r.log, "## cache saved with key: %s\n", key)
+		}
+	}
+}
+
+// copyDir copies the tree src into dst (created), keeping modes, as tar does.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-a", src+"/.", dst+"/").CombinedOutput(); err != nil {
+		t.Fatalf("cp -a %s %s: %v\n%s", src, dst, err, out)
+	}
 }
 
 // runStep runs one run: step with bash as the runner does (bash --noprofile --norc -eo

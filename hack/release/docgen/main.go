@@ -107,7 +107,31 @@ func renderPage(cmd *cobra.Command) []byte {
 	own, conn := splitFlags(cmd.Flags())
 	fmt.Fprintf(&b, "## Flags\n\n```\n%s```\n\n", own.FlagUsagesWrapped(100))
 	fmt.Fprintf(&b, "## Connection flags\n\nkubectl's standard flags; put them after the plugin name.\n\n```\n%s```\n", conn.FlagUsagesWrapped(100))
+	renderSubcommands(&b, cmd, display)
 	return bytes.ReplaceAll(b.Bytes(), []byte(homedir.HomeDir()), []byte("$HOME"))
+}
+
+// renderSubcommands writes a section for every runnable subcommand of cmd, depth first, in
+// name order (cobra sorts them), with its description, usage, examples and flags.
+func renderSubcommands(b *bytes.Buffer, cmd *cobra.Command, display string) {
+	for _, sub := range cmd.Commands() {
+		if sub.Hidden || !sub.IsAvailableCommand() {
+			continue
+		}
+		name := display + " " + sub.Name()
+		if sub.Runnable() {
+			fmt.Fprintf(b, "\n## %s\n\n%s\n\n", name, sub.Short)
+			if sub.Long != "" {
+				fmt.Fprintf(b, "%s\n\n", strings.TrimSpace(sub.Long))
+			}
+			fmt.Fprintf(b, "```\n%s %s\n```\n\n", name, strings.TrimSpace(strings.TrimPrefix(sub.Use, sub.Name())))
+			if sub.Example != "" {
+				fmt.Fprintf(b, "### Examples\n\n```\n%s\n```\n\n", strings.TrimRight(sub.Example, "\n"))
+			}
+			fmt.Fprintf(b, "### Flags\n\n```\n%s```\n", sub.LocalFlags().FlagUsagesWrapped(100))
+		}
+		renderSubcommands(b, sub, name)
+	}
 }
 
 // splitFlags separates the plugin's own flags from kubectl's connection flags
