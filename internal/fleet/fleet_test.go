@@ -341,7 +341,9 @@ func TestValidateRefusesSARIF(t *testing.T) {
 // name.
 func TestNewReportCarriesResultVerdict(t *testing.T) {
 	plugin := Plugin[*int]{
-		Verdict: func(c exitcode.Code) string { return map[exitcode.Code]string{0: "HEALTHY", 1: "FAILING", 2: "UNKNOWN"}[c] },
+		Verdict: func(c exitcode.Code) string {
+			return map[exitcode.Code]string{0: "HEALTHY", 1: "FAILING", 2: "UNKNOWN"}[c]
+		},
 		Describe: func(r *int) (exitcode.Code, string, string) {
 			return exitcode.Code(*r), "", ""
 		},
