@@ -122,6 +122,13 @@ func kindsByController(c *Chain, objs *Objects) map[string][]string {
 		add(HelmController, helmReleaseKind)
 		add(SourceController, "HelmChart")
 	}
+	for _, o := range objs.graph {
+		// every source of the object graph read (a HelmRelease's chart and its repository, an
+		// OCIRepository a chartRef names) is source-controller's
+		if _, src := SourceGVRs[o.kind]; src || o.kind == helmRepositoryKind || o.kind == helmChartKind {
+			add(SourceController, o.kind)
+		}
+	}
 	for _, kinds := range out {
 		slices.Sort(kinds)
 	}
