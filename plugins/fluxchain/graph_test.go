@@ -116,7 +116,7 @@ func TestChartRefOCIRepositoryIsTheCause(t *testing.T) {
 	f.createAs(flux.SourceGVRs["OCIRepository"], &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
 		"metadata": map[string]any{"name": "podinfo", "namespace": f.ns},
-		"spec": map[string]any{"url": "oci://ghcr.io/stefanprodan/charts/podinfo", "interval": "10m", "ref": map[string]any{"tag": "6.99.0"}},
+		"spec":     map[string]any{"url": "oci://ghcr.io/stefanprodan/charts/podinfo", "interval": "10m", "ref": map[string]any{"tag": "6.99.0"}},
 	}}, map[string]any{"conditions": []any{
 		cond("Ready", "False", "OCIArtifactPullFailed", msg), cond("FetchFailed", "True", "OCIArtifactPullFailed", msg)}})
 	f.create(&unstructured.Unstructured{Object: map[string]any{
