@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -232,5 +233,51 @@ func TestMissingSecretIsTheCause(t *testing.T) {
 	if rc.Code != flux.CodeSecretNotFound || rc.Reason != flux.ReasonNotFound || !slices.Equal(rc.HeldBack, []string{f.ns + "/podinfo"}) ||
 		len(rc.Waiters) != 2 || !strings.HasPrefix(rc.Waiters[1], "helmrepositories.") {
 		t.Errorf("cause %+v", rc)
+	}
+}
+
+// The same HelmRepository, read by a user who may read Flux's objects and its controllers but
+// not Secrets: whether the Secret exists is not known, so the cause is the Secret unread
+// (object-unread), the read is named under INCOMPLETE and the exit is 2 — never a missing Secret
+// claimed, nor the HelmRepository blamed in its place.
+func TestForbiddenSecretIsUnknown(t *testing.T) {
+	needEnv(t)
+	f := newFixture(t, "fc-graph-secret-rbac")
+	f.gitRepo("fleet", rev1)
+	f.ks(readyKS("apps", rev1))
+	f.helmRepo("podinfo", "podinfo-auth", cond("Ready", "False", "AuthenticationFailed",
+		"failed to get authentication secret '"+f.ns+"/podinfo-auth': secrets \"podinfo-auth\" not found"))
+	f.chartWaitingHR("podinfo", f.helmChart("podinfo", "podinfo"))
+	ctx := context.Background()
+	rbac := f.kube.RbacV1()
+	_, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "flux-no-secrets"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io", "source.toolkit.fluxcd.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+		}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "flux-no-secrets"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "flux-no-secrets"},
+		Subjects: []rbacv1.Subject{{Kind: "User", Name: "flux-no-secrets", APIGroup: "rbac.authorization.k8s.io"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, code := decode(t, "-n", f.ns, "--as=flux-no-secrets")
+	if code != 2 || len(res.RootCauses) != 1 {
+		t.Fatalf("exit %d, causes %+v, want 2 and one cause", code, res.RootCauses)
+	}
+	rc := causeNamed(t, res.RootCauses, "secrets/podinfo-auth -n "+f.ns)
+	if rc.Code != flux.CodeObjectUnread || !strings.Contains(rc.Message, "forbidden") {
+		t.Errorf("cause %+v", rc)
+	}
+	named := false
+	for _, g := range res.Incomplete {
+		named = named || strings.Contains(g.What+" "+g.Reason, "podinfo-auth")
+	}
+	if !named {
+		t.Errorf("the forbidden Secret read is not among the incomplete reads: %+v", res.Incomplete)
 	}
 }
