@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -171,6 +173,11 @@ func TestResourceSetHelmReleaseIsTheCause(t *testing.T) {
 	needEnv(t)
 	resourceSetCRD(t)
 	f := newFixture(t, "fc-graph-rset")
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "flux-operator"}}
+	if _, err := f.kube.CoreV1().ServiceAccounts("flux-system").Create(context.Background(), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	f.controller("flux-operator", ctrlState{}) // the ResourceSet's controller, up
 	f.gitRepo("fleet", rev1)
 	s := readyKS("apps", rev1)
 	s.ready = cond("Ready", "False", "HealthCheckFailed", "health check failed after 5m0.01s: timeout waiting for: [ResourceSet/"+f.ns+"/apps status: 'Failed']")
@@ -208,6 +215,11 @@ func TestResourceSetHelmReleaseIsTheCause(t *testing.T) {
 	if rc.Code != flux.CodeHelmRetriesExhausted || !slices.Equal(rc.Waiters, []string{"resourcesets.fluxcd.controlplane.io/apps -n " + f.ns}) ||
 		!slices.Equal(rc.Tiers, []string{f.ns + "/apps"}) {
 		t.Errorf("cause %+v", rc)
+	}
+	// liveness covers the ResourceSet's controller too
+	i := slices.IndexFunc(res.Liveness.Controllers, func(c flux.Controller) bool { return c.Name == "flux-operator" })
+	if i < 0 || !res.Liveness.Controllers[i].Up || !slices.Equal(res.Liveness.Controllers[i].Kinds, []string{"ResourceSet"}) {
+		t.Errorf("liveness controllers %+v, want flux-operator up for ResourceSet", res.Liveness.Controllers)
 	}
 }
 
