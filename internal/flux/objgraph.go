@@ -24,6 +24,10 @@ type gobj struct {
 	kind, namespace, name string
 	ready, stalled        *Condition
 	refs                  []gref
+	// artifact is set when its status holds an artifact: a source its controller wrote no
+	// Ready condition for (an ExternalArtifact) is ready with one, as helm-controller's
+	// isSourceReady takes it.
+	artifact bool
 }
 
 // gref is one reference of an object: the object it names and the field that names it.
@@ -38,6 +42,9 @@ func (r gref) key() string { return graphKey(r.kind, r.namespace, r.name) }
 
 // notReady reports whether o is not Ready: its Ready condition is not True, or it is Stalled.
 func (o *gobj) notReady() bool {
+	if o.ready == nil && o.artifact {
+		return false
+	}
 	return o.ready == nil || o.ready.Status != string(metav1.ConditionTrue) ||
 		(o.stalled != nil && o.stalled.Status == string(metav1.ConditionTrue))
 }
@@ -202,6 +209,7 @@ func (objs *Objects) addGraph(kind string, u *unstructured.Unstructured) {
 		objs.graph = map[string]*gobj{}
 	}
 	o := &gobj{kind: kind, namespace: u.GetNamespace(), name: u.GetName(), refs: refsOf(kind, u)}
+	_, o.artifact, _ = unstructured.NestedMap(u.Object, "status", "artifact")
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)

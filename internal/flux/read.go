@@ -176,7 +176,7 @@ func (objs *Objects) add(gvr schema.GroupVersionResource, sourceKind string, ite
 			if err = conv.FromUnstructured(u.Object, &hr); err == nil {
 				objs.HelmReleases = append(objs.HelmReleases, hr)
 			}
-		case SourceGVRs[sourceKind] == gvr:
+		case SourceGVRs[sourceKind] == gvr || sourceKind == externalArtifactKind:
 			objs.addGraph(sourceKind, u)
 			err = objs.addSource(sourceKind, u)
 		default:
@@ -189,7 +189,8 @@ func (objs *Objects) add(gvr schema.GroupVersionResource, sourceKind string, ite
 	return nil
 }
 
-// addSource decodes a GitRepository, OCIRepository or Bucket into its Ready state and revision.
+// addSource decodes a GitRepository, OCIRepository, Bucket or ExternalArtifact into its Ready
+// state and revision.
 func (objs *Objects) addSource(kind string, u *unstructured.Unstructured) error {
 	var (
 		conds    []metav1.Condition
@@ -205,6 +206,12 @@ func (objs *Objects) addSource(kind string, u *unstructured.Unstructured) error 
 		conds, artifact = s.Status.Conditions, &s
 	case sourcev1.OCIRepositoryKind:
 		var s sourcev1.OCIRepository
+		if err := conv.FromUnstructured(u.Object, &s); err != nil {
+			return err
+		}
+		conds, artifact = s.Status.Conditions, &s
+	case sourcev1.ExternalArtifactKind:
+		var s sourcev1.ExternalArtifact
 		if err := conv.FromUnstructured(u.Object, &s); err != nil {
 			return err
 		}

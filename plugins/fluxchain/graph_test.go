@@ -173,11 +173,7 @@ func TestResourceSetHelmReleaseIsTheCause(t *testing.T) {
 	needEnv(t)
 	resourceSetCRD(t)
 	f := newFixture(t, "fc-graph-rset")
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "flux-operator"}}
-	if _, err := f.kube.CoreV1().ServiceAccounts("flux-system").Create(context.Background(), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	f.controller("flux-operator", ctrlState{}) // the ResourceSet's controller, up
+	f.extraController("flux-operator") // the ResourceSet's controller, up
 	f.gitRepo("fleet", rev1)
 	s := readyKS("apps", rev1)
 	s.ready = cond("Ready", "False", "HealthCheckFailed", "health check failed after 5m0.01s: timeout waiting for: [ResourceSet/"+f.ns+"/apps status: 'Failed']")
@@ -291,5 +287,42 @@ func TestForbiddenSecretIsUnknown(t *testing.T) {
 	}
 	if !named {
 		t.Errorf("the forbidden Secret read is not among the incomplete reads: %+v", res.Incomplete)
+	}
+}
+
+// extraController runs controller name (healthy) beside Flux's three, with its ServiceAccount.
+func (f *fixture) extraController(name string) {
+	f.t.Helper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := f.kube.CoreV1().ServiceAccounts("flux-system").Create(context.Background(), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		f.t.Fatal(err)
+	}
+	f.controller(name, ctrlState{})
+}
+
+// A Kustomization that builds from an ExternalArtifact (Flux 2.7's ArtifactGenerator output)
+// that exists and is Ready, as source-watcher writes it, with source-watcher up: HEALTHY. Before,
+// ExternalArtifacts were not read and the chain reported its source missing (a MissingSource
+// finding, exit 1). The layout is fluxcd/flux2-kustomize-helm-example's since Flux 2.7
+// (https://github.com/fluxcd/flux2-kustomize-helm-example/tree/4f1a5b1).
+func TestExternalArtifactSourceIsRead(t *testing.T) {
+	needEnv(t)
+	f := newFixture(t, "fc-graph-artifact")
+	f.extraController("source-watcher")
+	f.createAs(flux.ExtraGVRs["ExternalArtifact"], &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "ExternalArtifact",
+		"metadata": map[string]any{"name": "apps", "namespace": f.ns},
+		"spec":     map[string]any{"sourceRef": map[string]any{"apiVersion": "source.extensions.fluxcd.io/v1beta1", "kind": "ArtifactGenerator", "name": "flux-system"}},
+	}}, map[string]any{
+		"conditions": []any{cond("Ready", "True", "Succeeded", "stored artifact for revision '"+rev1+"'")},
+		"artifact": map[string]any{"revision": rev1, "path": "p", "url": "http://source-watcher/p.tar.gz",
+			"digest": "sha256:0", "lastUpdateTime": "2026-01-01T00:00:00Z"},
+	})
+	s := readyKS("apps", rev1)
+	s.source, s.sourceKind = "apps", "ExternalArtifact"
+	f.ks(s)
+	res, code := decode(t, "-n", f.ns)
+	if code != 0 || res.Verdict != "HEALTHY" || len(res.Findings) != 0 {
+		t.Errorf("exit %d verdict %s findings %+v, want 0 HEALTHY and none", code, res.Verdict, res.Findings)
 	}
 }
