@@ -334,3 +334,30 @@ func TestValidateRefusesSARIF(t *testing.T) {
 		}
 	}
 }
+
+// A plugin's own verdict (flux-chain's STALE, which shares exit code 2 with UNKNOWN) is each
+// context's verdict and, when every context at the worst code says the same, the run's; a
+// context that failed stays UNKNOWN, and contexts that differ at the worst code give the code's
+// name.
+func TestNewReportCarriesResultVerdict(t *testing.T) {
+	plugin := Plugin[*int]{
+		Verdict: func(c exitcode.Code) string {
+			return map[exitcode.Code]string{0: "HEALTHY", 1: "FAILING", 2: "UNKNOWN"}[c]
+		},
+		Describe: func(r *int) (exitcode.Code, string, string) {
+			return exitcode.Code(*r), "", ""
+		},
+		ResultVerdict: func(r *int) string { return map[int]string{0: "PROGRESSING", 2: "STALE"}[*r] },
+	}
+	zero, two := 0, 2
+	sel, _ := ParseSelector(".*")
+	rep := NewReport(plugin, sel, []Outcome[*int]{{Context: Context{Name: "a"}, Result: &two}, {Context: Context{Name: "b"}, Result: &zero}})
+	if rep.Contexts[0].Verdict != "STALE" || rep.Contexts[1].Verdict != "PROGRESSING" || rep.Verdict != "STALE" || rep.ExitCode != 2 ||
+		rep.Summary.Verdicts["STALE"] != 1 || rep.Summary.Verdicts["UNKNOWN"] != 0 {
+		t.Errorf("verdicts %s %s, run %s exit %d, counts %v", rep.Contexts[0].Verdict, rep.Contexts[1].Verdict, rep.Verdict, rep.ExitCode, rep.Summary.Verdicts)
+	}
+	rep = NewReport(plugin, sel, []Outcome[*int]{{Context: Context{Name: "a"}, Result: &two}, {Context: Context{Name: "b"}, Err: errors.New("dial tcp: connection refused")}})
+	if rep.Contexts[0].Verdict != "STALE" || rep.Contexts[1].Verdict != "UNKNOWN" || rep.Verdict != "UNKNOWN" {
+		t.Errorf("verdicts %s %s, run %s", rep.Contexts[0].Verdict, rep.Contexts[1].Verdict, rep.Verdict)
+	}
+}

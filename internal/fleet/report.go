@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -63,6 +64,10 @@ type Plugin[R any] struct {
 	Verdict func(exitcode.Code) string
 	// Describe gives a result's exit code, server URL and one-line summary.
 	Describe func(R) (code exitcode.Code, server, summary string)
+	// ResultVerdict, when set, is the verdict a result gives itself, which may say more than its
+	// exit code does (flux-chain's STALE and PROGRESSING share codes with UNKNOWN and HEALTHY);
+	// a context that gave a result shows it in place of Verdict(code).
+	ResultVerdict func(R) string
 }
 
 // NewReport gathers the outcomes into the envelope. A context whose run returned an error is
@@ -72,6 +77,7 @@ func NewReport[R any](p Plugin[R], sel *Selector, outcomes []Outcome[R]) *Report
 	rep := &Report[R]{APIVersion: p.APIVersion, Kind: p.Kind, Selector: sel.Text,
 		Summary: Summary{Contexts: len(outcomes), Verdicts: map[string]int{}}}
 	worst := exitcode.OK
+	verdictOf := map[exitcode.Code]map[string]bool{} // the entries' verdicts at each code
 	for _, o := range outcomes {
 		e := Entry[R]{Context: o.Context.Name, Server: o.Context.Server}
 		code := exitcode.Unknown
@@ -87,11 +93,25 @@ func NewReport[R any](p Plugin[R], sel *Selector, outcomes []Outcome[R]) *Report
 			}
 		}
 		e.ExitCode, e.Verdict = int(code), p.Verdict(code)
+		if o.Err == nil && p.ResultVerdict != nil {
+			e.Verdict = cmp.Or(p.ResultVerdict(o.Result), e.Verdict)
+		}
+		if verdictOf[code] == nil {
+			verdictOf[code] = map[string]bool{}
+		}
+		verdictOf[code][e.Verdict] = true
 		worst = max(worst, code)
 		rep.Summary.Verdicts[e.Verdict]++
 		rep.Contexts = append(rep.Contexts, e)
 	}
 	rep.ExitCode, rep.Verdict = int(worst), p.Verdict(worst)
+	if len(verdictOf[worst]) == 1 {
+		// every context at the worst code says the same: the run says it too (STALE, not
+		// UNKNOWN, when the worst is a stale chain); contexts that differ keep the code's name
+		for v := range verdictOf[worst] {
+			rep.Verdict = v
+		}
+	}
 	return rep
 }
 

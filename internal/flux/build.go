@@ -60,7 +60,7 @@ func Build(objs *Objects) *Chain {
 		stale []Finding
 		all   []RootCause
 	)
-	all, stale = rootCauses(nodes, topo, helm)
+	all, stale = rootCauses(nodes, topo, helm, objs)
 	c.RootCauses, c.Progressing = splitProgressing(all)
 	c.Findings = append(findings(c, topo), stale...)
 	for i := range c.Findings {

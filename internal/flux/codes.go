@@ -19,6 +19,11 @@ const (
 	CodeSourceNotReady         report.Reason = "source-not-ready"
 	CodeSecretNotFound         report.Reason = "secret-not-found"
 	CodeServiceAccountNotFound report.Reason = "serviceaccount-not-found"
+	CodeConfigMapNotFound      report.Reason = "configmap-not-found"
+	// An object the walk of the object graph ended at that is not a source (a ResourceSet, a
+	// FluxInstance), and one it could not read.
+	CodeObjectNotReady report.Reason = "object-not-ready"
+	CodeObjectUnread   report.Reason = "object-unread"
 
 	// Causes a Kustomization is.
 	CodeHealthCheckFailed     report.Reason = "health-check-failed"
@@ -107,8 +112,14 @@ func causeCode(rc *RootCause) report.Reason {
 	}
 	if rc.Object != "" && !exprCause {
 		switch {
+		case rc.Reason == ReasonDependencyUnread:
+			return CodeObjectUnread
+		case rc.Reason != ReasonNotFound && operatorObject(rc.Object):
+			return CodeObjectNotReady
 		case rc.Reason != ReasonNotFound:
 			return CodeSourceNotReady
+		case strings.HasPrefix(rc.Object, "configmaps/"):
+			return CodeConfigMapNotFound
 		case strings.HasPrefix(rc.Object, "secrets/"):
 			return CodeSecretNotFound
 		case strings.HasPrefix(rc.Object, "serviceaccounts/"):
@@ -186,4 +197,11 @@ func helmStateCode(hrs []HelmRelease, otherwise report.Reason) report.Reason {
 		}
 	}
 	return otherwise
+}
+
+// operatorObject reports whether a cause's object is one of the Flux Operator's (its
+// ResourceSets and FluxInstances), not a source.
+func operatorObject(ref string) bool {
+	res, _, _ := strings.Cut(ref, "/")
+	return strings.HasSuffix(res, "."+operatorGroup)
 }

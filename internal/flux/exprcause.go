@@ -95,6 +95,9 @@ func (cs *causes) failsOnHelmReleases(n *Node) bool {
 			return false
 		}
 		keys := cs.helmHolds(id)
+		if len(keys) == 0 && !e.waiting() && (e.Ready == nil || e.Ready.Status != string(metav1.ConditionTrue)) {
+			keys = cs.helmBelow(e) // its chart's source, a Secret it needs
+		}
 		if len(keys) == 0 {
 			return false
 		}

@@ -135,7 +135,7 @@ func (cs *causes) helmBlocks(e *helmEntry, dep string) []string {
 	case d.Ready != nil && d.Ready.Status == string(metav1.ConditionTrue) && d.generation == d.observed:
 		return nil // helm-controller's check passes: a stale wait, unless another dependency holds it
 	}
-	return []string{cs.helmNotReady(d)}
+	return cs.helmNotReady(d)
 }
 
 // helmAbsent records dep, a HelmRelease the waiting e depends on that was not read, as one cause
@@ -183,9 +183,9 @@ func (cs *causes) helmOwn(e *helmEntry, reason, message string) string {
 	return key
 }
 
-// helmNotReady records d, a HelmRelease that is not Ready for its own reason, as a cause and
+// helmNotReadyHere records d, a HelmRelease that is not Ready for its own reason, as a cause and
 // returns its key.
-func (cs *causes) helmNotReady(d *helmEntry) string {
+func (cs *causes) helmNotReadyHere(d *helmEntry) string {
 	key := helmReleaseKey(d.Namespace, d.Name)
 	if cs.byKey[key] != nil {
 		return key
@@ -243,7 +243,7 @@ func (cs *causes) addUnclaimedHelmReleases(ids []string) {
 // helmHolds returns the keys of the causes that account for HelmRelease id: its own, and those
 // its wait walked up to.
 func (cs *causes) helmHolds(id string) []string {
-	keys := slices.Clone(cs.helmHeld[id])
+	keys := append(slices.Clone(cs.helmHeld[id]), cs.helmSource[id]...)
 	ns, name := splitID(id)
 	if k := helmReleaseKey(ns, name); cs.byKey[k] != nil && !slices.Contains(keys, k) {
 		keys = append(keys, k)

@@ -10,6 +10,7 @@ package flux
 // Kustomization's last reconciliation against its interval.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -28,11 +29,25 @@ const (
 	SourceController    = "source-controller"
 	KustomizeController = "kustomize-controller"
 	HelmController      = "helm-controller"
+	// SourceWatcher reconciles ArtifactGenerators into ExternalArtifacts (Flux 2.7+);
+	// FluxOperator reconciles ResourceSets and FluxInstances.
+	SourceWatcher = "source-watcher"
+	FluxOperator  = "flux-operator"
 )
 
+// graphControllers maps the kinds of the object graph beyond Kustomizations, HelmReleases and
+// the sources to the controller that writes their status.
+var graphControllers = map[string]string{
+	helmRepositoryKind: SourceController, helmChartKind: SourceController,
+	externalArtifactKind: SourceWatcher, artifactGeneratorKind: SourceWatcher,
+	resourceSetKind: FluxOperator, fluxInstanceKind: FluxOperator,
+}
+
 // controllerSelectors are the label selectors of Flux's controller Deployments: the
-// recommended labels of flux install and the Flux Operator, and the older control-plane label.
-var controllerSelectors = []string{"app.kubernetes.io/part-of=flux", "control-plane=controller"}
+// recommended labels of flux install and the Flux Operator, the older control-plane label, and
+// the Flux Operator's own Deployment (config/manager/deployment.yaml:
+// app.kubernetes.io/name=flux-operator).
+var controllerSelectors = []string{"app.kubernetes.io/part-of=flux", "control-plane=controller", "app.kubernetes.io/name=" + FluxOperator}
 
 // staleSlack is the queueing a controller may take beyond an object's interval and its 5%
 // interval jitter (fluxcd/pkg runtime/jitter/interval.go:31) before its status is stale.
@@ -122,6 +137,16 @@ func kindsByController(c *Chain, objs *Objects) map[string][]string {
 		add(HelmController, helmReleaseKind)
 		add(SourceController, "HelmChart")
 	}
+	for _, o := range objs.graph {
+		// every object of the graph read has its controller: source-controller for each source
+		// (a HelmRelease's chart and its repository, an OCIRepository a chartRef names),
+		// source-watcher for generated artifacts, the Flux Operator for its objects
+		if _, src := SourceGVRs[o.kind]; src {
+			add(SourceController, o.kind)
+		} else if ctrl, ok := graphControllers[o.kind]; ok {
+			add(ctrl, o.kind)
+		}
+	}
 	for _, kinds := range out {
 		slices.Sort(kinds)
 	}
@@ -181,10 +206,7 @@ func controllerDeployments(ctx context.Context, kube kubernetes.Interface) (map[
 				continue
 			}
 			seen[key] = true
-			name := d.Labels["app.kubernetes.io/component"]
-			if name == "" {
-				name = d.Labels["app"]
-			}
+			name := cmp.Or(d.Labels["app.kubernetes.io/component"], d.Labels["app"], d.Labels["app.kubernetes.io/name"])
 			if name == "" {
 				name = d.Name
 			}

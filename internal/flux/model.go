@@ -214,6 +214,10 @@ type RootCause struct {
 	// directly or through other waiting HelmReleases: helm-controller does not install or
 	// upgrade them until it recovers.
 	HeldBack []string `json:"heldBack,omitempty"`
+	// Waiters are the objects between this cause and what fails on it (Tiers, HeldBack) that wait
+	// on it through a reference, fully qualified: a HelmChart on its HelmRepository, a source on a
+	// Secret it names, a ResourceSet on the HelmRelease it applied (objgraph.go).
+	Waiters []string `json:"waiters,omitempty"`
 	// BlastRadius lists every Kustomization downstream of this one (of an Object: its Tiers and
 	// everything downstream of them), frozen until it recovers.
 	BlastRadius []string `json:"blastRadius"`

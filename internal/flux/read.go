@@ -60,15 +60,22 @@ type Objects struct {
 	// Warnings name reads that failed; Incomplete is set when any did.
 	Warnings   []string
 	Incomplete bool
+	// Unlisted name the LISTs of ExtraGVRs that failed: only a cause that rests on one is
+	// UNKNOWN (its reads are the cause's), so they are warnings, not incomplete reads.
+	Unlisted []string
 	// unread holds the source kinds whose LIST failed (and HelmRelease, when the HelmRelease
 	// LIST failed): their absence proves nothing.
 	unread map[string]bool
 	// namespace is the namespace listed ("" for all): an object elsewhere is absent because it
 	// was not listed, unless FetchOutOfScope read it.
 	namespace string
-	// fetched records each GET FetchOutOfScope made, by kind/namespace/name: "" when the server
-	// said the object does not exist, else why it could not be read.
+	// fetched records each GET FetchOutOfScope and FetchReferences made, by kind/namespace/name:
+	// "" when the server said the object does not exist, else why it could not be read.
 	fetched map[string]string
+	// graph is every object read, of every kind, with its references (objgraph.go); leaves are
+	// the Secrets, ServiceAccounts and ConfigMaps FetchReferences found, by kind/namespace/name.
+	graph  map[string]*gobj
+	leaves map[string]bool
 }
 
 // Read lists Kustomizations, their sources and HelmReleases in namespace ("" for all), one
@@ -89,6 +96,12 @@ func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Object
 		gvrs = append(gvrs, gvr)
 		kindOf[gvr] = kind
 	}
+	extra := map[schema.GroupVersionResource]bool{}
+	for kind, gvr := range ExtraGVRs {
+		gvrs = append(gvrs, gvr)
+		kindOf[gvr] = kind
+		extra[gvr] = true
+	}
 	for _, gvr := range gvrs {
 		wg.Go(func() {
 			items, err := listAll(ctx, dyn.Resource(gvr).Namespace(namespace))
@@ -99,6 +112,11 @@ func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Object
 				ksErr = err
 			case apierrors.IsNotFound(err):
 				// the type is not installed: nothing of it can be referenced successfully
+			case err != nil && extra[gvr]:
+				// a kind only the walk of the graph reads: a cause that rests on it is UNKNOWN
+				// (stateOf), the rest of the chain does not
+				objs.Unlisted = append(objs.Unlisted, fmt.Sprintf("listing %s: %v", gvr.GroupResource(), err))
+				objs.unread[kindOf[gvr]] = true
 			case err != nil:
 				objs.Warnings = append(objs.Warnings, fmt.Sprintf("listing %s: %v", gvr.GroupResource(), err))
 				objs.Incomplete = true
@@ -146,18 +164,23 @@ func (objs *Objects) add(gvr schema.GroupVersionResource, sourceKind string, ite
 		var err error
 		switch {
 		case gvr == KustomizationGVR:
+			objs.addGraph(kustomizationKind, u)
 			var ks kustomizev1.Kustomization
 			if err = conv.FromUnstructured(u.Object, &ks); err == nil {
 				objs.Kustomizations = append(objs.Kustomizations, ks)
 				objs.KStatus[ks.Namespace+"/"+ks.Name] = kstatusOf(u)
 			}
 		case gvr == HelmReleaseGVR:
+			objs.addGraph(helmReleaseKind, u)
 			var hr helmv2.HelmRelease
 			if err = conv.FromUnstructured(u.Object, &hr); err == nil {
 				objs.HelmReleases = append(objs.HelmReleases, hr)
 			}
-		default:
+		case SourceGVRs[sourceKind] == gvr || sourceKind == externalArtifactKind:
+			objs.addGraph(sourceKind, u)
 			err = objs.addSource(sourceKind, u)
+		default:
+			objs.addGraph(sourceKind, u)
 		}
 		if err != nil {
 			return fmt.Errorf("decoding %s %s/%s: %w", gvr.GroupResource(), u.GetNamespace(), u.GetName(), err)
@@ -166,7 +189,8 @@ func (objs *Objects) add(gvr schema.GroupVersionResource, sourceKind string, ite
 	return nil
 }
 
-// addSource decodes a GitRepository, OCIRepository or Bucket into its Ready state and revision.
+// addSource decodes a GitRepository, OCIRepository, Bucket or ExternalArtifact into its Ready
+// state and revision.
 func (objs *Objects) addSource(kind string, u *unstructured.Unstructured) error {
 	var (
 		conds    []metav1.Condition
@@ -182,6 +206,12 @@ func (objs *Objects) addSource(kind string, u *unstructured.Unstructured) error 
 		conds, artifact = s.Status.Conditions, &s
 	case sourcev1.OCIRepositoryKind:
 		var s sourcev1.OCIRepository
+		if err := conv.FromUnstructured(u.Object, &s); err != nil {
+			return err
+		}
+		conds, artifact = s.Status.Conditions, &s
+	case sourcev1.ExternalArtifactKind:
+		var s sourcev1.ExternalArtifact
 		if err := conv.FromUnstructured(u.Object, &s); err != nil {
 			return err
 		}

@@ -52,13 +52,18 @@ type causes struct {
 	helm        *helmIndex
 	helmHeld    map[string][]string
 	helmWalking map[string]bool
+	// objs holds the object graph the walk down from a failing object follows (graphcause.go);
+	// nil when the analysis has none. helmSource memoises helmBelow: the causes below each
+	// HelmRelease in the graph.
+	objs       *Objects
+	helmSource map[string][]string
 }
 
 // newCauses prepares the collection of one analysis' root causes.
 func newCauses(nodes map[string]*Node, topo topology, helm *helmIndex) *causes {
 	cs := &causes{nodes: nodes, topo: topo, byKey: map[string]*RootCause{}, cycleOf: map[string]int{},
 		waits: map[string]Failure{}, walked: map[string]bool{}, walking: map[string]bool{},
-		helm: helm, helmHeld: map[string][]string{}, helmWalking: map[string]bool{}}
+		helm: helm, helmHeld: map[string][]string{}, helmWalking: map[string]bool{}, helmSource: map[string][]string{}}
 	for i, cy := range topo.cycles {
 		for _, id := range cy.members {
 			cs.cycleOf[id] = i
@@ -93,10 +98,22 @@ func (cs *causes) add(n *Node, reason, message string) *RootCause {
 // addFailing records a Failing node: as the shared object it fails on, or for its own reason.
 func (cs *causes) addFailing(n *Node) {
 	key, object, reason, message := sharedCause(n)
+	if key != "" {
+		// a source that fails on something deeper (an ExternalArtifact on its generator, a
+		// HelmRepository on a Secret it names): n waits on that, through the source
+		if keys := cs.graphBelow(key, nil); len(keys) > 0 {
+			cs.addTier(keys, n.ID, graphRef(key))
+			return
+		}
+	}
 	if key == "" && cs.failsOnHelmReleases(n) {
 		return
 	}
 	if key == "" {
+		if keys := cs.graphBelow(graphKey(kustomizationKind, n.Namespace, n.Name), cs.appliedFailing(n)); len(keys) > 0 {
+			cs.addTier(keys, n.ID, "")
+			return
+		}
 		reason, msg := ownReason(n)
 		cs.add(n, reason, msg)
 		return
@@ -115,8 +132,10 @@ func (cs *causes) addFailing(n *Node) {
 // ServiceAccount it fails on, once for all the nodes that fail on it), and whatever a waiter's
 // walk up its dependsOn ends at. A waiter whose dependencies all look ready is reported as a
 // StaleWait finding, not a cause.
-func rootCauses(nodes map[string]*Node, topo topology, helm *helmIndex) ([]RootCause, []Finding) {
-	return newCauses(nodes, topo, helm).find()
+func rootCauses(nodes map[string]*Node, topo topology, helm *helmIndex, objs *Objects) ([]RootCause, []Finding) {
+	cs := newCauses(nodes, topo, helm)
+	cs.objs = objs
+	return cs.find()
 }
 
 // find is rootCauses on a prepared collection.
@@ -142,6 +161,7 @@ func (cs *causes) find() ([]RootCause, []Finding) {
 		}
 	}
 	cs.addUnclaimedHelmReleases(ids)
+	cs.unclaimedGraphObjects()
 	out := make([]RootCause, 0, len(cs.byKey))
 	for _, key := range slices.Sorted(maps.Keys(cs.byKey)) {
 		rc := cs.finish(cs.byKey[key])
@@ -162,6 +182,7 @@ func (cs *causes) finish(rc *RootCause) RootCause {
 	rc.Failure = ParseFailure(rc.Message)
 	rc.Code = causeCode(rc)
 	slices.Sort(rc.HeldBack)
+	slices.Sort(rc.Waiters)
 	if rc.Reason == ReasonDependencyCycle && len(rc.Tiers) > 0 {
 		// Every member of a cycle is downstream of every other: its first member's downstream
 		// is the whole cycle and what waits behind it.

@@ -54,7 +54,7 @@ var (
 
 // sourceResource is the qualified resource of a source kind.
 func sourceResource(kind string) string {
-	if gvr, ok := SourceGVRs[kind]; ok {
+	if gvr, ok := graphResources[kind]; ok {
 		return gvr.GroupResource().String()
 	}
 	return strings.ToLower(kind)

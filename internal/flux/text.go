@@ -92,8 +92,14 @@ func addRootCause(sec *output.Node, rc RootCause, byID map[string]*Node, p outpu
 	for _, hr := range rc.HelmReleases {
 		addHelmRelease(node, hr, p, drawn)
 	}
+	if len(rc.Waiters) > 0 {
+		waiting := node.Add(fmt.Sprintf("waiting on it: %d object(s) that reference it", len(rc.Waiters)))
+		for _, ref := range rc.Waiters {
+			waiting.Add(ref)
+		}
+	}
 	if len(rc.HeldBack) > 0 {
-		held := node.Add(fmt.Sprintf("held back: %d HelmRelease(s) wait on it (dependsOn)", len(rc.HeldBack)))
+		held := node.Add(fmt.Sprintf("held back: %d HelmRelease(s) wait on it (dependsOn, chart source)", len(rc.HeldBack)))
 		for _, id := range rc.HeldBack {
 			held.Add(id)
 		}

@@ -240,9 +240,10 @@ func Compute(ctx context.Context, c *cluster.Clients, namespace, name string, cl
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	objs.FetchOutOfScope(ctx, c.Dynamic, namespace)
+	objs.FetchReferences(ctx, c.Dynamic, c.Metadata)
 	objs.Now = clock.Now()
 	chain := flux.Build(objs)
-	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: output.GapsOf(objs.Warnings), Warnings: []string{}}
+	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: output.GapsOf(objs.Warnings), Warnings: append([]string{}, objs.Unlisted...)}
 	if name != "" {
 		res.Focus = namespace + "/" + name
 		if chain.Node(res.Focus) == nil {

@@ -1,6 +1,7 @@
 package fluxchain_test
 
 import (
+	"cmp"
 	"context"
 	"testing"
 	"time"
@@ -118,6 +119,7 @@ type kspec struct {
 	// source is the GitRepository it builds from ("" for fleet); labels and finalizers go on
 	// its metadata; readyExprs are the readyExpr of dependsOn entries, by dependency name.
 	source     string
+	sourceKind string // "" for GitRepository
 	labels     map[string]any
 	finalizers []any
 	readyExprs map[string]string
@@ -139,7 +141,7 @@ func (f *fixture) ks(s kspec) {
 		source = "fleet"
 	}
 	spec := map[string]any{"interval": "10m", "prune": true, "wait": s.wait, "suspend": s.suspend,
-		"path": "./" + s.name, "sourceRef": map[string]any{"kind": "GitRepository", "name": source}}
+		"path": "./" + s.name, "sourceRef": map[string]any{"kind": cmp.Or(s.sourceKind, "GitRepository"), "name": source}}
 	if deps != nil {
 		spec["dependsOn"] = deps
 	}

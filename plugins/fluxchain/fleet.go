@@ -24,6 +24,9 @@ func newFleet(o *FluxChainOptions) *fleet.Command[*Result] {
 			APIVersion: fleetAPIVersion, Kind: fleetKind,
 			Verdict:  func(c exitcode.Code) string { return verdict(c, "FAILING", "HEALTHY") },
 			Describe: func(r *Result) (exitcode.Code, string, string) { return r.Code(), r.Target.Server, summarize(r) },
+			// STALE and PROGRESSING share exit codes with UNKNOWN and HEALTHY: the context shows
+			// the chain's own verdict, not the code's name
+			ResultVerdict: func(r *Result) string { return r.Verdict },
 		},
 		Check: func(args []string) error {
 			if o.repo.Dir != "" {
