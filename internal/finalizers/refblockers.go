@@ -103,13 +103,13 @@ func (x *Explainer) referrerFix(o subject, f Finalizer, b Blocker) Remediation {
 	if b.Terminating != nil {
 		return Remediation{Code: ReasonRemoveReferrer, Summary: fmt.Sprintf("%s, which refers to %s, is itself Terminating: clear what holds it (its explanation is below); %s then goes once it is gone.", b.Object.String(), self, f.Name) + never}
 	}
-	how := "repoint the reference to another object"
+	how := "detach it from " + self
 	if b.Code == ReasonReferrer {
 		how = "repoint " + strings.TrimPrefix(b.Reason, "refers to it by ")
 		if k := strings.Index(how, ";"); k >= 0 {
 			how = how[:k]
 		}
-		how += " to another object"
+		how += " to another object where the field may change"
 	}
 	r := b.Object
 	var req *apiRequest
@@ -118,7 +118,7 @@ func (x *Explainer) referrerFix(o subject, f Finalizer, b Blocker) Remediation {
 	}
 	return Remediation{
 		Code:    ReasonRemoveReferrer,
-		Summary: fmt.Sprintf("Delete %s if it may go, or %s if it must stay: the controller removes %s once nothing refers to %s.", r.String(), how, f.Name, self) + never,
+		Summary: fmt.Sprintf("Delete %s if it may go, or, if it must stay, %s: the controller removes %s once nothing refers to %s.", r.String(), how, f.Name, self) + never,
 		Command: x.kubectl(r.Namespace, "delete", r.QualifiedResource(), r.Name),
 		Cost:    fmt.Sprintf("deleting %s loses it and whatever its own controller removes with it; repointing keeps it", r.String()),
 		request: req,
