@@ -45,6 +45,7 @@ var coreRefFields = []coreRefField{
 	{schema.GroupKind{Kind: "PersistentVolumeClaim"}, "spec.storageClassName", schema.GroupKind{Group: "storage.k8s.io", Kind: "StorageClass"}},
 	{schema.GroupKind{Kind: "PersistentVolume"}, "spec.storageClassName", schema.GroupKind{Group: "storage.k8s.io", Kind: "StorageClass"}},
 	{schema.GroupKind{Group: "networking.k8s.io", Kind: "Ingress"}, "spec.ingressClassName", schema.GroupKind{Group: "networking.k8s.io", Kind: "IngressClass"}},
+	{schema.GroupKind{Group: "storage.k8s.io", Kind: "VolumeAttachment"}, "spec.source.persistentVolumeName", schema.GroupKind{Kind: "PersistentVolume"}},
 	{schema.GroupKind{Kind: "Pod"}, "spec.runtimeClassName", schema.GroupKind{Group: "node.k8s.io", Kind: "RuntimeClass"}},
 	{schema.GroupKind{Kind: "Pod"}, "spec.priorityClassName", schema.GroupKind{Group: "scheduling.k8s.io", Kind: "PriorityClass"}},
 }

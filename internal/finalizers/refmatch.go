@@ -43,8 +43,15 @@ func refStem(field string) (string, bool) {
 
 // stemNamesKind reports whether a field's stem names the kind: the kind ends with it, case
 // aside (`nodeClass` of EC2NodeClass, `providerConfig` of ProviderConfig, `storageClass`).
+// A plural stem names the kind too (`flavors` of ResourceFlavor: a list of them).
 func stemNamesKind(stem, kind string) bool {
-	return len(stem) >= minStem && strings.HasSuffix(strings.ToLower(kind), strings.ToLower(stem))
+	k, st := strings.ToLower(kind), strings.ToLower(stem)
+	for _, c := range []string{st, strings.TrimSuffix(st, "s"), strings.TrimSuffix(st, "es")} {
+		if len(c) >= minStem && strings.HasSuffix(k, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // refMatch is one place in an object that refers to the target.

@@ -29,6 +29,7 @@ func TestMatchRefs(t *testing.T) {
 		{"list of refs", class, `{"parentRefs":[{"kind":"GatewayClass","name":"other"},{"kind":"GatewayClass","name":"eg"}]}`, "", []string{"spec.parentRefs[1]"}},
 		{"uid", class, `{"owner":{"uid":"u-1"}}`, "", []string{"spec.owner.uid"}},
 		{"field named like the kind", refTarget{group: "kamaji.clastix.io", kind: "DataStore", name: "default"}, `{"dataStore":"default"}`, "tenants", []string{"spec.dataStore"}},
+		{"list named by the kind's plural", refTarget{group: "kueue.x-k8s.io", kind: "ResourceFlavor", name: "default-flavor"}, `{"resourceGroups":[{"flavors":[{"name":"default-flavor"}]}]}`, "", []string{"spec.resourceGroups[0].flavors[0]"}},
 		{"short stem says too little", refTarget{kind: "VirtualMachine", name: "vm1"}, `{"vmName":"vm1"}`, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
