@@ -24,6 +24,8 @@ const (
 	ReasonNamespaceContentRemaining report.Reason = "namespace-content-remaining"
 	ReasonNamespaceContentHeld      report.Reason = "namespace-content-held"
 	ReasonPodNotShuttingDown        report.Reason = "pod-not-shutting-down"
+	ReasonReferrer                  report.Reason = "referrer"
+	ReasonNamedByObject             report.Reason = "named-by-object"
 
 	// Finalizer verdicts: why the finalizer is still there, one per finalizer.
 	ReasonBlockedByObjects       report.Reason = "blocked-by-objects"
@@ -59,6 +61,7 @@ const (
 	ReasonForceDeletePod      report.Reason = "force-delete-pod"
 	ReasonRerunWithRights     report.Reason = "rerun-with-rights"
 	ReasonUnpause             report.Reason = "unpause"
+	ReasonRemoveReferrer      report.Reason = "remove-or-repoint-referrer"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation

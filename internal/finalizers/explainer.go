@@ -115,16 +115,27 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		f.Incomplete = append(f.Incomplete, gaps...)
 		f.Remedies = append([]Remediation{{Summary: "The object's own status names the dependents its controller waits for: clear each one (delete it if what it holds may go; if it is itself Terminating, its explanation is below). The controller then removes " + f.Name + " itself."}}, f.Remedies...)
 	}
+	x.applyReferrers(ctx, o, e, w)
 	if e.Deleting {
 		return
 	}
-	if ok, ev := x.controllerProgress(e, w); ok {
-		e.Deleting, e.Progress = true, ev
+	ok, ev := x.controllerProgress(ctx, e, w)
+	if ok {
+		e.Deleting = true
+		e.recordProgress(ev)
 		dropLastResorts(e)
 		return
 	}
+	// Evidence against a deletion that would otherwise progress is shown; the rest says
+	// nothing new when nothing progresses.
+	for _, p := range ev {
+		if p.Against {
+			e.recordProgress([]ProgressEvidence{p})
+		}
+	}
 	if ok, ev := blockersShuttingDown(e); ok {
-		e.Deleting, e.Progress = true, ev
+		e.Deleting = true
+		e.recordProgress(ev)
 		for i := range e.Finalizers {
 			e.Finalizers[i].Remedies = []Remediation{{Summary: "Nothing to do: what holds " + e.Finalizers[i].Name + " is shutting down on its own (see below), and the finalizer goes once it is gone."}}
 		}
@@ -146,11 +157,11 @@ func dropLastResorts(e *Explanation) {
 // blockersShuttingDown reports an object whose every finalizer waits only on blockers whose
 // own deletion progresses (a claim held by pods that are shutting down within their grace
 // period), with no failed read and no controller that cannot run.
-func blockersShuttingDown(e *Explanation) (bool, []string) {
+func blockersShuttingDown(e *Explanation) (bool, []ProgressEvidence) {
 	if len(e.Finalizers) == 0 {
 		return false, nil
 	}
-	var ev []string
+	var ev []ProgressEvidence
 	for _, f := range e.Finalizers {
 		if len(f.Blockers) == 0 || len(f.Incomplete) > 0 || blockedByController(f) {
 			return false, nil
@@ -159,7 +170,8 @@ func blockersShuttingDown(e *Explanation) (bool, []string) {
 			if b.Terminating == nil || !b.Terminating.Deleting {
 				return false, nil
 			}
-			ev = append(ev, b.Object.String()+" is shutting down on its own, and "+f.Name+" goes once it is gone")
+			obj := b.Object
+			ev = append(ev, ProgressEvidence{Kind: ProgressBlockersDeleting, Object: &obj, Detail: b.Object.String() + " is shutting down on its own, and " + f.Name + " goes once it is gone"})
 		}
 	}
 	return true, ev

@@ -92,10 +92,11 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 	f.Remedies = x.namespaceRemedies(ctx, ns, f, c.stuck, c.explainedBelow)
 	if c.pods.total > 0 && c.pods.shuttingDown == c.pods.total && c.stuck == 0 && len(f.Incomplete) == 0 && len(f.Blockers) == 1 {
 		e.Deleting = true
-		e.Progress = append(e.Progress, fmt.Sprintf("%d pod(s) are shutting down within their grace period, on Ready nodes whose kubelets post", c.pods.total))
+		ev := []ProgressEvidence{{Kind: ProgressBlockersDeleting, Detail: fmt.Sprintf("%d pod(s) are shutting down within their grace period, on Ready nodes whose kubelets post", c.pods.total)}}
 		if len(f.Waiting) > 0 {
-			e.Progress = append(e.Progress, fmt.Sprintf("%d object(s) of %d other type(s) wait for them: ordered namespace deletion deletes pods first", c.remaining-c.pods.total, len(f.Waiting)))
+			ev = append(ev, ProgressEvidence{Kind: ProgressBlockersDeleting, Detail: fmt.Sprintf("%d object(s) of %d other type(s) wait for them: ordered namespace deletion deletes pods first", c.remaining-c.pods.total, len(f.Waiting))})
 		}
+		e.recordProgress(ev)
 		f.Remedies = []Remediation{{Summary: "Nothing to do: the namespace controller finishes once the pods are gone."}}
 	}
 	if len(scan.Failed) == 0 {

@@ -32,7 +32,8 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 		return
 	}
 	if ok, evidence := x.podShuttingDown(ctx, pod); ok {
-		e.Deleting, e.Progress = true, evidence
+		e.Deleting = true
+		e.recordProgress(evidence)
 		e.PendingCode = ReasonPodShuttingDown
 		e.Pending = fmt.Sprintf("The pod is shutting down: the kubelet on node %s stops its containers and then deletes it, at the latest when the grace period of %ds ends. Nothing to do.", pod.Spec.NodeName, grace)
 		return

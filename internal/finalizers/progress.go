@@ -83,7 +83,7 @@ func leaseRenewed(l *coordinationv1.Lease) (time.Time, bool) {
 
 // podShuttingDown reports a pod whose graceful deletion is on course: grace period left, on a
 // Ready node whose kubelet posts. The evidence is returned for the explanation.
-func (x *Explainer) podShuttingDown(ctx context.Context, p *corev1.Pod) (bool, []string) {
+func (x *Explainer) podShuttingDown(ctx context.Context, p *corev1.Pod) (bool, []ProgressEvidence) {
 	if p.DeletionTimestamp == nil || p.Spec.NodeName == "" || len(p.Finalizers) > 0 {
 		return false, nil
 	}
@@ -99,17 +99,22 @@ func (x *Explainer) podShuttingDown(ctx context.Context, p *corev1.Pod) (bool, [
 	if p.DeletionGracePeriodSeconds != nil {
 		grace = *p.DeletionGracePeriodSeconds
 	}
-	return true, []string{
-		fmt.Sprintf("%s of its %ds grace period left", Age(left), grace),
-		fmt.Sprintf("node %s is Ready and %s", p.Spec.NodeName, n.evidence),
+	node := ObjectRef{Version: "v1", Resource: "nodes", Kind: "Node", Name: p.Spec.NodeName}
+	return true, []ProgressEvidence{
+		{Kind: ProgressGracePeriod, At: timePtr(p.DeletionTimestamp.Time), Detail: fmt.Sprintf("%s of its %ds grace period left", Age(left), grace)},
+		{Kind: ProgressKubeletPosting, Object: &node, Detail: fmt.Sprintf("node %s is Ready and %s", p.Spec.NodeName, n.evidence)},
 	}
 }
 
-// controllerProgress decides whether a custom-finalizer deletion is on course: every finalizer
-// has a running controller that RBAC (or the operator's own resources) confirms, nothing
-// blocks it and no read failed, and the object shows recent work on it (a status write, a
-// condition change, a Normal event) with no Warning event in that time.
-func (x *Explainer) controllerProgress(e *Explanation, w ownWord) (bool, []string) {
+// controllerProgress applies the one model of progress to a deletion held by controllers:
+// every finalizer has a running remover (all its candidates run, confirmed by RBAC or the
+// operator's own resources), nothing blocks it and no read failed; the object shows work on it
+// after the deletion request within the recent window (a Normal event, a write by a field
+// manager, a condition that changed, the deletion's generation observed); and nothing speaks
+// against it (a Warning event in that time, a controller that has not observed the deletion
+// long after it, a remover whose lease is no longer renewed). The evidence, for and against,
+// is returned either way.
+func (x *Explainer) controllerProgress(ctx context.Context, e *Explanation, w ownWord) (bool, []ProgressEvidence) {
 	if len(e.Finalizers) == 0 {
 		return false, nil
 	}
@@ -119,16 +124,7 @@ func (x *Explainer) controllerProgress(e *Explanation, w ownWord) (bool, []strin
 		}
 	}
 	since := x.now.Add(-recentWindow)
-	var ev []string
-	for _, e := range w.events {
-		if e.Last.Before(since) {
-			continue
-		}
-		if e.Type == corev1.EventTypeWarning {
-			return false, nil
-		}
-		ev = append(ev, fmt.Sprintf("event %s from %s %s ago", e.Reason, orUnknown(e.Source), Age(x.now.Sub(e.Last))))
-	}
+	ev := x.eventEvidence(w.events, since)
 	var managers []string
 	for m := range w.writes {
 		managers = append(managers, m)
@@ -136,26 +132,41 @@ func (x *Explainer) controllerProgress(e *Explanation, w ownWord) (bool, []strin
 	sort.Strings(managers)
 	for _, m := range managers {
 		if t := w.writes[m]; !t.Before(since) {
-			ev = append(ev, fmt.Sprintf("%s wrote to the object %s ago, after the deletion was requested", m, Age(x.now.Sub(t))))
+			ev = append(ev, ProgressEvidence{Kind: ProgressStatusWrite, At: timePtr(t), Detail: fmt.Sprintf("%s wrote to the object %s ago, after the deletion was requested", m, Age(x.now.Sub(t)))})
 		}
 	}
 	for _, c := range w.conditions {
 		if c.LastTransition != nil && !c.LastTransition.Before(since) && c.LastTransition.Truncate(time.Second).After(*e.DeletionTimestamp) {
-			ev = append(ev, fmt.Sprintf("condition %s became %s %s ago", c.Type, c.Status, Age(x.now.Sub(*c.LastTransition))))
+			ev = append(ev, ProgressEvidence{Kind: ProgressConditionTransition, At: timePtr(*c.LastTransition), Detail: fmt.Sprintf("condition %s became %s %s ago", c.Type, c.Status, Age(x.now.Sub(*c.LastTransition)))})
 		}
 	}
-	if len(ev) == 0 {
-		return false, nil
+	if g, ok := generationEvidence(w.obj, len(w.writes) > 0, *e.DeletionTimestamp, x.now); ok {
+		ev = append(ev, g)
 	}
+	var live []ProgressEvidence
+	seen := map[string]bool{}
 	for _, f := range e.Finalizers {
 		for _, c := range f.Controllers {
-			if c.Healthy {
-				ev = append([]string{fmt.Sprintf("%s, which removes %s, is running (%s ready)", c.Object.String(), f.Name, c.Ready)}, ev...)
-				break
+			if !c.Healthy || seen[c.Object.String()] {
+				continue
 			}
+			seen[c.Object.String()] = true
+			obj := c.Object
+			live = append(live, ProgressEvidence{Kind: ProgressRemoverRunning, Object: &obj, Detail: fmt.Sprintf("%s, which removes %s, is running (%s ready)", c.Object.String(), f.Name, c.Ready)})
+			leases, gaps := x.removerLeases(ctx, c)
+			e.Unchecked = append(e.Unchecked, gaps...)
+			live = append(live, leases...)
 		}
 	}
-	return true, ev
+	ev = append(live, ev...)
+	work := false
+	for _, p := range ev {
+		if p.Against {
+			return false, ev
+		}
+		work = work || p.isWork()
+	}
+	return work, ev
 }
 
 // allHealthy reports candidates that all run: with one that cannot, which of them removes the

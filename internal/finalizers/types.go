@@ -223,6 +223,10 @@ type Explanation struct {
 	// object shows recently): not stuck, and no forced step is offered. Progress is that evidence.
 	Deleting bool     `json:"deleting,omitempty"`
 	Progress []string `json:"progress,omitempty"`
+	// ProgressEvidence is the same evidence typed, one model for every finalizer, with the
+	// evidence against (Against) that kept a deletion from counting as progressing: a Warning
+	// event, a controller that has not observed the deletion, a remover's lease not renewed.
+	ProgressEvidence []ProgressEvidence `json:"progressEvidence,omitempty"`
 	// Unchecked lists reads about the object itself that failed but cannot change the verdict.
 	Unchecked []string `json:"unchecked,omitempty"`
 	// Remedies applies to the object as a whole (used when no finalizer is left).

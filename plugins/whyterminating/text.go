@@ -98,6 +98,11 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 			d.Add("evidence: " + ev)
 		}
 	}
+	for _, ev := range e.ProgressEvidence {
+		if ev.Against {
+			n.Add(p.Bad("not progressing") + ": " + ev.Detail)
+		}
+	}
 	if e.Pending != "" {
 		n.Add(e.Pending)
 	}
