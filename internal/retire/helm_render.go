@@ -131,6 +131,9 @@ type side struct {
 	srcs charts.Sources
 	own  charts.Repository
 	opts helmrender.Options
+	// diskErr is why the revision could not be written out for the charts that are directories
+	// of it: their renders fail with it rather than with a missing directory.
+	diskErr error
 }
 
 func newSide(ctx context.Context, t *gitops.Tree, objs []*unstructured.Unstructured, opts helmrender.Options) *side {
@@ -144,7 +147,7 @@ func newSide(ctx context.Context, t *gitops.Tree, objs []*unstructured.Unstructu
 }
 
 // chartsOnDisk writes the revision out when a HelmRelease's chart is a directory of it: charts
-// are loaded from the disk. When that fails, those charts fail to load, and say why.
+// are loaded from the disk. When that fails, the renders of those charts fail with its error.
 func (s *side) chartsOnDisk(ctx context.Context, t *gitops.Tree) {
 	if t.FS == nil {
 		return
@@ -154,7 +157,7 @@ func (s *side) chartsOnDisk(ctx context.Context, t *gitops.Tree) {
 			continue
 		}
 		if ref, err := charts.RefFor(o, s.srcs, s.own); err == nil && ref.Type == charts.TypeDir {
-			_ = t.FS.OnDisk(ctx) // a failure leaves the chart's directory missing: its load fails
+			s.diskErr = t.FS.OnDisk(ctx)
 			return
 		}
 	}
@@ -202,6 +205,10 @@ func (h *HelmRender) render(ctx context.Context, s *side, hr *unstructured.Unstr
 			what = "the chart of its spec.chartRef"
 		}
 		out.err = fmt.Errorf("%w: %s: %w", charts.ErrUnavailable, what, err)
+		return out
+	}
+	if ref.Type == charts.TypeDir && s.diskErr != nil {
+		out.err = fmt.Errorf("chart directory %s of the revision: %w", ref.Dir, s.diskErr)
 		return out
 	}
 	c, err := h.Charts.GetPinned(ctx, ref)
