@@ -216,3 +216,102 @@ func TestC13DryRunInvalidHelmRelease(t *testing.T) {
 		}
 	}
 }
+
+// C02 https://github.com/fluxcd/helm-controller/issues/1252: a HelmRelease asks for a chart
+// version the HelmRepository does not have (hello-world 0.1.0-missing-version from
+// https://helm.github.io/examples); the HelmRelease says "HelmChart 'default/default-test' is
+// not ready". source-controller: internal/helm/repository/chart_repository.go:242 ("no '%s' chart
+// with version matching '%s' found"), wrapped by internal/helm/chart/builder_remote.go:131-141
+// (InvalidChartReference, "failed to get chart version for remote reference: %w") and
+// chart/errors.go:50 ("invalid chart reference: ..."), set as FetchFailed by
+// helmchart_controller.go:1264-1266 and summarized into Ready=False. The HelmRepository is
+// Ready. helm-controller: helmrelease_controller.go:298-301 with isReady at :883-:887
+// (SourceNotReady, "HelmChart '<ns>/<name>' is not ready: <the chart's Ready message>").
+// The report shows no Kustomization; every HelmRelease of a bootstrapped cluster is applied by
+// one, here "apps" without wait (so Ready: it applied the HelmRelease).
+// Diagnosis: the HelmChart is the root cause (InvalidChartReference), not the HelmRelease and
+// not the Ready HelmRepository.
+// Wrong on its first run (FAILING, root cause the HelmRelease, SourceNotReady): a HelmRelease's source
+// chain was not followed; the HelmChart that fails for its own reason (and the HelmRepository
+// behind it, Ready here) is never read, so the waiting HelmRelease is blamed.
+func TestC02HelmChartVersionMissing(t *testing.T) {
+	const ns = "c02-default"
+	r := newReplay(t, ns)
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", ns: ns, name: "fleet",
+		spec:   map[string]any{"interval": "1m0s", "url": "https://example.com/fleet.git"},
+		status: map[string]any{"observedGeneration": int64(1), "artifact": artifact("gitrepository/"+ns+"/fleet/8dbdd04.tar.gz", sshRev), "conditions": conds(cond("Ready", "True", "Succeeded", "stored artifact for revision '"+sshRev+"'", time.Minute, 1))}})
+	r.create(object{apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", ns: ns, name: "apps",
+		spec:   map[string]any{"interval": "10m0s", "path": "./apps", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "fleet"}},
+		status: map[string]any{"observedGeneration": int64(1), "lastAppliedRevision": sshRev, "lastAttemptedRevision": sshRev, "conditions": conds(cond("Ready", "True", "ReconciliationSucceeded", "Applied revision: "+sshRev, time.Minute, 1))}})
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "HelmRepository", ns: ns, name: "test",
+		labels: appliedBy(ns, "apps"),
+		spec:   map[string]any{"interval": "10m", "url": "https://helm.github.io/examples"},
+		status: map[string]any{"observedGeneration": int64(1), "artifact": artifact("helmrepository/"+ns+"/test/index-1a2b.yaml", "sha256:1a2b3c"), "conditions": conds(cond("Ready", "True", "Succeeded", "stored artifact: revision 'sha256:1a2b3c'", time.Minute, 1))}})
+	chartMsg := "invalid chart reference: failed to get chart version for remote reference: no 'hello-world' chart with version matching '0.1.0-missing-version' found"
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "HelmChart", ns: ns, name: ns + "-test",
+		spec: map[string]any{"interval": "5m", "chart": "hello-world", "version": "0.1.0-missing-version", "reconcileStrategy": "ChartVersion",
+			"sourceRef": map[string]any{"kind": "HelmRepository", "name": "test"}},
+		status: map[string]any{"observedGeneration": int64(1), "conditions": conds(
+			cond("Ready", "False", "InvalidChartReference", chartMsg, 4*time.Minute, 1),
+			cond("FetchFailed", "True", "InvalidChartReference", chartMsg, 4*time.Minute, 1))}})
+	r.create(object{apiVersion: "helm.toolkit.fluxcd.io/v2", kind: "HelmRelease", ns: ns, name: "test",
+		labels: appliedBy(ns, "apps"),
+		spec: map[string]any{"interval": "5m", "chart": map[string]any{"spec": map[string]any{"chart": "hello-world", "version": "0.1.0-missing-version",
+			"sourceRef": map[string]any{"kind": "HelmRepository", "name": "test"}}}},
+		status: map[string]any{"observedGeneration": int64(-1), "helmChart": ns + "/" + ns + "-test", "conditions": conds(
+			cond("Reconciling", "True", "Progressing", "Fulfilling prerequisites", 5*time.Minute, 1),
+			cond("Ready", "False", "SourceNotReady", "HelmChart '"+ns+"/"+ns+"-test' is not ready: "+chartMsg, 4*time.Minute, 1))}})
+
+	res, code := diagnose(t, "-n", ns)
+	wantVerdict(t, res, code, "FAILING", 1)
+	wantObjectCause(t, res, ref(helmCharts, ns, ns+"-test"), "InvalidChartReference")
+	for _, notCause := range []string{ref(helmReleases, ns, "test"), ref(helmRepositories, ns, "test")} {
+		if rc := causeByObject(res, notCause); rc != nil {
+			t.Errorf("%s is a root cause (%s); it waits on the HelmChart or is Ready", notCause, rc.Reason)
+		}
+	}
+}
+
+// C17 https://github.com/fluxcd/flux2/issues/5329: following the Helm OCI guide, a HelmRelease
+// with chartRef to an OCIRepository for oci://ghcr.io/stefanprodan/charts/podinfo at tag 6.0.0
+// fails: "failed to determine artifact digest: GET
+// https://ghcr.io/v2/stefanprodan/charts/podinfo/manifests/6.0.0: MANIFEST_UNKNOWN: manifest
+// unknown"; the maintainers: the tag does not exist (no OCI chart was published for 6.0.0).
+// source-controller: ocirepository_controller.go:445-452 (OCIPullFailed, FetchFailed=True),
+// summarized into Ready=False; no artifact. helm-controller: helmrelease_controller.go:298-301
+// with isReady at :883-:887 (SourceNotReady, "OCIRepository '<ns>/<name>' is not ready: ...").
+// The report shows no Kustomization; "apps" (no wait) applies both here.
+// Diagnosis: the OCIRepository is the root cause (OCIPullFailed); the HelmRelease waits on it,
+// and the Kustomization that applied them is not to blame.
+// Wrong on its first run (FAILING, root cause the HelmRelease, SourceNotReady): as C02, through
+// chartRef: the OCIRepository the HelmRelease waits on, failing for its own reason, is not read.
+func TestC17ChartRefTagMissing(t *testing.T) {
+	const ns = "c17-default"
+	r := newReplay(t, ns)
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "GitRepository", ns: ns, name: "flux-system",
+		spec:   map[string]any{"interval": "1m0s", "url": "https://example.com/fleet.git"},
+		status: map[string]any{"observedGeneration": int64(1), "artifact": artifact("gitrepository/"+ns+"/flux-system/8dbdd04.tar.gz", sshRev), "conditions": conds(cond("Ready", "True", "Succeeded", "stored artifact for revision '"+sshRev+"'", time.Minute, 1))}})
+	r.create(object{apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", ns: ns, name: "apps",
+		spec:   map[string]any{"interval": "10m0s", "path": "./apps", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
+		status: map[string]any{"observedGeneration": int64(1), "lastAppliedRevision": sshRev, "lastAttemptedRevision": sshRev, "conditions": conds(cond("Ready", "True", "ReconciliationSucceeded", "Applied revision: "+sshRev, time.Minute, 1))}})
+	pullErr := "failed to determine artifact digest: GET https://ghcr.io/v2/stefanprodan/charts/podinfo/manifests/6.0.0: MANIFEST_UNKNOWN: manifest unknown; map[Tag:6.0.0]"
+	r.create(object{apiVersion: "source.toolkit.fluxcd.io/v1", kind: "OCIRepository", ns: ns, name: "podinfo", labels: appliedBy(ns, "apps"),
+		spec: map[string]any{"interval": "10m", "url": "oci://ghcr.io/stefanprodan/charts/podinfo", "ref": map[string]any{"tag": "6.0.0"}},
+		status: map[string]any{"observedGeneration": int64(1), "conditions": conds(
+			cond("Ready", "False", "OCIPullFailed", pullErr, 2*time.Minute, 1),
+			cond("FetchFailed", "True", "OCIPullFailed", pullErr, 2*time.Minute, 1))}})
+	r.create(object{apiVersion: "helm.toolkit.fluxcd.io/v2", kind: "HelmRelease", ns: ns, name: "podinfo", labels: appliedBy(ns, "apps"),
+		spec: map[string]any{"interval": "10m", "releaseName": "podinfo", "chartRef": map[string]any{"kind": "OCIRepository", "name": "podinfo"},
+			"values": map[string]any{"replicaCount": int64(2)}},
+		status: map[string]any{"observedGeneration": int64(-1), "conditions": conds(
+			cond("Reconciling", "True", "Progressing", "Fulfilling prerequisites", 3*time.Minute, 1),
+			cond("Ready", "False", "SourceNotReady", "OCIRepository '"+ns+"/podinfo' is not ready: "+pullErr, 2*time.Minute, 1))}})
+
+	res, code := diagnose(t, "-n", ns)
+	wantVerdict(t, res, code, "FAILING", 1)
+	wantObjectCause(t, res, ref(ociRepositories, ns, "podinfo"), "OCIPullFailed")
+	if rc := causeByObject(res, ref(helmReleases, ns, "podinfo")); rc != nil {
+		t.Errorf("the HelmRelease is a root cause (%s); it waits on its OCIRepository", rc.Reason)
+	}
+	wantNotACause(t, res, ns+"/apps")
+}
