@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -168,7 +169,7 @@ func resolveDeclared(hrs, srcObjs []*unstructured.Unstructured, files map[*unstr
 			d = &Declared{Ref: ref}
 			byKey[key] = d
 		}
-		if !contains(d.Files, file) {
+		if !slices.Contains(d.Files, file) {
 			d.Files = append(d.Files, file)
 		}
 	}
@@ -234,13 +235,4 @@ func matchNamespaces(hr *unstructured.Unstructured, srcs Sources) *unstructured.
 	}
 	_ = unstructured.SetNestedField(out.Object, found.GetNamespace(), append(path, "namespace")...)
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -63,15 +63,7 @@ func (g *Getter) get(ctx context.Context, u string, header http.Header, limit in
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("GET <%s>: %w", u, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, nil, 0, fmt.Errorf("GET <%s>: more than %d bytes", u, limit)
-	}
-	return data, resp.Header, resp.StatusCode, nil
+	return readBody(resp, u, limit)
 }
 
 // pullHTTP reads the repository's index, resolves the version with Helm's own index
@@ -210,4 +202,17 @@ func (l *limitedBody) Close() error {
 	err := l.rc.Close()
 	l.done()
 	return err
+}
+
+// readBody reads resp's body whole, at most limit bytes, and closes it.
+func readBody(resp *http.Response, u string, limit int64) ([]byte, http.Header, int, error) {
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("GET <%s>: %w", u, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, nil, 0, fmt.Errorf("GET <%s>: more than %d bytes", u, limit)
+	}
+	return data, resp.Header, resp.StatusCode, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -186,13 +185,5 @@ func (f *ListFetcher) get(ctx context.Context, u string, header http.Header, lim
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("GET <%s>: %w", u, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, nil, 0, fmt.Errorf("GET <%s>: more than %d bytes", u, limit)
-	}
-	return data, resp.Header, resp.StatusCode, nil
+	return readBody(resp, u, limit)
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,7 +70,7 @@ func checkHealthCheckDownstream(r *Repo, rule Rule, _ Settings) []Finding {
 				ns = ks.Namespace
 			}
 			creators := r.creators(kind, ns, name)
-			if len(creators) == 0 || contains(creators, t.ID()) {
+			if len(creators) == 0 || slices.Contains(creators, t.ID()) {
 				continue
 			}
 			var downstream []string
@@ -100,15 +101,6 @@ func (r *Repo) creators(kind, ns, name string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkDependencies turns the chain's cycle and missing-dependency findings into lint findings.

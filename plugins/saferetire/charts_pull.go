@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -259,21 +260,12 @@ func chartOrder(r charts.Ref) string { return r.Chart + "\x00" + r.Source + "\x0
 func mergeSorted(a, b []string) []string {
 	out := append([]string{}, a...)
 	for _, s := range b {
-		if !containsString(out, s) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // renderChartsPull prints one line per chart: its status, what was declared, and what it came to.
