@@ -141,8 +141,13 @@ func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Object
 
 // listAll reads every page of a LIST.
 func listAll(ctx context.Context, ri dynamic.ResourceInterface) ([]unstructured.Unstructured, error) {
+	return listSelected(ctx, ri, "")
+}
+
+// listSelected lists what ri holds with the labels selector selects, page by page.
+func listSelected(ctx context.Context, ri dynamic.ResourceInterface, selector string) ([]unstructured.Unstructured, error) {
 	var out []unstructured.Unstructured
-	opts := metav1.ListOptions{Limit: pageSize}
+	opts := metav1.ListOptions{Limit: pageSize, LabelSelector: selector}
 	for {
 		list, err := ri.List(ctx, opts)
 		if err != nil {
@@ -250,16 +255,24 @@ func condition(conds []metav1.Condition, t string) *Condition {
 	return nil
 }
 
+// maxOutOfScope bounds the GETs FetchOutOfScope makes for what listed Kustomizations apply in
+// other namespaces; past it the rest is not read, and the chain says so (UNKNOWN).
+const maxOutOfScope = 500
+
 // FetchOutOfScope reads, one GET each, the Kustomizations and sources that the listed ones
 // reference in other namespaces than the listed namespace, so a -n view still sees its whole
-// upstream, and the HelmReleases in other namespaces a listed HelmRelease depends on, directly
-// or through others (their state, and what a readyExpr reads). A reference that does not exist
-// stays absent (a finding); a failed read is a warning, and what depends on it is UNKNOWN.
+// upstream; the HelmReleases and Kustomizations the listed ones apply (their inventory) in
+// other namespaces, so a release a Kustomization applies into its own namespace is judged
+// with the chain that applies it, not left unread behind a Ready Kustomization; and the
+// HelmReleases in other namespaces a HelmRelease read depends on, directly or through others
+// (their state, and what a readyExpr reads). A reference that does not exist stays absent (a
+// finding); a failed read is a warning, and what depends on it is UNKNOWN.
 func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface, namespace string) {
 	if namespace == "" {
 		return
 	}
 	tried := map[string]bool{}
+	objs.fetchApplied(ctx, dyn, namespace, tried)
 	for i := 0; i < len(objs.HelmReleases); i++ {
 		hr := &objs.HelmReleases[i]
 		for _, d := range hr.Spec.DependsOn {
@@ -273,6 +286,14 @@ func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface,
 			objs.fetch(ctx, dyn, HelmReleaseGVR, "", ns, d.Name)
 		}
 	}
+}
+
+// fetchApplied reads the Kustomizations the listed ones reference or apply in other namespaces
+// (dependsOn, inventory) and the sources they build from there, until nothing new is named, and
+// the HelmReleases their inventories hold there: at most maxOutOfScope GETs for what they apply.
+func (objs *Objects) fetchApplied(ctx context.Context, dyn dynamic.Interface, namespace string, tried map[string]bool) {
+	objs.listApplied(ctx, dyn, namespace, tried)
+	applied := 0
 	for again := true; again; {
 		again = false
 		for i := 0; i < len(objs.Kustomizations); i++ {
@@ -285,6 +306,34 @@ func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface,
 				tried["Kustomization/"+dep] = true
 				again = objs.fetch(ctx, dyn, KustomizationGVR, "", ns, name) || again
 			}
+			if ks.Status.Inventory != nil {
+				for _, e := range ks.Status.Inventory.Entries {
+					id, err := ParseInventoryID(e.ID)
+					if err != nil || id.Namespace == "" || id.Namespace == namespace {
+						continue
+					}
+					gvr, kind := HelmReleaseGVR, helmReleaseKind
+					switch id.GroupKind {
+					case schema.GroupKind{Group: HelmReleaseGVR.Group, Kind: helmReleaseKind}:
+					case schema.GroupKind{Group: KustomizationGVR.Group, Kind: "Kustomization"}:
+						gvr, kind = KustomizationGVR, "Kustomization"
+					default:
+						continue
+					}
+					key := kind + "/" + id.Namespace + "/" + id.Name
+					if tried[key] {
+						continue
+					}
+					tried[key] = true
+					if applied++; applied > maxOutOfScope {
+						objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading what Kustomizations in %s apply in other namespaces: more than %d Flux objects, the rest were not read", namespace, maxOutOfScope))
+						objs.Incomplete = true
+						return
+					}
+					added := objs.fetch(ctx, dyn, gvr, "", id.Namespace, id.Name)
+					again = again || (added && gvr == KustomizationGVR)
+				}
+			}
 			ref := ks.Spec.SourceRef
 			ns := ref.Namespace
 			if ns == "" || ns == namespace || tried[ref.Kind+"/"+ns+"/"+ref.Name] {
@@ -294,6 +343,37 @@ func (objs *Objects) FetchOutOfScope(ctx context.Context, dyn dynamic.Interface,
 			if gvr, ok := SourceGVRs[ref.Kind]; ok {
 				objs.fetch(ctx, dyn, gvr, ref.Kind, ns, ref.Name)
 			}
+		}
+	}
+}
+
+// appliedFromLabel is the label kustomize-controller sets on what it applies to the namespace of
+// the Kustomization that applied it.
+const appliedFromLabel = "kustomize.toolkit.fluxcd.io/namespace"
+
+// listApplied lists, across namespaces, the HelmReleases and Kustomizations that Kustomizations
+// in namespace applied elsewhere (by kustomize-controller's label), one LIST each. One that
+// fails, as for a user who may read one namespace only, is a warning: the inventories are still
+// followed.
+func (objs *Objects) listApplied(ctx context.Context, dyn dynamic.Interface, namespace string, tried map[string]bool) {
+	for _, gvr := range []schema.GroupVersionResource{HelmReleaseGVR, KustomizationGVR} {
+		items, err := listSelected(ctx, dyn.Resource(gvr), appliedFromLabel+"="+namespace)
+		if err != nil {
+			objs.Unlisted = append(objs.Unlisted, fmt.Sprintf("listing %s that Kustomizations in %s applied in other namespaces: %v; only their inventories were followed", gvr.GroupResource(), namespace, err))
+			continue
+		}
+		var elsewhere []unstructured.Unstructured
+		for _, u := range items {
+			key := kindOfGVR(gvr) + "/" + u.GetNamespace() + "/" + u.GetName()
+			if u.GetNamespace() == namespace || tried[key] {
+				continue
+			}
+			tried[key] = true
+			elsewhere = append(elsewhere, u)
+		}
+		if err := objs.add(gvr, "", elsewhere); err != nil {
+			objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading %s that Kustomizations in %s applied in other namespaces: %v", gvr.GroupResource(), namespace, err))
+			objs.Incomplete = true
 		}
 	}
 }
