@@ -97,10 +97,14 @@ func graphRef(key string) string {
 	return objectRef(resource, ns, name)
 }
 
-// unclaimedGraphObjects records the causes of the Flux Operator's objects (ResourceSet,
-// FluxInstance) that are not Ready and that no cause accounts for yet: nothing the chain
-// analyses applies them, so no Kustomization's health check leads to them, and what they
-// applied would go unread.
+// unclaimedGraphObjects records the causes that no walk from an object that is not Ready reached:
+// the Flux Operator's objects (ResourceSet, FluxInstance) that are not Ready, which nothing the
+// chain analyses applies, so no Kustomization's health check leads to them, and what they
+// applied would go unread; and every object another one builds from (a source, a HelmChart, an
+// ArtifactGenerator) that failed for its own reason (Ready False, or Stalled) while what builds
+// from it still says Ready at its last artifact: those wait for the next revision, which will not
+// come. An object its controller wrote no Ready condition for, or that is reconciling, is no
+// such cause.
 func (cs *causes) unclaimedGraphObjects() {
 	if cs.objs == nil {
 		return
@@ -112,9 +116,27 @@ func (cs *causes) unclaimedGraphObjects() {
 			claimed[w] = true
 		}
 	}
+	builders := cs.objs.sourceUsers()
 	for _, key := range slices.Sorted(maps.Keys(cs.objs.graph)) {
 		o := cs.objs.graph[key]
-		if (o.kind != resourceSetKind && o.kind != fluxInstanceKind) || !o.notReady() || claimed[graphRef(key)] {
+		if claimed[graphRef(key)] {
+			continue
+		}
+		if len(builders[key]) > 0 && o.failed() {
+			keys := cs.graphBelow(key, nil)
+			if len(keys) == 0 {
+				keys = []string{cs.graphCause(link{cause: key, state: refNotReady})}
+			}
+			for _, k := range keys {
+				for _, b := range builders[key] {
+					if ref := graphRef(b); !slices.Contains(cs.byKey[k].Waiters, ref) {
+						cs.byKey[k].Waiters = append(cs.byKey[k].Waiters, ref)
+					}
+				}
+			}
+			continue
+		}
+		if (o.kind != resourceSetKind && o.kind != fluxInstanceKind) || !o.notReady() {
 			continue
 		}
 		keys := cs.graphBelow(key, nil)

@@ -11,6 +11,7 @@ package flux
 // else. Kind-agnostic: no kind has a rule of its own beyond which fields hold its references.
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -47,6 +48,30 @@ func (o *gobj) notReady() bool {
 	}
 	return o.ready == nil || o.ready.Status != string(metav1.ConditionTrue) ||
 		(o.stalled != nil && o.stalled.Status == string(metav1.ConditionTrue))
+}
+
+// failed reports whether o failed for a reason of its own: Stalled, or Ready False (not Unknown,
+// as while it reconciles, and not missing, as for an object its controller writes no status for).
+func (o *gobj) failed() bool {
+	if o.stalled != nil && o.stalled.Status == string(metav1.ConditionTrue) {
+		return true
+	}
+	return o.ready != nil && o.ready.Status == string(metav1.ConditionFalse)
+}
+
+// sourceUsers maps each object of the graph that another builds from (through a source field:
+// sourceRef, chartRef, its generated HelmChart, an ArtifactGenerator's sources) to those that
+// build from it, sorted.
+func (objs *Objects) sourceUsers() map[string][]string {
+	users := map[string][]string{}
+	for _, key := range slices.Sorted(maps.Keys(objs.graph)) {
+		for _, r := range objs.graph[key].refs {
+			if slices.Contains(sourceFields, r.field) && objs.graph[r.key()] != nil && !slices.Contains(users[r.key()], key) {
+				users[r.key()] = append(users[r.key()], key)
+			}
+		}
+	}
+	return users
 }
 
 // own is the condition o gives for itself: Stalled when it is, else Ready.
