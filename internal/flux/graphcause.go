@@ -119,34 +119,33 @@ func (cs *causes) unclaimedGraphObjects() {
 	builders := cs.objs.sourceUsers()
 	for _, key := range slices.Sorted(maps.Keys(cs.objs.graph)) {
 		o := cs.objs.graph[key]
-		if claimed[graphRef(key)] {
-			continue
-		}
-		if len(builders[key]) > 0 && o.failed() {
-			keys := cs.graphBelow(key, nil)
-			if len(keys) == 0 {
-				keys = []string{cs.graphCause(link{cause: key, state: refNotReady})}
+		switch {
+		case claimed[graphRef(key)]:
+		case len(builders[key]) > 0 && o.failed():
+			var waiters []string
+			for _, b := range builders[key] {
+				waiters = append(waiters, graphRef(b))
 			}
-			for _, k := range keys {
-				for _, b := range builders[key] {
-					if ref := graphRef(b); !slices.Contains(cs.byKey[k].Waiters, ref) {
-						cs.byKey[k].Waiters = append(cs.byKey[k].Waiters, ref)
-					}
-				}
+			cs.causesFrom(key, waiters)
+		case (o.kind == resourceSetKind || o.kind == fluxInstanceKind) && o.notReady():
+			cs.causesFrom(key, []string{graphRef(key)})
+		}
+	}
+}
+
+// causesFrom records the causes below key, or key itself when it waits on nothing below, and
+// adds waiters to each cause's waiters (a cause never waits on itself).
+func (cs *causes) causesFrom(key string, waiters []string) {
+	keys := cs.graphBelow(key, nil)
+	if len(keys) == 0 {
+		keys = []string{cs.graphCause(link{cause: key, state: refNotReady})}
+	}
+	for _, k := range keys {
+		rc := cs.byKey[k]
+		for _, w := range waiters {
+			if w != rc.Object && !slices.Contains(rc.Waiters, w) {
+				rc.Waiters = append(rc.Waiters, w)
 			}
-			continue
-		}
-		if (o.kind != resourceSetKind && o.kind != fluxInstanceKind) || !o.notReady() {
-			continue
-		}
-		keys := cs.graphBelow(key, nil)
-		for _, k := range keys {
-			if ref := graphRef(key); !slices.Contains(cs.byKey[k].Waiters, ref) {
-				cs.byKey[k].Waiters = append(cs.byKey[k].Waiters, ref)
-			}
-		}
-		if len(keys) == 0 {
-			cs.graphCause(link{cause: key, state: refNotReady})
 		}
 	}
 }
