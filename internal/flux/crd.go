@@ -2,6 +2,7 @@ package flux
 
 import (
 	"fmt"
+	"github.com/fluxcd/cli-utils/pkg/object"
 	"sort"
 	"strings"
 )
@@ -17,7 +18,7 @@ func explainMissingKinds(c *Chain, objs *Objects) {
 			continue
 		}
 		for _, e := range ks.Status.Inventory.Entries {
-			m, err := ParseInventoryID(e.ID)
+			m, err := object.ParseObjMetadata(e.ID)
 			if err == nil && m.GroupKind.Kind == "CustomResourceDefinition" {
 				crdOwners[m.Name] = append(crdOwners[m.Name], ks.Namespace+"/"+ks.Name)
 			}

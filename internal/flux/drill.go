@@ -3,15 +3,16 @@ package flux
 import (
 	"context"
 	"fmt"
+	"github.com/fluxcd/cli-utils/pkg/object"
 	"slices"
 	"strings"
 
+	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
@@ -169,7 +170,7 @@ func inventories(objs *Objects) (map[string]map[string]string, []string) {
 		}
 		m := map[string]string{}
 		for _, e := range ks.Status.Inventory.Entries {
-			om, err := ParseInventoryID(e.ID)
+			om, err := object.ParseObjMetadata(e.ID)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("inventory of %s: %v", kustomizationRef(ks.Namespace+"/"+ks.Name), err))
 				continue

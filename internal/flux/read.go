@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fluxcd/cli-utils/pkg/object"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
@@ -19,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
 // The Flux resources the chain reads.
@@ -308,7 +309,7 @@ func (objs *Objects) fetchApplied(ctx context.Context, dyn dynamic.Interface, na
 			}
 			if ks.Status.Inventory != nil {
 				for _, e := range ks.Status.Inventory.Entries {
-					id, err := ParseInventoryID(e.ID)
+					id, err := object.ParseObjMetadata(e.ID)
 					if err != nil || id.Namespace == "" || id.Namespace == namespace {
 						continue
 					}

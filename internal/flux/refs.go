@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/fluxcd/cli-utils/pkg/object"
 	"maps"
 	"slices"
 	"strings"
@@ -179,7 +180,7 @@ func inventoryRefs(u *unstructured.Unstructured) []gref {
 		if !ok {
 			continue
 		}
-		id, err := ParseInventoryID(str(m, "id"))
+		id, err := object.ParseObjMetadata(str(m, "id"))
 		if err != nil {
 			continue
 		}

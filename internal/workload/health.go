@@ -3,10 +3,10 @@ package workload
 import (
 	"fmt"
 
+	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
 // Health is a workload controller's state: kstatus's verdict and message, and the replica

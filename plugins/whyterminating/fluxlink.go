@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fluxcd/cli-utils/pkg/object"
 	"maps"
 	"slices"
 	"strings"
@@ -175,7 +176,7 @@ func (s *fluxState) linkFor(ref finalizers.ObjectRef, labels map[string]string) 
 			continue
 		}
 		for _, entry := range k.Status.Inventory.Entries {
-			m, err := flux.ParseInventoryID(entry.ID)
+			m, err := object.ParseObjMetadata(entry.ID)
 			if err == nil && m.Name == ref.Name && m.Namespace == ref.Namespace && m.GroupKind.Group == ref.Group && m.GroupKind.Kind == ref.Kind {
 				return s.kustomization(k.Namespace, k.Name, "listed in the inventory of Kustomization "+k.Namespace+"/"+k.Name), ""
 			}
