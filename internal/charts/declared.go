@@ -2,9 +2,8 @@ package charts
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
+	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // Bounds of a declaration scan: a repository is read as untrusted input.
@@ -112,17 +110,13 @@ func readObjects(p string) ([]*unstructured.Unstructured, error) {
 	if !bytes.Contains(data, []byte("toolkit.fluxcd.io")) {
 		return nil, nil
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	// Not Kubernetes YAML past an error: what decoded before it is kept.
+	objs, _ := ssautil.ReadObjects(bytes.NewReader(data))
 	var out []*unstructured.Unstructured
-	for i := 0; i < maxScanDocs; i++ {
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return out, nil // not Kubernetes YAML past this point: what decoded is kept
+	for i, u := range objs {
+		if i == maxScanDocs {
+			break
 		}
-		u := &unstructured.Unstructured{Object: m}
 		g := u.GroupVersionKind().Group
 		switch {
 		case g == "helm.toolkit.fluxcd.io" && u.GetKind() == "HelmRelease",

@@ -13,7 +13,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
+	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	"strings"
 	"time"
 
@@ -22,7 +22,6 @@ import (
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // DefaultKubeVersion is the Kubernetes version charts see in .Capabilities when no other is
@@ -184,31 +183,14 @@ func crdPolicy(p, def string) string {
 // decode reads a multi-document manifest; namespaced objects without a namespace get ns, as
 // Helm's client creates them in the release namespace.
 func decode(manifest, ns string, scope scoper) ([]*unstructured.Unstructured, error) {
-	d := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(manifest), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		var m map[string]any
-		if err := d.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		if len(m) == 0 {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: m}
-		if u.GetKind() == "List" {
-			items, _, _ := unstructured.NestedSlice(m, "items")
-			for _, it := range items {
-				if im, ok := it.(map[string]any); ok {
-					out = append(out, scope.place(&unstructured.Unstructured{Object: im}, ns))
-				}
-			}
-			continue
-		}
-		out = append(out, scope.place(u, ns))
+	objs, err := ssautil.ReadObjects(strings.NewReader(manifest))
+	if err != nil {
+		return nil, err
 	}
+	for i, u := range objs {
+		objs[i] = scope.place(u, ns)
+	}
+	return objs, nil
 }
 
 // CheckKubeVersion reports whether v is a Kubernetes version Helm accepts for .Capabilities.

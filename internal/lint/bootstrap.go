@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	"io"
 	"io/fs"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
@@ -328,19 +328,9 @@ func (b *Bootstrap) applyFile(top, rel, target string) {
 
 // addCRDs records the CRDs among the YAML documents of data.
 func (b *Bootstrap) addCRDs(data []byte, where string) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
-			return
-		}
-		u := unstructured.Unstructured{Object: obj}
-		if u.GetKind() != "CustomResourceDefinition" {
-			continue
-		}
-		g, _, _ := unstructured.NestedString(obj, "spec", "group")
-		k, _, _ := unstructured.NestedString(obj, "spec", "names", "kind")
-		if g != "" && k != "" {
+	objs, _ := ssautil.ReadObjects(bytes.NewReader(data)) // what decoded before an error is kept
+	for _, u := range objs {
+		if g, k := crdKind(u); g != "" && k != "" {
 			b.addKind(g+"/"+k, where)
 		}
 	}

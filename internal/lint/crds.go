@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	"io"
 	"io/fs"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // Bounds on reading CRD manifests: they come from the repository.
@@ -99,23 +99,25 @@ func (s *CRDSet) addFile(p string) (int, error) {
 		return 0, fmt.Errorf("%s: larger than %d bytes", p, maxCRDFileBytes)
 	}
 	n := 0
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		var obj map[string]any
-		if err := dec.Decode(&obj); err == io.EOF {
-			return n, nil
-		} else if err != nil {
-			return n, fmt.Errorf("%s: %s", p, oneLine(err.Error()))
-		}
-		u := unstructured.Unstructured{Object: obj}
-		if u.GetKind() != "CustomResourceDefinition" {
-			continue
-		}
-		g, _, _ := unstructured.NestedString(obj, "spec", "group")
-		k, _, _ := unstructured.NestedString(obj, "spec", "names", "kind")
-		if g != "" && k != "" {
+	objs, err := ssautil.ReadObjects(bytes.NewReader(data))
+	for _, u := range objs {
+		if g, k := crdKind(u); g != "" && k != "" {
 			s.Add(g + "/" + k)
 			n++
 		}
 	}
+	if err != nil {
+		return n, fmt.Errorf("%s: %s", p, oneLine(err.Error()))
+	}
+	return n, nil
+}
+
+// crdKind is the group and kind a CustomResourceDefinition serves; "" for other objects.
+func crdKind(u *unstructured.Unstructured) (group, kind string) {
+	if u.GetKind() != "CustomResourceDefinition" {
+		return "", ""
+	}
+	group, _, _ = unstructured.NestedString(u.Object, "spec", "group")
+	kind, _, _ = unstructured.NestedString(u.Object, "spec", "names", "kind")
+	return group, kind
 }
