@@ -172,9 +172,11 @@ func TestDirChartSymlink(t *testing.T) {
 	}
 }
 
-// A chart directory's local dependency (file://) that its charts/ does not hold is refused,
-// naming it, as source-controller fails the build of a chart whose file:// dependency it
-// cannot find within the source; held in charts/, the dependency is the chart's and it loads.
+// A chart directory's local dependency (file://) that its charts/ does not hold is built into
+// it from its path inside the source's root, as source-controller's dependency manager does
+// (addLocalDependency, secureLocalChartPath): a path that climbs out of the root is clamped
+// inside it, no chart at the path or a version the constraint refuses fails, naming the
+// dependency; held in charts/, the dependency is the chart's and it loads.
 func TestDirChartLocalDependency(t *testing.T) {
 	root := t.TempDir()
 	write := func(name, content string) {
@@ -190,22 +192,44 @@ func TestDirChartLocalDependency(t *testing.T) {
 	const common = "apiVersion: v2\nname: common\nversion: 1.0.0\n"
 	write("charts/common/Chart.yaml", common)
 	write("charts/common/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: common}\n")
+	// /etc/hostname-like target outside the root: a chart there must never be read.
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "Chart.yaml"), []byte("apiVersion: v2\nname: common\nversion: 1.0.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	escape, err := filepath.Rel(filepath.Join(root, "charts/app"), outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	getc := func(dep, version string) (*charts.Chart, error) {
+		write("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- {name: common, version: \""+version+"\", repository: \""+dep+"\"}\n")
+		return (&charts.Getter{}).Get(context.Background(), charts.Ref{Chart: "app", Source: "GitRepository/flux-system/flux-system", Type: charts.TypeDir, Dir: filepath.Join(root, "charts/app"), Root: root})
+	}
 	get := func(dep string) error {
-		write("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- {name: common, version: 1.0.0, repository: \""+dep+"\"}\n")
-		_, err := (&charts.Getter{}).Get(context.Background(), charts.Ref{Chart: "app", Source: "GitRepository/flux-system/flux-system", Type: charts.TypeDir, Dir: filepath.Join(root, "charts/app")})
+		_, err := getc(dep, "1.0.0")
 		return err
 	}
+	c, err := getc("file://../common", "~1.0")
+	if err != nil {
+		t.Fatalf("file://../common inside the root: %v", err)
+	}
+	if deps := c.Chart.Dependencies(); len(deps) != 1 || deps[0].Name() != "common" {
+		t.Fatalf("file://../common was not built into the chart: %v", deps)
+	}
 	for _, tc := range []struct{ dep, want string }{
-		{"file://../common", `dependency "common" (repository "file://../common") is not in the chart's charts/ and its path leads outside the chart's directory`},
-		{"file://../../../../etc", `its path leads outside the chart's directory`},
-		{"file://vendor/common", `dependency "common" (repository "file://vendor/common") is not in the chart's charts/ and it is not loaded from its path`},
-		{"", `dependency "common" (repository "")`},
+		{"file://" + escape, `no chart at `},
+		{"file://../../../../etc", `no chart at etc in this revision`},
+		{"file://vendor/common", `dependency "common" (repository "file://vendor/common"): no chart at charts/app/vendor/common`},
+		{"", `its path is the chart's own directory`},
 	} {
 		t.Run(tc.dep, func(t *testing.T) {
 			if err := get(tc.dep); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
 		})
+	}
+	if _, err := getc("file://../common", "2.x"); err == nil || !strings.Contains(err.Error(), `version 1.0.0, which "2.x" does not allow`) {
+		t.Fatalf("a version the constraint refuses: %v", err)
 	}
 	write("charts/app/charts/common/Chart.yaml", common)
 	if err := get("file://../common"); err != nil {
@@ -217,5 +241,33 @@ func TestDirChartLocalDependency(t *testing.T) {
 	}
 	if err := get("https://charts.example.com"); err != nil {
 		t.Fatalf("remote dependency: %v", err)
+	}
+}
+
+// A chart directory's digest covers the local dependencies built into it from outside it, so a
+// pull request that changes only a shared library chart beside it renders the release again.
+func TestChartDirDigestCoversLocalDependencies(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("charts/common/Chart.yaml", "apiVersion: v2\nname: common\nversion: 1.0.0\n")
+	write("charts/common/templates/cm.yaml", "a: 1\n")
+	write("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- {name: common, version: 1.0.0, repository: \"file://../common\"}\n")
+	ref := charts.Ref{Chart: "app", Type: charts.TypeDir, Dir: filepath.Join(root, "charts/app"), Root: root}
+	before := charts.ChartDirDigest(ref)
+	write("charts/common/templates/cm.yaml", "a: 2\n")
+	if after := charts.ChartDirDigest(ref); after == before {
+		t.Fatalf("the digest did not change with the dependency: %s", after)
+	}
+	if charts.ChartDirDigest(ref) != charts.ChartDirDigest(ref) {
+		t.Fatal("the digest is not stable")
 	}
 }

@@ -1,24 +1,45 @@
 package charts
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/Masterminds/semver/v3"
+	securejoin "github.com/cyphar/filepath-securejoin"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"sigs.k8s.io/yaml"
 )
 
-// localDependencies refuses a chart directory whose Chart.yaml (or Chart.lock, which takes
-// precedence) declares a local dependency, `file://<path>` or no repository, that its charts/
-// does not hold. Helm's install renders without a missing dependency and says nothing, where
-// source-controller builds the chart with it: its dependency manager
-// (fluxcd/source-controller internal/helm/chart/dependency_manager.go, Build, collectMissing,
-// addLocalDependency, secureLocalChartPath) resolves the path from the chart's directory
-// within the source's root with securejoin and fails the build when no chart is there. A
-// render without it would lack the dependency's objects, so the chart is refused, naming the
-// dependency: the release is UNKNOWN, never judged from part of its chart.
-func localDependencies(ref Ref, c *chart.Chart) error {
+// Local dependencies of a chart directory, built as source-controller's dependency manager
+// builds them (fluxcd/source-controller internal/helm/chart/dependency_manager.go: Build,
+// collectMissing, addLocalDependency, secureLocalChartPath).
+//
+// A dependency is local when its repository is `file://<path>` or empty. When the chart's
+// charts/ does not hold it, its path is taken from the chart's directory and joined to the
+// source's root with securejoin: a path that climbs out of the root is clamped inside it, so
+// no file outside the repository's snapshot is ever read. The chart found there is loaded
+// (symbolic links refused, as for the chart itself), its version must satisfy the
+// dependency's constraint, and it is added to the chart. No chart at that path fails the
+// build, as source-controller's does: the release is then UNKNOWN, never judged from part of
+// its chart. A dependency's own local dependencies are not built (source-controller builds
+// one level); one its charts/ lacks refuses the chart.
+
+// localDep is one local dependency the chart's charts/ does not hold.
+type localDep struct {
+	dep  *chart.Dependency
+	name string // the alias, else the name
+}
+
+// missingLocal lists the local dependencies of c (Chart.lock's when it has one, as
+// source-controller takes them) that its charts/ does not hold.
+func missingLocal(c *chart.Chart) []localDep {
 	reqs := c.Metadata.Dependencies
 	if c.Lock != nil {
 		reqs = c.Lock.Dependencies
@@ -27,31 +48,146 @@ func localDependencies(ref Ref, c *chart.Chart) error {
 	for _, d := range c.Dependencies() {
 		have[d.Name()] = true
 	}
+	var out []localDep
 	for _, dep := range reqs {
-		if dep == nil {
+		if dep == nil || !isLocal(dep.Repository) {
 			continue
 		}
 		name := dep.Name
 		if dep.Alias != "" {
 			name = dep.Alias
 		}
-		if have[name] || !(dep.Repository == "" || strings.HasPrefix(dep.Repository, "file://")) {
-			continue
+		if !have[name] && !have[dep.Name] {
+			out = append(out, localDep{dep: dep, name: name})
 		}
-		return fmt.Errorf("%s: dependency %q (repository %q) is not in the chart's charts/ and %s: source-controller builds it into the chart from that path, or refuses the chart when it finds none, and this tool does not, so the chart is not rendered", ref, dep.Name, dep.Repository, where(ref.Dir, dep.Repository))
+	}
+	return out
+}
+
+func isLocal(repository string) bool {
+	return repository == "" || strings.HasPrefix(repository, "file://")
+}
+
+// localPath is where a local dependency's chart is in the snapshot: its path from the chart's
+// directory, joined to the source's root with securejoin (secureLocalChartPath).
+func localPath(ref Ref, dep *chart.Dependency) (string, error) {
+	u, err := url.Parse(dep.Repository)
+	if err != nil {
+		return "", fmt.Errorf("dependency %q: repository %q is not a path: %w", dep.Name, dep.Repository, err)
+	}
+	root := ref.Root
+	if root == "" {
+		root = ref.Dir // no source root known: the chart's own directory bounds what is read
+	}
+	rel, err := filepath.Rel(root, ref.Dir)
+	if err != nil {
+		return "", fmt.Errorf("dependency %q: %w", dep.Name, err)
+	}
+	return securejoin.SecureJoin(root, filepath.Join(rel, u.Host, u.Path))
+}
+
+// addLocalDependencies builds the local dependencies of c that its charts/ does not hold into
+// c, or fails naming the one that cannot be built.
+func addLocalDependencies(ref Ref, c *chart.Chart) error {
+	for _, m := range missingLocal(c) {
+		p, err := localPath(ref, m.dep)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ref, err)
+		}
+		if p == ref.Dir {
+			return fmt.Errorf("%s: dependency %q (repository %q) is not in the chart's charts/ and its path is the chart's own directory, so it is not rendered", ref, m.dep.Name, m.dep.Repository)
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s: dependency %q (repository %q): no chart at %s in this revision, so source-controller fails to build the chart and this tool does not render it", ref, m.dep.Name, m.dep.Repository, relTo(ref, p))
+		}
+		if err := refuseLinks(p); err != nil {
+			return fmt.Errorf("%s: dependency %q: %w", ref, m.dep.Name, err)
+		}
+		sub, err := loader.LoadDir(p)
+		if err != nil {
+			return fmt.Errorf("%s: dependency %q at %s: %w", ref, m.dep.Name, relTo(ref, p), err)
+		}
+		if err := versionFits(m.dep, sub); err != nil {
+			return fmt.Errorf("%s: %w", ref, err)
+		}
+		if rest := missingLocal(sub); len(rest) > 0 {
+			return fmt.Errorf("%s: dependency %q at %s has a local dependency %q its charts/ does not hold; source-controller builds one level of local dependencies, so the chart is not rendered", ref, m.dep.Name, relTo(ref, p), rest[0].dep.Name)
+		}
+		c.AddDependency(sub)
 	}
 	return nil
 }
 
-// where says where a local dependency's path leads from the chart's directory.
-func where(dir, repository string) string {
-	u, err := url.Parse(repository)
+// versionFits checks the loaded chart against the dependency's version constraint, as
+// addLocalDependency does.
+func versionFits(dep *chart.Dependency, sub *chart.Chart) error {
+	// An empty constraint is invalid to source-controller too.
+	constraint, err := semver.NewConstraint(dep.Version)
 	if err != nil {
-		return "its path cannot be read"
+		return fmt.Errorf("dependency %q: version constraint %q: %w", dep.Name, dep.Version, err)
 	}
-	p := filepath.Join(dir, u.Host, u.Path)
-	if rel, err := filepath.Rel(dir, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "its path leads outside the chart's directory"
+	ver, err := semver.NewVersion(sub.Metadata.Version)
+	if err != nil {
+		return fmt.Errorf("dependency %q: version %q of the chart at its path: %w", dep.Name, sub.Metadata.Version, err)
 	}
-	return "it is not loaded from its path"
+	if !constraint.Check(ver) {
+		return fmt.Errorf("dependency %q: the chart at its path is version %s, which %q does not allow", dep.Name, ver, dep.Version)
+	}
+	return nil
+}
+
+// relTo names p from the source's root, for a reader.
+func relTo(ref Ref, p string) string {
+	root := ref.Root
+	if root == "" {
+		root = ref.Dir
+	}
+	if r, err := filepath.Rel(root, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// localDependencyDirs are the directories of the chart directory's local dependencies that
+// its charts/ does not hold, read from its Chart.lock or Chart.yaml alone, so a change to one
+// of them changes the chart's digest. Unreadable metadata yields none: loading the chart then
+// fails and says why.
+func localDependencyDirs(ref Ref) []string {
+	meta := struct {
+		Dependencies []*chart.Dependency `json:"dependencies"`
+	}{}
+	for _, name := range []string{"Chart.lock", "Chart.yaml"} {
+		data, err := readBounded(filepath.Join(ref.Dir, name))
+		if err != nil {
+			continue
+		}
+		if yaml.Unmarshal(data, &meta) == nil {
+			break
+		}
+	}
+	var out []string
+	for _, dep := range meta.Dependencies {
+		if dep == nil || !isLocal(dep.Repository) {
+			continue
+		}
+		if p, err := localPath(ref, dep); err == nil && p != ref.Dir && !strings.HasPrefix(p, ref.Dir+string(filepath.Separator)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ChartDirDigest digests a chart directory and the local dependencies built into it from
+// outside it (DirDigest of each), so a change to either is seen.
+func ChartDirDigest(ref Ref) string {
+	dirs := localDependencyDirs(ref)
+	if len(dirs) == 0 {
+		return DirDigest(ref.Dir)
+	}
+	h := sha256.New()
+	io.WriteString(h, DirDigest(ref.Dir))
+	for _, d := range dirs {
+		fmt.Fprintf(h, "\x00%s\x00%s", relTo(ref, d), DirDigest(d))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

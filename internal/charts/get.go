@@ -190,7 +190,22 @@ func loadDir(ref Ref) (*Chart, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s: no chart directory at that path in this revision", ref)
 	}
-	err = filepath.WalkDir(ref.Dir, func(p string, d fs.DirEntry, err error) error {
+	if err := refuseLinks(ref.Dir); err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	c, err := loader.LoadDir(ref.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	if err := addLocalDependencies(ref, c); err != nil {
+		return nil, err
+	}
+	return &Chart{Chart: c, Version: c.Metadata.Version, From: "this repository"}, nil
+}
+
+// refuseLinks fails on a symbolic link anywhere under dir.
+func refuseLinks(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -199,17 +214,6 @@ func loadDir(ref Ref) (*Chart, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
-	c, err := loader.LoadDir(ref.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
-	if err := localDependencies(ref, c); err != nil {
-		return nil, err
-	}
-	return &Chart{Chart: c, Version: c.Metadata.Version, From: "this repository"}, nil
 }
 
 // DirDigest digests a chart directory's files (paths and contents), so a change to a chart

@@ -36,6 +36,9 @@ type Ref struct {
 	Digest string `json:"digest,omitempty"`
 	// Dir is the chart's directory in the snapshot (TypeDir).
 	Dir string `json:"-"`
+	// Root is the snapshot directory of the source the chart directory is in (TypeDir): local
+	// dependencies are found inside it and never outside.
+	Root string `json:"-"`
 }
 
 // String names the chart, its version and where it comes from, for a reader.
@@ -131,7 +134,7 @@ func templateRef(spec map[string]any, ns string, srcs Sources, own Repository) (
 			return Ref{}, fmt.Errorf("chart %s comes from %s, which is not this repository (%s): its files are not read", chart, key, own.Source)
 		}
 		dir := filepath.Join(own.Root, filepath.FromSlash(path.Clean("/"+chart)))
-		return Ref{Chart: path.Base(chart), Source: key, Type: TypeDir, Dir: dir}, nil
+		return Ref{Chart: path.Base(chart), Source: key, Type: TypeDir, Dir: dir, Root: own.Root}, nil
 	}
 	src, key, err := lookup(srcs, kind, ns, name)
 	if err != nil {

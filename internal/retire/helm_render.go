@@ -169,7 +169,7 @@ func (s *side) inputs(hr *unstructured.Unstructured) string {
 	if ref, err := charts.RefFor(hr, s.srcs, s.own); err == nil {
 		parts = append(parts, ref)
 		if ref.Type == charts.TypeDir {
-			parts = append(parts, charts.DirDigest(ref.Dir))
+			parts = append(parts, charts.ChartDirDigest(ref))
 		}
 		if src, ok := s.srcs[ref.Source]; ok {
 			parts = append(parts, src.Object["spec"])
