@@ -151,6 +151,8 @@ func gitEnv(environ []string) []string {
 		"GIT_OPTIONAL_LOCKS=0",
 		"GIT_ATTR_NOSYSTEM=1",
 		"GIT_NO_REPLACE_OBJECTS=1",
+		// A partial clone would fetch a missing object from its promisor remote: network.
+		"GIT_NO_LAZY_FETCH=1",
 	}
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")

@@ -99,6 +99,9 @@ func (r *Repo) listTree(ctx context.Context, commit string) ([]treeEntry, int64,
 		if e.typ != "blob" {
 			continue
 		}
+		if e.size == missingBlob {
+			continue
+		}
 		if e.size > maxBlob {
 			return nil, 0, fmt.Errorf("%q is %d bytes, above the limit of %d bytes for a file", e.path, e.size, maxBlob)
 		}
@@ -122,11 +125,20 @@ func (s *Snapshot) Close() error {
 }
 
 // treeEntry is one line of `git ls-tree -r -t -l`: a tree, blob, symlink or submodule, and
-// a blob's size.
+// a blob's size; missingBlob for a blob a partial clone does not hold.
 type treeEntry struct {
 	mode, typ, oid, path string
 	size                 int64
 }
+
+// missingBlob is the size of a blob the clone does not hold (a partial clone): listing the
+// tree works, reading that file fails with ErrMissingBlob.
+const missingBlob = -1
+
+// ErrMissingBlob is reading a file whose blob the clone does not hold (a partial clone,
+// `--filter=blob:none`, or a mirror missing objects). Nothing fetches it: git runs with lazy
+// fetching off, since that would touch the network.
+var ErrMissingBlob = errors.New("its blob is not in this clone (a partial clone); nothing is fetched, so what reads it is unknown: fetch the blobs (git fetch --refetch, or clone without --filter)")
 
 // extract writes the checked entries of a tree (listTree) into dir.
 func (r *Repo) extract(ctx context.Context, entries []treeEntry, dir string) error {
@@ -144,6 +156,8 @@ func (r *Repo) extract(ctx context.Context, entries []treeEntry, dir string) err
 		case e.typ == "tree" || e.typ == "commit":
 			// A submodule is an empty directory, as git archive writes it.
 			err = w.mkdir(e.path)
+		case e.typ == "blob" && e.size == missingBlob:
+			err = fmt.Errorf("%q: %w", e.path, ErrMissingBlob)
 		case e.typ == "blob":
 			blobs = append(blobs, e)
 		default:
@@ -156,7 +170,9 @@ func (r *Repo) extract(ctx context.Context, entries []treeEntry, dir string) err
 	return r.writeBlobs(ctx, w, blobs)
 }
 
-// lsTree lists every entry of commit's tree, directories before what they hold.
+// lsTree lists every entry of commit's tree, directories before what they hold. In a partial
+// clone whose blobs are not all there, `ls-tree -l` fails (it needs every size); the tree is
+// then listed without sizes (lsTreePartial), and the blobs that are missing are marked so.
 func (r *Repo) lsTree(ctx context.Context, commit string) ([]treeEntry, error) {
 	cmd := gitCommand(ctx, r.Dir, "ls-tree", "-r", "-t", "-l", "-z", "--full-tree", commit)
 	var stdout, stderr bytes.Buffer
@@ -164,6 +180,9 @@ func (r *Repo) lsTree(ctx context.Context, commit string) ([]treeEntry, error) {
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
+		}
+		if r.partial(ctx) {
+			return r.lsTreePartial(ctx, commit)
 		}
 		return nil, fmt.Errorf("git ls-tree: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}

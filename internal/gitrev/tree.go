@@ -292,7 +292,7 @@ func (t *Tree) Readlink(name string) (string, error) {
 type info struct{ n *node }
 
 func (i info) Name() string       { return i.n.name }
-func (i info) Size() int64        { return i.n.size }
+func (i info) Size() int64        { return max(i.n.size, 0) }
 func (i info) Mode() fs.FileMode  { return i.n.mode }
 func (i info) ModTime() time.Time { return time.Time{} }
 func (i info) IsDir() bool        { return i.n.mode.IsDir() }

@@ -79,6 +79,9 @@ func (b *blobReader) stop(err error) {
 // read returns a copy of blob oid, which ls-tree said holds size bytes; name is its path,
 // for errors.
 func (b *blobReader) read(oid string, size int64, name string) ([]byte, error) {
+	if size == missingBlob {
+		return nil, ErrMissingBlob // never asked of cat-file --batch, which would die on it
+	}
 	if size > b.lim.blob {
 		return nil, fmt.Errorf("%q is %d bytes, above the limit of %d bytes for a file", name, size, b.lim.blob)
 	}
