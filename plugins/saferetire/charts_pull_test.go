@@ -2,6 +2,7 @@ package saferetire_test
 
 import (
 	"encoding/json"
+	"github.com/kubeforensics/suite/internal/testsupport/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,6 +110,10 @@ func TestChartsPullCachedAndListed(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", step.args, err, out)
 		}
 	}
+	// The --list report is kept as a golden, which hack/release/schemagen validates against
+	// docs/schema/ChartsPullResult.json.
+	listOut, _, _ := invocation{}.raw(t, "charts", "pull", "--list", "--repo", r.Dir, "-o", "json")
+	goldens.Assert(t, "charts-pull-list.json", listOut, golden.Literal(r.Dir, "REPO"), golden.Literal(httpRepo.URL, "CHART_REPO_URL"))
 	if len(first.Charts) != 1 || first.Charts[0].Status != "downloaded" || first.Charts[0].Got != "6.5.0" || !strings.HasPrefix(first.Charts[0].Digest, "sha256:") {
 		t.Errorf("first pull: %+v", first)
 	}
