@@ -27,13 +27,12 @@ type webhook struct {
 // failClosedWebhooks lists the Validating and Mutating webhooks with failurePolicy Fail, once.
 func (x *Explainer) failClosedWebhooks(ctx context.Context) ([]webhook, error) {
 	return cached(x, "webhooks", func() ([]webhook, error) {
-		api := x.c.Kube.AdmissionregistrationV1()
 		var out []webhook
-		vs, err := api.ValidatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+		all, err := x.webhookConfigs(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("listing validatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
+			return nil, err
 		}
-		for _, c := range vs.Items {
+		for _, c := range all.validating {
 			ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations", Kind: "ValidatingWebhookConfiguration", Name: c.Name}
 			for _, w := range c.Webhooks {
 				if w.FailurePolicy == nil || *w.FailurePolicy == admissionv1.Fail {
@@ -41,11 +40,7 @@ func (x *Explainer) failClosedWebhooks(ctx context.Context) ([]webhook, error) {
 				}
 			}
 		}
-		ms, err := api.MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("listing mutatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
-		}
-		for _, c := range ms.Items {
+		for _, c := range all.mutating {
 			ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations", Kind: "MutatingWebhookConfiguration", Name: c.Name}
 			for _, w := range c.Webhooks {
 				if w.FailurePolicy == nil || *w.FailurePolicy == admissionv1.Fail {

@@ -56,10 +56,14 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 	var out []*Explanation
 	sem := make(chan struct{}, sweepWorkers)
 	var namespaces []Item
+	var shared sync.Once
 	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
 		if m.DeletionTimestamp == nil {
 			return true
 		}
+		// Something is stuck: the cluster-wide reads its explanations share start now, beside
+		// the LISTs still under way, rather than when the first explanation needs them.
+		shared.Do(func() { x.prefetchShared(ctx, &wg) })
 		obj := m.DeepCopy()
 		obj.ManagedFields = nil
 		if r.Group == "" && r.Resource == "namespaces" {
@@ -87,6 +91,28 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 	})
 	wg.Wait()
 	return s, append(out, x.ExplainItems(ctx, namespaces)...)
+}
+
+// prefetchShared starts, each in its own goroutine counted in wg, the cluster-wide reads that
+// explanations share: RBAC, workloads, admission webhooks, APIServices, CRDs (in full for the
+// products they belong to, and their metadata for who installed each type). They are cached:
+// an explanation that needs one waits for it, and a read that failed is its gap as before.
+func (x *Explainer) prefetchShared(ctx context.Context, wg *sync.WaitGroup) {
+	reads := []func(){
+		func() { _, _ = x.rbac(ctx) },
+		func() { _, _ = x.workloads(ctx) },
+		func() { _, _ = x.failClosedWebhooks(ctx) },
+		func() { _, _ = x.apiServices(ctx) },
+		func() { _, _ = x.products(ctx) },
+		func() { _, _ = x.crdsMetadata(ctx) },
+	}
+	wg.Add(len(reads))
+	for _, read := range reads {
+		go func() {
+			defer wg.Done()
+			read()
+		}()
+	}
 }
 
 // settled returns the value stored under key once any fill under way has finished, without

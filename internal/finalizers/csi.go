@@ -13,11 +13,6 @@ import (
 // the CSI driver that provisioned it; the sidecar removes it once the volume is deleted.
 const csiProvisionerFinalizer = "external-provisioner.volume.kubernetes.io/finalizer"
 
-// isCSIFinalizer reports the finalizers a CSI driver's sidecars set and remove.
-func isCSIFinalizer(name string) bool {
-	return strings.HasPrefix(name, "external-attacher/") || name == csiProvisionerFinalizer
-}
-
 // csiFinalizer explains a CSI sidecar's finalizer: the driver is named (from the volume or the
 // attachment itself, else from the finalizer), whether it is installed (its CSIDriver object),
 // and which workloads with rights of their own may remove it. Rules that allow everything (a

@@ -14,10 +14,11 @@ import (
 	workloadhealth "github.com/kubeforensics/suite/internal/workload"
 )
 
-// knownOrCustom explains a finalizer removed by a controller outside the core. Who may remove
-// it comes from evidence (see attribute): an operator's own custom resources where they name the
-// component, else RBAC and the workloads running as the service accounts it allows; known
-// finalizers add what the controller waits for and what stripping the finalizer loses.
+// knownOrCustom explains a finalizer removed by a controller outside the core, the registry's
+// explainer for every finalizer without one of its own. Who may remove it comes from evidence
+// (see attribute): an operator's own custom resources where they name the component, else RBAC
+// and the workloads running as the service accounts it allows; the registry's facts add what the
+// controller waits for and what stripping the finalizer loses.
 func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) Finalizer {
 	k, isKnown := lookupKnown(name, o.res.Kind)
 	_, stem := domainOf(name)
@@ -39,15 +40,6 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 		}
 	}
 	f := Finalizer{Name: name, RemovedBy: k.removedBy, WaitsFor: k.waitsFor}
-	if name == lbCleanupFinalizer && o.res.Group == "" && o.res.Resource == "services" {
-		return x.loadBalancerCleanup(ctx, o, f, k)
-	}
-	if isCSIFinalizer(name) {
-		return x.csiFinalizer(ctx, o, f, k)
-	}
-	if len(k.controllers) == 0 && isKnown {
-		return x.coreControllerFinalizer(o, f)
-	}
 	hints = append(append([]string(nil), k.controllers...), hints...)
 	a, gaps, ok := x.operatorEvidence(ctx, o, name)
 	if !ok {

@@ -219,21 +219,6 @@ func blockedByController(f Finalizer) bool {
 	return true
 }
 
-// dispatchFinalizer picks the explainer of one finalizer.
-func (x *Explainer) dispatchFinalizer(ctx context.Context, o subject, name string) Finalizer {
-	switch {
-	case name == "kubernetes.io/pvc-protection":
-		return x.pvcProtection(ctx, o)
-	case name == "kubernetes.io/pv-protection":
-		return x.pvProtection(ctx, o)
-	case name == metav1.FinalizerDeleteDependents, name == metav1.FinalizerOrphanDependents:
-		return x.dependents(ctx, o, name)
-	case name == "customresourcecleanup.apiextensions.k8s.io":
-		return x.crdCleanup(ctx, o)
-	}
-	return x.knownOrCustom(ctx, o, name)
-}
-
 // refFor builds the fully qualified reference of an object of res.
 func refFor(res kinds.Resource, namespace, name string) ObjectRef {
 	r := ObjectRef{Group: res.Group, Version: res.Version, Resource: res.Resource, Kind: res.Kind, Name: name}

@@ -13,80 +13,93 @@ type known struct {
 	lost string
 }
 
-// lookupKnown returns the description of a known finalizer, matched exactly or by prefix.
-func lookupKnown(name, kind string) (known, bool) {
-	switch {
-	case name == "finalizers.fluxcd.io":
-		return fluxKnown(kind), true
-	case name == "batch.kubernetes.io/job-tracking":
-		return known{
-			removedBy: "kube-controller-manager (job controller)",
-			waitsFor:  "the Job controller has counted this pod in its Job's status",
-			lost:      "the Job's succeeded/failed counts may miss this pod",
-		}, true
-	case name == "service.kubernetes.io/load-balancer-cleanup":
-		return known{
-			removedBy:   "the cloud controller manager (service controller)",
-			waitsFor:    "the cloud load balancer of this Service is deleted",
-			controllers: []string{"cloud-controller-manager"},
-			lost:        "the cloud load balancer keeps running (and billing) with nothing to remove it",
-		}, true
-	case strings.HasPrefix(name, "external-attacher/"):
-		driver := strings.TrimPrefix(name, "external-attacher/")
-		return known{
-			removedBy:   "the external-attacher sidecar of CSI driver " + driver,
-			waitsFor:    "the volume is detached from the node",
-			controllers: []string{driverWorkloadHint(driver)},
-			lost:        "the volume may stay attached to the node, so no other node can attach it",
-		}, true
-	case name == "external-provisioner.volume.kubernetes.io/finalizer":
-		return known{
-			removedBy: "the external-provisioner sidecar of the CSI driver that provisioned the volume",
-			waitsFor:  "the driver deletes the volume in its storage backend",
-			lost:      "the volume may stay in the storage backend, with nothing to delete it",
-		}, true
-	case strings.HasPrefix(name, "snapshot.storage.kubernetes.io/"):
-		return known{
-			removedBy:   "the CSI snapshot-controller",
-			waitsFor:    snapshotWait(name),
-			controllers: []string{"snapshot-controller"},
-			lost:        "the snapshot in the storage backend may be left behind or lose its source",
-		}, true
-	case strings.Contains(name, "cert-manager.io"):
-		return known{
-			removedBy:   "cert-manager",
-			waitsFor:    "cert-manager cleans up what it created for this object (ACME challenge records, secrets)",
-			controllers: []string{"cert-manager"},
-			lost:        "ACME challenge DNS or HTTP records may be left in place",
-		}, true
-	case strings.HasPrefix(name, "cnpg.io/") || strings.Contains(name, "postgresql.cnpg.io"):
-		return known{
-			removedBy:   "the CloudNativePG operator",
-			waitsFor:    "the operator finishes the cleanup of this PostgreSQL object",
-			controllers: []string{"cnpg-controller-manager", "cloudnative-pg"},
-			lost:        "database objects or WAL archives the operator manages may be left behind",
-		}, true
-	case name == "longhorn.io" || strings.HasPrefix(name, "longhorn.io/"):
-		return known{
-			removedBy:   "the Longhorn manager",
-			waitsFor:    "Longhorn deletes the backing volume, replica or backup data",
-			controllers: []string{"longhorn-manager"},
-			lost:        "replicas or backup data stay on the nodes or the backup target",
-		}, true
-	case strings.Contains(name, "velero.io"):
-		return known{
-			removedBy:   "Velero",
-			waitsFor:    "Velero deletes the backup or restore data in object storage",
-			controllers: []string{"velero"},
-			lost:        "backup files stay in object storage, and Velero may re-sync the backup back in",
-		}, true
+// The facts the registry (registry.go) holds of each finalizer whose remover is known, one
+// function per finalizer: who removes it, what it waits for, where its controller is searched,
+// and what stripping it loses.
+
+func jobTracking(_, _ string) known {
+	return known{
+		removedBy: "kube-controller-manager (job controller)",
+		waitsFor:  "the Job controller has counted this pod in its Job's status",
+		lost:      "the Job's succeeded/failed counts may miss this pod",
 	}
-	return known{}, false
+}
+
+func loadBalancerCleanupFacts(_, _ string) known {
+	return known{
+		removedBy:   "the cloud controller manager (service controller)",
+		waitsFor:    "the cloud load balancer of this Service is deleted",
+		controllers: []string{"cloud-controller-manager"},
+		lost:        "the cloud load balancer keeps running (and billing) with nothing to remove it",
+	}
+}
+
+func externalAttacher(name, _ string) known {
+	driver := strings.TrimPrefix(name, "external-attacher/")
+	return known{
+		removedBy:   "the external-attacher sidecar of CSI driver " + driver,
+		waitsFor:    "the volume is detached from the node",
+		controllers: []string{driverWorkloadHint(driver)},
+		lost:        "the volume may stay attached to the node, so no other node can attach it",
+	}
+}
+
+func externalProvisioner(_, _ string) known {
+	return known{
+		removedBy: "the external-provisioner sidecar of the CSI driver that provisioned the volume",
+		waitsFor:  "the driver deletes the volume in its storage backend",
+		lost:      "the volume may stay in the storage backend, with nothing to delete it",
+	}
+}
+
+func snapshotController(name, _ string) known {
+	return known{
+		removedBy:   "the CSI snapshot-controller",
+		waitsFor:    snapshotWait(name),
+		controllers: []string{"snapshot-controller"},
+		lost:        "the snapshot in the storage backend may be left behind or lose its source",
+	}
+}
+
+func certManager(_, _ string) known {
+	return known{
+		removedBy:   "cert-manager",
+		waitsFor:    "cert-manager cleans up what it created for this object (ACME challenge records, secrets)",
+		controllers: []string{"cert-manager"},
+		lost:        "ACME challenge DNS or HTTP records may be left in place",
+	}
+}
+
+func cloudNativePG(_, _ string) known {
+	return known{
+		removedBy:   "the CloudNativePG operator",
+		waitsFor:    "the operator finishes the cleanup of this PostgreSQL object",
+		controllers: []string{"cnpg-controller-manager", "cloudnative-pg"},
+		lost:        "database objects or WAL archives the operator manages may be left behind",
+	}
+}
+
+func longhorn(_, _ string) known {
+	return known{
+		removedBy:   "the Longhorn manager",
+		waitsFor:    "Longhorn deletes the backing volume, replica or backup data",
+		controllers: []string{"longhorn-manager"},
+		lost:        "replicas or backup data stay on the nodes or the backup target",
+	}
+}
+
+func velero(_, _ string) known {
+	return known{
+		removedBy:   "Velero",
+		waitsFor:    "Velero deletes the backup or restore data in object storage",
+		controllers: []string{"velero"},
+		lost:        "backup files stay in object storage, and Velero may re-sync the backup back in",
+	}
 }
 
 // fluxKnown describes finalizers.fluxcd.io for one Flux kind: a source's controller removes
 // its stored artifact, a Kustomization's or HelmRelease's garbage-collects what it applied.
-func fluxKnown(kind string) known {
+func fluxKnown(_, kind string) known {
 	ctrl := fluxControllerFor(kind)
 	k := known{
 		removedBy:   "Flux " + ctrl,

@@ -6,7 +6,6 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/kinds"
@@ -17,7 +16,7 @@ import (
 // gap only when it can change the verdict: when the namespace controller reports a discovery
 // failure; otherwise it is recorded as unchecked.
 func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer, conds []Condition) []Blocker {
-	list, err := x.c.Dynamic.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
+	list, err := x.apiServices(ctx)
 	if err != nil {
 		gap := x.readFailure("listing apiservices.apiregistration.k8s.io", err)
 		if conditionTrue(conds, string(corev1.NamespaceDeletionDiscoveryFailure)) {
@@ -28,7 +27,7 @@ func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer, co
 		return nil
 	}
 	var out []Blocker
-	for _, item := range list.Items {
+	for _, item := range list {
 		conds, _, _ := unstructuredConditions(item.Object)
 		for _, c := range conds {
 			if c.Type != "Available" || c.Status == "True" {

@@ -7,7 +7,6 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -62,30 +61,25 @@ func (x *Explainer) products(ctx context.Context) (*productIndex, error) {
 				idx.served = append(idx.served, servedGroup{group: g, svc: serviceRef{s.Namespace, s.Name}, via: "the conversion webhook of customresourcedefinitions.apiextensions.k8s.io/" + c.Name})
 			}
 		}
-		api := x.c.Kube.AdmissionregistrationV1()
-		vs, err := api.ValidatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
+		hooks, err := x.webhookConfigs(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("listing validatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
+			return nil, err
 		}
-		for _, c := range vs.Items {
+		for _, c := range hooks.validating {
 			for _, w := range c.Webhooks {
 				idx.addWebhook("validatingwebhookconfigurations.admissionregistration.k8s.io/"+c.Name, w.ClientConfig.Service, w.Rules)
 			}
 		}
-		ms, err := api.MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("listing mutatingwebhookconfigurations.admissionregistration.k8s.io: %w", err)
-		}
-		for _, c := range ms.Items {
+		for _, c := range hooks.mutating {
 			for _, w := range c.Webhooks {
 				idx.addWebhook("mutatingwebhookconfigurations.admissionregistration.k8s.io/"+c.Name, w.ClientConfig.Service, w.Rules)
 			}
 		}
-		as, err := x.c.Dynamic.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
+		as, err := x.apiServices(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("listing apiservices.apiregistration.k8s.io: %w", err)
 		}
-		for _, a := range as.Items {
+		for _, a := range as {
 			g, _, _ := unstructured.NestedString(a.Object, "spec", "group")
 			ns, _, _ := unstructured.NestedString(a.Object, "spec", "service", "namespace")
 			name, _, _ := unstructured.NestedString(a.Object, "spec", "service", "name")

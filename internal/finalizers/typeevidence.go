@@ -26,10 +26,7 @@ func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines
 		return nil, "", false
 	}
 	name := res.Resource + "." + res.Group
-	// Only the CRD's metadata is read: its schemas can be large, and nothing else is needed.
-	crd, err := cached(x, "crd/"+name, func() (*metav1.PartialObjectMetadata, error) {
-		return x.c.Metadata.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
-	})
+	crd, err := x.crdMetadata(ctx, name)
 	if apierrors.IsNotFound(err) {
 		return nil, "", false
 	}
@@ -69,6 +66,37 @@ func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines
 		gone = true
 	}
 	return lines, owner, gone
+}
+
+// crdMetadata returns the metadata of one CRD. Only metadata is read (schemas can be large, and
+// nothing else is needed), and every CRD's at once, once per command: a sweep explains objects of
+// many types. A failed LIST falls back to reading the one CRD (a role may allow get, not list).
+func (x *Explainer) crdMetadata(ctx context.Context, name string) (*metav1.PartialObjectMetadata, error) {
+	all, err := x.crdsMetadata(ctx)
+	if err == nil {
+		if crd, ok := all[name]; ok {
+			return crd, nil
+		}
+		return nil, apierrors.NewNotFound(crdGVR.GroupResource(), name)
+	}
+	return cached(x, "crd/"+name, func() (*metav1.PartialObjectMetadata, error) {
+		return x.c.Metadata.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+// crdsMetadata lists the metadata of every CRD once per command, by name.
+func (x *Explainer) crdsMetadata(ctx context.Context) (map[string]*metav1.PartialObjectMetadata, error) {
+	return cached(x, "crds-metadata", func() (map[string]*metav1.PartialObjectMetadata, error) {
+		l, err := x.c.Metadata.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]*metav1.PartialObjectMetadata, len(l.Items))
+		for i := range l.Items {
+			out[l.Items[i].Name] = &l.Items[i]
+		}
+		return out, nil
+	})
 }
 
 // ownerState names a cluster-scoped owner and says whether it still exists.

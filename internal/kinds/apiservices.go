@@ -18,11 +18,22 @@ var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io",
 // of the document instead of being reported as failed; reading the APIServices themselves
 // is the only way to know a group is missing. A failed check is recorded, not ignored.
 func DiscoverCluster(ctx context.Context, d discovery.DiscoveryInterface, dyn dynamic.Interface) (*Catalog, error) {
+	// The check does not depend on discovery: both are read at once.
+	type check struct {
+		down []UnavailableAPIService
+		err  error
+	}
+	checked := make(chan check, 1)
+	go func() {
+		down, err := UnavailableAPIServices(ctx, dyn)
+		checked <- check{down, err}
+	}()
 	c, err := Discover(d)
 	if err != nil {
 		return nil, err
 	}
-	down, err := UnavailableAPIServices(ctx, dyn)
+	chk := <-checked
+	down, err := chk.down, chk.err
 	if err != nil {
 		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + err.Error(), Unchecked: true})
 		sort.Slice(c.Failed, func(i, j int) bool { return c.Failed[i].GroupVersion < c.Failed[j].GroupVersion })

@@ -26,10 +26,10 @@ import (
 
 // runInProcessAll runs `why-terminating -A -o json` through NewCmdWhyTerminating and checks
 // that it explained every held object and the namespace.
-func (f *benchFixture) runInProcessAll(ctx context.Context, b *testing.B) time.Duration {
+func (f *benchFixture) runInProcessAll(ctx context.Context, b *testing.B, flags []string) time.Duration {
 	var out, errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
-	args := append(slices.Clone(f.flags), "-A", "-o", "json")
+	args := append(slices.Clone(flags), "-A", "-o", "json")
 	t0 := time.Now()
 	code := cli.Run(ctx, whyterminating.NewCmdWhyTerminating(streams), args, &errOut)
 	d := time.Since(t0)

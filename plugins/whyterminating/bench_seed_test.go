@@ -213,6 +213,9 @@ type benchProxy struct {
 	mu       sync.Mutex
 	counts   map[string]int
 	timeline benchTimeline
+	// detail counts the requests by verb, resource and representation (metadata-only or
+	// full), for the breakdown of the -A run.
+	detail map[string]int
 }
 
 // benchTimeline marks when a client's requests happened: the first one, the span of the LISTs
@@ -228,6 +231,7 @@ func (p *benchProxy) RoundTrip(r *http.Request) (*http.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[class]++
+	p.detail[benchDetail(r, class)]++
 	t := &p.timeline
 	if t.first.IsZero() {
 		t.first = start
@@ -251,7 +255,7 @@ func startBenchProxy(b *testing.B, e *testenv.Env) (*benchProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &benchProxy{next: rt, counts: map[string]int{}}
+	p := &benchProxy{next: rt, counts: map[string]int{}, detail: map[string]int{}}
 	srv := httptest.NewServer(&httputil.ReverseProxy{Transport: p, Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }})
 	b.Cleanup(srv.Close)
 	dir := b.TempDir()
@@ -273,8 +277,68 @@ func (p *benchProxy) reset() (map[string]int, benchTimeline) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c, t := p.counts, p.timeline
-	p.counts, p.timeline = map[string]int{}, benchTimeline{}
+	p.counts, p.timeline, p.detail = map[string]int{}, benchTimeline{}, map[string]int{}
 	return c, t
+}
+
+// resetDetail returns the per-resource breakdown so far and starts again from zero.
+func (p *benchProxy) resetDetail() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.detail
+	p.counts, p.timeline, p.detail = map[string]int{}, benchTimeline{}, map[string]int{}
+	return d
+}
+
+// benchDetail names a request by its class, resource (group/resource, namespaced or not) and
+// whether it asked for metadata only: `list apps/deployments meta`.
+func benchDetail(r *http.Request, class string) string {
+	if class == "discovery" {
+		return class
+	}
+	p := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	var group string
+	var rest []string
+	switch {
+	case p[0] == "api" && len(p) > 2:
+		group, rest = "core", p[2:]
+	case p[0] == "apis" && len(p) > 3:
+		group, rest = p[1], p[3:]
+	}
+	if len(rest) > 2 && rest[0] == "namespaces" {
+		rest = rest[2:]
+	}
+	res := group
+	if len(rest) > 0 {
+		res += "/" + rest[0]
+	}
+	if len(rest) > 2 {
+		res += "/" + rest[2]
+	}
+	repr := "full"
+	if strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata") {
+		repr = "meta"
+	}
+	return class + " " + res + " " + repr
+}
+
+// benchFormatDetail prints a breakdown one line per key, the most frequent first.
+func benchFormatDetail(detail map[string]int) string {
+	keys := make([]string, 0, len(detail))
+	for k := range detail {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if detail[keys[i]] != detail[keys[j]] {
+			return detail[keys[i]] > detail[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var s strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&s, "  %5d %s\n", detail[k], k)
+	}
+	return s.String()
 }
 
 // benchClassify names what a request is: discovery (/api, /apis/g/v, /openapi, /version),
