@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // controllerObjects is one replayed controller: a Deployment with one ready replica running as
@@ -155,4 +156,64 @@ func TestOrphanedFinalizerFix(t *testing.T) {
 	if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/aws-operator -n giantswarm is of the finalizer's domain operatorkit.giantswarm.io (medium confidence") {
 		t.Errorf("evidence = %s", ev)
 	}
+}
+
+// An IstioOperator keeps istio-finalizer.install.istio.io after the Istio operator was removed
+// (istio/istio#18815, istio/istio#29451: the operator's namespace went first), while istiod,
+// a product of the sibling groups networking.istio.io and security.istio.io, still runs and may
+// update nothing of install.istio.io. The types of the finalizer's own domain are installed
+// and no workload acts on them: the controller is absent (reinstall, or strip with the cost),
+// not a running product's orphaned finalizer.
+func TestSiblingProductDoesNotMakeTheFinalizerOrphaned(t *testing.T) {
+	istiod := controllerObjects("istio-system", "istiod", []rbacv1.PolicyRule{
+		{APIGroups: []string{"networking.istio.io", "security.istio.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}})
+	operator := controllerObjects("istio-operator", "istio-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"install.istio.io"}, Resources: []string{"istiooperators", "istiooperators/finalizers"}, Verbs: []string{"*"}}})
+	crds := []*unstructured.Unstructured{crdObject("install.istio.io", "istiooperators"), crdObject("networking.istio.io", "virtualservices"),
+		crdObject("security.istio.io", "peerauthentications")}
+	res := kinds.Resource{Group: "install.istio.io", Version: "v1alpha1", Resource: "istiooperators", Kind: "IstioOperator", Namespaced: true}
+	fin := "istio-finalizer.install.istio.io"
+	o := subject{res: res, obj: &metav1.ObjectMeta{Name: "installed-state", Namespace: "istio-system", Finalizers: []string{fin}}}
+
+	t.Run("only the sibling runs", func(t *testing.T) {
+		x := fakeExplainer(istiod, crds...)
+		f := x.knownOrCustom(context.Background(), o, fin)
+		if f.Orphaned || finalizerReason(f) != ReasonControllerAbsent {
+			t.Fatalf("orphaned = %v, reason %s, controllers %+v", f.Orphaned, finalizerReason(f), f.Controllers)
+		}
+		if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/istiod -n istio-system is tied to the finalizer's domain install.istio.io only loosely") {
+			t.Errorf("evidence = %s", ev)
+		}
+		codes := remedyCodes(f.Remedies)
+		if len(codes) != 2 || codes[0] != ReasonReinstallController || codes[1] != ReasonStripFinalizer || !f.Remedies[1].LastResort {
+			t.Errorf("remedies = %q", codes)
+		}
+	})
+	t.Run("the domain's own controller is installed", func(t *testing.T) {
+		// Scaled so that it may not update the object, it still shows the product is there: with
+		// RBAC that lacks the rights, the finalizer is the running product's orphan.
+		op := controllerObjects("istio-operator", "istio-operator", []rbacv1.PolicyRule{
+			{APIGroups: []string{"install.istio.io"}, Resources: []string{"istiooperators"}, Verbs: []string{"get", "list", "watch"}}})
+		x := fakeExplainer(append(append([]runtime.Object(nil), istiod...), op...), crds...)
+		f := x.knownOrCustom(context.Background(), o, fin)
+		if !f.Orphaned {
+			t.Fatalf("orphaned = %v, reason %s, controllers %+v", f.Orphaned, finalizerReason(f), f.Controllers)
+		}
+	})
+	t.Run("the domain's controller may remove it", func(t *testing.T) {
+		x := fakeExplainer(append(append([]runtime.Object(nil), istiod...), operator...), crds...)
+		f := x.knownOrCustom(context.Background(), o, fin)
+		if len(f.Controllers) != 1 || f.Controllers[0].Object.Name != "istio-operator" || !f.Controllers[0].Healthy {
+			t.Fatalf("controllers = %+v", f.Controllers)
+		}
+	})
+}
+
+func remedyCodes(rs []Remediation) []report.Reason {
+	var out []report.Reason
+	for _, r := range rs {
+		out = append(out, r.Code)
+	}
+	return out
 }
