@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
@@ -52,7 +53,8 @@ func fakeExplainer(kube []runtime.Object, crds ...*unstructured.Unstructured) *E
 		dyn = append(dyn, c)
 	}
 	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(kube...),
-		Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, dyn...)}
+		Dynamic:  dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, dyn...),
+		Metadata: metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())}
 	return New(c, kinds.NewCatalog(nil, nil))
 }
 
@@ -182,7 +184,7 @@ func TestSiblingProductDoesNotMakeTheFinalizerOrphaned(t *testing.T) {
 		if f.Orphaned || finalizerReason(f) != ReasonControllerAbsent {
 			t.Fatalf("orphaned = %v, reason %s, controllers %+v", f.Orphaned, finalizerReason(f), f.Controllers)
 		}
-		if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/istiod -n istio-system is tied to the finalizer's domain install.istio.io only loosely") {
+		if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/istiod -n istio-system is tied to the finalizer's domain istio-finalizer.install.istio.io only loosely") {
 			t.Errorf("evidence = %s", ev)
 		}
 		codes := remedyCodes(f.Remedies)
