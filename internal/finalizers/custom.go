@@ -89,6 +89,8 @@ type workload struct {
 	podLabels map[string]string
 	// images are its containers' images, part of the evidence that ties it to a product.
 	images []string
+	// owners are its ownerReferences: an operator that installed it (installer.go).
+	owners []metav1.OwnerReference
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -140,6 +142,7 @@ func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, 
 	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
 		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj), images: templateImages(obj),
+		owners: m.OwnerReferences,
 	}), nil
 }
 

@@ -71,6 +71,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		tied = append(tied, c)
 	}
 	sort.SliceStable(tied, func(i, j int) bool { return tied[i].Confidence.rank() > tied[j].Confidence.rank() })
+	tied = installersLast(tied, byRef, rb)
 	a.unrelated = unrelated
 	switch {
 	case len(unrelated) == 0:

@@ -219,3 +219,38 @@ func remedyCodes(rs []Remediation) []report.Reason {
 	}
 	return out
 }
+
+// Strimzi's cluster operator deploys each Kafka cluster's entity operator (its Deployment owned
+// by the Kafka custom resource, labelled app.kubernetes.io/managed-by=strimzi-cluster-operator)
+// and has every right on kafka.strimzi.io; the topic operator inside the entity operator is what
+// removes strimzi.io/topic-operator (strimzi/strimzi-kafka-operator#11901). Both are tied to the
+// domain with high confidence; the installed controller is the remover, the installer is ranked
+// below it as "installs the remover", whatever its broader rights.
+func TestInstallerRankedBelowTheControllerItInstalls(t *testing.T) {
+	co := controllerObjects("kafka", "strimzi-cluster-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"kafka.strimzi.io"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"*"}}})
+	eo := controllerObjects("kafka", "my-cluster-entity-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"kafka.strimzi.io"}, Resources: []string{"kafkatopics", "kafkatopics/status", "kafkausers", "kafkausers/status"}, Verbs: []string{"get", "list", "watch", "update", "patch"}}})
+	d := eo[0].(*appsv1.Deployment)
+	d.Labels = map[string]string{"app.kubernetes.io/managed-by": "strimzi-cluster-operator", "strimzi.io/cluster": "my-cluster"}
+	d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "kafka.strimzi.io/v1beta2", Kind: "Kafka", Name: "my-cluster", UID: "u1"}}
+	res := kinds.Resource{Group: "kafka.strimzi.io", Version: "v1beta2", Resource: "kafkatopics", Kind: "KafkaTopic", Namespaced: true}
+	fin := "strimzi.io/topic-operator"
+	o := subject{res: res, obj: &metav1.ObjectMeta{Name: "orders", Namespace: "kafka", Finalizers: []string{fin}}}
+	x := fakeExplainer(append(append([]runtime.Object(nil), co...), eo...), crdObject("kafka.strimzi.io", "kafkas"), crdObject("kafka.strimzi.io", "kafkatopics"))
+	a, gaps := x.attribute(context.Background(), o, nil)
+	a, more := x.judgeDomain(context.Background(), o, fin, nil, nil, a)
+	if len(gaps)+len(more) > 0 {
+		t.Fatalf("gaps: %v %v", gaps, more)
+	}
+	if len(a.controllers) != 2 || a.controllers[0].Object.Name != "my-cluster-entity-operator" || a.controllers[1].Object.Name != "strimzi-cluster-operator" {
+		t.Fatalf("controllers = %+v", a.controllers)
+	}
+	if ev := strings.Join(a.controllers[1].Evidence, "\n"); !strings.Contains(ev, "installs the remover deployments.apps/my-cluster-entity-operator -n kafka") {
+		t.Errorf("installer evidence = %s", ev)
+	}
+	if !strings.HasPrefix(a.controllers[1].Note, "installs the remover") {
+		t.Errorf("installer note = %q", a.controllers[1].Note)
+	}
+}
