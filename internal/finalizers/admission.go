@@ -67,17 +67,67 @@ func (x *Explainer) webhookBlockers(ctx context.Context, op admissionv1.Operatio
 // rejections returns a blocker for every fail-closed webhook that would reject req because its
 // service is gone or has no ready endpoint, and the reads that failed on the way.
 func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, []string) {
-	op, res := req.op, req.res
-	what := res.QualifiedName()
+	op, what := req.op, req.what()
+	hooks, gaps := x.interceptors(ctx, req)
+	var out []Blocker
+	for _, w := range hooks {
+		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
+		if gap != "" {
+			gaps = append(gaps, gap)
+		}
+		if down == "" {
+			continue
+		}
+		out = append(out, Blocker{
+			Object:  w.config,
+			Code:    webhookReason(op),
+			Reason:  fmt.Sprintf("rejects %s of %s (webhook %s, failurePolicy Fail): %s", op, what, w.name, down),
+			Details: []string{"the API server refuses every matching request until the webhook answers"},
+			webhook: w.name,
+			service: &serviceRef{namespace: w.service.Namespace, name: w.service.Name},
+		})
+	}
+	return out, gaps
+}
+
+// judges returns the fail-closed webhooks that intercept req and whose service answers: the API
+// server sends them the request, and they may refuse it by their own policy (an operator's
+// webhook that guards the objects of its types in some states), as `config (webhook name)`.
+func (x *Explainer) judges(ctx context.Context, req apiRequest) ([]string, []string) {
+	hooks, gaps := x.interceptors(ctx, req)
+	var out []string
+	for _, w := range hooks {
+		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
+		if gap != "" {
+			gaps = append(gaps, gap)
+			continue
+		}
+		if down == "" {
+			out = append(out, w.config.String()+" (webhook "+w.name+")")
+		}
+	}
+	return out, gaps
+}
+
+// what names the request's resource (and subresource) for prose.
+func (req apiRequest) what() string {
+	what := req.res.QualifiedName()
 	if req.subresource != "" {
 		what += "/" + req.subresource
 	}
+	return what
+}
+
+// interceptors returns the fail-closed webhooks with a service whose rules, namespace selector
+// and object selector match req, and the reads that failed on the way.
+func (x *Explainer) interceptors(ctx context.Context, req apiRequest) ([]webhook, []string) {
+	op, res := req.op, req.res
 	hooks, err := x.failClosedWebhooks(ctx)
 	if err != nil {
-		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+what, err)}
+		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+req.what(), err)}
 	}
 	var nsLabels map[string]string
-	var out []Blocker
+	var out []webhook
 	var gaps []string
 	for _, w := range hooks {
 		if w.service == nil || !w.intercepts(op, res, req.subresource) || (req.labelsKnown && !selects(w.objSel, req.labels)) {
@@ -96,21 +146,7 @@ func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, 
 				continue
 			}
 		}
-		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
-		if gap != "" {
-			gaps = append(gaps, gap)
-		}
-		if down == "" {
-			continue
-		}
-		out = append(out, Blocker{
-			Object:  w.config,
-			Code:    webhookReason(op),
-			Reason:  fmt.Sprintf("rejects %s of %s (webhook %s, failurePolicy Fail): %s", op, what, w.name, down),
-			Details: []string{"the API server refuses every matching request until the webhook answers"},
-			webhook: w.name,
-			service: &serviceRef{namespace: w.service.Namespace, name: w.service.Name},
-		})
+		out = append(out, w)
 	}
 	return out, gaps
 }

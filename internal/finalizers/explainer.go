@@ -207,6 +207,7 @@ func (x *Explainer) explainFinalizer(ctx context.Context, o subject, name string
 	}
 	f.Blockers = append(f.Blockers, hooks...)
 	f.Remedies = append(fixes, f.Remedies...)
+	x.behindOwnWebhook(ctx, &f, hooks)
 	if len(f.Blockers) > 0 || blockedByController(f) {
 		// A blocker is already proven: what the webhooks would add cannot change the verdict.
 		f.Unchecked = append(f.Unchecked, gaps...)

@@ -100,6 +100,10 @@ type Remediation struct {
 	// RejectedBy names the fail-closed admission webhooks that would reject Command as things
 	// stand; the steps that restore or remove them come before this one.
 	RejectedBy []string `json:"rejectedBy,omitempty"`
+	// JudgedBy names the fail-closed admission webhooks that intercept Command and answer: the
+	// API server sends them the request, and they may refuse it while the object is in a state
+	// they guard.
+	JudgedBy []string `json:"judgedBy,omitempty"`
 
 	// request is the API request Command makes, checked against admission webhooks (guard.go).
 	request *apiRequest

@@ -189,6 +189,9 @@ func addRemedies(parent *output.Node, rs []finalizers.Remediation, p output.Pale
 		for _, w := range r.RejectedBy {
 			n.Add(p.Warn("rejected until the step above is done: ") + w + " would refuse this command")
 		}
+		for _, w := range r.JudgedBy {
+			n.Add(p.Warn("judged by: ") + w + " sees this command and may refuse it while the object is in a state it guards")
+		}
 		if r.Command != "" {
 			n.Add("$ " + r.Command)
 		}
