@@ -135,12 +135,22 @@ func (x *Explainer) interceptors(ctx context.Context, req apiRequest) ([]webhook
 		}
 		if req.namespace != "" && w.nsSel != nil {
 			if nsLabels == nil {
-				ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, req.namespace, metav1.GetOptions{})
+				// Read once per command: every printed command is matched, twice (rejections, judges).
+				l, err := cached(x, "nslabels/"+req.namespace, func() (map[string]string, error) {
+					ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, req.namespace, metav1.GetOptions{})
+					if err != nil {
+						return nil, err
+					}
+					return ns.Labels, nil
+				})
 				if err != nil {
 					gaps = append(gaps, x.readFailure("reading namespace "+req.namespace+" to match webhook "+w.name, err))
 					continue
 				}
-				nsLabels = ns.Labels
+				nsLabels = l
+				if nsLabels == nil {
+					nsLabels = map[string]string{}
+				}
 			}
 			if !selects(w.nsSel, nsLabels) {
 				continue
