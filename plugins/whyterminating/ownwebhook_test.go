@@ -35,7 +35,9 @@ func TestNoStripBehindTheProductsOwnWebhook(t *testing.T) {
 	if _, err := kc.Kube.CoreV1().Services("kb-system").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = kc.Kube.CoreV1().Services("kb-system").Delete(context.Background(), "kubeblocks", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = kc.Kube.CoreV1().Services("kb-system").Delete(context.Background(), "kubeblocks", metav1.DeleteOptions{})
+	})
 	createStuck(t, gvr, "Cluster", "kb-demo", "mycluster", "cluster.kubeblocks.io/finalizer", nil, map[string]any{"clusterDefinitionRef": "postgresql"})
 	fail, none, path := admissionv1.Fail, admissionv1.SideEffectClassNone, "/validate-apps-kubeblocks-io-v1alpha1-cluster"
 	cfg := &admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "kubeblocks-validating-webhook-configuration"},
