@@ -62,35 +62,10 @@ func (x *Explainer) webhookBlockers(ctx context.Context, op admissionv1.Operatio
 // rejections returns a blocker for every fail-closed webhook that would reject req because its
 // service is gone or has no ready endpoint, and the reads that failed on the way.
 func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, []string) {
-	op, res := req.op, req.res
-	what := res.QualifiedName()
-	if req.subresource != "" {
-		what += "/" + req.subresource
-	}
-	hooks, err := x.failClosedWebhooks(ctx)
-	if err != nil {
-		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+what, err)}
-	}
-	var nsLabels map[string]string
+	op, what := req.op, req.what()
+	hooks, gaps := x.interceptors(ctx, req)
 	var out []Blocker
-	var gaps []string
 	for _, w := range hooks {
-		if w.service == nil || !w.intercepts(op, res, req.subresource) || (req.labelsKnown && !selects(w.objSel, req.labels)) {
-			continue
-		}
-		if req.namespace != "" && w.nsSel != nil {
-			if nsLabels == nil {
-				ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, req.namespace, metav1.GetOptions{})
-				if err != nil {
-					gaps = append(gaps, x.readFailure("reading namespace "+req.namespace+" to match webhook "+w.name, err))
-					continue
-				}
-				nsLabels = ns.Labels
-			}
-			if !selects(w.nsSel, nsLabels) {
-				continue
-			}
-		}
 		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
 		if gap != "" {
 			gaps = append(gaps, gap)
@@ -106,6 +81,77 @@ func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, 
 			webhook: w.name,
 			service: &serviceRef{namespace: w.service.Namespace, name: w.service.Name},
 		})
+	}
+	return out, gaps
+}
+
+// judges returns the fail-closed webhooks that intercept req and whose service answers: the API
+// server sends them the request, and they may refuse it by their own policy (an operator's
+// webhook that guards the objects of its types in some states), as `config (webhook name)`.
+func (x *Explainer) judges(ctx context.Context, req apiRequest) ([]string, []string) {
+	hooks, gaps := x.interceptors(ctx, req)
+	var out []string
+	for _, w := range hooks {
+		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
+		if gap != "" {
+			gaps = append(gaps, gap)
+			continue
+		}
+		if down == "" {
+			out = append(out, w.config.String()+" (webhook "+w.name+")")
+		}
+	}
+	return out, gaps
+}
+
+// what names the request's resource (and subresource) for prose.
+func (req apiRequest) what() string {
+	what := req.res.QualifiedName()
+	if req.subresource != "" {
+		what += "/" + req.subresource
+	}
+	return what
+}
+
+// interceptors returns the fail-closed webhooks with a service whose rules, namespace selector
+// and object selector match req, and the reads that failed on the way.
+func (x *Explainer) interceptors(ctx context.Context, req apiRequest) ([]webhook, []string) {
+	op, res := req.op, req.res
+	hooks, err := x.failClosedWebhooks(ctx)
+	if err != nil {
+		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+req.what(), err)}
+	}
+	var nsLabels map[string]string
+	var out []webhook
+	var gaps []string
+	for _, w := range hooks {
+		if w.service == nil || !w.intercepts(op, res, req.subresource) || (req.labelsKnown && !selects(w.objSel, req.labels)) {
+			continue
+		}
+		if req.namespace != "" && w.nsSel != nil {
+			if nsLabels == nil {
+				// Read once per command: every printed command is matched, twice (rejections, judges).
+				l, err := cached(x, "nslabels/"+req.namespace, func() (map[string]string, error) {
+					ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, req.namespace, metav1.GetOptions{})
+					if err != nil {
+						return nil, err
+					}
+					return ns.Labels, nil
+				})
+				if err != nil {
+					gaps = append(gaps, x.readFailure("reading namespace "+req.namespace+" to match webhook "+w.name, err))
+					continue
+				}
+				nsLabels = l
+				if nsLabels == nil {
+					nsLabels = map[string]string{}
+				}
+			}
+			if !selects(w.nsSel, nsLabels) {
+				continue
+			}
+		}
+		out = append(out, w)
 	}
 	return out, gaps
 }

@@ -26,6 +26,7 @@ const (
 	ReasonPodNotShuttingDown        report.Reason = "pod-not-shutting-down"
 	ReasonReferrer                  report.Reason = "referrer"
 	ReasonNamedByObject             report.Reason = "named-by-object"
+	ReasonMissingObject             report.Reason = "missing-object"
 
 	// Finalizer verdicts: why the finalizer is still there, one per finalizer.
 	ReasonBlockedByObjects       report.Reason = "blocked-by-objects"
@@ -38,6 +39,7 @@ const (
 	ReasonReadsIncomplete        report.Reason = "reads-incomplete"
 	ReasonReconcilePaused        report.Reason = "reconcile-paused"
 	ReasonFinalizerOrphaned      report.Reason = "finalizer-orphaned"
+	ReasonRemoverStalled         report.Reason = "remover-stalled"
 
 	// Objects without a finalizer left: what their deletion waits for.
 	ReasonNoFinalizerLeft   report.Reason = "no-finalizer-left"
@@ -47,27 +49,28 @@ const (
 	ReasonPodAwaitsKubelet  report.Reason = "pod-awaits-kubelet"
 
 	// Remediations: the kind of step offered.
-	ReasonDeletePod           report.Reason = "delete-pod"
-	ReasonDeleteClaim         report.Reason = "delete-claim"
-	ReasonReadControllerLogs  report.Reason = "read-controller-logs"
-	ReasonRestoreController   report.Reason = "restore-controller"
-	ReasonScaleUpController   report.Reason = "scale-up-controller"
-	ReasonReinstallController report.Reason = "reinstall-controller"
-	ReasonDeleteWebhookConfig report.Reason = "delete-webhook-configuration"
-	ReasonDeleteAPIService    report.Reason = "delete-apiservice"
-	ReasonDisableConversion   report.Reason = "disable-conversion-webhook"
-	ReasonStripFinalizer      report.Reason = "strip-finalizer"
-	ReasonFinalizeNamespace   report.Reason = "finalize-namespace"
-	ReasonForceDeletePod      report.Reason = "force-delete-pod"
-	ReasonRerunWithRights     report.Reason = "rerun-with-rights"
-	ReasonUnpause             report.Reason = "unpause"
-	ReasonRemoveReferrer      report.Reason = "remove-or-repoint-referrer"
+	ReasonDeletePod            report.Reason = "delete-pod"
+	ReasonDeleteClaim          report.Reason = "delete-claim"
+	ReasonReadControllerLogs   report.Reason = "read-controller-logs"
+	ReasonRestoreController    report.Reason = "restore-controller"
+	ReasonScaleUpController    report.Reason = "scale-up-controller"
+	ReasonReinstallController  report.Reason = "reinstall-controller"
+	ReasonDeleteWebhookConfig  report.Reason = "delete-webhook-configuration"
+	ReasonDeleteAPIService     report.Reason = "delete-apiservice"
+	ReasonDisableConversion    report.Reason = "disable-conversion-webhook"
+	ReasonStripFinalizer       report.Reason = "strip-finalizer"
+	ReasonFinalizeNamespace    report.Reason = "finalize-namespace"
+	ReasonForceDeletePod       report.Reason = "force-delete-pod"
+	ReasonRerunWithRights      report.Reason = "rerun-with-rights"
+	ReasonUnpause              report.Reason = "unpause"
+	ReasonRemoveReferrer       report.Reason = "remove-or-repoint-referrer"
+	ReasonRestoreMissingObject report.Reason = "restore-missing-object"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation
 // found, in the order the result's verdict weighs it: a failed read first (the finalizer is
 // UNKNOWN), then a proven blocker, then a pause marker its remover obeys, then an orphaned
-// finalizer nothing running may remove, then the state of the controller most likely to remove it
+// finalizer nothing running may remove, then a remover that runs but has stalled on the object, then the state of the controller most likely to remove it
 // (the first of Controllers, which are ranked), then objects waiting their turn.
 func finalizerReason(f Finalizer) report.Reason {
 	switch {
@@ -79,6 +82,8 @@ func finalizerReason(f Finalizer) report.Reason {
 		return ReasonReconcilePaused
 	case f.Orphaned:
 		return ReasonFinalizerOrphaned
+	case f.Stalled != nil:
+		return ReasonRemoverStalled
 	case len(f.Controllers) > 0:
 		return controllerReason(f.Controllers[0])
 	case len(f.Waiting) > 0:

@@ -55,6 +55,11 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	// A type whose installer is gone waits for that installer, not for a hand edit.
 	f.Orphaned = a.orphan && !gone
 	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
+	if !a.unread && !a.guessed {
+		// Kept for a verdict decided once the object's own word is read (a stalled remover).
+		strip := x.stripStep(o, name, k)
+		f.bypass = &strip
+	}
 	return f
 }
 
@@ -76,6 +81,8 @@ type workload struct {
 	podLabels map[string]string
 	// images are its containers' images, part of the evidence that ties it to a product.
 	images []string
+	// owners are its ownerReferences: an operator that installed it (installer.go).
+	owners []metav1.OwnerReference
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -127,6 +134,7 @@ func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, 
 	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
 		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj), images: templateImages(obj),
+		owners: m.OwnerReferences,
 	}), nil
 }
 

@@ -37,6 +37,13 @@ func New(c *cluster.Clients, catalog *kinds.Catalog) *Explainer {
 	return &Explainer{c: c, catalog: catalog, now: time.Now(), cache: map[string]any{}}
 }
 
+// At sets the time the explanations are made as of (New takes the system clock's): ages,
+// windows and grace periods are counted to it.
+func (x *Explainer) At(now time.Time) *Explainer {
+	x.now = now
+	return x
+}
+
 // Explain reads one object and explains why it is Terminating. An object that is not
 // Terminating yields an Explanation with Terminating false. A failed read of the object itself
 // is returned as an error classified by cluster.ReadError (missing object: bad input).
@@ -115,6 +122,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		f.Incomplete = append(f.Incomplete, gaps...)
 		f.Remedies = append([]Remediation{{Summary: "The object's own status names the dependents its controller waits for: clear each one (delete it if what it holds may go; if it is itself Terminating, its explanation is below). The controller then removes " + f.Name + " itself."}}, f.Remedies...)
 	}
+	x.applyMissing(ctx, o, e, w)
 	x.applyReferrers(ctx, o, e, w)
 	if e.Deleting {
 		return
@@ -140,7 +148,9 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 			e.Finalizers[i].Remedies = []Remediation{{Summary: "Nothing to do: what holds " + e.Finalizers[i].Name + " is shutting down on its own (see below), and the finalizer goes once it is gone."}}
 		}
 		e.Remedies = nil
+		return
 	}
+	x.applyStalled(ctx, o, e, w, requested)
 }
 
 // dropLastResorts removes every step that bypasses a controller whose work is on course.
@@ -197,6 +207,7 @@ func (x *Explainer) explainFinalizer(ctx context.Context, o subject, name string
 	}
 	f.Blockers = append(f.Blockers, hooks...)
 	f.Remedies = append(fixes, f.Remedies...)
+	x.behindOwnWebhook(ctx, &f, hooks)
 	if len(f.Blockers) > 0 || blockedByController(f) {
 		// A blocker is already proven: what the webhooks would add cannot change the verdict.
 		f.Unchecked = append(f.Unchecked, gaps...)

@@ -44,7 +44,8 @@ var (
 // guard checks every step's command against the fail-closed admission webhooks that match its
 // request. A webhook that would reject it is named on the step (RejectedBy), and the step that
 // restores or removes that webhook is put before it, once: the API server accepts the command
-// only after that. Reads that failed are returned; they leave the commands unchecked.
+// only after that. A webhook that answers is named too (JudgedBy): it sees the command and may
+// refuse it by its own policy. Reads that failed are returned; they leave the commands unchecked.
 func (x *Explainer) guard(ctx context.Context, steps []Remediation) ([]Remediation, []string) {
 	var out []Remediation
 	var gaps []string
@@ -55,6 +56,9 @@ func (x *Explainer) guard(ctx context.Context, steps []Remediation) ([]Remediati
 		}
 		hooks, g := x.rejections(ctx, *r.request)
 		gaps = append(gaps, g...)
+		judged, g := x.judges(ctx, *r.request)
+		gaps = append(gaps, g...)
+		r.JudgedBy = append(r.JudgedBy, judged...)
 		for _, b := range hooks {
 			r.RejectedBy = append(r.RejectedBy, b.Object.String()+" (webhook "+b.webhook+")")
 			fixes := x.webhookRemedies(ctx, b)

@@ -16,7 +16,7 @@ func removerRuns(f Finalizer) bool {
 	return len(f.Blockers) == 0 && len(f.Paused) == 0 && !f.Orphaned && len(f.Controllers) > 0 && f.Controllers[0].Found && f.Controllers[0].Healthy
 }
 
-// applyReferrers answers "who refers to me" for the first finalizer whose remover runs: a
+// applyReferrers answers "who refers to me" for every finalizer whose remover runs: a
 // controller that runs and waits usually waits until nothing refers to the object any more
 // (a class its objects name, a snapshot a claim is cloned from). The objects that still refer
 // to it, and the objects its own conditions and recent events name, become that finalizer's
@@ -24,29 +24,35 @@ func removerRuns(f Finalizer) bool {
 // is never offered for them. Types that could not be read make that part UNKNOWN while no
 // referrer is proven.
 func (x *Explainer) applyReferrers(ctx context.Context, o subject, e *Explanation, w ownWord) {
-	i := slices.IndexFunc(e.Finalizers, removerRuns)
-	if i < 0 {
+	if !slices.ContainsFunc(e.Finalizers, removerRuns) {
 		return
 	}
-	f := &e.Finalizers[i]
+	// One search for the object, its answer given to every finalizer whose remover runs: each
+	// may be the one that waits on referrers.
 	refs, gaps := x.findReferrers(ctx, o)
 	named, unchecked := x.namedInOwnWord(ctx, o, w)
 	blockers, more := x.referrerBlockers(ctx, o, refs, named)
 	gaps = append(gaps, more...)
-	f.Unchecked = append(f.Unchecked, unchecked...)
-	if len(blockers) == 0 {
-		f.Incomplete = append(f.Incomplete, gaps...)
-		return
+	for i := range e.Finalizers {
+		f := &e.Finalizers[i]
+		if !removerRuns(*f) {
+			continue
+		}
+		f.Unchecked = append(f.Unchecked, unchecked...)
+		if len(blockers) == 0 {
+			f.Incomplete = append(f.Incomplete, gaps...)
+			continue
+		}
+		// A referrer is proven: what an unread type would add cannot clear the finalizer.
+		f.Unchecked = append(f.Unchecked, gaps...)
+		f.Blockers = append(f.Blockers, blockers...)
+		var fixes []Remediation
+		for _, b := range blockers {
+			fixes = append(fixes, x.referrerFix(o, *f, b))
+		}
+		rest := slices.DeleteFunc(slices.Clone(f.Remedies), func(r Remediation) bool { return r.LastResort || r.Code == ReasonStripFinalizer })
+		f.Remedies = append(fixes, rest...)
 	}
-	// A referrer is proven: what an unread type would add cannot clear the finalizer.
-	f.Unchecked = append(f.Unchecked, gaps...)
-	f.Blockers = append(f.Blockers, blockers...)
-	var fixes []Remediation
-	for _, b := range blockers {
-		fixes = append(fixes, x.referrerFix(o, *f, b))
-	}
-	rest := slices.DeleteFunc(slices.Clone(f.Remedies), func(r Remediation) bool { return r.LastResort || r.Code == ReasonStripFinalizer })
-	f.Remedies = append(fixes, rest...)
 }
 
 // referrerBlockers turns referrers and named objects into blockers, one per object, its

@@ -29,6 +29,10 @@ const (
 type refType struct {
 	res kinds.Resource
 	why string
+	// anyNamespace lists the type in every namespace for a namespaced target: its references
+	// may carry a namespace field (`{name, namespace}`), and one in another namespace that names
+	// the target's is a referrer too; a reference without one points into its own namespace.
+	anyNamespace bool
 }
 
 // coreRefField is a reference field of a built-in type that no CRD schema describes: the
@@ -67,18 +71,18 @@ var neverRead = map[schema.GroupResource]bool{
 func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t refTarget) ([]refType, []string) {
 	seen := map[schema.GroupResource]bool{}
 	var out []refType
-	add := func(r kinds.Resource, why string) {
+	add := func(r kinds.Resource, why string, anyNS bool) {
 		gr := schema.GroupResource{Group: r.Group, Resource: r.Resource}
 		if seen[gr] || neverRead[gr] || !r.Can("list") {
 			return
 		}
 		seen[gr] = true
-		out = append(out, refType{res: r, why: why})
+		out = append(out, refType{res: r, why: why, anyNamespace: anyNS && t.namespace != "" && r.Namespaced})
 	}
 	if res.Group != "" {
 		for _, r := range x.catalog.Preferred() {
 			if r.Group == res.Group {
-				add(r, "same API group "+res.Group)
+				add(r, "same API group "+res.Group, true)
 			}
 		}
 	}
@@ -98,7 +102,7 @@ func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t ref
 				continue
 			}
 			if r, found := x.catalog.ForGroupKind(schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}); found {
-				add(r, fmt.Sprintf("its CRD schema's %s refers to %s", path, res.Kind))
+				add(r, fmt.Sprintf("its CRD schema's %s refers to %s", path, res.Kind), true)
 			}
 			break
 		}
@@ -108,7 +112,7 @@ func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t ref
 			continue
 		}
 		if r, found := x.catalog.ForGroupKind(f.gk); found {
-			add(r, "its built-in field "+f.field+" can refer to "+res.Kind)
+			add(r, "its built-in field "+f.field+" can refer to "+res.Kind, false)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].res.QualifiedName() < out[j].res.QualifiedName() })
@@ -174,7 +178,7 @@ func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, [
 // referrersOfType reads one type in the reference's scope and matches each object.
 func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget) ([]referrer, string) {
 	ns := ""
-	if rt.res.Namespaced {
+	if rt.res.Namespaced && !rt.anyNamespace {
 		ns = t.namespace
 	}
 	items, truncated, err := x.listFull(ctx, rt.res, ns)

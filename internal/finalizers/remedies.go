@@ -12,14 +12,7 @@ const maxLogRemedies = 3
 // when no candidate is running.
 func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attribution, owner string) []Remediation {
 	ref := o.ref()
-	strip := Remediation{
-		Code:       ReasonStripFinalizer,
-		Summary:    fmt.Sprintf("Only if the controller is gone for good: remove finalizer %s by hand.", f.Name),
-		Command:    x.kubectl(ref.Namespace, "patch", ref.QualifiedResource(), ref.Name, "--type=json", "-p", stripPatch(o.obj.GetFinalizers(), f.Name)),
-		Cost:       "left behind: " + k.lost,
-		LastResort: true,
-		request:    updateRequest(o.res, o.obj.GetNamespace(), o.obj.GetLabels()),
-	}
+	strip := x.stripStep(o, f.Name, k)
 	if f.Orphaned {
 		// Nothing running may update the object, and no gone installer is known to bring back:
 		// removing this one finalizer by hand is the way out, not a bypass of a controller.
@@ -71,6 +64,19 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 		return append(out, logs...)
 	}
 	return append(out, strip)
+}
+
+// stripStep is the last-resort removal of one finalizer by hand, with what it leaves behind.
+func (x *Explainer) stripStep(o subject, name string, k known) Remediation {
+	ref := o.ref()
+	return Remediation{
+		Code:       ReasonStripFinalizer,
+		Summary:    fmt.Sprintf("Only if the controller is gone for good: remove finalizer %s by hand.", name),
+		Command:    x.kubectl(ref.Namespace, "patch", ref.QualifiedResource(), ref.Name, "--type=json", "-p", stripPatch(o.obj.GetFinalizers(), name)),
+		Cost:       "left behind: " + k.lost,
+		LastResort: true,
+		request:    updateRequest(o.res, o.obj.GetNamespace(), o.obj.GetLabels()),
+	}
 }
 
 func reinstallSummary(k known, owner string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // judgeDomain ranks the candidates RBAC found for a finalizer with a domain by their ties to
@@ -70,6 +71,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		tied = append(tied, c)
 	}
 	sort.SliceStable(tied, func(i, j int) bool { return tied[i].Confidence.rank() > tied[j].Confidence.rank() })
+	tied = installersLast(tied, byRef, rb)
 	a.unrelated = unrelated
 	switch {
 	case len(unrelated) == 0:
@@ -94,12 +96,23 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 // domainWorkloads names the workloads tied to the domain when none may update the object:
 // the product runs (or is installed) but cannot remove the finalizer. Those named like the
 // finalizer (hints) are already named by noCandidate.
+//
+// When the cluster serves types of the domain itself (a CRD whose group is the domain, a parent
+// or a subdomain of it), only a workload tied to those types (high confidence: it acts on them or
+// serves them) shows that the product runs: a workload tied only through a sibling group that
+// shares a parent domain, its image or its labels belongs to another product of that family, and
+// the finalizer's own controller is gone (controller-absent, not orphaned).
 func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws []workload, idx *productIndex, rb *rbacObjects, hints []string) ([]string, bool) {
 	var out []string
 	tied := false
+	own := idx.ownGroups(domain)
 	for _, w := range ws {
 		ts := x.workloadTies(ctx, domain, w, idx, rb)
 		if len(ts) == 0 {
+			continue
+		}
+		if len(own) > 0 && ts[0].conf != ConfidenceHigh {
+			out = append(out, fmt.Sprintf("%s is tied to the finalizer's domain %s only loosely (%s confidence: %s), and is not the controller of its own types (%s), which no workload acts on or serves", w.ref.String(), domain, ts[0].conf, ts[0].evidence, strings.Join(own, ", ")))
 			continue
 		}
 		if tied = true; matchScore(w, hints) >= 2 {
@@ -116,6 +129,19 @@ func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws
 		out = append(out, "no workload in the cluster is tied to the finalizer's domain "+domain)
 	}
 	return out, tied
+}
+
+// ownGroups are the API groups of the cluster's CRDs that are the domain itself, a parent or a
+// subdomain of it (a high tie), sorted.
+func (idx *productIndex) ownGroups(domain string) []string {
+	var out []string
+	for g := range idx.crdGroups {
+		if c, _ := groupTie(domain, g); c == ConfidenceHigh {
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func countWorkloads(n int) string {

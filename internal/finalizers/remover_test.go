@@ -14,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // controllerObjects is one replayed controller: a Deployment with one ready replica running as
@@ -51,7 +53,8 @@ func fakeExplainer(kube []runtime.Object, crds ...*unstructured.Unstructured) *E
 		dyn = append(dyn, c)
 	}
 	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(kube...),
-		Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, dyn...)}
+		Dynamic:  dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, dyn...),
+		Metadata: metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())}
 	return New(c, kinds.NewCatalog(nil, nil))
 }
 
@@ -154,5 +157,100 @@ func TestOrphanedFinalizerFix(t *testing.T) {
 	}
 	if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/aws-operator -n giantswarm is of the finalizer's domain operatorkit.giantswarm.io (medium confidence") {
 		t.Errorf("evidence = %s", ev)
+	}
+}
+
+// An IstioOperator keeps istio-finalizer.install.istio.io after the Istio operator was removed
+// (istio/istio#18815, istio/istio#29451: the operator's namespace went first), while istiod,
+// a product of the sibling groups networking.istio.io and security.istio.io, still runs and may
+// update nothing of install.istio.io. The types of the finalizer's own domain are installed
+// and no workload acts on them: the controller is absent (reinstall, or strip with the cost),
+// not a running product's orphaned finalizer.
+func TestSiblingProductDoesNotMakeTheFinalizerOrphaned(t *testing.T) {
+	istiod := controllerObjects("istio-system", "istiod", []rbacv1.PolicyRule{
+		{APIGroups: []string{"networking.istio.io", "security.istio.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}})
+	operator := controllerObjects("istio-operator", "istio-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"install.istio.io"}, Resources: []string{"istiooperators", "istiooperators/finalizers"}, Verbs: []string{"*"}}})
+	crds := []*unstructured.Unstructured{crdObject("install.istio.io", "istiooperators"), crdObject("networking.istio.io", "virtualservices"),
+		crdObject("security.istio.io", "peerauthentications")}
+	res := kinds.Resource{Group: "install.istio.io", Version: "v1alpha1", Resource: "istiooperators", Kind: "IstioOperator", Namespaced: true}
+	fin := "istio-finalizer.install.istio.io"
+	o := subject{res: res, obj: &metav1.ObjectMeta{Name: "installed-state", Namespace: "istio-system", Finalizers: []string{fin}}}
+
+	t.Run("only the sibling runs", func(t *testing.T) {
+		x := fakeExplainer(istiod, crds...)
+		f := x.knownOrCustom(context.Background(), o, fin)
+		if f.Orphaned || finalizerReason(f) != ReasonControllerAbsent {
+			t.Fatalf("orphaned = %v, reason %s, controllers %+v", f.Orphaned, finalizerReason(f), f.Controllers)
+		}
+		if ev := strings.Join(f.Controllers[0].Evidence, "\n"); !strings.Contains(ev, "deployments.apps/istiod -n istio-system is tied to the finalizer's domain istio-finalizer.install.istio.io only loosely") {
+			t.Errorf("evidence = %s", ev)
+		}
+		codes := remedyCodes(f.Remedies)
+		if len(codes) != 2 || codes[0] != ReasonReinstallController || codes[1] != ReasonStripFinalizer || !f.Remedies[1].LastResort {
+			t.Errorf("remedies = %q", codes)
+		}
+	})
+	t.Run("the domain's own controller is installed", func(t *testing.T) {
+		// Scaled so that it may not update the object, it still shows the product is there: with
+		// RBAC that lacks the rights, the finalizer is the running product's orphan.
+		op := controllerObjects("istio-operator", "istio-operator", []rbacv1.PolicyRule{
+			{APIGroups: []string{"install.istio.io"}, Resources: []string{"istiooperators"}, Verbs: []string{"get", "list", "watch"}}})
+		x := fakeExplainer(append(append([]runtime.Object(nil), istiod...), op...), crds...)
+		f := x.knownOrCustom(context.Background(), o, fin)
+		if !f.Orphaned {
+			t.Fatalf("orphaned = %v, reason %s, controllers %+v", f.Orphaned, finalizerReason(f), f.Controllers)
+		}
+	})
+	t.Run("the domain's controller may remove it", func(t *testing.T) {
+		x := fakeExplainer(append(append([]runtime.Object(nil), istiod...), operator...), crds...)
+		f := x.knownOrCustom(context.Background(), o, fin)
+		if len(f.Controllers) != 1 || f.Controllers[0].Object.Name != "istio-operator" || !f.Controllers[0].Healthy {
+			t.Fatalf("controllers = %+v", f.Controllers)
+		}
+	})
+}
+
+func remedyCodes(rs []Remediation) []report.Reason {
+	var out []report.Reason
+	for _, r := range rs {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+// Strimzi's cluster operator deploys each Kafka cluster's entity operator (its Deployment owned
+// by the Kafka custom resource, labelled app.kubernetes.io/managed-by=strimzi-cluster-operator)
+// and has every right on kafka.strimzi.io; the topic operator inside the entity operator is what
+// removes strimzi.io/topic-operator (strimzi/strimzi-kafka-operator#11901). Both are tied to the
+// domain with high confidence; the installed controller is the remover, the installer is ranked
+// below it as "installs the remover", whatever its broader rights.
+func TestInstallerRankedBelowTheControllerItInstalls(t *testing.T) {
+	co := controllerObjects("kafka", "strimzi-cluster-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"kafka.strimzi.io"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"*"}}})
+	eo := controllerObjects("kafka", "my-cluster-entity-operator", []rbacv1.PolicyRule{
+		{APIGroups: []string{"kafka.strimzi.io"}, Resources: []string{"kafkatopics", "kafkatopics/status", "kafkausers", "kafkausers/status"}, Verbs: []string{"get", "list", "watch", "update", "patch"}}})
+	d := eo[0].(*appsv1.Deployment)
+	d.Labels = map[string]string{"app.kubernetes.io/managed-by": "strimzi-cluster-operator", "strimzi.io/cluster": "my-cluster"}
+	d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "kafka.strimzi.io/v1beta2", Kind: "Kafka", Name: "my-cluster", UID: "u1"}}
+	res := kinds.Resource{Group: "kafka.strimzi.io", Version: "v1beta2", Resource: "kafkatopics", Kind: "KafkaTopic", Namespaced: true}
+	fin := "strimzi.io/topic-operator"
+	o := subject{res: res, obj: &metav1.ObjectMeta{Name: "orders", Namespace: "kafka", Finalizers: []string{fin}}}
+	x := fakeExplainer(append(append([]runtime.Object(nil), co...), eo...), crdObject("kafka.strimzi.io", "kafkas"), crdObject("kafka.strimzi.io", "kafkatopics"))
+	a, gaps := x.attribute(context.Background(), o, nil)
+	a, more := x.judgeDomain(context.Background(), o, fin, nil, nil, a)
+	if len(gaps)+len(more) > 0 {
+		t.Fatalf("gaps: %v %v", gaps, more)
+	}
+	if len(a.controllers) != 2 || a.controllers[0].Object.Name != "my-cluster-entity-operator" || a.controllers[1].Object.Name != "strimzi-cluster-operator" {
+		t.Fatalf("controllers = %+v", a.controllers)
+	}
+	if ev := strings.Join(a.controllers[1].Evidence, "\n"); !strings.Contains(ev, "installs the remover deployments.apps/my-cluster-entity-operator -n kafka") {
+		t.Errorf("installer evidence = %s", ev)
+	}
+	if !strings.HasPrefix(a.controllers[1].Note, "installs the remover") {
+		t.Errorf("installer note = %q", a.controllers[1].Note)
 	}
 }

@@ -100,6 +100,10 @@ type Remediation struct {
 	// RejectedBy names the fail-closed admission webhooks that would reject Command as things
 	// stand; the steps that restore or remove them come before this one.
 	RejectedBy []string `json:"rejectedBy,omitempty"`
+	// JudgedBy names the fail-closed admission webhooks that intercept Command and answer: the
+	// API server sends them the request, and they may refuse it while the object is in a state
+	// they guard.
+	JudgedBy []string `json:"judgedBy,omitempty"`
 
 	// request is the API request Command makes, checked against admission webhooks (guard.go).
 	request *apiRequest
@@ -132,6 +136,10 @@ type Finalizer struct {
 	Orphaned bool `json:"orphaned,omitempty"`
 	// Paused are the pause markers on the object and its owners that make the remover skip it.
 	Paused []PauseMarker `json:"paused,omitempty"`
+	// Stalled is set when its remover runs, Ready, but has shown no work on the object for
+	// longer than the stall grace period, with nothing else (blocker, referrer, pause marker)
+	// to explain it: the evidence, the likely reasons, since when (stalled.go).
+	Stalled *Stall `json:"stalled,omitempty"`
 	// TypeEvidence is what the object's CustomResourceDefinition says about who installed it:
 	// Helm release, ownership labels, owners and whether they still exist.
 	TypeEvidence []string      `json:"typeEvidence,omitempty"`
@@ -142,6 +150,10 @@ type Finalizer struct {
 	// Unchecked lists reads that failed but cannot change this finalizer's verdict (a blocker
 	// is already proven, or the failure's subject is ruled out by the controller's own status).
 	Unchecked []string `json:"unchecked,omitempty"`
+
+	// bypass is the removal of this one finalizer by hand as its controller's explainer built
+	// it, kept for a verdict decided later that offers it (a stalled remover).
+	bypass *Remediation
 }
 
 // Controller is a workload expected to remove a custom finalizer, with the evidence for it.

@@ -69,6 +69,13 @@ func NewCmdWhyTerminating(streams genericiooptions.IOStreams) *cobra.Command {
 	return newCmd(NewWhyTerminatingOptions(streams))
 }
 
+// NewCmdWhyTerminatingFromOptions builds the command on options made by
+// NewWhyTerminatingOptions, for callers that set fields flags do not reach (the corpus sets
+// Clock to replay a report that had been stuck for hours).
+func NewCmdWhyTerminatingFromOptions(o *WhyTerminatingOptions) *cobra.Command {
+	return newCmd(o)
+}
+
 // newCmd builds the command whose flags set o's fields (tests parse flags into o this way).
 func newCmd(o *WhyTerminatingOptions) *cobra.Command {
 	cmd := &cobra.Command{

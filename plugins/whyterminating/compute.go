@@ -43,7 +43,7 @@ func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, err
 		}
 		res.DiscoveryFailures = append(res.DiscoveryFailures, f)
 	}
-	x := finalizers.New(c, catalog)
+	x := finalizers.New(c, catalog).At(req.Clock.Now())
 	ns := req.Namespace
 	if req.Arg.FromInventory && req.Arg.Namespace != "" {
 		ns = req.Arg.Namespace

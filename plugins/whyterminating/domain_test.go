@@ -170,3 +170,33 @@ func TestStripCostNamesRecordedExternalResource(t *testing.T) {
 		"cost: left behind: what the controller would have cleaned up; the object records, and would leave behind with nothing to remove them: external resource " + arn + " (status.ackResourceMetadata.arn)",
 	}, []string{"123456789012 (status.ackResourceMetadata.ownerAccountID)"})
 }
+
+// An IstioOperator keeps istio-finalizer.install.istio.io after the Istio operator was removed
+// with its namespace (https://github.com/istio/istio/issues/18815,
+// https://github.com/istio/istio/issues/29451), while istiod, of the sibling groups
+// networking.istio.io and security.istio.io, still runs. The finalizer's own types are installed
+// and no workload acts on them: its controller is absent (reinstall, or remove it by hand with
+// its cost), not a running product's orphan.
+func TestSiblingProductLeavesControllerAbsent(t *testing.T) {
+	needEnv(t)
+	ensureNamespace(t, "istio-system")
+	gvr := applyCRD(t, crdSpec{group: "install.istio.io", kind: "IstioOperator", plural: "istiooperators", namespaced: true, versions: []string{"v1alpha1"}})
+	applyCRD(t, crdSpec{group: "networking.istio.io", kind: "VirtualService", plural: "virtualservices", namespaced: true, versions: []string{"v1beta1"}})
+	grantClusterRole(t, "istiod-clusterrole-istio-system", []rbacv1.PolicyRule{
+		{APIGroups: []string{"networking.istio.io", "security.istio.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create", "get", "list", "watch", "update"}},
+	}, "istio-system", "istiod", "")
+	createWorkload(t, workloadSpec{ns: "istio-system", name: "istiod", sa: "istiod", replicas: 1, ready: true})
+	t.Cleanup(func() {
+		_ = kc.Kube.AppsV1().Deployments("istio-system").Delete(context.Background(), "istiod", metav1.DeleteOptions{})
+	})
+	fin := "istio-finalizer.install.istio.io"
+	createStuck(t, gvr, "IstioOperator", "istio-system", "installed-state", fin, nil, map[string]any{"profile": "default"})
+
+	js, _, code := run(t, "istiooperators.install.istio.io", "installed-state", "-n", "istio-system", "-o", "json")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, js)
+	}
+	wantAll(t, js, []string{`"code": "controller-absent"`, "deployments.apps/istiod -n istio-system is tied to the finalizer's domain " + fin + " only loosely",
+		`"code": "reinstall-controller"`, `"code": "strip-finalizer"`}, []string{`"orphaned": true`, `"code": "finalizer-orphaned"`})
+}

@@ -189,6 +189,9 @@ func addRemedies(parent *output.Node, rs []finalizers.Remediation, p output.Pale
 		for _, w := range r.RejectedBy {
 			n.Add(p.Warn("rejected until the step above is done: ") + w + " would refuse this command")
 		}
+		for _, w := range r.JudgedBy {
+			n.Add(p.Warn("judged by: ") + w + " sees this command and may refuse it while the object is in a state it guards")
+		}
 		if r.Command != "" {
 			n.Add("$ " + r.Command)
 		}
@@ -241,7 +244,7 @@ func addTies(n *output.Node, c finalizers.Controller) {
 }
 
 // addDomainVerdict draws the workloads that merely could remove the finalizer (no tie to its
-// domain), the pause markers its remover obeys and an orphaned finalizer.
+// domain), the pause markers its remover obeys, an orphaned finalizer and a stalled remover.
 func addDomainVerdict(n *output.Node, f finalizers.Finalizer, p output.Palette) {
 	for _, c := range f.Unrelated {
 		un := n.Add(p.Faint("unrelated: " + c.Object.String() + " — " + c.Note))
@@ -255,12 +258,21 @@ func addDomainVerdict(n *output.Node, f finalizers.Finalizer, p output.Palette) 
 	if f.Orphaned {
 		n.Add(p.Bad("orphaned") + ": no running workload may update the object, so nothing will ever remove " + f.Name)
 	}
+	if s := f.Stalled; s != nil {
+		sn := n.Add(p.Bad("stalled") + ": " + s.Remover.String() + " runs but has made no progress on the object for " + s.Idle)
+		for _, ev := range s.Evidence {
+			sn.Add("evidence: " + ev)
+		}
+		for _, r := range s.LikelyReasons {
+			sn.Add("likely: " + r)
+		}
+	}
 }
 
 // controllerBlocks reports whether the controllers themselves are the blocker (absent or not
 // ready), so "no blocker found" would be false.
 func controllerBlocks(f finalizers.Finalizer) bool {
-	if len(f.Paused) > 0 || f.Orphaned {
+	if len(f.Paused) > 0 || f.Orphaned || f.Stalled != nil {
 		return true
 	}
 	for _, c := range f.Controllers {

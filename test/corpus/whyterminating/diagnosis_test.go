@@ -29,6 +29,15 @@ type diagnosis struct {
 // diagnose runs the plugin as kubectl would, pinned to the corpus cluster, with -o json.
 func diagnose(t *testing.T, args ...string) *diagnosis {
 	t.Helper()
+	return diagnoseAfter(t, 0, args...)
+}
+
+// diagnoseAfter runs the plugin as diagnose does, as of later than now: a report whose object
+// had been stuck for hours is replayed seconds after its deletion, so the plugin's clock is
+// moved on by the time the report says passed (every age, window and grace period counts to it;
+// nothing the replay did happened in between, which is what the report shows).
+func diagnoseAfter(t *testing.T, later time.Duration, args ...string) *diagnosis {
+	t.Helper()
 	args = append([]string{"--kubeconfig", env.Kubeconfig, "--context", env.Context}, args...)
 	args = append(args, "-o", "json")
 	var out, errOut bytes.Buffer
@@ -36,7 +45,11 @@ func diagnose(t *testing.T, args ...string) *diagnosis {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	d := &diagnosis{t: t, raw: out.String()}
-	d.code = cli.Run(ctx, whyterminating.NewCmdWhyTerminating(streams), args, &errOut)
+	o := whyterminating.NewWhyTerminatingOptions(streams)
+	if later > 0 {
+		o.Clock = func() time.Time { return time.Now().Add(later) }
+	}
+	d.code = cli.Run(ctx, whyterminating.NewCmdWhyTerminatingFromOptions(o), args, &errOut)
 	d.raw, d.stderr = out.String(), errOut.String()
 	if err := json.Unmarshal(out.Bytes(), &d.res); err != nil {
 		t.Fatalf("exit %d, output is not the JSON report: %v\nstdout:\n%s\nstderr:\n%s", d.code, err, d.raw, d.stderr)
@@ -255,6 +268,7 @@ const (
 	controllerRunning   = finalizers.ReasonControllerRunning
 	reconcilePaused     = finalizers.ReasonReconcilePaused
 	finalizerOrphaned   = finalizers.ReasonFinalizerOrphaned
+	removerStalled      = finalizers.ReasonRemoverStalled
 	stripFinalizer      = finalizers.ReasonStripFinalizer
 	unpause             = finalizers.ReasonUnpause
 	readLogs            = finalizers.ReasonReadControllerLogs

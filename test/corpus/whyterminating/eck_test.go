@@ -1,8 +1,9 @@
-//go:build corpusopen
-
 package whyterminating_test
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // Report: https://github.com/elastic/cloud-on-k8s/issues/1384 ("Cannot delete resources created
 // with ECK 0.8 if 0.9 is running"): Elasticsearch created by operator 0.8 keeps the 0.8
@@ -131,12 +132,24 @@ status:
 		deletes: []string{"Elasticsearch/default/quickstart"},
 	}.run(t)
 
-	d := diagnose(t, "elasticsearches.elasticsearch.k8s.elastic.co", "quickstart", "-n", "default")
+	// The report's object had stayed for days ("never succeeds"): diagnosed as of hours after
+	// the deletion, with nothing done to the object in between, as the report shows it.
+	d := diagnoseAfter(t, 3*time.Hour, "elasticsearches.elasticsearch.k8s.elastic.co", "quickstart", "-n", "default")
 	d.exit(1, "STUCK")
 	for _, name := range finalizerNames {
 		f := d.finalizer("elasticsearches.elasticsearch.k8s.elastic.co/quickstart -n default", name)
-		// The running 0.9 operator never removes a 0.8 finalizer: the way out is removing it.
+		// The running 0.9 operator never removes a 0.8 finalizer: the way out is its logs, then
+		// removing that finalizer.
+		d.remover(f, "statefulsets.apps/elastic-operator -n elastic-system", true)
+		d.verdict(f, removerStalled)
+		d.firstFix(f, readLogs)
 		d.offers(f, stripFinalizer)
 		d.never(f, reinstall)
 	}
+	// Seconds after the deletion the same running operator has not had the time to act: no
+	// stalled verdict, and no strip behind its back.
+	now := diagnose(t, "elasticsearches.elasticsearch.k8s.elastic.co", "quickstart", "-n", "default")
+	f := now.finalizer("elasticsearches.elasticsearch.k8s.elastic.co/quickstart -n default", finalizerNames[0])
+	now.verdict(f, controllerRunning)
+	now.never(f, stripFinalizer)
 }

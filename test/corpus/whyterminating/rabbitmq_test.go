@@ -1,5 +1,3 @@
-//go:build corpusopen
-
 package whyterminating_test
 
 import "testing"
