@@ -24,8 +24,10 @@ const (
 	HelmResourcePolicyAnnotation   = "helm.sh/resource-policy"
 )
 
-// helmReleaseKind is the GroupKind of a Flux HelmRelease.
-const helmReleaseKind = "HelmRelease.helm.toolkit.fluxcd.io"
+// HelmReleaseKind is the GroupKind of a Flux HelmRelease.
+const HelmReleaseKind = "HelmRelease.helm.toolkit.fluxcd.io"
+
+const helmReleaseKind = HelmReleaseKind
 
 // HelmLive is what the cluster says about the release of a removed HelmRelease (Live.Helm).
 type HelmLive struct {

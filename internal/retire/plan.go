@@ -24,6 +24,15 @@ func (p Planner) kubectl(namespace string, args ...string) string {
 	return p.Target.Command(args...)
 }
 
+// Kubectl is kubectl for the packages that act on a plan (internal/retire/execute): the
+// commands a refusal points to are pinned to the same cluster and connection as the plan's.
+func (p Planner) Kubectl(namespace string, args ...string) string {
+	return p.kubectl(namespace, args...)
+}
+
+// Suspend is the command that sets spec.suspend on the Flux object o, as the plan prints it.
+func (p Planner) Suspend(o Ref) string { return p.suspend(o) }
+
 // Plan fills r.Plan. An unsafe removal gets all four stages, protect first; a retained one has
 // stages 1 and 3 done by this change and keeps the drain and the deletion by hand. Other
 // removals need no plan. An object whose name or namespace the API server would refuse gets
@@ -263,4 +272,11 @@ func (p Planner) upgradePlan(r *Removal) []Stage {
 		return []Stage{protect, remove}
 	}
 	return []Stage{protect, remove, deletes}
+}
+
+// EvictPodCommand is a command that evicts pod by hand the way stage 2 does, through the
+// Eviction API, so its PodDisruptionBudget is honoured (kubectl has no evict verb).
+func (p Planner) EvictPodCommand(namespace, pod string) string {
+	body := fmt.Sprintf(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":%q,"namespace":%q}}`, pod, namespace)
+	return cluster.Quote("echo", body) + " | " + p.kubectl("", "create", "--raw", "/api/v1/namespaces/"+namespace+"/pods/"+pod+"/eviction", "-f", "-")
 }
