@@ -7,6 +7,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/resourceset"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // Planner renders the staged plans of one run. Target pins every command to the cluster and
@@ -256,7 +257,7 @@ func (p Planner) upgradePlan(r *Removal) []Stage {
 		protect.Do = append(protect.Do, fmt.Sprintf("in git, keep %s in HelmRelease %s/%s%s and set retain: true on it (app-template; for another chart, the annotation %s: keep on the claim through its values)", v.Path, hr.Namespace, hr.Name, inFile(r.File), HelmResourcePolicyAnnotation))
 		remove.Do = append(remove.Do, fmt.Sprintf("in git, drop %s, merge: Helm leaves the kept claim in place", v.Path))
 		if v.Claim != "" {
-			ns, _ := splitRelease(r.Helm.Release)
+			ns, _ := helm.SplitRelease(r.Helm.Release)
 			protect.Check = p.kubectl(ns, "get", "persistentvolumeclaim", v.Claim, "-o", `jsonpath={.metadata.annotations.helm\.sh/resource-policy}`)
 			protect.Expect = "keep"
 			deletes = Stage{Number: 3, Title: "verify and delete by hand", Do: []string{"once nothing mounts it, delete the claim yourself"},
