@@ -11,11 +11,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/kubeforensics/suite/internal/ownership"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/cache"
 )
 
 // MaxChartBytes bounds a packaged chart, read from anywhere.
@@ -34,16 +35,7 @@ type Cache struct {
 // DefaultCacheDir is kubeforensics/charts under the user's cache directory ($XDG_CACHE_HOME,
 // else $HOME/.cache), next to the build cache; "" when neither is set.
 func DefaultCacheDir(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if dir == "" {
-		if home := getenv("HOME"); home != "" {
-			dir = filepath.Join(home, ".cache")
-		}
-	}
-	if !filepath.IsAbs(dir) {
-		return ""
-	}
-	return filepath.Join(dir, "kubeforensics", "charts")
+	return cache.Dir(getenv, cache.Charts)
 }
 
 // OpenCache opens the cache at dir, creating it with mode 0700. It refuses a directory that
@@ -66,20 +58,13 @@ func OpenCache(dir string) (*Cache, error) {
 	return &Cache{dir: dir}, nil
 }
 
-// ErrUntrustedCache is a chart cache directory another user owns or group or others may
-// write: whoever can write it can choose what a chart renders, so it is refused.
-var ErrUntrustedCache = errors.New("untrusted chart cache")
+// ErrUntrustedCache is cache.ErrUntrusted: a chart cache directory another user owns or group
+// or others may write: whoever can write it can choose what a chart renders, so it is refused.
+// Its refusals name the chart cache.
+var ErrUntrustedCache = cache.ErrUntrusted
 
 // checkPrivate refuses a directory not owned by the current user or writable by others.
-func checkPrivate(dir string) error {
-	if _, err := os.Lstat(dir); err != nil {
-		return fmt.Errorf("chart cache: %w", err)
-	}
-	if err := ownership.PrivateDir(dir); err != nil {
-		return fmt.Errorf("%w: %v: refusing to trust it", ErrUntrustedCache, err)
-	}
-	return nil
-}
+func checkPrivate(dir string) error { return cache.CheckDir("chart cache", dir) }
 
 // Dir is the cache's directory.
 func (c *Cache) Dir() string { return c.dir }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/kubeforensics/suite/internal/cache"
 	"github.com/kubeforensics/suite/internal/ownership"
 	"io"
 	"io/fs"
@@ -55,16 +56,7 @@ const maxCacheEntry = 256 << 20
 // kubeforensics/builds under the user's cache directory ($XDG_CACHE_HOME, else $HOME/.cache,
 // as os.UserCacheDir finds it on Linux), read with getenv; "" (no cache) when neither is set.
 func DefaultBuildCacheDir(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if dir == "" {
-		if home := getenv("HOME"); home != "" {
-			dir = filepath.Join(home, ".cache")
-		}
-	}
-	if !filepath.IsAbs(dir) {
-		return ""
-	}
-	return filepath.Join(dir, "kubeforensics", "builds")
+	return cache.Dir(getenv, cache.Builds)
 }
 
 // OpenBuildCache opens (creating it, mode 0700) the cache at dir, its entries authenticated
@@ -199,10 +191,7 @@ func (c *BuildCache) trustedEntry(f *os.File, p string) error {
 	if err != nil {
 		return fmt.Errorf("build cache: %w", err)
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrUntrustedCache, p)
-	}
-	if err := checkTrusted(fi, p); err != nil {
+	if err := cache.CheckFile(cacheName, fi, p); err != nil {
 		return err
 	}
 	return checkDir(filepath.Dir(p))

@@ -3,20 +3,22 @@ package gitops
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"errors"
 	"fmt"
+	"github.com/kubeforensics/suite/internal/cache"
 	"github.com/kubeforensics/suite/internal/ownership"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 	"sync"
 )
 
-// ErrUntrustedCache marks a build cache directory, shard or entry that someone other than the
-// running user owns or may write: whoever can write an entry decides what the gate takes as a
-// tier's build, so the run refuses it (exit 3), as ssh refuses a key file others can write.
-var ErrUntrustedCache = errors.New("untrusted build cache")
+// ErrUntrustedCache is cache.ErrUntrusted: a build cache directory, shard or entry that
+// someone other than the running user owns or may write: whoever can write an entry decides
+// what the gate takes as a tier's build, so the run refuses it (exit 3). Its refusals name the
+// build cache (cacheName).
+var ErrUntrustedCache = cache.ErrUntrusted
+
+// cacheName names the build cache in its errors.
+const cacheName = "build cache"
 
 // BuildCacheKeyEnv names the environment variable that may hold the key entries are
 // authenticated with (a CI secret fills it); --build-cache-key-file is the other way.
@@ -59,15 +61,6 @@ func ReadBuildCacheKey(file string, getenv func(string) string) ([]byte, error) 
 		return nil, fmt.Errorf("build cache key %s: %d bytes, want at least %d (for example `head -c 32 /dev/urandom | base64`)", file, len(key), minCacheKey)
 	}
 	return []byte(key), nil
-}
-
-// checkTrusted refuses what is not the running user's alone: a file or directory owned by
-// another user, or writable by group or others.
-func checkTrusted(fi fs.FileInfo, path string) error {
-	if err := ownership.Private(fi, path, ownership.GroupOtherWrite); err != nil {
-		return fmt.Errorf("%w: %v", ErrUntrustedCache, err)
-	}
-	return nil
 }
 
 // entryTag authenticates an entry: HMAC-SHA256, under the cache's key, of the key the entry
@@ -139,12 +132,4 @@ func (c *BuildCache) Unauthenticated() (int, []string) {
 func (c *BuildCache) Keyed() bool { return c != nil && len(c.secret) > 0 }
 
 // checkDir refuses dir unless it is a directory (not a link) the running user alone writes.
-func checkDir(dir string) error {
-	if _, err := os.Lstat(dir); err != nil {
-		return fmt.Errorf("build cache: %w", err)
-	}
-	if err := ownership.PrivateDir(dir); err != nil {
-		return fmt.Errorf("%w: %v", ErrUntrustedCache, err)
-	}
-	return nil
-}
+func checkDir(dir string) error { return cache.CheckDir(cacheName, dir) }

@@ -117,7 +117,7 @@ func (r *Repo) snapshotGaps(ctx context.Context, base string) (string, error) {
 // Under returns the changes below dir (a source root relative to the repository's top
 // level), relative to it; "." returns c itself.
 func (c *Changes) Under(dir string) *Changes {
-	dir = cleanPath(dir)
+	dir = CleanPath(dir)
 	if dir == "." {
 		return c
 	}
@@ -171,9 +171,10 @@ func sortedUnique(in []string) []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// cleanPath makes dir relative to the top level the way kbuild.CleanPath cleans a spec.path:
-// never above the top, "." for the top itself.
-func cleanPath(dir string) string {
+// CleanPath makes p relative to the top level, never above it: "./clusters/prod/",
+// "/clusters/prod" and "clusters/x/../prod" are all "clusters/prod"; "" is ".". kbuild.CleanPath
+// cleans a Kustomization's spec.path with it, as kustomize-controller's secure join does.
+func CleanPath(dir string) string {
 	if c := strings.TrimPrefix(path.Clean("/"+dir), "/"); c != "" {
 		return c
 	}

@@ -3,14 +3,14 @@ package kbuild
 import (
 	"errors"
 	"fmt"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/object"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 // kustomizeGroup is the API group of Flux Kustomizations (not kustomize's own
@@ -134,12 +134,7 @@ func asApplied(obj *unstructured.Unstructured) *unstructured.Unstructured {
 // CleanPath makes a spec.path relative to the source root the way kustomize-controller's
 // secure join does: "./clusters/prod/", "/clusters/prod" and "clusters/x/../prod" are all
 // "clusters/prod"; "" is ".". It never climbs above the root.
-func CleanPath(p string) string {
-	if c := strings.TrimPrefix(path.Clean("/"+p), "/"); c != "" {
-		return c
-	}
-	return "."
-}
+func CleanPath(p string) string { return gitrev.CleanPath(p) }
 
 func orDefault(s, def string) string {
 	if s == "" {

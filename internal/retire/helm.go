@@ -1,7 +1,6 @@
 package retire
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // The labels helm-controller puts on every object of a release (its origin-labels post-renderer,
@@ -21,11 +21,13 @@ const (
 	HelmNamespaceLabel             = "helm.toolkit.fluxcd.io/namespace"
 	HelmReleaseNameAnnotation      = "meta.helm.sh/release-name"
 	HelmReleaseNamespaceAnnotation = "meta.helm.sh/release-namespace"
-	HelmResourcePolicyAnnotation   = "helm.sh/resource-policy"
+	HelmResourcePolicyAnnotation   = helm.ResourcePolicyAnnotation
 )
 
-// helmReleaseKind is the GroupKind of a Flux HelmRelease.
-const helmReleaseKind = "HelmRelease.helm.toolkit.fluxcd.io"
+// HelmReleaseKind is the GroupKind of a Flux HelmRelease.
+const HelmReleaseKind = "HelmRelease.helm.toolkit.fluxcd.io"
+
+const helmReleaseKind = HelmReleaseKind
 
 // HelmLive is what the cluster says about the release of a removed HelmRelease (Live.Helm).
 type HelmLive struct {
@@ -60,6 +62,10 @@ type HelmObject struct {
 	Via       string `json:"via,omitempty"`
 	WithOwner bool   `json:"withOwner,omitempty"`
 }
+
+// HelmValue is one piece of persistent state a HelmRelease's inline values visibly declare
+// (helm.Values).
+type HelmValue = helm.Value
 
 // HelmUninstall is what deleting a HelmRelease does to its Helm release (Removal.Helm).
 type HelmUninstall struct {
@@ -98,13 +104,13 @@ func judgeHelm(r *Removal, k Kinds, sources map[string]*unstructured.Unstructure
 	if r.render != nil {
 		return renderedUninstall(r, k, r.render)
 	}
-	h := &HelmUninstall{Release: helmReleaseName(r.base)}
+	h := &HelmUninstall{Release: helm.ReleaseName(r.base)}
 	if s, _, _ := unstructured.NestedBool(r.base.Object, "spec", "suspend"); s {
 		h.NoUninstall = "spec.suspend is true at base: helm-controller deletes a suspended HelmRelease without uninstalling, and its objects stay, unmanaged"
 		return h
 	}
 	values, _, _ := unstructured.NestedMap(r.base.Object, "spec", "values")
-	h.Values = helmValues(values)
+	h.Values = helm.Values(values)
 	if r.renderGap != "" {
 		h.NotSeen = append(h.NotSeen, "the chart's objects: "+r.renderGap)
 	} else {
@@ -113,7 +119,7 @@ func judgeHelm(r *Removal, k Kinds, sources map[string]*unstructured.Unstructure
 	if from, _, _ := unstructured.NestedSlice(r.base.Object, "spec", "valuesFrom"); len(from) > 0 {
 		h.NotSeen = append(h.NotSeen, fmt.Sprintf("spec.valuesFrom (%d ConfigMap or Secret references, not read)", len(from)))
 	}
-	h.Stateless = appTemplateStateless(r.base, sources)
+	h.Stateless = helm.AppTemplateStateless(r.base, sources)
 	return h
 }
 
@@ -124,7 +130,7 @@ func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
 	if !r.Live.Exists {
 		h := &HelmUninstall{Release: r.Object.Namespace + "/" + r.Object.Name, NoUninstall: "the HelmRelease is not on the cluster, so nothing is uninstalled"}
 		if r.base != nil {
-			h.Release = helmReleaseName(r.base)
+			h.Release = helm.ReleaseName(r.base)
 		}
 		return h
 	}
@@ -183,7 +189,7 @@ func (h *HelmUninstall) persistence() *Persistence {
 		lost = append(lost, o.Object.String())
 	}
 	for _, v := range h.Values {
-		if v.declares() {
+		if v.Declares() {
 			lost = append(lost, v.Path)
 		}
 	}
@@ -241,36 +247,6 @@ func (p Planner) helmKeep(r *Removal) string {
 // it is deleted, so helm-controller does not uninstall its release).
 func (p Planner) suspend(o Ref) string {
 	return p.kubectl(o.Namespace, "patch", o.Resource(), o.Name, "--type=merge", "-p", `{"spec":{"suspend":true}}`)
-}
-
-// helmReleaseName is the release a HelmRelease manifest installs, namespace/name, as
-// helm-controller names it: spec.releaseName, else `[<targetNamespace>-]<name>`, shortened
-// to 53 characters with a hash (internal/release/name.go ShortenName); its namespace is
-// spec.targetNamespace, else the HelmRelease's.
-func helmReleaseName(u *unstructured.Unstructured) string {
-	name, _, _ := unstructured.NestedString(u.Object, "spec", "releaseName")
-	target, _, _ := unstructured.NestedString(u.Object, "spec", "targetNamespace")
-	switch {
-	case name != "":
-	case target != "":
-		name = target + "-" + u.GetName()
-	default:
-		name = u.GetName()
-	}
-	ns := u.GetNamespace()
-	if target != "" {
-		ns = target
-	}
-	return ns + "/" + shortenReleaseName(name)
-}
-
-func shortenReleaseName(name string) string {
-	const maxLength, hashLength = 53, 12
-	if len(name) <= maxLength {
-		return name
-	}
-	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
-	return name[:maxLength-hashLength-1] + "-" + sum[:hashLength]
 }
 
 // OthersText summarises the release's other objects: "2 Deployment.apps, 1 Service".

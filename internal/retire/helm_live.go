@@ -15,6 +15,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // helmFacts reads what the release of the live HelmRelease hr owns: every served type is listed
@@ -33,7 +34,7 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 	h.Selector = labels.SelectorFromSet(labels.Set{HelmNameLabel: hr.GetName(), HelmNamespaceLabel: hr.GetNamespace()}).String()
 	scan := finalizers.Sweep(ctx, lc.c, lc.catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
 	l.Incomplete = append(l.Incomplete, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
-	relNS, relName := splitRelease(h.Release)
+	relNS, relName := helm.SplitRelease(h.Release)
 	seen := map[string]bool{}
 	for _, t := range scan.Types {
 		for i := range t.Items {
@@ -58,7 +59,7 @@ func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *me
 	o := HelmObject{
 		Object:     Ref{Group: res.Group, Kind: res.Kind, Namespace: m.GetNamespace(), Name: m.GetName()},
 		InManifest: ann[HelmReleaseNameAnnotation] == relName && (relNS == "" || ann[HelmReleaseNamespaceAnnotation] == relNS),
-		Keep:       isKeep(ann[HelmResourcePolicyAnnotation]),
+		Keep:       helm.IsKeep(ann[HelmResourcePolicyAnnotation]),
 	}
 	switch o.Object.GroupKind() {
 	case "PersistentVolumeClaim":
@@ -98,7 +99,7 @@ func liveReleaseName(hr *unstructured.Unstructured) string {
 			}
 		}
 	}
-	return helmReleaseName(hr)
+	return helm.ReleaseName(hr)
 }
 
 // sweepFailures names every type a sweep could not list: one line per type when one or two
@@ -123,12 +124,4 @@ func sweepFailures(failed []finalizers.ReadFailure, what string) []string {
 		out = append(out, fmt.Sprintf("listing %d types %s: %s: %s", len(rs), what, kind, strings.Join(rs, ", ")))
 	}
 	return out
-}
-
-// splitRelease splits `namespace/name`.
-func splitRelease(s string) (string, string) {
-	if ns, name, ok := strings.Cut(s, "/"); ok {
-		return ns, name
-	}
-	return "", s
 }

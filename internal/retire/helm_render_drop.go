@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // judgeHelmDrop decides a removal Helm makes: an object with helm.sh/resource-policy: keep is
@@ -22,7 +24,7 @@ func judgeHelmDrop(r *Removal, k Kinds, all []*unstructured.Unstructured) {
 	if d.Suspended {
 		how += " once the HelmRelease is resumed (the candidate sets spec.suspend: true, which only postpones it)"
 	}
-	if v := r.base.GetAnnotations()[HelmResourcePolicyAnnotation]; isKeep(v) {
+	if v := r.base.GetAnnotations()[HelmResourcePolicyAnnotation]; helm.IsKeep(v) {
 		r.Outcome, r.OptOut = Retained, HelmResourcePolicyAnnotation+": keep (Helm leaves it in place, no longer managed by the release)"
 		r.classify()
 		return

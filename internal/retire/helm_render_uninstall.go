@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // renderedUninstall is what deleting HelmRelease r uninstalls, from its base render: every
@@ -20,7 +21,7 @@ func renderedUninstall(r *Removal, k Kinds, rd *helmrender.Render) *HelmUninstal
 	}
 	for _, o := range rd.Manifest {
 		ref := RefOf(o)
-		ho := HelmObject{Object: ref, InManifest: true, Keep: isKeep(o.GetAnnotations()[HelmResourcePolicyAnnotation])}
+		ho := HelmObject{Object: ref, InManifest: true, Keep: helm.IsKeep(o.GetAnnotations()[HelmResourcePolicyAnnotation])}
 		claims := templateClaimNames(o)
 		if ref.GroupKind() == "StatefulSet.apps" {
 			_, policy := claimTemplates(o)

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // HelmRetargets names every HelmRelease that both revisions declare and whose candidate makes
@@ -86,7 +88,7 @@ func retarget(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured
 	if s, _, _ := unstructured.NestedBool(c.Object, "spec", "suspend"); s {
 		return ""
 	}
-	if from, to := helmReleaseName(b), helmReleaseName(c); from != to {
+	if from, to := helm.ReleaseName(b), helm.ReleaseName(c); from != to {
 		return fmt.Sprintf("changes its release from %s to %s", from, to)
 	}
 	if from, to := storageNamespace(b), storageNamespace(c); from != to {
@@ -111,11 +113,11 @@ func retarget(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured
 
 func retargetLine(u Unit, b *unstructured.Unstructured, why string) string {
 	line := fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate %s, so helm-controller uninstalls release %s, deleting every object its chart installed, before installing again",
-		b.GetNamespace(), b.GetName(), u.Kustomization.ID(), why, helmReleaseName(b))
+		b.GetNamespace(), b.GetName(), u.Kustomization.ID(), why, helm.ReleaseName(b))
 	values, _, _ := unstructured.NestedMap(b.Object, "spec", "values")
 	var declared []string
-	for _, v := range helmValues(values) {
-		if v.declares() {
+	for _, v := range helm.Values(values) {
+		if v.Declares() {
 			declared = append(declared, v.Path)
 		}
 	}

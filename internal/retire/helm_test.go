@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // helmRelease is a HelmRelease x/name whose spec.values are the YAML given.
@@ -49,7 +50,7 @@ func TestHelmValues(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, v := range helmValues(helmRelease(t, "a", tc.values).Object["spec"].(map[string]any)["values"].(map[string]any)) {
+			for _, v := range helm.Values(helmRelease(t, "a", tc.values).Object["spec"].(map[string]any)["values"].(map[string]any)) {
 				fate := "left"
 				if v.Deleted {
 					fate = "deleted"
@@ -79,7 +80,7 @@ func TestHelmReleaseName(t *testing.T) {
 		u := helmRelease(t, tc.name, "")
 		_ = unstructured.SetNestedField(u.Object, tc.release, "spec", "releaseName")
 		_ = unstructured.SetNestedField(u.Object, tc.target, "spec", "targetNamespace")
-		got := helmReleaseName(u)
+		got := helm.ReleaseName(u)
 		if !strings.HasPrefix(got, tc.want) || len(got) > len("x/")+53 {
 			t.Errorf("%s/%s/%s: got %q, want %q", tc.name, tc.release, tc.target, got, tc.want)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // Upgraded is the outcome of a HelmRelease that both revisions declare and whose candidate
@@ -52,7 +54,7 @@ func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incompl
 			continue
 		}
 		incomplete = append(incomplete, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown",
-			c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, helmReleaseName(c.base)))
+			c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, helm.ReleaseName(c.base)))
 	}
 	return rs, incomplete, notes
 }
@@ -79,7 +81,7 @@ func helmChanges(units []Unit, sides [2]map[string]*unstructured.Unstructured) [
 			}
 			var changed []string
 			for _, f := range renderInputs {
-				if !reflect.DeepEqual(specOf(b)[f], specOf(c)[f]) {
+				if !reflect.DeepEqual(helm.Spec(b)[f], helm.Spec(c)[f]) {
 					changed = append(changed, "spec."+f)
 				}
 			}
@@ -98,15 +100,15 @@ func helmChanges(units []Unit, sides [2]map[string]*unstructured.Unstructured) [
 // serves another chart or version at the candidate (its url, ref, chart, version or
 // sourceRef), nil when it does not or a side does not show it.
 func sourceChanged(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured.Unstructured) *unstructured.Unstructured {
-	if specOf(c)["chartRef"] == nil {
+	if helm.Spec(c)["chartRef"] == nil {
 		return nil
 	}
-	from, to := chartSource(b, sides[0]), chartSource(c, sides[1])
+	from, to := helm.ChartSource(b, sides[0]), helm.ChartSource(c, sides[1])
 	if from == nil || to == nil {
 		return nil
 	}
 	for _, f := range []string{"url", "ref", "chart", "version", "sourceRef"} {
-		if !reflect.DeepEqual(specOf(from)[f], specOf(to)[f]) {
+		if !reflect.DeepEqual(helm.Spec(from)[f], helm.Spec(to)[f]) {
 			return to
 		}
 	}
@@ -117,22 +119,22 @@ func sourceChanged(b, c *unstructured.Unstructured, sides [2]map[string]*unstruc
 // the base's make the chart create and delete with the release; ok is false when none is
 // dropped. A claim kept with helm.sh/resource-policy: keep is left by Helm and not counted.
 func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured) (Removal, bool) {
-	bv, cv := inlineValues(c.base), inlineValues(c.cand)
+	bv, cv := helm.InlineValues(c.base), helm.InlineValues(c.cand)
 	renamed := !reflect.DeepEqual(nameInputs(bv), nameInputs(cv))
 	still := map[string]bool{}
-	for _, v := range helmValues(cv) {
-		if v.key != "" {
-			still[v.key] = true
+	for _, v := range helm.Values(cv) {
+		if v.Key() != "" {
+			still[v.Key()] = true
 		}
 	}
-	known := appTemplateVersion(c.base, sides[0]) != ""
+	known := helm.AppTemplateVersion(c.base, sides[0]) != ""
 	var dropped []HelmValue
-	for _, v := range helmValues(bv) {
-		if !v.Deleted || (still[v.key] && !renamed) {
+	for _, v := range helm.Values(bv) {
+		if !v.Deleted || (still[v.Key()] && !renamed) {
 			continue
 		}
 		if known {
-			v.Claim = appTemplateClaim(c.base, bv, v.key)
+			v.Claim = helm.AppTemplateClaim(c.base, bv, v.Key())
 		}
 		v.What = "the base values make the chart create this claim and the candidate's no longer do, so the upgrade deletes it"
 		if renamed {
@@ -144,7 +146,7 @@ func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured)
 		return Removal{}, false
 	}
 	ref := RefOf(c.base)
-	h := &HelmUninstall{Release: helmReleaseName(c.base), Values: dropped}
+	h := &HelmUninstall{Release: helm.ReleaseName(c.base), Values: dropped}
 	var paths []string
 	for _, v := range dropped {
 		p := v.Path
@@ -153,7 +155,7 @@ func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured)
 		}
 		paths = append(paths, p)
 	}
-	if _, has := specOf(c.cand)["valuesFrom"]; has {
+	if _, has := helm.Spec(c.cand)["valuesFrom"]; has {
 		h.NotSeen = append(h.NotSeen, "spec.valuesFrom at the candidate (not read): a value there could declare the claim again")
 	}
 	r := Removal{Object: ref, ID: ref.ID(), Kustomization: c.unit.Kustomization.ID(), Outcome: Upgraded, Helm: h, Unsafe: true, base: c.base,
@@ -163,12 +165,6 @@ func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured)
 	return r, true
 }
 
-// inlineValues is spec.values, nil when absent.
-func inlineValues(hr *unstructured.Unstructured) map[string]any {
-	v, _, _ := unstructured.NestedMap(hr.Object, "spec", "values")
-	return v
-}
-
 // nameInputs are the values that name every claim a chart makes (app-template's and most
 // charts' fullname and name overrides).
 func nameInputs(values map[string]any) []any {
@@ -176,42 +172,24 @@ func nameInputs(values map[string]any) []any {
 	return []any{global["fullnameOverride"], global["nameOverride"], values["fullnameOverride"], values["nameOverride"]}
 }
 
-// chartSource is the source object the HelmRelease's chart comes from, as the build declares
-// it: the HelmRepository of spec.chart.spec.sourceRef, or the OCIRepository or HelmChart of
-// spec.chartRef; nil when the build does not hold it.
-func chartSource(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) *unstructured.Unstructured {
-	ref, _, _ := unstructured.NestedStringMap(hr.Object, "spec", "chartRef")
-	if ref == nil {
-		ref, _, _ = unstructured.NestedStringMap(hr.Object, "spec", "chart", "spec", "sourceRef")
-	}
-	if ref == nil {
-		return nil
-	}
-	ns := ref["namespace"]
-	if ns == "" {
-		ns = hr.GetNamespace()
-	}
-	return sources[ref["kind"]+"/"+ns+"/"+ref["name"]]
-}
-
 // appTemplateEvidence is the note that proves an app-template upgrade deletes no chart-made
 // state, "" when it cannot: both revisions install app-template at a version whose templates
 // were read, and at both the values make only claims the candidate still makes (droppedClaims
 // found none dropped).
 func appTemplateEvidence(c helmChange, sides [2]map[string]*unstructured.Unstructured) string {
-	from, to := appTemplateVersion(c.base, sides[0]), appTemplateVersion(c.cand, sides[1])
-	if from == "" || to == "" || !valuesSeen(c.base) || !valuesSeen(c.cand) {
+	from, to := helm.AppTemplateVersion(c.base, sides[0]), helm.AppTemplateVersion(c.cand, sides[1])
+	if from == "" || to == "" || !helm.ValuesSeen(c.base) || !helm.ValuesSeen(c.cand) {
 		return ""
 	}
 	still := map[string]bool{}
-	for _, v := range helmValues(inlineValues(c.cand)) {
-		still[v.key] = v.key != ""
+	for _, v := range helm.Values(helm.InlineValues(c.cand)) {
+		still[v.Key()] = v.Key() != ""
 	}
 	var made, left []string
-	for _, v := range helmValues(inlineValues(c.base)) {
+	for _, v := range helm.Values(helm.InlineValues(c.base)) {
 		switch {
-		case v.key == "":
-		case still[v.key]:
+		case v.Key() == "":
+		case still[v.Key()]:
 			made = append(made, v.Path)
 		default: // droppedClaims found every dropped claim kept
 			left = append(left, v.Path+" is dropped but kept by helm.sh/resource-policy: keep (retain), so Helm leaves its claim in place, unmanaged")
@@ -227,10 +205,4 @@ func appTemplateEvidence(c helmChange, sides [2]map[string]*unstructured.Unstruc
 	}
 	return fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s; app-template %s → %s makes claims only from persistence.* and volumeClaimTemplates and installs no CRDs, and %s, so the upgrade deletes no chart-made state",
 		c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, from, to, strings.Join(kept, "; "))
-}
-
-// specOf is an object's spec, nil when it has none.
-func specOf(u *unstructured.Unstructured) map[string]any {
-	m, _ := u.Object["spec"].(map[string]any)
-	return m
 }

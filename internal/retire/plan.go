@@ -7,6 +7,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/resourceset"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // Planner renders the staged plans of one run. Target pins every command to the cluster and
@@ -23,6 +24,15 @@ func (p Planner) kubectl(namespace string, args ...string) string {
 	}
 	return p.Target.Command(args...)
 }
+
+// Kubectl is kubectl for the packages that act on a plan (internal/retire/execute): the
+// commands a refusal points to are pinned to the same cluster and connection as the plan's.
+func (p Planner) Kubectl(namespace string, args ...string) string {
+	return p.kubectl(namespace, args...)
+}
+
+// Suspend is the command that sets spec.suspend on the Flux object o, as the plan prints it.
+func (p Planner) Suspend(o Ref) string { return p.suspend(o) }
 
 // Plan fills r.Plan. An unsafe removal gets all four stages, protect first; a retained one has
 // stages 1 and 3 done by this change and keeps the drain and the deletion by hand. Other
@@ -247,7 +257,7 @@ func (p Planner) upgradePlan(r *Removal) []Stage {
 		protect.Do = append(protect.Do, fmt.Sprintf("in git, keep %s in HelmRelease %s/%s%s and set retain: true on it (app-template; for another chart, the annotation %s: keep on the claim through its values)", v.Path, hr.Namespace, hr.Name, inFile(r.File), HelmResourcePolicyAnnotation))
 		remove.Do = append(remove.Do, fmt.Sprintf("in git, drop %s, merge: Helm leaves the kept claim in place", v.Path))
 		if v.Claim != "" {
-			ns, _ := splitRelease(r.Helm.Release)
+			ns, _ := helm.SplitRelease(r.Helm.Release)
 			protect.Check = p.kubectl(ns, "get", "persistentvolumeclaim", v.Claim, "-o", `jsonpath={.metadata.annotations.helm\.sh/resource-policy}`)
 			protect.Expect = "keep"
 			deletes = Stage{Number: 3, Title: "verify and delete by hand", Do: []string{"once nothing mounts it, delete the claim yourself"},
@@ -263,4 +273,11 @@ func (p Planner) upgradePlan(r *Removal) []Stage {
 		return []Stage{protect, remove}
 	}
 	return []Stage{protect, remove, deletes}
+}
+
+// EvictPodCommand is a command that evicts pod by hand the way stage 2 does, through the
+// Eviction API, so its PodDisruptionBudget is honoured (kubectl has no evict verb).
+func (p Planner) EvictPodCommand(namespace, pod string) string {
+	body := fmt.Sprintf(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":%q,"namespace":%q}}`, pod, namespace)
+	return cluster.Quote("echo", body) + " | " + p.kubectl("", "create", "--raw", "/api/v1/namespaces/"+namespace+"/pods/"+pod+"/eviction", "-f", "-")
 }

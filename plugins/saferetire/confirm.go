@@ -10,7 +10,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
-	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/retire/execute"
 )
 
 // confirmPlan reads the plan's objects and sets res.Confirm: the plan, its digest and, when
@@ -103,7 +103,7 @@ func refusedError(res *Result) error {
 // run would show now, computed afresh from the cluster as it is after the steps already done.
 // res.Confirm becomes that plan, without a command: it is for review, not to be carried out
 // from a refusal.
-func (o *SafeRetireOptions) changedRefusal(ctx context.Context, res *Result, changed *retire.ChangedError) string {
+func (o *SafeRetireOptions) changedRefusal(ctx context.Context, res *Result, changed *execute.ChangedError) string {
 	head := fmt.Sprintf("the plan is not the one reviewed (%s): %s; nothing more was carried out", o.Confirm, changedText(changed))
 	if done := doneSteps(res); done > 0 {
 		head += fmt.Sprintf(" (the %d step(s) before it are done)", done)
@@ -123,7 +123,7 @@ func (o *SafeRetireOptions) changedRefusal(ctx context.Context, res *Result, cha
 }
 
 // changedText says what changed in the plan's terms (objects named as the plan names them).
-func changedText(c *retire.ChangedError) string {
+func changedText(c *execute.ChangedError) string {
 	name := objectName(c.Object)
 	var s string
 	switch {

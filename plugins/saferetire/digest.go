@@ -19,6 +19,7 @@ import (
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/retire/execute"
 )
 
 // Plan is what a run without --dry-run carries out, in the form its digest covers: the
@@ -203,9 +204,9 @@ type Confirmation struct {
 }
 
 // stillReviewed re-reads ref and returns the version the confirmed plan pinned it at, which the
-// step is then bound to; it fails with a *retire.ChangedError unless ref is still at that UID
+// step is then bound to; it fails with a *execute.ChangedError unless ref is still at that UID
 // and resourceVersion: a step of a confirmed plan acts only on what was reviewed.
-func (o *SafeRetireOptions) stillReviewed(ctx context.Context, reviewed []PlanObject, ref retire.Ref) (retire.Bound, error) {
+func (o *SafeRetireOptions) stillReviewed(ctx context.Context, reviewed []PlanObject, ref retire.Ref) (execute.Bound, error) {
 	name := objectName(ref)
 	for _, want := range reviewed {
 		if want.Object != name {
@@ -213,18 +214,18 @@ func (o *SafeRetireOptions) stillReviewed(ctx context.Context, reviewed []PlanOb
 		}
 		catalog, err := kinds.Discover(o.clients.Discovery)
 		if err != nil {
-			return retire.Bound{}, fmt.Errorf("discovering the API to re-read %s: %w", name, err)
+			return execute.Bound{}, fmt.Errorf("discovering the API to re-read %s: %w", name, err)
 		}
 		got, err := readObject(ctx, o.clients, catalog, ref)
 		if err != nil {
-			return retire.Bound{}, err
+			return execute.Bound{}, err
 		}
-		was := retire.Bound{UID: types.UID(want.UID), ResourceVersion: want.ResourceVersion}
+		was := execute.Bound{UID: types.UID(want.UID), ResourceVersion: want.ResourceVersion}
 		if got != want {
-			return retire.Bound{}, &retire.ChangedError{Object: ref, Reviewed: true, Was: was,
+			return execute.Bound{}, &execute.ChangedError{Object: ref, Reviewed: true, Was: was,
 				UID: types.UID(got.UID), ResourceVersion: got.ResourceVersion}
 		}
 		return was, nil
 	}
-	return retire.Bound{}, fmt.Errorf("%s is not among the objects of the confirmed plan", name)
+	return execute.Bound{}, fmt.Errorf("%s is not among the objects of the confirmed plan", name)
 }

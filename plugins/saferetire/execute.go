@@ -10,6 +10,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/retire/execute"
 )
 
 // liveStep is one live step of the plan: what it shows, the object it acts on, what it loses
@@ -18,7 +19,7 @@ type liveStep struct {
 	action Action
 	object retire.Ref
 	lost   string
-	act    func(context.Context, retire.Executor, retire.Bound) (string, error)
+	act    func(context.Context, execute.Executor, execute.Bound) (string, error)
 }
 
 // liveSteps are the steps the plan leaves to a person, in order: for each retained object
@@ -41,7 +42,7 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 						Command: planner.EvictPodCommand(ref.Namespace, pod)},
 					object: retire.Ref{Kind: "Pod", Namespace: ref.Namespace, Name: pod},
 					lost:   "the pod's running process; its controller recreates it without the mount (a PodDisruptionBudget that refuses stops the run)",
-					act: func(ctx context.Context, x retire.Executor, b retire.Bound) (string, error) {
+					act: func(ctx context.Context, x execute.Executor, b execute.Bound) (string, error) {
 						return x.EvictDrainedPod(ctx, rm, pod, b)
 					},
 				})
@@ -51,7 +52,7 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 			action: Action{Step: "stage 4 (delete by hand) of " + ref.String(), Command: planner.DeleteCommand(rm)},
 			object: ref,
 			lost:   rm.Live.Cost,
-			act: func(ctx context.Context, x retire.Executor, b retire.Bound) (string, error) {
+			act: func(ctx context.Context, x execute.Executor, b execute.Bound) (string, error) {
 				return "", x.DeleteChecked(ctx, rm, b)
 			},
 		})
@@ -63,11 +64,11 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 // evicting a pod left over from before the drain, then stage 4, deleting a retained object. It
 // acts only on a SAFE gate. With --confirm it first checks that the plan computed now is the
 // one reviewed (its digest), else refuses and carries out nothing; without, it shows each step
-// and asks on the terminal (unless --yes). Before each step retire.Executor re-checks the
+// and asks on the terminal (unless --yes). Before each step execute.Executor re-checks the
 // step's preconditions — the pod's controller no longer mounts the claim, its
 // PodDisruptionBudget allows the eviction; the object is still the one examined, no
 // Kustomization's inventory lists it, no pod mounts it. With --confirm each step is bound to the
-// UID and resourceVersion the plan pinned (retire.Bound): the object must still be at them, and
+// UID and resourceVersion the plan pinned (execute.Bound): the object must still be at them, and
 // the eviction or delete carries them as preconditions, so an edit racing the request is
 // refused by the API server, not acted on. An object an earlier step of the run acted on is
 // exempt (a pod evicted under one claim and recreated without the mounts comes up again under
@@ -95,14 +96,14 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 		return nil
 	}
 	in := bufio.NewReader(o.In)
-	x := retire.Executor{Clients: o.clients, Planner: retire.Planner{Target: o.target}}
+	x := execute.Executor{Clients: o.clients, Planner: retire.Planner{Target: o.target}}
 	if res.Confirm != nil {
 		res.Confirm.Command = "" // carried out now: the plan it names is gone
 	}
 	acted := map[string]bool{} // objects an earlier step changed: the plan's own doing
 	for _, s := range steps {
 		act := func() (string, error) {
-			var bound retire.Bound
+			var bound execute.Bound
 			if o.Confirm != "" && !acted[objectName(s.object)] {
 				b, err := o.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object)
 				if err != nil {
@@ -134,7 +135,7 @@ func (o *SafeRetireOptions) step(ctx context.Context, res *Result, in *bufio.Rea
 		return false
 	}
 	detail, err := act()
-	var changed *retire.ChangedError
+	var changed *execute.ChangedError
 	switch {
 	case err != nil && o.Confirm != "" && errors.As(err, &changed):
 		a.Outcome, a.Detail = "refused", o.changedRefusal(ctx, res, changed)

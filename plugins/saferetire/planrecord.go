@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kubeforensics/suite/internal/cache"
 )
 
 // The records of reviewed plans let a refused --confirm name what changed: a digest alone
@@ -26,24 +28,19 @@ const (
 
 // defaultPlanDir is kubeforensics/plans under $XDG_CACHE_HOME, else ~/.cache; "" without an
 // absolute one.
-func defaultPlanDir(getenv func(string) string) string {
-	dir := getenv("XDG_CACHE_HOME")
-	if dir == "" {
-		if home := getenv("HOME"); home != "" {
-			dir = filepath.Join(home, ".cache")
-		}
-	}
-	if !filepath.IsAbs(dir) {
-		return ""
-	}
-	return filepath.Join(dir, "kubeforensics", "plans")
-}
+func defaultPlanDir(getenv func(string) string) string { return cache.Dir(getenv, cache.Plans) }
+
+// planRecords names the records in their errors.
+const planRecords = "plan records"
 
 // recordPlan stores p's encoding b under digest in dir (mode 0600), and removes records older
 // than planRecordAge.
 func recordPlan(dir, digest string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("plan records: %w", err)
+	}
+	if err := cache.CheckDir(planRecords, dir); err != nil {
+		return err // a directory others may write is not written to, as the other caches
 	}
 	tmp, err := os.CreateTemp(dir, ".plan-*")
 	if err != nil {
@@ -92,7 +89,10 @@ func reviewedPlan(dir, digest string) (p Plan, ok bool) {
 		return Plan{}, false
 	}
 	path := recordPath(dir, digest)
-	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
+	if cache.CheckDir(planRecords, dir) != nil {
+		return Plan{}, false
+	}
+	if info, err := os.Lstat(path); err != nil || cache.CheckFile(planRecords, info, path) != nil {
 		return Plan{}, false
 	}
 	f, err := os.Open(path)

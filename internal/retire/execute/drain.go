@@ -1,4 +1,4 @@
-package retire
+package execute
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/workload"
 )
 
@@ -29,7 +30,7 @@ const defaultPodGoneTimeout = 2 * time.Minute
 // resourceVersion reviewed, or else those it re-read); a budget that refuses stops the step,
 // never forced, and a pod at another version is a *ChangedError. It then waits until the pod is gone, since the claim stays in use while
 // the pod terminates. The detail it returns says why nothing was done, if so.
-func (e Executor) EvictDrainedPod(ctx context.Context, rm *Removal, podName string, bound Bound) (string, error) {
+func (e Executor) EvictDrainedPod(ctx context.Context, rm *retire.Removal, podName string, bound Bound) (string, error) {
 	if len(rm.DeclaredConsumers) > 0 {
 		names := make([]string, len(rm.DeclaredConsumers))
 		for i, c := range rm.DeclaredConsumers {
@@ -45,7 +46,7 @@ func (e Executor) EvictDrainedPod(ctx context.Context, rm *Removal, podName stri
 	if err != nil {
 		return "", fmt.Errorf("re-reading pod %s/%s: %w", ns, podName, err)
 	}
-	ref := Ref{Kind: "Pod", Namespace: ns, Name: podName}
+	ref := retire.Ref{Kind: "Pod", Namespace: ns, Name: podName}
 	pre, err := preconditions(ref, bound, pod)
 	if err != nil {
 		return "", err
@@ -90,7 +91,7 @@ func (e Executor) waitGone(ctx context.Context, ns, name string, uid types.UID) 
 	})
 	if err != nil {
 		return fmt.Errorf("pod %s/%s is still terminating after %s, so the claim is still in use: run again once it is gone (%s): %w",
-			ns, name, timeout, e.Planner.kubectl(ns, "get", "pod", name), err)
+			ns, name, timeout, e.Planner.Kubectl(ns, "get", "pod", name), err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package retire
+package execute
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeforensics/suite/internal/retire"
 )
 
 // Bound is the version of its object a live step may act on. Set (a confirmed plan's pin), the
@@ -31,7 +33,7 @@ func (b Bound) reviewed() bool { return b.ResourceVersion != "" }
 // step is bound to: the re-read found another version, or the API server refused the request's
 // precondition. Callers tell it from other stops with errors.As.
 type ChangedError struct {
-	Object Ref
+	Object retire.Ref
 	// Reviewed is true when the version was a review's (a set Bound), false when it was the
 	// version the step re-read.
 	Reviewed bool
@@ -76,7 +78,7 @@ func (c *ChangedError) Unwrap() error { return c.Err }
 // preconditions are the preconditions of a request acting on obj, the version the step just
 // re-read and checked: b's UID and resourceVersion when b is set, after checking obj is at
 // them; obj's own otherwise.
-func preconditions(ref Ref, b Bound, obj metav1.Object) (*metav1.Preconditions, error) {
+func preconditions(ref retire.Ref, b Bound, obj metav1.Object) (*metav1.Preconditions, error) {
 	uid, rv := obj.GetUID(), obj.GetResourceVersion()
 	if b.reviewed() && (uid != b.UID || rv != b.ResourceVersion) {
 		return nil, &ChangedError{Object: ref, Reviewed: true, Was: b, UID: uid, ResourceVersion: rv}
@@ -86,7 +88,7 @@ func preconditions(ref Ref, b Bound, obj metav1.Object) (*metav1.Preconditions, 
 
 // conflict turns the API server's Conflict on a request bound to checked into a ChangedError
 // that names what changed, from a re-read with get; any other error is returned as it is.
-func conflict(ctx context.Context, ref Ref, b Bound, checked map[string]any, err error,
+func conflict(ctx context.Context, ref retire.Ref, b Bound, checked map[string]any, err error,
 	get func(context.Context) (map[string]any, error)) error {
 	if !apierrors.IsConflict(err) {
 		return err

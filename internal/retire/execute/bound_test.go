@@ -1,4 +1,4 @@
-package retire
+package execute
 
 import (
 	"context"
@@ -9,12 +9,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/retire"
 )
 
 // A request is bound to the version reviewed when there is one (and refused before it is sent
 // when the re-read is at another), else to the version the step re-read; never to the UID alone.
 func TestPreconditions(t *testing.T) {
-	ref := Ref{Kind: "PersistentVolumeClaim", Namespace: "apps", Name: "data"}
+	ref := retire.Ref{Kind: "PersistentVolumeClaim", Namespace: "apps", Name: "data"}
 	obj := &metav1.ObjectMeta{UID: "u1", ResourceVersion: "12"}
 	cases := []struct {
 		name    string
@@ -47,7 +49,7 @@ func TestPreconditions(t *testing.T) {
 // A Conflict on a bound request becomes a ChangedError that names the version checked, the one
 // now and what differs; other errors pass through.
 func TestConflictNamesTheChange(t *testing.T) {
-	ref := Ref{Kind: "PersistentVolumeClaim", Namespace: "apps", Name: "data"}
+	ref := retire.Ref{Kind: "PersistentVolumeClaim", Namespace: "apps", Name: "data"}
 	checked := map[string]any{"metadata": map[string]any{"uid": "u1", "resourceVersion": "12", "labels": map[string]any{"app": "db"}},
 		"spec": map[string]any{"volumeName": "pv-1"}}
 	now := map[string]any{"metadata": map[string]any{"uid": "u1", "resourceVersion": "13", "labels": map[string]any{"app": "db", "edited": "yes"}},

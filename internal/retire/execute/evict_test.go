@@ -1,4 +1,4 @@
-package retire
+package execute
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kubeforensics/suite/internal/cluster"
 )
 
 // The Eviction API's refusals, as pkg/registry/core/pod/storage/eviction.go builds them, are
@@ -36,13 +34,5 @@ func TestIsBudgetRefusal(t *testing.T) {
 				t.Errorf("isBudgetRefusal = %v, want %v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestEvictPodCommand(t *testing.T) {
-	got := Planner{Target: cluster.Target{Context: "prod"}}.EvictPodCommand("data", "db-0")
-	want := `echo '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"db-0","namespace":"data"}}' | kubectl --context=prod create --raw /api/v1/namespaces/data/pods/db-0/eviction -f -`
-	if got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

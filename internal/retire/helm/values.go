@@ -1,4 +1,4 @@
-package retire
+package helm
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// HelmValue is one piece of persistent state a HelmRelease's inline values visibly declare.
-type HelmValue struct {
+// Value is one piece of persistent state a HelmRelease's inline values visibly declare.
+type Value struct {
 	// Path is where the values declare it, e.g. `spec.values.primary.persistence`.
 	Path string `json:"path"`
 	What string `json:"what"`
@@ -29,10 +29,13 @@ type HelmValue struct {
 	kept bool
 }
 
-// declares reports whether v is state the uninstall deletes or strands.
-func (v HelmValue) declares() bool { return v.Deleted || v.Orphaned }
+// Key identifies the claim the chart creates for v across revisions, "" when v creates none.
+func (v Value) Key() string { return v.key }
 
-// helmValues reads the persistent state that spec.values visibly declare, by three rules
+// Declares reports whether v is state the uninstall deletes or strands.
+func (v Value) Declares() bool { return v.Deleted || v.Orphaned }
+
+// Values reads the persistent state that spec.values visibly declare, by three rules
 // taken from public charts:
 //
 //   - a `persistence` map in the flat form most charts use (bitnami's `primary.persistence`,
@@ -47,13 +50,13 @@ func (v HelmValue) declares() bool { return v.Deleted || v.Orphaned }
 //
 // Chart defaults are not seen: values that say nothing declare nothing, which the caller
 // reports as unknown, never as no state.
-func helmValues(values map[string]any) []HelmValue {
-	var out []HelmValue
+func Values(values map[string]any) []Value {
+	var out []Value
 	walkValues(values, "spec.values", &out)
 	return out
 }
 
-func walkValues(v any, path string, out *[]HelmValue) {
+func walkValues(v any, path string, out *[]Value) {
 	switch t := v.(type) {
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(t)) {
@@ -66,7 +69,7 @@ func walkValues(v any, path string, out *[]HelmValue) {
 				}
 			case "volumeClaimTemplates":
 				if l, ok := t[k].([]any); ok && len(l) > 0 {
-					*out = append(*out, HelmValue{Path: p, Orphaned: true,
+					*out = append(*out, Value{Path: p, Orphaned: true,
 						What: fmt.Sprintf("%d volumeClaimTemplates: a StatefulSet's claims are not in the release's manifest, so the uninstall deletes the StatefulSet and leaves its claims orphaned", len(l))})
 					continue
 				}
@@ -83,7 +86,7 @@ func walkValues(v any, path string, out *[]HelmValue) {
 // flatPersistenceKeys mark the flat form of a persistence map.
 var flatPersistenceKeys = []string{"enabled", "existingClaim", "size", "storageClass", "storageClassName", "accessMode", "accessModes"}
 
-func persistenceValues(m map[string]any, path string, out *[]HelmValue) {
+func persistenceValues(m map[string]any, path string, out *[]Value) {
 	for _, k := range flatPersistenceKeys {
 		if _, ok := m[k]; ok {
 			if v, ok := flatPersistence(m, path); ok {
@@ -105,47 +108,47 @@ func persistenceValues(m map[string]any, path string, out *[]HelmValue) {
 
 // flatPersistence reads `persistence: {enabled: true, ...}`; an absent `enabled` is the
 // chart's default, which is not seen.
-func flatPersistence(m map[string]any, path string) (HelmValue, bool) {
+func flatPersistence(m map[string]any, path string) (Value, bool) {
 	if on, _ := m["enabled"].(bool); !on {
-		return HelmValue{}, false
+		return Value{}, false
 	}
 	if claim, _ := m["existingClaim"].(string); claim != "" {
-		return HelmValue{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
+		return Value{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
 	}
 	if keep(m) {
-		return HelmValue{Path: path + ".annotations", key: path, kept: true, What: "enabled: true with helm.sh/resource-policy: keep: the chart's claim is kept if the chart applies these annotations to it"}, true
+		return Value{Path: path + ".annotations", key: path, kept: true, What: "enabled: true with helm.sh/resource-policy: keep: the chart's claim is kept if the chart applies these annotations to it"}, true
 	}
-	return HelmValue{Path: path + ".enabled", key: path, Deleted: true, What: "enabled: true: the chart creates a claim, which the uninstall deletes (a StatefulSet's volumeClaimTemplates claim is left orphaned instead)"}, true
+	return Value{Path: path + ".enabled", key: path, Deleted: true, What: "enabled: true: the chart creates a claim, which the uninstall deletes (a StatefulSet's volumeClaimTemplates claim is left orphaned instead)"}, true
 }
 
 // persistenceItem reads one bjw-s app-template persistence item.
-func persistenceItem(item map[string]any, path string) (HelmValue, bool) {
+func persistenceItem(item map[string]any, path string) (Value, bool) {
 	if on, ok := item["enabled"].(bool); ok && !on {
-		return HelmValue{}, false
+		return Value{}, false
 	}
 	typ, _ := item["type"].(string)
 	if typ != "" && typ != "persistentVolumeClaim" {
-		return HelmValue{}, false
+		return Value{}, false
 	}
 	if claim, _ := item["existingClaim"].(string); claim != "" {
-		return HelmValue{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
+		return Value{Path: path + ".existingClaim", What: fmt.Sprintf("mounts the existing claim %q, which is not the chart's: the uninstall leaves it (its pods go)", claim)}, true
 	}
 	key := path[strings.LastIndex(path, ".")+1:]
 	if o, _ := item["nameOverride"].(string); o != "" {
 		key = o // app-template names the claim <fullname>-<nameOverride>, or <fullname> for "-"
 	}
 	if r, _ := item["retain"].(bool); r || keep(item) {
-		return HelmValue{Path: path, key: key, kept: true, What: "a persistentVolumeClaim item kept on uninstall (retain: true or helm.sh/resource-policy: keep)"}, true
+		return Value{Path: path, key: key, kept: true, What: "a persistentVolumeClaim item kept on uninstall (retain: true or helm.sh/resource-policy: keep)"}, true
 	}
-	return HelmValue{Path: path, key: key, Deleted: true, What: "a persistentVolumeClaim item (type defaults to persistentVolumeClaim): the chart creates the claim, which the uninstall deletes"}, true
+	return Value{Path: path, key: key, Deleted: true, What: "a persistentVolumeClaim item (type defaults to persistentVolumeClaim): the chart creates the claim, which the uninstall deletes"}, true
 }
 
 // keep reports whether m's annotations carry helm.sh/resource-policy: keep.
 func keep(m map[string]any) bool {
 	ann, _ := m["annotations"].(map[string]any)
-	v, _ := ann[HelmResourcePolicyAnnotation].(string)
-	return isKeep(v)
+	v, _ := ann[ResourcePolicyAnnotation].(string)
+	return IsKeep(v)
 }
 
-// isKeep is Helm's reading of helm.sh/resource-policy: "keep", trimmed, any case.
-func isKeep(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "keep") }
+// IsKeep is Helm's reading of helm.sh/resource-policy: "keep", trimmed, any case.
+func IsKeep(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "keep") }

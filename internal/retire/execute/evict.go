@@ -1,4 +1,4 @@
-package retire
+package execute
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubectl/pkg/drain"
 
-	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/retire"
 )
 
 // evict asks the Eviction API to remove pod under the preconditions pre (its UID and
@@ -54,7 +54,7 @@ func (e Executor) evict(ctx context.Context, pod *corev1.Pod, pre *metav1.Precon
 // podConflict names what changed in pod since it was checked, after the API server refused
 // its eviction with a Conflict.
 func (e Executor) podConflict(ctx context.Context, pod *corev1.Pod, bound Bound, err error) error {
-	ref := Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name}
+	ref := retire.Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name}
 	checked, cerr := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 	if cerr != nil {
 		return fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
@@ -82,7 +82,7 @@ func isBudgetRefusal(err error) bool {
 func (e Executor) budgetRefusal(ctx context.Context, pod *corev1.Pod, err error) error {
 	ns := pod.Namespace
 	names, budgets, listErr := e.budgetsOf(ctx, pod)
-	what, check := "a PodDisruptionBudget", e.Planner.kubectl(ns, "get", "poddisruptionbudgets")
+	what, check := "a PodDisruptionBudget", e.Planner.Kubectl(ns, "get", "poddisruptionbudgets")
 	switch {
 	case listErr != nil:
 		what += fmt.Sprintf(" (listing them failed: %v)", listErr)
@@ -90,7 +90,7 @@ func (e Executor) budgetRefusal(ctx context.Context, pod *corev1.Pod, err error)
 		what = strings.Join(budgets, ", ")
 	}
 	if len(names) == 1 {
-		check = e.Planner.kubectl(ns, "get", "poddisruptionbudget", names[0])
+		check = e.Planner.Kubectl(ns, "get", "poddisruptionbudget", names[0])
 	}
 	return fmt.Errorf("pod %s/%s: %s refuses its eviction: safe-retire does not force past a disruption budget; "+
 		"run again once the budget allows a disruption (its other pods healthy, or another disruption over), "+
@@ -126,11 +126,4 @@ func allows(pdb *policyv1.PodDisruptionBudget) string {
 	}
 	s := pdb.Status
 	return fmt.Sprintf("%s: %d disruptions allowed now, %d of %d pods healthy, %d needed", limit, s.DisruptionsAllowed, s.CurrentHealthy, s.ExpectedPods, s.DesiredHealthy)
-}
-
-// EvictPodCommand is a command that evicts pod by hand the way stage 2 does, through the
-// Eviction API, so its PodDisruptionBudget is honoured (kubectl has no evict verb).
-func (p Planner) EvictPodCommand(namespace, pod string) string {
-	body := fmt.Sprintf(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":%q,"namespace":%q}}`, pod, namespace)
-	return cluster.Quote("echo", body) + " | " + p.kubectl("", "create", "--raw", "/api/v1/namespaces/"+namespace+"/pods/"+pod+"/eviction", "-f", "-")
 }

@@ -1,4 +1,8 @@
-package retire
+// Package execute carries out the live steps of a retirement plan (internal/retire) that a
+// change leaves to a person: evicting a pod left over from a drain and deleting a retained
+// object. It is the only part of safe-retire that acts on a cluster: every step re-reads what
+// it depends on, is bound to the version it checked (Bound), and refuses rather than forces.
+package execute
 
 import (
 	"context"
@@ -15,6 +19,7 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/retire"
 )
 
 // Executor carries out the live steps of a plan that a change leaves to a person: stage 2,
@@ -25,7 +30,7 @@ import (
 type Executor struct {
 	Clients *cluster.Clients
 	// Planner renders the commands a refusal points to, pinned to the same cluster.
-	Planner Planner
+	Planner retire.Planner
 	// PodGoneTimeout bounds the wait for an evicted pod to terminate; zero means two minutes.
 	PodGoneTimeout time.Duration
 }
@@ -36,7 +41,7 @@ type Executor struct {
 // chart) — and at the version bound (see Bound): the delete carries its UID and resourceVersion
 // as preconditions. A version that differs, found by the re-read or refused by the API server,
 // is a *ChangedError naming what changed.
-func (e Executor) DeleteChecked(ctx context.Context, rm *Removal, bound Bound) error {
+func (e Executor) DeleteChecked(ctx context.Context, rm *retire.Removal, bound Bound) error {
 	c := e.Clients
 	catalog, err := kinds.Discover(c.Discovery)
 	if err != nil {
@@ -92,8 +97,8 @@ func (e Executor) DeleteChecked(ctx context.Context, rm *Removal, bound Bound) e
 // helmSuspended fails unless rm is not a HelmRelease or its live spec.suspend is true:
 // helm-controller uninstalls the release of a HelmRelease deleted unsuspended, deleting every
 // object its chart installed, which stage 4 must never do as a side effect.
-func (e Executor) helmSuspended(ctx context.Context, rm *Removal, gvr schema.GroupVersionResource) error {
-	if rm.Object.GroupKind() != helmReleaseKind {
+func (e Executor) helmSuspended(ctx context.Context, rm *retire.Removal, gvr schema.GroupVersionResource) error {
+	if rm.Object.GroupKind() != retire.HelmReleaseKind {
 		return nil
 	}
 	hr, err := e.Clients.Dynamic.Resource(gvr).Namespace(rm.Object.Namespace).Get(ctx, rm.Object.Name, metav1.GetOptions{})
@@ -103,7 +108,7 @@ func (e Executor) helmSuspended(ctx context.Context, rm *Removal, gvr schema.Gro
 	suspended, _, err := unstructured.NestedBool(hr.Object, "spec", "suspend")
 	if err != nil || !suspended {
 		return fmt.Errorf("%s is not suspended: deleting it uninstalls its release and everything the chart installed; suspend it first: %s", rm.Object,
-			e.Planner.suspend(rm.Object))
+			e.Planner.Suspend(rm.Object))
 	}
 	return nil
 }

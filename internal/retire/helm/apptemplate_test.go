@@ -1,10 +1,20 @@
-package retire
+package helm
 
 import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
+
+// obj is an object of apiVersion and kind named ns/name, with annotations ann.
+func obj(apiVersion, kind, ns, name string, ann map[string]string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name}}}
+	u.SetNamespace(ns)
+	if ann != nil {
+		u.SetAnnotations(ann)
+	}
+	return u
+}
 
 // app-template is known only from the source the build declares and an exact version of a
 // major whose persistence templates agree (3, 4, 5): home-ops repositories install it through a
@@ -37,7 +47,7 @@ func TestAppTemplateVersion(t *testing.T) {
 			if tc.src != nil {
 				sources["OCIRepository/media/app"] = tc.src
 			}
-			if got := appTemplateVersion(hr, sources); got != tc.want {
+			if got := AppTemplateVersion(hr, sources); got != tc.want {
 				t.Errorf("appTemplateVersion = %q, want %q", got, tc.want)
 			}
 		})
@@ -61,7 +71,7 @@ func TestAppTemplateClaim(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := appTemplateClaim(hr, tc.values, tc.key); got != tc.want {
+			if got := AppTemplateClaim(hr, tc.values, tc.key); got != tc.want {
 				t.Errorf("appTemplateClaim = %q, want %q", got, tc.want)
 			}
 		})

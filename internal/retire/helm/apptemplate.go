@@ -1,4 +1,4 @@
-package retire
+package helm
 
 import (
 	"fmt"
@@ -30,17 +30,17 @@ var (
 // appTemplateMajors are the major versions these rules hold for.
 var appTemplateMajors = []string{"3", "4", "5"}
 
-// appTemplateVersion is the app-template version hr installs when the build shows it is that
+// AppTemplateVersion is the app-template version hr installs when the build shows it is that
 // chart, from its source, at an exact version of a major whose templates were read; "" when it
 // is not shown to be.
-func appTemplateVersion(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) string {
+func AppTemplateVersion(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) string {
 	var version string
 	if name, _, _ := unstructured.NestedString(hr.Object, "spec", "chart", "spec", "chart"); name != "" {
 		if name != "app-template" {
 			return ""
 		}
 		version, _, _ = unstructured.NestedString(hr.Object, "spec", "chart", "spec", "version")
-		repo := chartSource(hr, sources)
+		repo := ChartSource(hr, sources)
 		url := ""
 		if repo != nil {
 			url, _, _ = unstructured.NestedString(repo.Object, "spec", "url")
@@ -49,7 +49,7 @@ func appTemplateVersion(hr *unstructured.Unstructured, sources map[string]*unstr
 			return ""
 		}
 	} else {
-		src := chartSource(hr, sources)
+		src := ChartSource(hr, sources)
 		if src == nil || src.GetKind() != "OCIRepository" {
 			return ""
 		}
@@ -71,9 +71,9 @@ func appTemplateVersion(hr *unstructured.Unstructured, sources map[string]*unstr
 	return version
 }
 
-// appTemplateClaim is the name app-template gives the claim of persistence item key.
-func appTemplateClaim(hr *unstructured.Unstructured, values map[string]any, key string) string {
-	_, release := splitRelease(helmReleaseName(hr))
+// AppTemplateClaim is the name app-template gives the claim of persistence item key.
+func AppTemplateClaim(hr *unstructured.Unstructured, values map[string]any, key string) string {
+	_, release := SplitRelease(ReleaseName(hr))
 	global, _ := values["global"].(map[string]any)
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	full := str(global, "fullnameOverride")
@@ -104,19 +104,19 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// valuesSeen reports whether every value of an app-template HelmRelease that can make state is
+// ValuesSeen reports whether every value of an app-template HelmRelease that can make state is
 // in its inline values: no valuesFrom, no rawResources (they render any object), and no
 // volumeClaimTemplates (their claims outlive the StatefulSet, so a change to them is not
 // judged from values).
-func valuesSeen(hr *unstructured.Unstructured) bool {
-	if _, has := specOf(hr)["valuesFrom"]; has {
+func ValuesSeen(hr *unstructured.Unstructured) bool {
+	if _, has := Spec(hr)["valuesFrom"]; has {
 		return false
 	}
-	values := inlineValues(hr)
+	values := InlineValues(hr)
 	if _, has := values["rawResources"]; has {
 		return false
 	}
-	for _, v := range helmValues(values) {
+	for _, v := range Values(values) {
 		if v.Orphaned {
 			return false
 		}
@@ -124,15 +124,15 @@ func valuesSeen(hr *unstructured.Unstructured) bool {
 	return true
 }
 
-// appTemplateStateless is the evidence that uninstalling the app-template release hr installs
+// AppTemplateStateless is the evidence that uninstalling the app-template release hr installs
 // deletes no chart-made state, "" when that is not shown: its values are all seen and make the
 // chart create no claim.
-func appTemplateStateless(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) string {
-	version := appTemplateVersion(hr, sources)
-	if version == "" || !valuesSeen(hr) {
+func AppTemplateStateless(hr *unstructured.Unstructured, sources map[string]*unstructured.Unstructured) string {
+	version := AppTemplateVersion(hr, sources)
+	if version == "" || !ValuesSeen(hr) {
 		return ""
 	}
-	for _, v := range helmValues(inlineValues(hr)) {
+	for _, v := range Values(InlineValues(hr)) {
 		if v.key != "" {
 			return ""
 		}
