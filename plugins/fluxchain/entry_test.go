@@ -43,7 +43,7 @@ func TestLintEntryMatchesCommand(t *testing.T) {
 	}{
 		{"clean", "clean", ""},
 		{"seeded", "seeded", ""},
-		{"remote, warnings fail", "remote", "warning"},
+		{"remote-warnings-fail", "remote", "warning"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyRepo(t, tc.repo)
