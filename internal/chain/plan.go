@@ -2,8 +2,9 @@
 // (its tiers, root causes, what they freeze and whether the controllers behind the status are
 // alive), and PlanRepo lints the chain a repository declares for one RepoRequest (the build of
 // every tier, lint findings, the diff against a base revision and the comparison with a
-// cluster). flux-chain's printers draw the Results, the MCP server returns them and fleet mode
-// runs Plan per context. It parses no flags and prints nothing.
+// cluster). flux-chain's printers draw the Results (with the sections the Results add to an
+// output tree, and their SARIF and GitHub forms), the MCP server returns them and fleet mode
+// runs Plan per context. It parses no flags and writes to no stream.
 package chain
 
 import (
