@@ -5,7 +5,6 @@ package fluxchain
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -13,12 +12,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubeforensics/suite/internal/chain"
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/fleet"
-	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sarif"
@@ -212,58 +211,27 @@ func (o *FluxChainOptions) Validate() error {
 	return o.repo.validate()
 }
 
+// ToRequest is the live chain's Request on the clients c: the Kustomizations of namespace
+// ("" for all), focused on name ("" for none), and --fail-on-progressing. The flags are
+// checked by Validate (fleet mode: its Check) before any request.
+func (o *FluxChainOptions) ToRequest(c *cluster.Clients, namespace, name string) chain.Request {
+	return chain.Request{Namespace: namespace, Name: name, FailOnProgressing: o.live.FailOnProgressing, Clients: c, Clock: o.Clock}
+}
+
 // Run reads the chain, prints it and returns the exit code as an error.
 func (o *FluxChainOptions) Run(ctx context.Context) error {
 	if o.repo.Dir != "" {
 		return o.runRepo(ctx)
 	}
 	cli.Banner(o.ErrOut, o.clients.Target)
-	res, err := Compute(ctx, o.clients, o.live.namespace, o.live.Name, o.Clock)
+	res, err := chain.Plan(ctx, o.ToRequest(o.clients, o.live.namespace, o.live.Name))
 	if err != nil {
 		return err
 	}
-	res.failOnProgressing(o.live.FailOnProgressing)
 	if err := o.print(res); err != nil {
 		return err
 	}
 	return exitError(res.ExitCode)
-}
-
-// Compute builds the Result for namespace ("" for all) and, if name is set, focuses it.
-// The report is stamped with clock's time (the system's when nil).
-func Compute(ctx context.Context, c *cluster.Clients, namespace, name string, clock report.Clock) (*Result, error) {
-	objs, err := flux.Read(ctx, c.Dynamic, namespace)
-	if errors.Is(err, flux.ErrNotInstalled) {
-		return nil, exitcode.UsageErrorf("Flux is not installed on %s: %v", c.Target, err)
-	}
-	if err != nil {
-		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
-	}
-	objs.FetchOutOfScope(ctx, c.Dynamic, namespace)
-	objs.FetchReferences(ctx, c.Dynamic, c.Metadata)
-	objs.Now = clock.Now()
-	chain := flux.Build(objs)
-	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: output.GapsOf(objs.Warnings), Warnings: append([]string{}, objs.Unlisted...)}
-	if name != "" {
-		res.Focus = namespace + "/" + name
-		if chain.Node(res.Focus) == nil {
-			return nil, exitcode.UsageErrorf("Kustomization %s/%s not found on %s", namespace, name, c.Target)
-		}
-		chain = chain.Focus(res.Focus)
-	}
-	d, warnings := flux.NewDrill(c, chain)
-	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
-	res.Incomplete = append(res.Incomplete, chain.Unevaluated...)
-	res.Liveness = flux.CheckLiveness(ctx, c.Kube, chain, objs, objs.Now)
-	res.Chain = *chain
-	res.finish(clock)
-	return res, nil
-}
-
-// failOnProgressing applies --fail-on-progressing to a computed result.
-func (r *Result) failOnProgressing(on bool) {
-	r.FailOnProgressing = on
-	r.settle()
 }
 
 // print hands the result to the printer -o chose.
@@ -273,4 +241,25 @@ func (o *FluxChainOptions) print(res *Result) error {
 		Dot:     func(w io.Writer) error { return PrintDot(w, res) },
 		Mermaid: func(w io.Writer) error { return PrintMermaid(w, res) },
 	})
+}
+
+// completeLive connects to the cluster for --live: all namespaces unless -n names one.
+func (o *FluxChainOptions) completeLive() error {
+	c, err := cluster.Connect(o.ConfigFlags)
+	if err != nil {
+		return err
+	}
+	o.clients, o.live.namespace = c, ""
+	if c.NamespaceExplicit {
+		o.live.namespace = c.Namespace
+	}
+	return nil
+}
+
+// exitError is the error that carries a result's exit code to main; nil for OK.
+func exitError(code int) error {
+	if code == int(exitcode.OK) {
+		return nil
+	}
+	return exitcode.WithCode(exitcode.Code(code), nil)
 }

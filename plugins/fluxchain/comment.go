@@ -60,6 +60,6 @@ func (o *FluxChainOptions) repoComment(ctx context.Context, res *RepoResult) {
 	if output.Format(o.PrintFlags.Format) == output.Text {
 		annotations = o.Out
 	}
-	post := ghcomment.Post{Plugin: "flux-chain", Entry: o.repo.layout.FromTop(o.repo.layout.Entry), Version: version.Get().Version, Markdown: repoSummary(res)}
+	post := ghcomment.Post{Plugin: "flux-chain", Entry: o.repo.layout.FromTop(o.repo.layout.Entry), Version: version.Get().Version, Markdown: res.Markdown()}
 	_ = ghcomment.Publish(ctx, *o.comment.to, post, annotations, o.ErrOut, ghactions.Enabled(o.repo.getenv)) // reported as a warning
 }

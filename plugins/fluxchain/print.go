@@ -73,17 +73,3 @@ func addLiveness(root *output.Node, l *flux.Liveness, p output.Palette) {
 		}
 	}
 }
-
-// staleSummary is one line of why l is stale.
-func staleSummary(l *flux.Liveness) string {
-	var parts []string
-	for _, c := range l.Controllers {
-		if c.Found && !c.Up {
-			parts = append(parts, c.Name+" down")
-		}
-	}
-	if n := len(l.Stale); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d status(es) older than their interval", n))
-	}
-	return strings.Join(parts, ", ")
-}

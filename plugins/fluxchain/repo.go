@@ -2,7 +2,6 @@ package fluxchain
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kubeforensics/suite/internal/charts"
+	"github.com/kubeforensics/suite/internal/chain"
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitrev"
@@ -24,10 +23,8 @@ import (
 )
 
 // repoOptions are the flags of the --repo mode, which lints a repository instead of reading a
-// cluster.
+// cluster; toRequest turns them into the chain.RepoRequest that chain.PlanRepo runs.
 type repoOptions struct {
-	// clock stamps the report (FluxChainOptions.Clock); nil is the system clock.
-	clock             report.Clock
 	Dir, Path, FailOn string
 	SourceRoot        string
 	AllowNetwork      bool
@@ -96,7 +93,7 @@ func (r *repoOptions) validate() error {
 		}
 		return nil
 	}
-	sev, scope, err := parseFailOn(r.FailOn, r.Base != "")
+	sev, scope, err := chain.ParseFailOn(r.FailOn, r.Base != "")
 	if err != nil {
 		return exitcode.UsageErrorf("--fail-on: %w", err)
 	}
@@ -110,96 +107,30 @@ func (r *repoOptions) validate() error {
 	return nil
 }
 
-// failOn is the severity --fail-on names, error when it names none (Validate reads it).
-func (r *repoOptions) failOn() lint.Severity {
-	if r.failSeverity == "" {
-		return lint.Error
-	}
-	return r.failSeverity
-}
-
 // complete opens the repository and settles the entry path.
 func (r *repoOptions) complete() error {
-	repo, err := gitrev.OpenRepo(r.Dir)
-	if err != nil {
-		return err
-	}
-	r.root, r.repo = repo.Dir, repo
 	if r.getenv == nil {
 		r.getenv = os.Getenv
 	}
-	layout, err := sourceroot.Detect(r.root, r.SourceRoot, r.Path, nil)
+	repo, layout, err := chain.OpenRepo(r.Dir, r.SourceRoot, r.Path)
 	if err != nil {
-		return exitcode.UsageErrorf("%s: %v", r.Dir, err)
+		return err
 	}
-	r.layout, r.Path = layout, layout.Entry
+	r.root, r.repo, r.layout, r.Path = repo.Dir, repo, layout, layout.Entry
 	return r.configFlags.complete(r.root)
 }
 
-// computeRepo builds the repository at root from entry, compares it with live when that is
-// set (--live), and checks it with the settings. A build without any Flux Kustomization is bad
-// input: there is no chain to judge, and "no findings" would be a silent zero.
-// top is the repository's top level, where bootstrap files are read.
-func computeRepo(ctx context.Context, root, top, entry string, allowNetwork bool, live *LiveComparison, s lint.Settings, crds *lint.ChartCRDs) (*RepoResult, error) {
-	r, err := lint.Load(ctx, root, lint.Options{Entry: entry, AllowNetwork: allowNetwork, Top: top})
-	switch {
-	case errors.Is(err, kbuild.ErrPathNotFound):
-		return nil, exitcode.UsageErrorf("--path %s: %w", entry, err)
-	case err != nil:
-		return nil, exitcode.WithCode(exitcode.Unknown, err)
-	case len(r.Tiers) == 0:
-		return nil, exitcode.UsageErrorf("%s: the build of entry path %s holds no Flux Kustomization (kustomize.toolkit.fluxcd.io); give --path the directory with the root Kustomization or the Kustomizations it applies", root, r.Entry)
-	}
-	var unrendered []string
-	if crds != nil {
-		unrendered = r.RenderCRDs(ctx, *crds)
-	}
-	var gaps []output.Gap
-	if live != nil {
-		live.LiveDiff, gaps = *r.Compare(live.objects), live.gaps
-	}
-	out, err := lint.Check(r, s)
-	if err != nil {
-		return nil, exitcode.UsageErrorf("%v", err)
-	}
-	res := &RepoResult{Live: live, Repo: root, Path: r.Entry, Chain: *r.Chain, Lint: out.Findings, Suppressed: out.Suppressed, Undecoded: r.Undecoded, Incomplete: gaps}
-	res.BuildFailures, res.NotCovered = r.Unjudged()
-	res.Unrendered = unrendered
-	return res, nil
-}
-
-// result builds and checks the completed repository (compared with live when that is set) and
-// fills in what the printers need: where the repository and its configuration are, file
-// paths from the top of the repository, and the verdict for --fail-on.
-func (r *repoOptions) result(ctx context.Context, live *LiveComparison) (*RepoResult, error) {
-	l := r.layout
-	s := r.settings
-	s.TopPath = l.FromTop
+// toRequest is the RepoRequest of the completed and validated flags: the repository opened by
+// complete, the settings, --fail-on, the chart renderer, and live, the cluster to compare with
+// (nil without --live). A chart flag that cannot be honoured is bad input (exit 3).
+func (r *repoOptions) toRequest(clock report.Clock, live *chain.LiveRequest) (chain.RepoRequest, error) {
 	crds, err := r.chartCRDs()
 	if err != nil {
-		return nil, err
+		return chain.RepoRequest{}, err
 	}
-	res, err := computeRepo(ctx, l.Dir(r.root), r.root, r.Path, r.AllowNetwork, live, s, crds)
-	if err != nil {
-		return nil, err
-	}
-	res.Repo, res.Layout, res.Config, res.DeclaredCRDs = r.root, &l, r.path, s.CRDs.Len()
-	if res.Commit, err = r.head(ctx); err != nil {
-		return nil, err
-	}
-	for _, fs := range [][]lint.Finding{res.Lint, res.Suppressed} {
-		for i := range fs {
-			fs[i].File = l.FromTop(fs[i].File)
-		}
-	}
-	res.FailOn = r.failOn()
-	if r.Base != "" {
-		if err := r.lintBase(ctx, res, s, crds); err != nil {
-			return nil, err
-		}
-	}
-	res.finish(r.clock)
-	return res, nil
+	return chain.RepoRequest{Repo: r.repo, Root: r.root, Layout: r.layout, Settings: r.settings, ConfigPath: r.path,
+		FailOn: r.failSeverity, FailScope: r.failScope, Base: r.Base, AllowNetwork: r.AllowNetwork, NetworkTimeout: r.NetworkTimeout,
+		Charts: crds, Live: live, Clock: clock}, nil
 }
 
 // runRepo lints the repository (and with --live compares it with the cluster), prints the
@@ -212,7 +143,15 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	// Directory names come from the repository: escaped like every printed field.
 	fmt.Fprintf(o.ErrOut, "# repository %s, source root %s (%s), entry path %s (%s)\n", output.Sanitize(o.repo.root),
 		output.Sanitize(l.SourceRoot), output.Sanitize(l.SourceRootHow), output.Sanitize(l.Entry), output.Sanitize(l.EntryHow))
-	res, err := o.lintRepo(ctx)
+	var live *chain.LiveRequest
+	if o.repo.Live {
+		live = &chain.LiveRequest{Clients: o.clients, Namespace: o.live.namespace}
+	}
+	req, err := o.repo.toRequest(o.Clock, live)
+	if err != nil {
+		return err
+	}
+	res, err := o.lintRepo(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -226,26 +165,16 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	return exitError(res.ExitCode)
 }
 
-// lintRepo reads the cluster (--live) and lints the repository within --timeout; past it the
-// run is UNKNOWN, naming what was still being built.
-func (o *FluxChainOptions) lintRepo(ctx context.Context) (*RepoResult, error) {
+// lintRepo plans req (reading the cluster with --live) within --timeout; past it the run is
+// UNKNOWN, naming what was still being built.
+func (o *FluxChainOptions) lintRepo(ctx context.Context, req chain.RepoRequest) (*RepoResult, error) {
 	timeout := o.repo.Timeout
 	if timeout == 0 {
 		timeout = cli.DefaultTimeout
 	}
 	tctx, tracker, cancel := cli.WithTimeout(ctx, timeout)
 	defer cancel()
-	ctx = kbuild.WithSubstitutionBudget(kbuild.WithNetworkTimeout(tctx, o.repo.NetworkTimeout), kbuild.DefaultSubstitutionBudget)
-	var live *LiveComparison
-	var err error
-	if o.repo.Live {
-		live, err = o.readLive(ctx)
-	}
-	var res *RepoResult
-	if err == nil {
-		o.repo.clock = o.Clock
-		res, err = o.repo.result(ctx, live)
-	}
+	res, err := chain.PlanRepo(tctx, req)
 	cancel()
 	if terr := cli.TimedOut(tctx, timeout, tracker); terr != nil {
 		return nil, terr
@@ -268,39 +197,8 @@ func (o *FluxChainOptions) printRepo(res *RepoResult) error {
 	})
 }
 
-// chartCRDs is how HelmReleases are rendered for crd-order, nil when no chart source is given.
+// chartCRDs is how HelmReleases are rendered for crd-order (chain.ChartRenderer), nil when no
+// chart source is given.
 func (r *repoOptions) chartCRDs() (*lint.ChartCRDs, error) {
-	if r.ChartsDir == "" && r.ChartCacheDir == "" && !r.AllowNetwork {
-		return nil, nil
-	}
-	if err := helmrender.CheckKubeVersion(r.KubeVersion); err != nil {
-		return nil, exitcode.UsageErrorf("--kube-version %q: %v", r.KubeVersion, err)
-	}
-	g := &charts.Getter{Dir: r.ChartsDir, AllowNetwork: r.AllowNetwork, Timeout: r.NetworkTimeout}
-	if r.ChartCacheDir != "" {
-		c, err := charts.OpenCache(r.ChartCacheDir)
-		if err != nil {
-			return nil, exitcode.UsageErrorf("--chart-cache: %v", err)
-		}
-		g.Cache = c
-	}
-	return &lint.ChartCRDs{Charts: g, Options: helmrender.Options{KubeVersion: r.KubeVersion}}, nil
-}
-
-// head is the commit checked out in the repository, which the report names as its revision;
-// empty in a repository without commits. The lint reads the working tree, which may hold
-// changes not committed: the report says so rather than run `git status`, which could apply
-// the repository's filters.
-func (r *repoOptions) head(ctx context.Context) (string, error) {
-	if r.repo == nil {
-		return "", nil
-	}
-	commit, err := r.repo.Resolve(ctx, "HEAD")
-	if cerr := ctx.Err(); cerr != nil {
-		return "", cerr
-	}
-	if exitcode.Of(err) == exitcode.Usage {
-		return "", nil // no commit yet
-	}
-	return commit, err
+	return chain.ChartRenderer(r.ChartsDir, r.ChartCacheDir, r.KubeVersion, r.AllowNetwork, r.NetworkTimeout)
 }

@@ -1,13 +1,9 @@
 package fluxchain
 
 import (
-	"errors"
-	"os"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
-	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/chain"
 	"github.com/kubeforensics/suite/internal/lint"
 )
 
@@ -36,26 +32,9 @@ func (c *configFlags) used() bool {
 }
 
 // complete reads --config, else the repository's configuration file when it has one, and
-// combines it with the flags; every error is bad input.
+// combines it with the flags (chain.LoadSettings); every error is bad input.
 func (c *configFlags) complete(root string) error {
-	var cfg *lint.Config
-	c.path = c.Config
-	if c.path == "" {
-		c.path = filepath.Join(root, lint.ConfigFile)
-		if _, err := os.Stat(c.path); errors.Is(err, os.ErrNotExist) {
-			c.path = ""
-		}
-	}
-	if c.path != "" {
-		var err error
-		if cfg, err = lint.ReadConfig(c.path); err != nil {
-			return exitcode.UsageErrorf("%v", err)
-		}
-	}
-	s, err := lint.NewSettings(root, cfg, c.path, c.Declared)
-	if err != nil {
-		return exitcode.UsageErrorf("%v", err)
-	}
-	c.settings = s
-	return nil
+	s, path, err := chain.LoadSettings(root, c.Config, c.Declared)
+	c.settings, c.path = s, path
+	return err
 }

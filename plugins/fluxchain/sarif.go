@@ -2,16 +2,11 @@ package fluxchain
 
 import (
 	"io"
-	"strings"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/sarif"
 )
-
-// sarifTool is the driver name code scanning shows, and the start of the category.
-const sarifTool = "flux-chain"
 
 // validateSARIF refuses -o sarif outside --repo: only a repository's findings have a file and
 // line to be placed at. It runs before Complete connects to anything.
@@ -22,90 +17,7 @@ func (o *FluxChainOptions) validateSARIF() error {
 	return nil
 }
 
-// PrintRepoSARIF writes the lint of a repository as SARIF 2.1.0 (docs/sarif.md): one result
-// per finding at its file and line, its rule the lint rule; suppressed findings kept with
-// their reason as a suppression; and one warning per tier not built or not covered, per Flux
-// object that did not decode and per failed live read, so an UNKNOWN verdict always shows.
+// PrintRepoSARIF writes the lint of a repository as SARIF 2.1.0 (chain.RepoResult.SARIF).
 func PrintRepoSARIF(w io.Writer, res *RepoResult) error {
-	return sarif.Write(w, repoSARIF(res))
-}
-
-// repoSARIF maps res onto a SARIF run.
-func repoSARIF(res *RepoResult) sarif.Report {
-	r, layout := sarif.ForRepository(sarifTool, res.Repo, res.Layout, res.Path)
-	r.Rules, r.Verdict, r.ExitCode = lintRules(), res.Verdict, res.ExitCode
-	for _, f := range res.Lint {
-		r.Findings = append(r.Findings, lintFinding(f))
-	}
-	for _, f := range res.Suppressed {
-		sf := lintFinding(f)
-		sf.Suppressed = "suppressed"
-		if f.Suppressed != nil {
-			sf.Suppressed = f.Suppressed.Reason + " (" + f.Suppressed.By + ")"
-		}
-		r.Findings = append(r.Findings, sf)
-	}
-	for _, b := range res.BuildFailures {
-		msg := "Kustomization " + b.Kustomization + " (path " + b.Path + ") did not build, so its objects were not judged: " + b.Error
-		if len(b.RemoteURLs) > 0 {
-			msg += " (remote: " + strings.Join(b.RemoteURLs, ", ") + "; --allow-network fetches them)"
-		}
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.TierNotBuilt.ID, Level: sarif.Warning, Message: msg,
-			File: sarif.KustomizationFile(res.Repo, layout.FromTop(b.Path)), Identity: b.Kustomization,
-			Properties: map[string]any{"kustomization": b.Kustomization}})
-	}
-	for _, nc := range res.NotCovered {
-		id, _, _ := strings.Cut(nc, ":")
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.TierNotCovered.ID, Level: sarif.Warning, Message: "not covered: " + nc, Identity: id})
-	}
-	for _, u := range res.Undecoded {
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.ObjectUndecoded.ID, Level: sarif.Warning, Message: "did not decode: " + u, Identity: u})
-	}
-	for _, g := range res.Incomplete {
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.IncompleteRead.ID, Level: sarif.Warning, Message: g.String(), Identity: g.What})
-	}
-	return r
-}
-
-// lintRules are the lint rules (their why as the summary, their fix as the help), then the
-// gaps.
-func lintRules() []sarif.Rule {
-	var out []sarif.Rule
-	for _, rule := range lint.Rules() {
-		out = append(out, sarif.Rule{ID: rule.ID, Level: severityLevel(rule.Severity), Summary: rule.Why, Help: rule.Fix})
-	}
-	return append(out, sarif.TierNotBuilt, sarif.TierNotCovered, sarif.ObjectUndecoded, sarif.IncompleteRead)
-}
-
-// severityLevel maps a lint severity onto a SARIF level (info is note).
-func severityLevel(s lint.Severity) string {
-	switch s {
-	case lint.Error:
-		return sarif.Error
-	case lint.Warning:
-		return sarif.Warning
-	}
-	return sarif.Note
-}
-
-// lintFinding is one finding: the message and its fix, identified by its tiers and objects.
-func lintFinding(f lint.Finding) sarif.Finding {
-	objects := f.Objects
-	if len(objects) == 0 && f.Object != "" {
-		objects = []string{f.Object}
-	}
-	msg := f.Message
-	if f.Fix != "" {
-		// Lint messages end without a full stop; the fix is a sentence of its own.
-		msg = strings.TrimRight(msg, ". ") + ". Fix: " + f.Fix
-	}
-	props := map[string]any{"severity": string(f.Severity)}
-	if tiers := f.Tiers(); len(tiers) > 0 && tiers[0] != "" {
-		props["kustomizations"] = tiers
-	}
-	if len(objects) > 0 {
-		props["objects"] = objects
-	}
-	return sarif.Finding{Rule: f.Rule, Level: severityLevel(f.Severity), Message: msg, File: f.File, Line: f.Line,
-		Identity: strings.Join(f.Tiers(), ",") + " " + strings.Join(objects, ","), Properties: props}
+	return sarif.Write(w, res.SARIF())
 }

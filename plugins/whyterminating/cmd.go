@@ -20,6 +20,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/terminating"
 	"github.com/kubeforensics/suite/internal/version"
 )
 
@@ -121,25 +122,33 @@ func (o *WhyTerminatingOptions) Complete(args []string) error {
 	return nil
 }
 
-// Validate checks flag combinations; it makes no request.
+// Validate checks the output format; ToRequest, at the start of Run, checks the rest once.
 func (o *WhyTerminatingOptions) Validate() error {
-	if err := o.PrintFlags.Validate(); err != nil {
-		return err
-	}
-	if o.AllNamespaces && !o.sweep && o.arg.Name != "" {
-		return exitcode.UsageErrorf("-A explains every Terminating object; give no object name with it")
-	}
-	if o.arg.FromInventory && o.clients.NamespaceExplicit && o.arg.Namespace != "" && o.clients.Namespace != o.arg.Namespace {
-		return exitcode.UsageErrorf("inventory id names namespace %q but -n is %q", o.arg.Namespace, o.clients.Namespace)
-	}
-	return nil
+	return o.PrintFlags.Validate()
 }
 
-// Run computes the result, prints it, and returns the exit code as an error.
+// ToRequest is the Request the completed options ask Plan for: the object argument (none: a
+// sweep), -A, the namespace of the clients, which read the cluster, and the clock. Flag
+// combinations that cannot be honoured are bad input (exit 3). It makes no request.
+func (o *WhyTerminatingOptions) ToRequest() (terminating.Request, error) {
+	if o.AllNamespaces && !o.sweep && o.arg.Name != "" {
+		return terminating.Request{}, exitcode.UsageErrorf("-A explains every Terminating object; give no object name with it")
+	}
+	if o.arg.FromInventory && o.clients.NamespaceExplicit && o.arg.Namespace != "" && o.clients.Namespace != o.arg.Namespace {
+		return terminating.Request{}, exitcode.UsageErrorf("inventory id names namespace %q but -n is %q", o.arg.Namespace, o.clients.Namespace)
+	}
+	return terminating.Request{AllNamespaces: o.AllNamespaces, Namespace: o.clients.Namespace, Arg: o.arg, Sweep: o.sweep,
+		Clients: o.clients, Clock: o.Clock}, nil
+}
+
+// Run plans the result, prints it, and returns the exit code as an error.
 func (o *WhyTerminatingOptions) Run(ctx context.Context) error {
+	req, err := o.ToRequest()
+	if err != nil {
+		return err
+	}
 	cli.Banner(o.ErrOut, o.clients.Target)
-	req := Request{AllNamespaces: o.AllNamespaces, Namespace: o.clients.Namespace, Arg: o.arg, Sweep: o.sweep, Clock: o.Clock}
-	res, err := Compute(ctx, o.clients, req)
+	res, err := terminating.Plan(ctx, req)
 	if err != nil {
 		return err
 	}

@@ -10,10 +10,15 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/fleet"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/terminating"
 )
 
-// fleetKind is the kind of the fleet report envelope (docs/fleet.md).
-const fleetKind = "WhyTerminatingFleetReport"
+// fleetKind is the kind of the fleet report envelope (docs/fleet.md); fleetAPIVersion its
+// version, which is not under the report contract yet.
+const (
+	fleetKind       = "WhyTerminatingFleetReport"
+	fleetAPIVersion = "whyterminating.kubeforensics.dev/v1alpha1"
+)
 
 // newFleet is why-terminating's fleet mode: the sweep of a namespace (-n, else each context's
 // own namespace) or of the whole cluster (-A) on every selected context.
@@ -32,7 +37,7 @@ func newFleet(o *WhyTerminatingOptions) *fleet.Command[*Result] {
 			return nil
 		},
 		One: func(ctx context.Context, c *cluster.Clients, _ []string) (*Result, error) {
-			return Compute(ctx, c, Request{AllNamespaces: o.AllNamespaces, Namespace: c.Namespace, Sweep: true, Clock: o.Clock})
+			return terminating.Plan(ctx, terminating.Request{AllNamespaces: o.AllNamespaces, Namespace: c.Namespace, Sweep: true, Clients: c, Clock: o.Clock})
 		},
 		Text: func(w io.Writer, r *Result, p output.Palette) error { return renderText(w, r, p) },
 	}
@@ -66,7 +71,7 @@ func summarize(r *Result) string {
 	default:
 		parts = append(parts, "nothing Terminating in "+r.Scope)
 	}
-	if r.incomplete() {
+	if r.ReadsFailed() {
 		gaps := len(r.Incomplete)
 		for _, e := range r.Objects {
 			if e.Incomplete() {

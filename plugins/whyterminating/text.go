@@ -34,7 +34,7 @@ func renderText(w io.Writer, r *Result, p output.Palette) error {
 	for _, u := range r.Unchecked {
 		root.Add(p.Faint("not checked: " + u))
 	}
-	if !r.swept && len(r.DiscoveryFailures) > 0 {
+	if !r.Swept() && len(r.DiscoveryFailures) > 0 {
 		// One object's explanation does not depend on groups it does not touch.
 		n := root.Add(p.Faint("note: discovery failed for these group versions; the explanation above does not depend on them:"))
 		for _, d := range r.DiscoveryFailures {

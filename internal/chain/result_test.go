@@ -1,4 +1,4 @@
-package fluxchain
+package chain
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package whyterminating
+package terminating
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package fluxchain
+package chain
 
 import (
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -11,14 +11,12 @@ import (
 )
 
 // resultAPIVersion versions the live Result schema and repoAPIVersion the RepoResult one
-// (docs/report.md); fleetAPIVersion the fleet report, which is not under the report contract
-// yet. The live result moved to v1beta2 when reconciliations in progress left rootCauses for
-// progressing, a revision being applied stopped being a revisionLag, and HEALTHY came to need
-// the controllers found alive.
+// (docs/report.md). The live result moved to v1beta2 when reconciliations in progress left
+// rootCauses for progressing, a revision being applied stopped being a revisionLag, and HEALTHY
+// came to need the controllers found alive.
 const (
 	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta2"
 	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta1"
-	fleetAPIVersion  = "fluxchain.kubeforensics.dev/v1alpha1"
 )
 
 // APIVersion is the apiVersion of the plugin's live reports and RepoAPIVersion of its --repo
@@ -80,7 +78,7 @@ type Result struct {
 	Warnings []string `json:"warnings"`
 	// Liveness is what was found of the controllers that write the chain's status (their
 	// Deployments and pods) and of statuses older than their interval explains; nil when not
-	// looked at (a result not made by Compute).
+	// looked at (a result not made by Plan).
 	Liveness *flux.Liveness `json:"liveness,omitempty"`
 	// FailOnProgressing is --fail-on-progressing: a reconciliation in progress fails the run.
 	FailOnProgressing bool `json:"failOnProgressing,omitempty"`
@@ -119,7 +117,7 @@ func (r *Result) verdict(code exitcode.Code) string {
 	case code == exitcode.OK && len(r.Progressing) > 0:
 		return "PROGRESSING"
 	}
-	return verdict(code, "FAILING", "HEALTHY")
+	return Verdict(code, "FAILING", "HEALTHY")
 }
 
 // finish sets the envelope, summary and verdict fields from the content, stamped with clock's
@@ -189,9 +187,9 @@ type RepoResult struct {
 	// FailOn is the severity at which a finding fails the run.
 	FailOn lint.Severity `json:"failOn"`
 	// Diff is what the working tree changes over the base revision, with --base only
-	// (repo_diff.go); with its failOn "new", only the added findings fail the run.
+	// (diff.go); with its failOn "new", only the added findings fail the run.
 	Diff *RepoDiff `json:"diff,omitempty"`
-	// Live is the comparison with a cluster, with --live only (repo_live.go).
+	// Live is the comparison with a cluster, with --live only (live.go).
 	Live *LiveComparison `json:"live,omitempty"`
 	// Incomplete are the reads of the cluster --live made that failed: the verdict cannot be
 	// CLEAN.
@@ -224,10 +222,11 @@ func (r *RepoResult) finish(clock report.Clock) {
 		Failing: lint.AtLeast(r.failing(), r.FailOn), Suppressed: len(r.Suppressed),
 		NotJudged: len(r.BuildFailures) + len(r.NotCovered) + len(r.Undecoded), Incomplete: len(r.Incomplete)}
 	code := r.Code()
-	r.ExitCode, r.Verdict = int(code), verdict(code, "FINDINGS", "CLEAN")
+	r.ExitCode, r.Verdict = int(code), Verdict(code, "FINDINGS", "CLEAN")
 }
 
-func verdict(code exitcode.Code, finding, ok string) string {
+// Verdict names code: UNKNOWN, finding for a finding, ok otherwise.
+func Verdict(code exitcode.Code, finding, ok string) string {
 	switch code {
 	case exitcode.Unknown:
 		return "UNKNOWN"
@@ -235,12 +234,4 @@ func verdict(code exitcode.Code, finding, ok string) string {
 		return finding
 	}
 	return ok
-}
-
-// exitError is the error that carries a result's exit code to main; nil for OK.
-func exitError(code int) error {
-	if code == int(exitcode.OK) {
-		return nil
-	}
-	return exitcode.WithCode(exitcode.Code(code), nil)
 }

@@ -1,4 +1,4 @@
-package whyterminating
+package terminating
 
 import (
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -63,12 +63,8 @@ type Summary struct {
 	Incomplete int `json:"incomplete"`
 }
 
-// resultAPIVersion versions the Result schema (docs/report.md); fleetAPIVersion the fleet
-// report, which is not under the report contract yet.
-const (
-	resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta2"
-	fleetAPIVersion  = "whyterminating.kubeforensics.dev/v1alpha1"
-)
+// resultAPIVersion versions the Result schema (docs/report.md).
+const resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta2"
 
 // APIVersion is the apiVersion of the plugin's reports, published with their schemas in
 // docs/schema (docs/report.md).
@@ -101,6 +97,14 @@ func (r *Result) deleting() bool {
 	}
 	return false
 }
+
+// Swept reports whether the result is a sweep of a namespace or of the cluster, whose
+// completeness depends on every group discovery described; one object's does not.
+func (r *Result) Swept() bool { return r.swept }
+
+// ReadsFailed reports whether any read that could hide a blocker failed (the result is
+// UNKNOWN): the sweep's or a finalizer's.
+func (r *Result) ReadsFailed() bool { return r.incomplete() }
 
 func (r *Result) incomplete() bool {
 	if len(r.Incomplete) > 0 {

@@ -1,4 +1,8 @@
-package whyterminating
+// Package terminating explains what holds Terminating objects: Plan reads the cluster for one
+// Request (an object, a type, or a sweep of a namespace or the cluster) and returns the Result
+// that why-terminating's printers draw, the MCP server returns and fleet mode runs per context.
+// It parses no flags and prints nothing.
+package terminating
 
 import (
 	"context"
@@ -17,19 +21,23 @@ import (
 	"github.com/kubeforensics/suite/internal/report"
 )
 
-// Request is what to explain: one object, one type in a namespace, or a sweep.
+// Request is what to explain: one object, one type in a namespace, or a sweep; and the
+// handles to read it with. The command line, the MCP server and fleet mode each build one.
 type Request struct {
 	Arg           kinds.ObjectArg
 	Sweep         bool
 	AllNamespaces bool
 	Namespace     string
+	// Clients read the cluster; their Target names it in the Result.
+	Clients *cluster.Clients
 	// Clock stamps the report; nil is the system clock.
 	Clock report.Clock
 }
 
-// Compute reads the cluster and explains the request. Bad input (an unknown or ambiguous type,
+// Plan reads the cluster and explains the request. Bad input (an unknown or ambiguous type,
 // a missing object) is returned as an error; incomplete reads are recorded in the Result.
-func Compute(ctx context.Context, c *cluster.Clients, req Request) (*Result, error) {
+func Plan(ctx context.Context, req Request) (*Result, error) {
+	c := req.Clients
 	catalog, err := kinds.DiscoverCluster(ctx, c.Discovery, c.Dynamic)
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "reading API discovery", err)
@@ -116,7 +124,7 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	if req.AllNamespaces {
 		scope, res.Scope = "", "cluster"
 	}
-	// Terminating objects are explained while the sweep lists the other types; Compute counts
+	// Terminating objects are explained while the sweep lists the other types; Plan counts
 	// the sweep's requests with the Explainer's.
 	s, explained := x.SweepAndExplain(ctx, scope)
 	res.swept = true

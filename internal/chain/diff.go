@@ -1,4 +1,4 @@
-package fluxchain
+package chain
 
 import (
 	"context"
@@ -50,8 +50,20 @@ func (d *RepoDiff) ExistingFindings() []lint.Finding { return d.existing }
 
 // fingerprint is the finding's SARIF partialFingerprint (without the ":n" of a repeat).
 func fingerprint(f lint.Finding) string {
-	sf := lintFinding(f)
-	return sarif.Fingerprint(sf.Rule, sf.File, sf.Identity)
+	return sarif.Fingerprint(f.Rule, f.File, Identity(f))
+}
+
+// Identity is what a finding is about, for its SARIF fingerprint: its tiers, then its objects.
+func Identity(f lint.Finding) string {
+	return strings.Join(f.Tiers(), ",") + " " + strings.Join(Objects(f), ",")
+}
+
+// Objects are the objects a finding names: its list, else its one object.
+func Objects(f lint.Finding) []string {
+	if len(f.Objects) == 0 && f.Object != "" {
+		return []string{f.Object}
+	}
+	return f.Objects
 }
 
 // diffFindings splits head's findings into added and existing by base's, and lists base's that
@@ -90,9 +102,9 @@ func nonNil(fs []lint.Finding) []lint.Finding {
 	return fs
 }
 
-// parseFailOn reads --fail-on: a severity, a scope (new or all), or both as "new,warning".
+// ParseFailOn reads --fail-on: a severity, a scope (new or all), or both as "new,warning".
 // The scope is new with --base and all without; new without --base is bad input.
-func parseFailOn(v string, withBase bool) (lint.Severity, string, error) {
+func ParseFailOn(v string, withBase bool) (lint.Severity, string, error) {
 	sev, scope := lint.Error, FailOnAll
 	if withBase {
 		scope = FailOnNew
@@ -119,19 +131,19 @@ func parseFailOn(v string, withBase bool) (lint.Severity, string, error) {
 // lintBase lints the base revision as the working tree was linted (same layout, entry path and
 // settings) and sets res.Diff. A base without the entry path or without a Flux chain has no
 // findings, and the diff says so.
-func (r *repoOptions) lintBase(ctx context.Context, res *RepoResult, s lint.Settings, crds *lint.ChartCRDs) error {
-	snap, err := r.repo.Snapshot(ctx, r.Base)
+func lintBase(ctx context.Context, r RepoRequest, res *RepoResult, s lint.Settings) error {
+	snap, err := r.Repo.Snapshot(ctx, r.Base)
 	if err != nil {
 		return err
 	}
 	defer snap.Close()
-	d := &RepoDiff{Base: r.Base, BaseCommit: snap.Commit, FailOn: r.failScope}
+	d := &RepoDiff{Base: r.Base, BaseCommit: snap.Commit, FailOn: r.FailScope}
 	var base []lint.Finding
-	l := r.layout
-	out, err := computeRepo(ctx, l.Dir(snap.Dir), snap.Dir, r.Path, r.AllowNetwork, nil, s, crds)
+	l := r.Layout
+	out, err := computeRepo(ctx, l.Dir(snap.Dir), snap.Dir, l.Entry, r.AllowNetwork, nil, s, r.Charts)
 	switch {
 	case exitcode.Of(err) == exitcode.Usage:
-		d.BaseNote = "the base has no Flux chain at entry path " + r.Path + ": " + err.Error()
+		d.BaseNote = "the base has no Flux chain at entry path " + l.Entry + ": " + err.Error()
 	case err != nil:
 		return fmt.Errorf("linting the base revision %s: %w", r.Base, err)
 	default:
