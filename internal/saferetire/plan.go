@@ -23,10 +23,10 @@ const maxCacheBytes = 1 << 30
 // steps is read and digested too; without, Execute carries the plan out. A build cache entry
 // that fails its trust check is bad input (exit 3): it may have decided the result.
 func Plan(ctx context.Context, req Request) (*Result, error) {
-	if err := req.Validate(); err != nil {
+	r := req.withDefaults()
+	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	r := req.withDefaults()
 	_, cancel, res, err := r.bounded(ctx)
 	cancel()
 	if err != nil {

@@ -87,13 +87,11 @@ type InputError struct {
 func (e *InputError) Error() string { return fmt.Sprintf("%s %q: %v", e.Field, e.Value, e.Err) }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// Validate checks the values a caller may get wrong; it makes no request. Its error is an
-// *InputError with exit code 3.
+// Validate checks the values a caller may get wrong, as given (Plan gives zero values their
+// meaning first); it makes no request. Its error is an *InputError with exit code 3.
 func (req *Request) Validate() error {
-	if req.KubeVersion != "" {
-		if err := helmrender.CheckKubeVersion(req.KubeVersion); err != nil {
-			return exitcode.WithCode(exitcode.Usage, &InputError{Field: "KubeVersion", Value: req.KubeVersion, Err: err})
-		}
+	if err := helmrender.CheckKubeVersion(req.KubeVersion); err != nil {
+		return exitcode.WithCode(exitcode.Usage, &InputError{Field: "KubeVersion", Value: req.KubeVersion, Err: err})
 	}
 	for _, k := range req.PersistentKinds {
 		if _, err := retire.NewKinds(k); err != nil {
