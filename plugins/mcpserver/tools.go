@@ -11,8 +11,8 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/saferetire"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
-	"github.com/kubeforensics/suite/plugins/saferetire"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/saferetire"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
-	"github.com/kubeforensics/suite/plugins/saferetire"
 )
 
 // FluxChainLintInput are the arguments of flux_chain_lint, as `flux-chain --repo` takes them.
@@ -54,6 +54,14 @@ func (s *server) fluxChainLint(ctx context.Context, _ *mcp.CallToolRequest, in F
 	})
 }
 
+// request is the dry run in asks for, of the repository at dir (checked against the roots),
+// reading the cluster of clients (nil: offline) and naming target in printed commands. No
+// cache is read or written and no network is used.
+func (in SafeRetirePlanInput) request(dir string, clients *cluster.Clients, target cluster.Target) saferetire.Request {
+	return saferetire.Request{Repo: dir, Base: in.Base, Candidate: in.Candidate, Path: in.Path, SourceRoot: in.SourceRoot,
+		PersistentKinds: in.PersistentKinds, DryRun: true, Runtime: saferetire.Runtime{Clients: clients, Target: target}}
+}
+
 // safeRetirePlan is `kubectl safe-retire --dry-run` for one call; it never executes a step.
 func (s *server) safeRetirePlan(ctx context.Context, _ *mcp.CallToolRequest, in SafeRetirePlanInput) (*mcp.CallToolResult, any, error) {
 	return s.call(ctx, func(ctx context.Context) (report, error) {
@@ -75,8 +83,7 @@ func (s *server) safeRetirePlan(ctx context.Context, _ *mcp.CallToolRequest, in 
 			where = clients.Target.String()
 		}
 		s.log("safe_retire_plan", strings.Join([]string{where, "repository", dir}, " "))
-		res, err := saferetire.DryRun(ctx, clients, flags, saferetire.DryRunRequest{Repo: dir, Base: in.Base, Candidate: in.Candidate,
-			Path: in.Path, SourceRoot: in.SourceRoot, PersistentKinds: in.PersistentKinds})
+		res, err := saferetire.Plan(ctx, in.request(dir, clients, cluster.Offline(flags)))
 		if err != nil {
 			return report{}, err
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,9 +14,9 @@ import (
 	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
+	sr "github.com/kubeforensics/suite/internal/saferetire"
 )
 
 const chartsPullExample = `  # In CI, once before the gate: the charts the base and the head declare, into the cache
@@ -31,9 +29,6 @@ const chartsPullExample = `  # In CI, once before the gate: the charts the base 
 
   # A fork's pull request: fetch only from sources the base revision declares
   kubectl safe-retire charts pull --allow-network --revision "$BASE" --revision HEAD --trusted-revision "$BASE"`
-
-// maxPullCharts bounds the charts one pull fetches: a repository is untrusted input.
-const maxPullCharts = 500
 
 // ChartsPullOptions holds the flags and inputs of `safe-retire charts pull`.
 type ChartsPullOptions struct {
@@ -149,7 +144,8 @@ func (o *ChartsPullOptions) Validate() error {
 func (o *ChartsPullOptions) Run(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	res, err := o.compute(ctx)
+	res, err := sr.PullCharts(ctx, sr.ChartsPullRequest{Repo: o.Repo, Revisions: o.Revisions, TrustedRevision: o.TrustedRevision,
+		List: o.List, NetworkTimeout: o.NetworkTimeout, Cache: o.cache, Clock: o.Clock, Log: o.ErrOut})
 	if err != nil {
 		return err
 	}
@@ -163,113 +159,8 @@ func (o *ChartsPullOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-func (o *ChartsPullOptions) compute(ctx context.Context) (*ChartsPullResult, error) {
-	repo, err := gitrev.OpenRepo(o.Repo)
-	if err != nil {
-		return nil, err
-	}
-	revs := o.Revisions
-	if len(revs) == 0 {
-		revs = []string{""}
-	}
-	res := &ChartsPullResult{Repo: repo.Dir, Charts: []charts.Pulled{}, Skipped: []charts.Skip{}}
-	declared := map[string]*charts.Declared{}
-	seen := map[string][]string{}
-	for _, rev := range revs {
-		scan, err := scanRevision(ctx, repo, rev)
-		if err != nil {
-			return nil, err
-		}
-		res.Revisions = append(res.Revisions, pullRevName(rev))
-		res.Skipped = append(res.Skipped, scan.Skipped...)
-		for _, d := range scan.Charts {
-			id := charts.DeclaredID(d)
-			if declared[id] == nil {
-				dd := d
-				declared[id] = &dd
-			} else {
-				declared[id].Files = mergeSorted(declared[id].Files, d.Files)
-			}
-			seen[id] = append(seen[id], pullRevName(rev))
-		}
-	}
-	ids := make([]string, 0, len(declared))
-	all := make([]charts.Declared, 0, len(declared))
-	for id, d := range declared {
-		ids = append(ids, id)
-		all = append(all, *d)
-	}
-	sort.Slice(ids, func(i, j int) bool { return chartOrder(declared[ids[i]].Ref) < chartOrder(declared[ids[j]].Ref) })
-	res.Key = charts.DeclaredKey(all)
-	p := &charts.Puller{Cache: o.cache, Timeout: o.NetworkTimeout}
-	if o.TrustedRevision != "" && !o.List {
-		scan, err := scanRevision(ctx, repo, o.TrustedRevision)
-		if err != nil {
-			return nil, err
-		}
-		p.Trusted, res.TrustedRevision = scan.URLs, o.TrustedRevision
-	}
-	for i, id := range ids {
-		d := *declared[id]
-		var pulled charts.Pulled
-		switch {
-		case o.List:
-			pulled = charts.Pulled{Chart: d.Ref.Chart, Version: d.Ref.Version, Source: d.Ref.Source, URL: d.Ref.URL, Files: d.Files, Status: charts.PullDeclared}
-		case i >= maxPullCharts:
-			pulled = charts.Pulled{Chart: d.Ref.Chart, Version: d.Ref.Version, Source: d.Ref.Source, URL: d.Ref.URL, Files: d.Files,
-				Status: charts.PullUnavailable, Reason: fmt.Sprintf("more than %d charts are declared: the rest are not pulled", maxPullCharts)}
-		default:
-			fmt.Fprintf(o.ErrOut, "# pulling %s\n", output.Sanitize(d.Ref.String()))
-			pulled = p.Pull(ctx, d)
-		}
-		pulled.Revisions = seen[id]
-		res.Charts = append(res.Charts, pulled)
-	}
-	if o.cache != nil {
-		res.Cache = o.cache.Dir()
-	}
-	res.finish(o.Clock, o.List)
-	return res, nil
-}
-
-// scanRevision reads what rev (the working tree when "") declares.
-func scanRevision(ctx context.Context, repo *gitrev.Repo, rev string) (*charts.Scan, error) {
-	snap, err := repo.Snapshot(ctx, rev)
-	if err != nil {
-		return nil, err
-	}
-	scan, serr := charts.ScanDeclared(snap.Dir)
-	if cerr := snap.Close(); cerr != nil && serr == nil {
-		serr = cerr
-	}
-	if serr != nil {
-		return nil, exitcode.WithCode(exitcode.Unknown, fmt.Errorf("%s: %w", pullRevName(rev), serr))
-	}
-	return scan, nil
-}
-
-func pullRevName(rev string) string {
-	if rev == "" {
-		return "(working tree)"
-	}
-	return rev
-}
-
-func chartOrder(r charts.Ref) string { return r.Chart + "\x00" + r.Source + "\x00" + r.Version }
-
-func mergeSorted(a, b []string) []string {
-	out := append([]string{}, a...)
-	for _, s := range b {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // renderChartsPull prints one line per chart: its status, what was declared, and what it came to.
-func renderChartsPull(w io.Writer, res *ChartsPullResult) error {
+func renderChartsPull(w io.Writer, res *sr.ChartsPullResult) error {
 	var b strings.Builder
 	for _, c := range res.Charts {
 		v := c.Version

@@ -5,10 +5,8 @@ package saferetire
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/cli"
-	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/ghcomment"
@@ -27,7 +24,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
-	"github.com/kubeforensics/suite/internal/retire"
+	sr "github.com/kubeforensics/suite/internal/saferetire"
 	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/version"
 )
@@ -57,10 +54,8 @@ const example = `  # In a checkout of the GitOps repo: what would this branch re
   # Retained leftovers Flux no longer manages, waiting to be deleted by hand
   kubectl safe-retire --context=prod --orphans`
 
-// maxCacheBytes bounds the build cache: its least recently used entries go beyond it.
-const maxCacheBytes = 1 << 30
-
-// SafeRetireOptions holds the flags and inputs of one invocation.
+// SafeRetireOptions holds the flags of one invocation; ToRequest turns them into the
+// saferetire.Request that Plan and Execute run.
 type SafeRetireOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	PrintFlags  *output.PrintFlags
@@ -90,12 +85,8 @@ type SafeRetireOptions struct {
 	// Clock stamps the report's timestamp; nil is the system clock (tests fix it).
 	Clock report.Clock
 
+	// commentTo is where --github-comment posts, read from the environment by ToRequest.
 	commentTo *ghcomment.Config
-
-	clients *cluster.Clients
-	target  cluster.Target
-	cache   *gitops.BuildCache
-	charts  *charts.Cache
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
 	// terminal is set when In is a terminal a person answers prompts on.
@@ -117,7 +108,7 @@ func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string
 		KubeVersion:   helmrender.DefaultKubeVersion,
 		getenv:        getenv,
 		terminal:      isTerminal(streams.In),
-		planDir:       defaultPlanDir(getenv),
+		planDir:       sr.DefaultPlanDir(getenv),
 	}
 }
 
@@ -143,7 +134,13 @@ func newCmd(o *SafeRetireOptions) *cobra.Command {
 		SilenceUsage: true,
 		Args:         cli.ExactArgsRange(0, 0),
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl safe-retire"},
-		RunE:         cli.RunE(o),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			req, err := o.ToRequest()
+			if err != nil {
+				return err
+			}
+			return o.Run(cmd.Context(), req)
+		},
 	}
 	o.ConfigFlags.AddFlags(cmd.Flags())
 	o.PrintFlags.AddFlags(cmd)
@@ -176,112 +173,15 @@ func newCmd(o *SafeRetireOptions) *cobra.Command {
 	return cmd
 }
 
-// Complete opens the clients unless the run is offline, and fixes the --context of printed commands.
-func (o *SafeRetireOptions) Complete(_ []string) error {
-	if err := o.validateSARIF(); err != nil { // before any connection is made for nothing
-		return err
-	}
-	o.target = cluster.Offline(o.ConfigFlags)
-	if o.ChartCacheDir != "" && !o.Orphans {
-		c, err := charts.OpenCache(o.ChartCacheDir)
-		switch {
-		case errors.Is(err, charts.ErrUntrustedCache):
-			return exitcode.WithCode(exitcode.Usage, err)
-		case err != nil:
-			fmt.Fprintf(o.ErrOut, "# %s; rendering without it\n", output.Sanitize(err.Error()))
-		}
-		o.charts = c
-	}
-	if o.CacheDir != "" && !o.Full && !o.AllowNetwork && !o.Orphans {
-		key, err := gitops.ReadBuildCacheKey(o.CacheKeyFile, o.getenv)
-		if err != nil {
-			return exitcode.WithCode(exitcode.Usage, err)
-		}
-		c, err := gitops.OpenKeyedBuildCache(o.CacheDir, key)
-		switch {
-		case errors.Is(err, gitops.ErrUntrustedCache):
-			return exitcode.WithCode(exitcode.Usage, err)
-		case err != nil:
-			fmt.Fprintf(o.ErrOut, "# %s; building without it\n", output.Sanitize(err.Error()))
-		}
-		o.cache = c
-	}
-	if err := o.completeComment(); err != nil {
-		return err
-	}
-	if o.Offline {
-		return nil
-	}
-	c, err := cluster.Connect(o.ConfigFlags)
-	if err != nil {
-		return err
-	}
-	o.clients, o.target = c, c.Target
-	return nil
-}
-
-// Validate checks flag combinations; it makes no request.
-func (o *SafeRetireOptions) Validate() error {
-	if err := o.PrintFlags.Validate(); err != nil {
-		return err
-	}
-	if err := o.validateSARIF(); err != nil {
-		return err
-	}
-	explicit := o.ConfigFlags.Context != nil && *o.ConfigFlags.Context != ""
-	switch {
-	case o.Orphans && o.Offline:
-		return exitcode.UsageErrorf("--orphans reads the cluster's inventories; it cannot run --offline")
-	case o.NetworkTimeout <= 0:
-		return exitcode.UsageErrorf("--network-timeout must be positive")
-	case o.Timeout <= 0:
-		return exitcode.UsageErrorf("--timeout must be positive")
-	case o.Orphans && (o.Path != "" || o.SourceRoot != "" || o.AllowNetwork):
-		return exitcode.UsageErrorf("--orphans reads only the cluster: --path, --source-root and --allow-network do not apply")
-	case !o.DryRun && !o.Orphans && o.Offline:
-		return exitcode.UsageErrorf("--offline only reports: add --dry-run")
-	case !o.DryRun && !o.Orphans && !explicit:
-		return exitcode.UsageErrorf("without --dry-run safe-retire deletes objects on the cluster: give --context explicitly (or add --dry-run)")
-	}
-	if err := o.validateConfirm(); err != nil {
-		return err
-	}
-	if err := helmrender.CheckKubeVersion(o.KubeVersion); err != nil {
-		return exitcode.UsageErrorf("--kube-version %q: %v", o.KubeVersion, err)
-	}
-	for _, k := range o.PersistentKinds {
-		if _, err := retire.NewKinds(k); err != nil {
-			return exitcode.UsageErrorf("--persistent-kind: %v", err)
-		}
-	}
-	return nil
-}
-
-// Run computes the result, carries out live steps when asked, prints, and returns the exit code.
-func (o *SafeRetireOptions) Run(ctx context.Context) error {
-	if o.clients != nil {
-		cli.Banner(o.ErrOut, o.clients.Target)
+// Run plans req, carries out its live steps unless --dry-run or --orphans, prints, and returns
+// the exit code.
+func (o *SafeRetireOptions) Run(ctx context.Context, req *sr.Request) error {
+	if req.Clients != nil {
+		cli.Banner(o.ErrOut, req.Clients.Target)
 	} else {
 		fmt.Fprintln(o.ErrOut, "# offline: no cluster is read")
 	}
-	gctx, tracker, cancel := cli.WithTimeout(ctx, o.Timeout)
-	res, err := o.compute(kbuild.WithSubstitutionBudget(kbuild.WithNetworkTimeout(gctx, o.NetworkTimeout), kbuild.DefaultSubstitutionBudget))
-	cancel()
-	if terr := cli.TimedOut(gctx, o.Timeout, tracker); terr != nil {
-		return terr
-	}
-	if bad := o.cache.Untrusted(); bad != nil { // a planted entry may have decided the result
-		return exitcode.WithCode(exitcode.Usage, bad)
-	}
-	if n, named := o.cache.Unauthenticated(); n > 0 {
-		fmt.Fprintf(o.ErrOut, "# build cache: %d entr(ies) failed authentication (forged, damaged, or written under another key) and were built instead: %s\n",
-			n, output.Sanitize(strings.Join(named, ", ")))
-	}
-	if _, _, stored := o.cache.Stats(); stored > 0 { // only a run that added entries walks the cache
-		if err := o.cache.Trim(maxCacheBytes); err != nil {
-			fmt.Fprintf(o.ErrOut, "# trimming the build cache: %s\n", output.Sanitize(err.Error()))
-		}
-	}
+	res, err := sr.Plan(ctx, *req)
 	if err != nil {
 		return err
 	}
@@ -296,14 +196,8 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(o.ErrOut)
 		}
 	}
-	switch {
-	case o.DryRun && !o.Orphans:
-		if err := o.confirmPlan(ctx, res, o.liveSteps(res)); err != nil {
-			// The gate stands; only the digest that would bind a run to it is missing.
-			res.Warnings = append(res.Warnings, "no plan digest: "+err.Error()+"; nothing can be carried out with --confirm from this review")
-		}
-	case !o.Orphans:
-		if err := o.execute(ctx, res); err != nil {
+	if !o.DryRun && !o.Orphans {
+		if err := sr.Execute(ctx, *req, res); err != nil {
 			return err
 		}
 	}
@@ -317,53 +211,15 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if code := res.Code(); code != exitcode.OK {
-		return exitcode.WithCode(code, refusedError(res))
+		return exitcode.WithCode(code, sr.RefusedError(res))
 	}
 	return nil
-}
-
-// compute runs the gate, or the orphans scan, and returns the result with its verdict.
-func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
-	res := &Result{Mode: "offline"}
-	if o.clients != nil {
-		res.Mode, res.Target = "live", &o.clients.Target
-	}
-	if o.Orphans {
-		found, err := retire.FindOrphans(ctx, o.clients)
-		if err != nil {
-			return nil, err
-		}
-		res.Mode, res.Orphans = "orphans", found.Orphans
-		res.Kustomizations, res.Report.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
-		res.finish(o.Clock)
-		return res, nil
-	}
-	req := retire.Request{RepoDir: o.Repo, Base: o.Base, Candidate: o.Candidate, Entry: o.Path,
-		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache,
-		Helm: &retire.HelmRender{
-			Charts:  &charts.Getter{Dir: o.ChartsDir, Cache: o.charts, AllowNetwork: o.AllowNetwork, Timeout: o.NetworkTimeout},
-			Options: helmrender.Options{KubeVersion: o.KubeVersion, AllowNetwork: o.AllowNetwork},
-		}}
-	var live retire.Cluster
-	if o.clients != nil {
-		live = retire.NewLiveCluster(o.clients)
-		if o.clients.NamespaceExplicit {
-			req.Namespace = o.clients.Namespace
-		}
-	}
-	rep, err := retire.Gate(ctx, req, live)
-	if err != nil {
-		return nil, err
-	}
-	res.Report = *rep
-	res.finish(o.Clock)
-	return res, nil
 }
 
 func (o *SafeRetireOptions) print(res *Result) error {
 	if output.Format(o.PrintFlags.Format) == sarif.Format {
 		return PrintSARIF(o.Out, res)
 	}
-	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
+	text := func(w io.Writer, p output.Palette) error { return sr.PrintText(w, res, p) }
 	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/output"
+	sr "github.com/kubeforensics/suite/internal/saferetire"
 )
 
 // digestRecipeMarker precedes, in docs/safe-retire.md, the code block that reproduces a plan's
@@ -52,17 +53,16 @@ func DigestRecipe(t *testing.T, report []byte) string {
 // printed (keys sorted, `&` HTML-escaped), for a plan with the characters the encodings differ
 // on: `<`, `>`, `&`, quotes and a backslash.
 func TestDigestRecipeOnPrintedJSON(t *testing.T) {
-	p := Plan{Context: "prod", Server: "https://prod:6443", Base: "3f2a1b0", Candidate: "9c4e7d2",
-		Objects: []PlanObject{{Object: "PersistentVolumeClaim a/data", UID: "0b6c", ResourceVersion: "48213"}, {Object: "Pod a/web-0"}},
-		Steps: []PlanStep{{Step: "evict Pod a/web-0", Command: `echo '{"a":"<b>"}' | kubectl create --raw /x -f - && echo "\d"`},
+	p := sr.LivePlan{Context: "prod", Server: "https://prod:6443", Base: "3f2a1b0", Candidate: "9c4e7d2",
+		Objects: []sr.PlanObject{{Object: "PersistentVolumeClaim a/data", UID: "0b6c", ResourceVersion: "48213"}, {Object: "Pod a/web-0"}},
+		Steps: []sr.PlanStep{{Step: "evict Pod a/web-0", Command: `echo '{"a":"<b>"}' | kubectl create --raw /x -f - && echo "\d"`},
 			{Step: "delete PersistentVolumeClaim a/data", Command: "kubectl delete pvc data -n a"}}}
-	b, err := p.encode()
+	want, err := p.Digest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := digestOf(b)
 	var report bytes.Buffer
-	if err := output.PrintJSON(&report, map[string]any{"confirm": Confirmation{Digest: want, Plan: p}}); err != nil {
+	if err := output.PrintJSON(&report, map[string]any{"confirm": sr.Confirmation{Digest: want, Plan: p}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := DigestRecipe(t, report.Bytes()); got != want {

@@ -26,9 +26,9 @@ const (
 	planRecordAge = 7 * 24 * time.Hour
 )
 
-// defaultPlanDir is kubeforensics/plans under $XDG_CACHE_HOME, else ~/.cache; "" without an
+// DefaultPlanDir is kubeforensics/plans under $XDG_CACHE_HOME, else ~/.cache; "" without an
 // absolute one.
-func defaultPlanDir(getenv func(string) string) string { return cache.Dir(getenv, cache.Plans) }
+func DefaultPlanDir(getenv func(string) string) string { return cache.Dir(getenv, cache.Plans) }
 
 // planRecords names the records in their errors.
 const planRecords = "plan records"
@@ -84,35 +84,35 @@ func recordPath(dir, digest string) string {
 
 // reviewedPlan reads the record of digest from dir; ok is false when there is none that hashes
 // to digest.
-func reviewedPlan(dir, digest string) (p Plan, ok bool) {
+func reviewedPlan(dir, digest string) (p LivePlan, ok bool) {
 	if dir == "" {
-		return Plan{}, false
+		return LivePlan{}, false
 	}
 	path := recordPath(dir, digest)
 	if cache.CheckDir(planRecords, dir) != nil {
-		return Plan{}, false
+		return LivePlan{}, false
 	}
 	if info, err := os.Lstat(path); err != nil || cache.CheckFile(planRecords, info, path) != nil {
-		return Plan{}, false
+		return LivePlan{}, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return Plan{}, false
+		return LivePlan{}, false
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxPlanRecordBytes))
 	if err != nil || digestOf(b) != digest {
-		return Plan{}, false
+		return LivePlan{}, false
 	}
 	if err := json.Unmarshal(b, &p); err != nil {
-		return Plan{}, false
+		return LivePlan{}, false
 	}
 	return p, true
 }
 
 // planChanges names what differs between the plan reviewed and the plan now, most telling
 // first; at most a few, then how many more.
-func planChanges(was, now Plan) []string {
+func planChanges(was, now LivePlan) []string {
 	var out []string
 	if was.Context != now.Context || was.Server != now.Server {
 		out = append(out, fmt.Sprintf("the connection is context %q (%s) now, was context %q (%s)", now.Context, now.Server, was.Context, was.Server))

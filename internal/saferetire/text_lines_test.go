@@ -13,7 +13,7 @@ func TestWarningLines(t *testing.T) {
 	r := &Result{Verdict: "SAFE"}
 	r.Warnings = []string{"HelmRelease a/b: could not be rendered: chart not available: x\nchart not available: x\x1b[2J; not judged"}
 	var b strings.Builder
-	if err := renderText(&b, r, output.Palette{}); err != nil {
+	if err := PrintText(&b, r, output.Palette{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "warning: HelmRelease a/b: could not be rendered: chart not available: x\n  chart not available: x\\x1b[2J; not judged\n"

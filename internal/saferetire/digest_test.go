@@ -24,8 +24,8 @@ func TestValidDigest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := validDigest(tc.in); got != tc.want {
-				t.Errorf("validDigest(%q) = %v", tc.in, got)
+			if got := ValidDigest(tc.in); got != tc.want {
+				t.Errorf("ValidDigest(%q) = %v", tc.in, got)
 			}
 		})
 	}
@@ -34,8 +34,8 @@ func TestValidDigest(t *testing.T) {
 func TestPlanChanges(t *testing.T) {
 	claim := PlanObject{Object: "PersistentVolumeClaim apps/data", UID: "u1", ResourceVersion: "10"}
 	step := PlanStep{Step: "stage 4 (delete by hand) of PersistentVolumeClaim apps/data", Command: "kubectl -n apps delete persistentvolumeclaim data"}
-	was := Plan{Context: "prod", Server: "https://prod", Base: "b1", Objects: []PlanObject{claim}, Steps: []PlanStep{step}}
-	with := func(f func(p *Plan)) Plan {
+	was := LivePlan{Context: "prod", Server: "https://prod", Base: "b1", Objects: []PlanObject{claim}, Steps: []PlanStep{step}}
+	with := func(f func(p *LivePlan)) LivePlan {
 		p := was
 		p.Objects = append([]PlanObject(nil), was.Objects...)
 		p.Steps = append([]PlanStep(nil), was.Steps...)
@@ -44,21 +44,21 @@ func TestPlanChanges(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		now  Plan
+		now  LivePlan
 		want string
 	}{
 		{"same", was, ""},
-		{"context", with(func(p *Plan) { p.Context = "staging" }), `the connection is context "staging" (https://prod) now, was context "prod" (https://prod)`},
-		{"base", with(func(p *Plan) { p.Base = "b2" }), "the base is commit b2 now, was b1"},
-		{"candidate", with(func(p *Plan) { p.Candidate = "c1" }), "the candidate is commit c1 now, was the working tree"},
-		{"resourceVersion", with(func(p *Plan) { p.Objects[0].ResourceVersion = "11" }), "PersistentVolumeClaim apps/data changed: resourceVersion 11 now, was 10"},
-		{"replaced", with(func(p *Plan) { p.Objects[0].UID = "u2" }), "PersistentVolumeClaim apps/data was replaced: UID u2 now, was u1"},
-		{"gone", with(func(p *Plan) { p.Objects[0] = PlanObject{Object: claim.Object} }), "PersistentVolumeClaim apps/data no longer exists"},
-		{"new pod", with(func(p *Plan) {
+		{"context", with(func(p *LivePlan) { p.Context = "staging" }), `the connection is context "staging" (https://prod) now, was context "prod" (https://prod)`},
+		{"base", with(func(p *LivePlan) { p.Base = "b2" }), "the base is commit b2 now, was b1"},
+		{"candidate", with(func(p *LivePlan) { p.Candidate = "c1" }), "the candidate is commit c1 now, was the working tree"},
+		{"resourceVersion", with(func(p *LivePlan) { p.Objects[0].ResourceVersion = "11" }), "PersistentVolumeClaim apps/data changed: resourceVersion 11 now, was 10"},
+		{"replaced", with(func(p *LivePlan) { p.Objects[0].UID = "u2" }), "PersistentVolumeClaim apps/data was replaced: UID u2 now, was u1"},
+		{"gone", with(func(p *LivePlan) { p.Objects[0] = PlanObject{Object: claim.Object} }), "PersistentVolumeClaim apps/data no longer exists"},
+		{"new pod", with(func(p *LivePlan) {
 			p.Objects = append([]PlanObject{{Object: "Pod apps/late", UID: "u3", ResourceVersion: "12"}}, p.Objects...)
 		}), "Pod apps/late is new in the plan"},
-		{"dropped", with(func(p *Plan) { p.Objects, p.Steps = nil, nil }), "PersistentVolumeClaim apps/data is no longer in the plan"},
-		{"step", with(func(p *Plan) { p.Steps[0].Command += " --now" }), `step 1 is now "stage 4 (delete by hand) of PersistentVolumeClaim apps/data" (kubectl -n apps delete persistentvolumeclaim data --now), was "stage 4 (delete by hand) of PersistentVolumeClaim apps/data" (kubectl -n apps delete persistentvolumeclaim data)`},
+		{"dropped", with(func(p *LivePlan) { p.Objects, p.Steps = nil, nil }), "PersistentVolumeClaim apps/data is no longer in the plan"},
+		{"step", with(func(p *LivePlan) { p.Steps[0].Command += " --now" }), `step 1 is now "stage 4 (delete by hand) of PersistentVolumeClaim apps/data" (kubectl -n apps delete persistentvolumeclaim data --now), was "stage 4 (delete by hand) of PersistentVolumeClaim apps/data" (kubectl -n apps delete persistentvolumeclaim data)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestPlanChanges(t *testing.T) {
 // A plan record is believed only when its bytes hash to the digest asked for.
 func TestReviewedPlanChecksItsDigest(t *testing.T) {
 	dir := t.TempDir()
-	p := Plan{Context: "prod", Objects: []PlanObject{}, Steps: []PlanStep{}}
+	p := LivePlan{Context: "prod", Objects: []PlanObject{}, Steps: []PlanStep{}}
 	b, err := p.encode()
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestReviewedPlanChecksItsDigest(t *testing.T) {
 // HTML escaping: what the recipe in docs/safe-retire.md computes from the json output, whose
 // keys are sorted (TestDigestRecipeOnPrintedJSON).
 func TestDigestEncoding(t *testing.T) {
-	p := Plan{Context: "prod", Server: "https://prod", Base: "b1", Objects: []PlanObject{{Object: "Pod a/b", UID: "u", ResourceVersion: "1"}},
+	p := LivePlan{Context: "prod", Server: "https://prod", Base: "b1", Objects: []PlanObject{{Object: "Pod a/b", UID: "u", ResourceVersion: "1"}},
 		Steps: []PlanStep{{Step: "evict", Command: "echo '{}' | kubectl create --raw /x -f - && true"}}}
 	b, err := p.encode()
 	if err != nil {

@@ -25,8 +25,8 @@ type liveStep struct {
 // liveSteps are the steps the plan leaves to a person, in order: for each retained object
 // that still exists, stage 2, evicting each pod left over from before the drain that still
 // mounts a claim, then stage 4, deleting the object.
-func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
-	planner := retire.Planner{Target: o.target}
+func (req *Request) liveSteps(res *Result) []liveStep {
+	planner := retire.Planner{Target: req.Target}
 	var steps []liveStep
 	for i := range res.Removals {
 		rm := &res.Removals[i]
@@ -60,7 +60,7 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 	return steps
 }
 
-// execute carries out the live steps of the plan that the change leaves to a person: stage 2,
+// Execute carries out the live steps of the plan that the change leaves to a person: stage 2,
 // evicting a pod left over from before the drain, then stage 4, deleting a retained object. It
 // acts only on a SAFE gate. With --confirm it first checks that the plan computed now is the
 // one reviewed (its digest), else refuses and carries out nothing; without, it shows each step
@@ -75,14 +75,15 @@ func (o *SafeRetireOptions) liveSteps(res *Result) []liveStep {
 // the next): its new version is the plan's own doing, and the step is bound to the version it
 // re-reads. The run stops at the first surprise or refusal; an object not at the version
 // reviewed refuses the rest of the plan (exit 3) and names the plan a dry run would show now.
-func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
-	defer res.finish(o.Clock)
-	steps := o.liveSteps(res)
-	if err := o.confirmPlan(ctx, res, steps); err != nil {
+func Execute(ctx context.Context, request Request, res *Result) error {
+	req := request.withDefaults()
+	defer res.finish(req.Clock)
+	steps := req.liveSteps(res)
+	if err := req.confirmPlan(ctx, res, steps); err != nil {
 		return err
 	}
-	if o.Confirm != "" {
-		if refusal := o.refusal(res); refusal != "" {
+	if req.Confirm != "" {
+		if refusal := req.refusal(res); refusal != "" {
 			res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "refused", Detail: refusal})
 			if res.Confirm != nil {
 				// The new plan is for review by a dry run, not to be carried out from a refusal.
@@ -95,8 +96,8 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 		res.Actions = append(res.Actions, Action{Step: "all steps", Outcome: "skipped", Detail: "the gate is not SAFE: nothing is carried out until it is"})
 		return nil
 	}
-	in := bufio.NewReader(o.In)
-	x := execute.Executor{Clients: o.clients, Planner: retire.Planner{Target: o.target}}
+	in := bufio.NewReader(req.In)
+	x := execute.Executor{Clients: req.Clients, Planner: retire.Planner{Target: req.Target}}
 	if res.Confirm != nil {
 		res.Confirm.Command = "" // carried out now: the plan it names is gone
 	}
@@ -104,8 +105,8 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 	for _, s := range steps {
 		act := func() (string, error) {
 			var bound execute.Bound
-			if o.Confirm != "" && !acted[objectName(s.object)] {
-				b, err := o.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object)
+			if req.Confirm != "" && !acted[objectName(s.object)] {
+				b, err := req.stillReviewed(ctx, res.Confirm.Plan.Objects, s.object)
 				if err != nil {
 					return "", err
 				}
@@ -114,7 +115,7 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 			acted[objectName(s.object)] = true
 			return s.act(ctx, x, bound)
 		}
-		if !o.step(ctx, res, in, s.action, s.lost, act) {
+		if !req.step(ctx, res, in, s.action, s.lost, act) {
 			return nil
 		}
 	}
@@ -124,12 +125,12 @@ func (o *SafeRetireOptions) execute(ctx context.Context, res *Result) error {
 // step shows one live step and what it loses, asks for confirmation on the terminal (unless
 // --yes or --confirm), carries it out with act and records the outcome on res. It reports
 // whether the run may go on: a declined, stopped or refused step ends it.
-func (o *SafeRetireOptions) step(ctx context.Context, res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
-	fmt.Fprintf(o.ErrOut, "step: %s\n  $ %s\n", output.Sanitize(a.Step), output.Sanitize(a.Command))
+func (req *Request) step(ctx context.Context, res *Result, in *bufio.Reader, a Action, lost string, act func() (string, error)) bool {
+	fmt.Fprintf(req.log(), "step: %s\n  $ %s\n", output.Sanitize(a.Step), output.Sanitize(a.Command))
 	if lost != "" {
-		fmt.Fprintf(o.ErrOut, "  lost: %s\n", output.Sanitize(lost))
+		fmt.Fprintf(req.log(), "  lost: %s\n", output.Sanitize(lost))
 	}
-	if !o.Yes && o.Confirm == "" && !confirm(o, in) {
+	if !req.Yes && req.Confirm == "" && !req.confirm(in) {
 		a.Outcome, a.Detail = "declined", "no confirmation: stopping here"
 		res.Actions = append(res.Actions, a)
 		return false
@@ -137,8 +138,8 @@ func (o *SafeRetireOptions) step(ctx context.Context, res *Result, in *bufio.Rea
 	detail, err := act()
 	var changed *execute.ChangedError
 	switch {
-	case err != nil && o.Confirm != "" && errors.As(err, &changed):
-		a.Outcome, a.Detail = "refused", o.changedRefusal(ctx, res, changed)
+	case err != nil && req.Confirm != "" && errors.As(err, &changed):
+		a.Outcome, a.Detail = "refused", req.changedRefusal(ctx, res, changed)
 	case err != nil:
 		a.Outcome, a.Detail = "stopped", err.Error()
 	default:
@@ -148,8 +149,8 @@ func (o *SafeRetireOptions) step(ctx context.Context, res *Result, in *bufio.Rea
 	return err == nil
 }
 
-func confirm(o *SafeRetireOptions, in *bufio.Reader) bool {
-	fmt.Fprint(o.ErrOut, "  type yes to carry out this step: ")
+func (req *Request) confirm(in *bufio.Reader) bool {
+	fmt.Fprint(req.log(), "  type yes to carry out this step: ")
 	line, _ := in.ReadString('\n')
 	return strings.TrimSpace(line) == "yes"
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
-// renderText draws the result: one branch per Kustomization with removals, each removal with
-// its outcome, why, what the cluster says and its plan; then what could not be read; then the
-// verdict.
-func renderText(w io.Writer, r *Result, p output.Palette) error {
+// PrintText draws the result, escaped: one branch per Kustomization with removals, each removal
+// with its outcome, why, what the cluster says and its plan; then what could not be read; then
+// the verdict. The command's text output and the MCP server's both come from it.
+func PrintText(w io.Writer, r *Result, p output.Palette) error {
 	root := &output.Node{}
 	if r.Mode == "orphans" {
 		addOrphans(root, r, p)

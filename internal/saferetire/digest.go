@@ -22,12 +22,12 @@ import (
 	"github.com/kubeforensics/suite/internal/retire/execute"
 )
 
-// Plan is what a run without --dry-run carries out, in the form its digest covers: the
+// LivePlan is what a run without --dry-run carries out, in the form its digest covers: the
 // connection, the revisions compared, every object a step acts on as read right before the
 // digest was taken, and the steps in order with their commands. Its compact JSON encoding (the
 // fields in this order, no maps, see encode) is canonical: the digest is the SHA-256 of those
 // bytes, so anyone can check it from the plan in the json output.
-type Plan struct {
+type LivePlan struct {
 	Context string `json:"context"`
 	Server  string `json:"server"`
 	// Base and Candidate are the commits compared; Candidate is "" for the working tree,
@@ -52,8 +52,8 @@ type PlanStep struct {
 	Command string `json:"command"`
 }
 
-// validDigest tells whether s has the form of a digest: `sha256:` and 64 lowercase hex digits.
-func validDigest(s string) bool {
+// ValidDigest tells whether s has the form of a digest: `sha256:` and 64 lowercase hex digits.
+func ValidDigest(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
 	if !ok || len(h) != sha256.Size*2 || strings.ToLower(h) != h {
 		return false
@@ -65,7 +65,7 @@ func validDigest(s string) bool {
 // encode is the canonical encoding of p that its digest covers: compact JSON, the fields in
 // declaration order, and no HTML escaping (`<`, `>` and `&` as themselves), as other JSON
 // tools write it.
-func (p Plan) encode() ([]byte, error) {
+func (p LivePlan) encode() ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -73,6 +73,15 @@ func (p Plan) encode() ([]byte, error) {
 		return nil, fmt.Errorf("encoding the plan: %w", err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// Digest is the plan's digest: `sha256:<hex>` of its canonical encoding.
+func (p LivePlan) Digest() (string, error) {
+	b, err := p.encode()
+	if err != nil {
+		return "", err
+	}
+	return digestOf(b), nil
 }
 
 // digestOf is `sha256:<hex>` of b.
@@ -91,8 +100,8 @@ func objectName(ref retire.Ref) string {
 
 // buildPlan reads, fresh, every object steps act on and returns the plan they make on target
 // for the revisions of res.
-func buildPlan(ctx context.Context, c *cluster.Clients, res *Result, steps []liveStep) (Plan, error) {
-	p := Plan{Context: c.Target.Context, Server: c.Target.Server, Base: res.Base.Commit, Candidate: res.Candidate.Commit,
+func buildPlan(ctx context.Context, c *cluster.Clients, res *Result, steps []liveStep) (LivePlan, error) {
+	p := LivePlan{Context: c.Target.Context, Server: c.Target.Server, Base: res.Base.Commit, Candidate: res.Candidate.Commit,
 		Objects: []PlanObject{}, Steps: []PlanStep{}}
 	var catalog *kinds.Catalog
 	seen := map[string]bool{}
@@ -106,13 +115,13 @@ func buildPlan(ctx context.Context, c *cluster.Clients, res *Result, steps []liv
 		if catalog == nil {
 			cat, err := kinds.Discover(c.Discovery)
 			if err != nil {
-				return Plan{}, fmt.Errorf("discovering the API to read the plan's objects: %w", err)
+				return LivePlan{}, fmt.Errorf("discovering the API to read the plan's objects: %w", err)
 			}
 			catalog = cat
 		}
 		obj, err := readObject(ctx, c, catalog, s.object)
 		if err != nil {
-			return Plan{}, err
+			return LivePlan{}, err
 		}
 		p.Objects = append(p.Objects, obj)
 	}
@@ -144,40 +153,40 @@ func readObject(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog,
 
 // confirmCommand is the command that carries out the plan of digest without asking: this
 // invocation's inputs, the revisions pinned to the commits compared, and --confirm.
-func (o *SafeRetireOptions) confirmCommand(res *Result, digest string) string {
-	return o.target.Plugin("safe-retire", append(o.planArgs(res), "--confirm="+digest)...)
+func (req *Request) confirmCommand(res *Result, digest string) string {
+	return req.Target.Plugin("safe-retire", append(req.planArgs(res), "--confirm="+digest)...)
 }
 
 // dryRunCommand is the dry run that shows the plan again, with its digest.
-func (o *SafeRetireOptions) dryRunCommand(res *Result) string {
-	return o.target.Plugin("safe-retire", append(o.planArgs(res), "--dry-run")...)
+func (req *Request) dryRunCommand(res *Result) string {
+	return req.Target.Plugin("safe-retire", append(req.planArgs(res), "--dry-run")...)
 }
 
 // planArgs are the flags besides the connection that decide the plan.
-func (o *SafeRetireOptions) planArgs(res *Result) []string {
-	args := []string{"--repo=" + absolute(o.Repo), "--base=" + res.Base.Commit}
+func (req *Request) planArgs(res *Result) []string {
+	args := []string{"--repo=" + absolute(req.Repo), "--base=" + res.Base.Commit}
 	if res.Candidate.Commit != "" {
 		args = append(args, "--candidate="+res.Candidate.Commit)
 	}
-	if o.clients != nil && o.clients.NamespaceExplicit {
-		args = append(args, "--namespace="+o.clients.Namespace)
+	if req.Clients != nil && req.Clients.NamespaceExplicit {
+		args = append(args, "--namespace="+req.Clients.Namespace)
 	}
 	add := func(name, v string) {
 		if v != "" {
 			args = append(args, "--"+name+"="+v)
 		}
 	}
-	add("path", o.Path)
-	add("source-root", o.SourceRoot)
-	add("charts", absolute(o.ChartsDir))
-	for _, k := range o.PersistentKinds {
+	add("path", req.Path)
+	add("source-root", req.SourceRoot)
+	add("charts", absolute(req.ChartsDir))
+	for _, k := range req.PersistentKinds {
 		add("persistent-kind", k)
 	}
-	if o.KubeVersion != helmrender.DefaultKubeVersion {
-		add("kube-version", o.KubeVersion)
+	if req.KubeVersion != helmrender.DefaultKubeVersion {
+		add("kube-version", req.KubeVersion)
 	}
-	if o.AllowNetwork {
-		args = append(args, "--allow-network", "--network-timeout="+o.NetworkTimeout.String())
+	if req.AllowNetwork {
+		args = append(args, "--allow-network", "--network-timeout="+req.NetworkTimeout.String())
 	}
 	return args
 }
@@ -199,24 +208,24 @@ func absolute(dir string) string {
 type Confirmation struct {
 	Digest string `json:"digest"`
 	// Command is "" when the plan has no step: there is nothing to carry out.
-	Command string `json:"command,omitempty"`
-	Plan    Plan   `json:"plan"`
+	Command string   `json:"command,omitempty"`
+	Plan    LivePlan `json:"plan"`
 }
 
 // stillReviewed re-reads ref and returns the version the confirmed plan pinned it at, which the
 // step is then bound to; it fails with a *execute.ChangedError unless ref is still at that UID
 // and resourceVersion: a step of a confirmed plan acts only on what was reviewed.
-func (o *SafeRetireOptions) stillReviewed(ctx context.Context, reviewed []PlanObject, ref retire.Ref) (execute.Bound, error) {
+func (req *Request) stillReviewed(ctx context.Context, reviewed []PlanObject, ref retire.Ref) (execute.Bound, error) {
 	name := objectName(ref)
 	for _, want := range reviewed {
 		if want.Object != name {
 			continue
 		}
-		catalog, err := kinds.Discover(o.clients.Discovery)
+		catalog, err := kinds.Discover(req.Clients.Discovery)
 		if err != nil {
 			return execute.Bound{}, fmt.Errorf("discovering the API to re-read %s: %w", name, err)
 		}
-		got, err := readObject(ctx, o.clients, catalog, ref)
+		got, err := readObject(ctx, req.Clients, catalog, ref)
 		if err != nil {
 			return execute.Bound{}, err
 		}
