@@ -47,7 +47,7 @@ func TestHelmDrops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &helmSides{base: map[string]*rendered{id: tc.base}, cand: map[string]*rendered{id: tc.cand}}
-			rs, incomplete, warnings := s.helmDrops(units)
+			rs, incomplete, warnings := s.helmDrops(units, nil)
 			if len(incomplete)+len(warnings) > 0 {
 				t.Fatalf("incomplete %v, warnings %v", incomplete, warnings)
 			}
@@ -78,7 +78,7 @@ func TestHelmDropsFailedRender(t *testing.T) {
 	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps"}, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
 	id := RefOf(hr).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("a")}, cand: map[string]*rendered{id: {err: errors.New("template: app/templates/x.yaml:3: nil pointer")}}}
-	_, incomplete, warnings := s.helmDrops(units)
+	_, incomplete, warnings := s.helmDrops(units, nil)
 	if len(incomplete) != 1 || len(warnings) != 0 || !strings.Contains(incomplete[0], "HelmRelease x/app (Kustomization flux-system/apps)") {
 		t.Fatalf("incomplete %v warnings %v", incomplete, warnings)
 	}
@@ -94,7 +94,7 @@ func TestHelmDropsSuspended(t *testing.T) {
 	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps", Prune: true}, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{cand}}}
 	id := RefOf(base).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: renderOf("app-template")}}
-	rs, _, _ := s.helmDrops(units)
+	rs, _, _ := s.helmDrops(units, nil)
 	Judge(rs, units, k)
 	if len(rs) != 1 || !rs[0].Unsafe || !strings.Contains(strings.Join(rs[0].Reasons, ""), "once the HelmRelease is resumed") {
 		t.Fatalf("got %+v", rs)
