@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/helmstorage"
 )
 
 func claim(name string, ann map[string]string) *unstructured.Unstructured {
@@ -110,5 +111,66 @@ func TestHelmRenderNotes(t *testing.T) {
 	s := &helmSides{base: map[string]*rendered{"x": b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{"x": c}}
 	if got := s.notes(); len(got) != 1 || got[0] != note {
 		t.Fatalf("notes %q", got)
+	}
+}
+
+// Live, the upgrade's old manifest is the installed release, not the base render: a claim only
+// the installed release holds is dropped too, the disagreement is drift, and a storage that
+// cannot be read is UNKNOWN with no removal judged from the base render; a HelmRelease not
+// installed is judged from the base render.
+func TestHelmDropsInstalled(t *testing.T) {
+	hr := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "app", nil)
+	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps"}, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
+	id := RefOf(hr).ID()
+	deploy := obj("apps/v1", "Deployment", "x", "app", nil)
+	s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil), deploy)}, cand: map[string]*rendered{id: renderOf("app-template", deploy)}}
+	rel := &helmstorage.Release{Chart: "app-template", ChartVersion: "0.9.0", Version: 4, Record: "Secret x/sh.helm.release.v1.app.v4",
+		Objects: []*unstructured.Unstructured{claim("app-cache", nil), claim("app-old", nil), deploy}}
+	for _, tc := range []struct {
+		name       string
+		installed  installedFunc
+		want       string
+		drift      string
+		incomplete string
+	}{
+		{"installed", func(string, string) (*helmstorage.Release, error) { return rel, nil },
+			"x_app-cache__PersistentVolumeClaim,x_app-old__PersistentVolumeClaim", "installed but not rendered: PersistentVolumeClaim x/app-old", ""},
+		{"not installed", func(string, string) (*helmstorage.Release, error) { return nil, nil }, "x_app-cache__PersistentVolumeClaim", "", ""},
+		{"forbidden", func(string, string) (*helmstorage.Release, error) {
+			return nil, &helmstorage.Error{Location: helmstorage.Location{StorageNamespace: "x", Name: "app"}, Reason: helmstorage.Forbidden, Detail: "no"}
+		}, "", "", "the release it upgrades could not be read: reading the deployed revision of Helm release app in storage namespace x: forbidden: no"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, incomplete, _ := s.helmDrops(units, tc.installed)
+			var got []string
+			var drift string
+			for _, r := range rs {
+				got = append(got, r.ID)
+				if r.HelmDrop.Drift != nil {
+					drift = r.HelmDrop.Drift.Text()
+				}
+			}
+			if strings.Join(got, ",") != tc.want || !strings.Contains(drift, tc.drift) || (tc.drift == "") != (drift == "") ||
+				!strings.Contains(strings.Join(incomplete, "\n"), tc.incomplete) || (tc.incomplete == "") != (len(incomplete) == 0) {
+				t.Fatalf("removals %v drift %q incomplete %v", got, drift, incomplete)
+			}
+		})
+	}
+}
+
+// Live, a removed HelmRelease rendered at base names where the render and the installed
+// manifest disagree; the uninstall itself is the installed manifest's.
+func TestHelmUninstallDrift(t *testing.T) {
+	r := &Removal{Object: Ref{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "x", Name: "app"},
+		Live: &Live{Exists: true, Helm: &HelmLive{Release: "x/app", Installed: true, Stored: "app-template 0.9.0, revision 4, Secret x/r",
+			Objects: []HelmObject{{Object: RefOf(claim("app-old", nil)), InManifest: true}}, manifest: []*unstructured.Unstructured{claim("app-old", nil)}}},
+		render: renderOf("app-template", claim("app-new", nil)).render}
+	h := judgeHelm(r, mustKinds(t), nil)
+	if h.Drift == nil || refsText(h.Drift.OnlyInstalled) != "PersistentVolumeClaim x/app-old" || refsText(h.Drift.OnlyRendered) != "PersistentVolumeClaim x/app-new" ||
+		len(h.Deleted) != 1 || h.Deleted[0].Object.Name != "app-old" || h.Installed == "" {
+		t.Fatalf("%+v", h)
+	}
+	if got := HelmDrifts([]Removal{{Object: r.Object, Helm: h}}); len(got) != 1 || !strings.Contains(got[0], "HelmRelease x/app (release x/app): the installed release and the render of chart app-template 1.0.0 at base disagree") {
+		t.Fatalf("%q", got)
 	}
 }
