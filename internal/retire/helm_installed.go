@@ -3,6 +3,7 @@ package retire
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -101,6 +102,10 @@ func (lc *LiveCluster) manifestFacts(ctx context.Context, rel *helmstorage.Relea
 			out = append(out, o)
 		}
 	}
+	inManifest := ids(rel.Objects)
+	out = slices.DeleteFunc(out, func(o HelmObject) bool { // a template claim the manifest also holds
+		return !o.InManifest && inManifest[o.Object.ID()]
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Object.ID() < out[j].Object.ID() })
 	return out
 }
