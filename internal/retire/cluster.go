@@ -17,6 +17,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/kinds"
 )
@@ -32,6 +33,9 @@ type Cluster interface {
 	Facts(ctx context.Context, r *Removal) *Live
 	// Downstream lists every Kustomization that depends on id, directly or not, sorted.
 	Downstream(id string) []string
+	// Installed reads the deployed release of the live HelmRelease namespace/name from
+	// helm-controller's storage; nil, nil when it is not on the cluster or never installed.
+	Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error)
 }
 
 // LiveKustomizations are the Kustomizations a cluster holds, as gitops builds them.

@@ -187,7 +187,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	var rendered map[string]bool
 	if req.Helm != nil {
 		var incomplete, warnings []string
-		rs, retargetUnits, rendered, incomplete, warnings = req.Helm.apply(ctx, b.base, b.cand, units, rs)
+		rs, retargetUnits, rendered, incomplete, warnings = req.Helm.apply(ctx, b.base, b.cand, units, rs, installedOf(ctx, live))
 		rep.Incomplete, rep.Warnings = append(rep.Incomplete, incomplete...), append(rep.Warnings, warnings...)
 	}
 	ups, unseen, notes := HelmUpgrades(units, rendered)
@@ -198,6 +198,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	}
 	rep.Removals, rep.Incomplete = judgeAll(ctx, rs, units, retargetUnits, k, req.Target, live, rep.Incomplete)
 	rep.Notes = append(rep.Notes, HelmStateless(rep.Removals)...)
+	rep.Warnings = append(rep.Warnings, HelmDrifts(rep.Removals)...)
 	sortRemovals(rep.Removals)
 	return rep, nil
 }

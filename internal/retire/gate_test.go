@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
@@ -269,6 +270,9 @@ func (cluster) ConfigMap(context.Context, string, string) (map[string]string, bo
 }
 func (cluster) Facts(context.Context, *retire.Removal) *retire.Live { return &retire.Live{Count: -1} }
 func (cluster) Downstream(string) []string                          { return nil }
+func (cluster) Installed(context.Context, string, string) (*helmstorage.Release, error) {
+	return nil, nil
+}
 
 // liveCluster decodes Kustomization manifests into the cluster's list, with inventories.
 func liveCluster(t *testing.T, inventory map[string][]string, manifests ...string) cluster {

@@ -37,10 +37,17 @@ type HelmLive struct {
 	// Installed is set when status.storageNamespace is: helm-controller uninstalls nothing
 	// otherwise.
 	Installed bool `json:"installed"`
-	// Selector is the label selector every type was listed with.
+	// Stored names the deployed revision read from helm-controller's storage ("web 1.2.0,
+	// revision 2, Secret flux-system/sh.helm.release.v1.web.v2"), "" when it could not be read.
+	Stored string `json:"stored,omitempty"`
+	// Selector is the label selector every type was listed with, when the storage could not
+	// be read ("" otherwise).
 	Selector string `json:"selector"`
-	// Objects are every object listed with Selector.
+	// Objects are the objects of the deployed revision's manifest (with the claims its
+	// StatefulSets made), else every object listed with Selector.
 	Objects []HelmObject `json:"objects,omitempty"`
+	// manifest is the deployed revision's manifest, compared with a render for drift.
+	manifest []*unstructured.Unstructured
 }
 
 // HelmObject is one object labelled for a HelmRelease, as listed live.
@@ -73,6 +80,11 @@ type HelmUninstall struct {
 	// Rendered names the chart the base revision was rendered with ("app-template 4.4.0"):
 	// Deleted, Left and Others then come from its manifest (offline).
 	Rendered string `json:"rendered,omitempty"`
+	// Installed names the deployed revision read from helm-controller's storage (live):
+	// Deleted, Left and Others then come from its manifest.
+	Installed string `json:"installed,omitempty"`
+	// Drift is where the base render and the installed manifest disagree (live, rendered).
+	Drift *HelmDrift `json:"drift,omitempty"`
 	// NoUninstall says why deleting the HelmRelease uninstalls nothing ("" when it does).
 	NoUninstall string `json:"noUninstall,omitempty"`
 	// Deleted are the persistent objects the uninstall deletes, claims first (live).
@@ -96,7 +108,11 @@ type HelmUninstall struct {
 // cluster lists for it, offline from its base manifest's values.
 func judgeHelm(r *Removal, k Kinds, sources map[string]*unstructured.Unstructured) *HelmUninstall {
 	if r.Live != nil {
-		return liveUninstall(r, k)
+		h := liveUninstall(r, k)
+		if l := r.Live.Helm; h != nil && l != nil && l.Stored != "" && r.render != nil {
+			h.Drift = helmDrift(chartText(r.render)+" at base", r.render.Manifest, l.manifest)
+		}
+		return h
 	}
 	if r.base == nil {
 		return nil
@@ -137,7 +153,7 @@ func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
 	if l == nil {
 		return nil
 	}
-	h := &HelmUninstall{Release: l.Release}
+	h := &HelmUninstall{Release: l.Release, Installed: l.Stored}
 	switch {
 	case l.Suspended:
 		h.NoUninstall = "spec.suspend is true on the live HelmRelease: helm-controller deletes it without uninstalling, and its objects stay, unmanaged"
@@ -186,7 +202,11 @@ func (h *HelmUninstall) persistence() *Persistence {
 	}
 	var lost []string
 	for _, o := range h.Deleted {
-		lost = append(lost, o.Object.String())
+		s := o.Object.String()
+		if o.Object.GroupKind() == "CustomResourceDefinition.apiextensions.k8s.io" && o.Detail != "" {
+			s += " (" + o.Detail + ")"
+		}
+		lost = append(lost, s)
 	}
 	for _, v := range h.Values {
 		if v.Declares() {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -18,11 +19,14 @@ import (
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
-// helmFacts reads what the release of the live HelmRelease hr owns: every served type is listed
-// once, cluster-wide, metadata only and page by page, with helm-controller's origin labels as
-// the selector; an object is in the release's manifest when Helm's release annotations name
-// this release. Claims get their mounting pods and reclaim cost, StatefulSets their
-// volumeClaimTemplates. Every type or object that could not be read is added to l.Incomplete.
+// helmFacts reads what the release of the live HelmRelease hr owns: the objects of its deployed
+// revision's manifest, read from helm-controller's storage (helmstorage), which is what the
+// uninstall deletes. When the storage cannot be read, that is added to l.Incomplete (UNKNOWN)
+// and, as further evidence only, every served type is listed once, cluster-wide, metadata only
+// and page by page, with helm-controller's origin labels as the selector; an object is then in
+// the release's manifest when Helm's release annotations name this release. Claims get their
+// mounting pods and reclaim cost, StatefulSets their volumeClaimTemplates. Every type or object
+// that could not be read is added to l.Incomplete.
 func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructured, l *Live) *HelmLive {
 	h := &HelmLive{Release: liveReleaseName(hr)}
 	h.Suspended, _, _ = unstructured.NestedBool(hr.Object, "spec", "suspend")
@@ -31,6 +35,13 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 	if h.Suspended || !h.Installed {
 		return h
 	}
+	rel, err := lc.installed(ctx, hr)
+	if err == nil {
+		h.Release, h.Stored, h.manifest = rel.Namespace+"/"+rel.Name, installedText(rel), rel.Objects
+		h.Objects = lc.manifestFacts(ctx, rel, l)
+		return h
+	}
+	l.Incomplete = append(l.Incomplete, fmt.Sprintf("HelmRelease %s/%s: %v; what its uninstall deletes is not known (below: the objects labelled for it, which may not be its manifest)", hr.GetNamespace(), hr.GetName(), err))
 	h.Selector = labels.SelectorFromSet(labels.Set{HelmNameLabel: hr.GetName(), HelmNamespaceLabel: hr.GetNamespace()}).String()
 	scan := finalizers.Sweep(ctx, lc.c, lc.catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
 	l.Incomplete = append(l.Incomplete, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
@@ -61,6 +72,13 @@ func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *me
 		InManifest: ann[HelmReleaseNameAnnotation] == relName && (relNS == "" || ann[HelmReleaseNamespaceAnnotation] == relNS),
 		Keep:       helm.IsKeep(ann[HelmResourcePolicyAnnotation]),
 	}
+	return lc.objectFacts(ctx, res, o, l)
+}
+
+// objectFacts reads what deleting a release's object o loses: a claim's mounting pods and
+// reclaim cost; a StatefulSet's volumeClaimTemplates and the claims it made from them, each
+// left orphaned unless it goes with its owner.
+func (lc *LiveCluster) objectFacts(ctx context.Context, res kinds.Resource, o HelmObject, l *Live) (HelmObject, []HelmObject) {
 	switch o.Object.GroupKind() {
 	case "PersistentVolumeClaim":
 		var gaps []string
@@ -68,6 +86,9 @@ func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *me
 		l.Incomplete = append(l.Incomplete, gaps...)
 	case "StatefulSet.apps":
 		sts, err := lc.c.Dynamic.Resource(res.GVR()).Namespace(o.Object.Namespace).Get(ctx, o.Object.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			break // in the manifest but not on the cluster: it holds nothing
+		}
 		if err != nil {
 			l.Incomplete = append(l.Incomplete, fmt.Sprintf("reading %s: %s", o.Object, cluster.Reason(err)))
 			o.Detail = "its volumeClaimTemplates could not be read"

@@ -38,6 +38,10 @@ type HelmDrop struct {
 	// Suspended is set when the candidate suspends the HelmRelease: helm-controller upgrades
 	// nothing until it is resumed, and then deletes the same objects.
 	Suspended bool `json:"suspended,omitempty"`
+	// Installed names the deployed revision read from helm-controller's storage (live): the
+	// old manifest is then its manifest, not the base render; Drift is where they disagree.
+	Installed string     `json:"installed,omitempty"`
+	Drift     *HelmDrift `json:"drift,omitempty"`
 }
 
 // rendered is one HelmRelease's render on one side, or why there is none.
@@ -226,8 +230,10 @@ func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 // helmDrops lists the objects helm-controller deletes when it upgrades (or reinstalls) a
 // HelmRelease both revisions declare, one Removal each; a release whose render failed on a side
 // is a line of incomplete (UNKNOWN) naming it, unless its chart is only unavailable, which is
-// a warning: without the chart nothing is compared, as without rendering at all.
-func (s *helmSides) helmDrops(units []Unit) (rs []Removal, incomplete, warnings []string) {
+// a warning: without the chart nothing is compared, as without rendering at all. Live
+// (installed not nil), the old manifest is the deployed release's, read from helm-controller's
+// storage; one that cannot be read is a line of incomplete, never the base render instead.
+func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Removal, incomplete, warnings []string) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
 			id := RefOf(c).ID()
@@ -248,13 +254,25 @@ func (s *helmSides) helmDrops(units []Unit) (rs []Removal, incomplete, warnings 
 			drop := HelmDrop{HelmRelease: c.GetNamespace() + "/" + c.GetName(), Release: b.render.Release, From: chartText(b.render), To: chartText(rc.render)}
 			drop.Reinstall = reinstall(b.render, rc.render, c)
 			drop.Suspended, _, _ = unstructured.NestedBool(c.Object, "spec", "suspend")
+			old := b.render.Manifest
+			if installed != nil {
+				rel, err := installed(c.GetNamespace(), c.GetName())
+				if err != nil {
+					incomplete = append(incomplete, fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", name, u.Kustomization.ID(), err))
+					continue
+				}
+				if rel != nil {
+					old, drop.Installed = rel.Objects, installedText(rel)
+					drop.Drift = helmDrift(chartText(b.render)+" at base", b.render.Manifest, rel.Objects)
+				}
+			}
 			kept := map[string]bool{}
 			if drop.Reinstall == "" {
 				for _, o := range rc.render.Manifest {
 					kept[RefOf(o).ID()] = true
 				}
 			}
-			for _, o := range b.render.Manifest {
+			for _, o := range old {
 				ref := RefOf(o)
 				if kept[ref.ID()] {
 					continue
@@ -289,7 +307,7 @@ func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
 // object an upgrade or reinstall deletes becomes a removal. retargetUnits are units without the
 // candidate HelmReleases whose reinstall the renders judge object by object, so HelmRetargets
 // no longer calls those UNKNOWN; judged are the HelmReleases rendered at both revisions.
-func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, warnings []string) {
+func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed installedFunc) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, warnings []string) {
 	sides := h.renderHelm(ctx, base, cand, units)
 	for i := range rs {
 		r := &rs[i]
@@ -304,7 +322,7 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 			}
 		}
 	}
-	drops, incomplete, warnings := sides.helmDrops(units)
+	drops, incomplete, warnings := sides.helmDrops(units, installed)
 	warnings = append(warnings, sides.notes()...)
 	out = append(rs, drops...)
 	sortRemovals(out)

@@ -17,7 +17,7 @@ func judgeHelmDrop(r *Removal, k Kinds, all []*unstructured.Unstructured) {
 	r.Persistent = k.Persistence(r, all)
 	r.Unsafe = false
 	r.resetReasons()
-	how := fmt.Sprintf("helm-controller upgrades release %s (HelmRelease %s, chart %s to %s) and Helm deletes %s, which the new manifest no longer has", d.Release, d.HelmRelease, d.From, d.To, r.Object)
+	how := fmt.Sprintf("helm-controller upgrades release %s (HelmRelease %s, chart %s to %s) and Helm deletes %s, which the new manifest no longer has", d.Release, d.HelmRelease, d.FromText(), d.To, r.Object)
 	if d.Reinstall != "" {
 		how = fmt.Sprintf("the candidate reinstalls release %s (HelmRelease %s: %s): helm-controller uninstalls it first, deleting %s of its old manifest", d.Release, d.HelmRelease, d.Reinstall, r.Object)
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/helmstorage"
 )
 
 func claim(name string, ann map[string]string) *unstructured.Unstructured {
@@ -47,7 +48,7 @@ func TestHelmDrops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &helmSides{base: map[string]*rendered{id: tc.base}, cand: map[string]*rendered{id: tc.cand}}
-			rs, incomplete, warnings := s.helmDrops(units)
+			rs, incomplete, warnings := s.helmDrops(units, nil)
 			if len(incomplete)+len(warnings) > 0 {
 				t.Fatalf("incomplete %v, warnings %v", incomplete, warnings)
 			}
@@ -78,7 +79,7 @@ func TestHelmDropsFailedRender(t *testing.T) {
 	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps"}, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
 	id := RefOf(hr).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("a")}, cand: map[string]*rendered{id: {err: errors.New("template: app/templates/x.yaml:3: nil pointer")}}}
-	_, incomplete, warnings := s.helmDrops(units)
+	_, incomplete, warnings := s.helmDrops(units, nil)
 	if len(incomplete) != 1 || len(warnings) != 0 || !strings.Contains(incomplete[0], "HelmRelease x/app (Kustomization flux-system/apps)") {
 		t.Fatalf("incomplete %v warnings %v", incomplete, warnings)
 	}
@@ -94,7 +95,7 @@ func TestHelmDropsSuspended(t *testing.T) {
 	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps", Prune: true}, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{cand}}}
 	id := RefOf(base).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: renderOf("app-template")}}
-	rs, _, _ := s.helmDrops(units)
+	rs, _, _ := s.helmDrops(units, nil)
 	Judge(rs, units, k)
 	if len(rs) != 1 || !rs[0].Unsafe || !strings.Contains(strings.Join(rs[0].Reasons, ""), "once the HelmRelease is resumed") {
 		t.Fatalf("got %+v", rs)
@@ -110,5 +111,66 @@ func TestHelmRenderNotes(t *testing.T) {
 	s := &helmSides{base: map[string]*rendered{"x": b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{"x": c}}
 	if got := s.notes(); len(got) != 1 || got[0] != note {
 		t.Fatalf("notes %q", got)
+	}
+}
+
+// Live, the upgrade's old manifest is the installed release, not the base render: a claim only
+// the installed release holds is dropped too, the disagreement is drift, and a storage that
+// cannot be read is UNKNOWN with no removal judged from the base render; a HelmRelease not
+// installed is judged from the base render.
+func TestHelmDropsInstalled(t *testing.T) {
+	hr := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "app", nil)
+	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps"}, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
+	id := RefOf(hr).ID()
+	deploy := obj("apps/v1", "Deployment", "x", "app", nil)
+	s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil), deploy)}, cand: map[string]*rendered{id: renderOf("app-template", deploy)}}
+	rel := &helmstorage.Release{Chart: "app-template", ChartVersion: "0.9.0", Version: 4, Record: "Secret x/sh.helm.release.v1.app.v4",
+		Objects: []*unstructured.Unstructured{claim("app-cache", nil), claim("app-old", nil), deploy}}
+	for _, tc := range []struct {
+		name       string
+		installed  installedFunc
+		want       string
+		drift      string
+		incomplete string
+	}{
+		{"installed", func(string, string) (*helmstorage.Release, error) { return rel, nil },
+			"x_app-cache__PersistentVolumeClaim,x_app-old__PersistentVolumeClaim", "installed but not rendered: PersistentVolumeClaim x/app-old", ""},
+		{"not installed", func(string, string) (*helmstorage.Release, error) { return nil, nil }, "x_app-cache__PersistentVolumeClaim", "", ""},
+		{"forbidden", func(string, string) (*helmstorage.Release, error) {
+			return nil, &helmstorage.Error{Location: helmstorage.Location{StorageNamespace: "x", Name: "app"}, Reason: helmstorage.Forbidden, Detail: "no"}
+		}, "", "", "the release it upgrades could not be read: reading the deployed revision of Helm release app in storage namespace x: forbidden: no"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, incomplete, _ := s.helmDrops(units, tc.installed)
+			var got []string
+			var drift string
+			for _, r := range rs {
+				got = append(got, r.ID)
+				if r.HelmDrop.Drift != nil {
+					drift = r.HelmDrop.Drift.Text()
+				}
+			}
+			if strings.Join(got, ",") != tc.want || !strings.Contains(drift, tc.drift) || (tc.drift == "") != (drift == "") ||
+				!strings.Contains(strings.Join(incomplete, "\n"), tc.incomplete) || (tc.incomplete == "") != (len(incomplete) == 0) {
+				t.Fatalf("removals %v drift %q incomplete %v", got, drift, incomplete)
+			}
+		})
+	}
+}
+
+// Live, a removed HelmRelease rendered at base names where the render and the installed
+// manifest disagree; the uninstall itself is the installed manifest's.
+func TestHelmUninstallDrift(t *testing.T) {
+	r := &Removal{Object: Ref{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "x", Name: "app"},
+		Live: &Live{Exists: true, Helm: &HelmLive{Release: "x/app", Installed: true, Stored: "app-template 0.9.0, revision 4, Secret x/r",
+			Objects: []HelmObject{{Object: RefOf(claim("app-old", nil)), InManifest: true}}, manifest: []*unstructured.Unstructured{claim("app-old", nil)}}},
+		render: renderOf("app-template", claim("app-new", nil)).render}
+	h := judgeHelm(r, mustKinds(t), nil)
+	if h.Drift == nil || refsText(h.Drift.OnlyInstalled) != "PersistentVolumeClaim x/app-old" || refsText(h.Drift.OnlyRendered) != "PersistentVolumeClaim x/app-new" ||
+		len(h.Deleted) != 1 || h.Deleted[0].Object.Name != "app-old" || h.Installed == "" {
+		t.Fatalf("%+v", h)
+	}
+	if got := HelmDrifts([]Removal{{Object: r.Object, Helm: h}}); len(got) != 1 || !strings.Contains(got[0], "HelmRelease x/app (release x/app): the installed release and the render of chart app-template 1.0.0 at base disagree") {
+		t.Fatalf("%q", got)
 	}
 }

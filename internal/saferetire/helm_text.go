@@ -25,6 +25,12 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 		head = "helm: the upgrade of release " + h.Release + " deletes"
 	}
 	n := parent.Add(head)
+	if h.Installed != "" {
+		n.Add("installed: " + h.Installed + ", read from helm-controller's storage: the uninstall deletes its manifest's objects")
+	}
+	if h.Drift != nil {
+		n.AddMessage(p.Warn("drift: "), h.Drift.Text())
+	}
 	if h.Rendered != "" {
 		n.Add("rendered: chart " + h.Rendered + " at base, with helm-controller's values, release name and post-renderers")
 	}

@@ -134,7 +134,7 @@ func outcomeText(rm *retire.Removal) string {
 		if d.Reinstall != "" {
 			return "Helm deletes it when helm-controller reinstalls release " + d.Release + " (HelmRelease " + d.HelmRelease + ")"
 		}
-		return "Helm deletes it when helm-controller upgrades release " + d.Release + " (HelmRelease " + d.HelmRelease + ", " + d.From + " to " + d.To + ")"
+		return "Helm deletes it when helm-controller upgrades release " + d.Release + " (HelmRelease " + d.HelmRelease + ", " + d.FromText() + " to " + d.To + ")"
 	}
 	switch rm.Outcome {
 	case retire.Pruned:

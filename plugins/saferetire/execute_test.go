@@ -282,6 +282,7 @@ func TestExecuteRefusesUnsuspendedHelmRelease(t *testing.T) {
 	ns := namespace(t, "retire4hr")
 	liveKS(t, ns, "apps", "./k8s/"+ns)
 	liveHelmRelease(t, ns, "paperless")
+	storeRelease(t, ns, "paperless", 1, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: paperless\n")
 	optOut := []byte(`{"metadata":{"annotations":{"kustomize.toolkit.fluxcd.io/prune":"disabled"}}}`)
 	if _, err := kc.Dynamic.Resource(hrGVR).Namespace(ns).Patch(context.Background(), "paperless", types.MergePatchType, optOut, metav1.PatchOptions{}); err != nil {
 		t.Fatalf("annotating: %v", err)

@@ -139,6 +139,13 @@ func TestHelmReleaseRemovalLive(t *testing.T) {
 	// survives the uninstall (helm/helm#5156).
 	liveStatefulSet(t, ns, "paperless-db", owned, helm, "")
 	helmClaim(t, ns, "data-paperless-db-0", map[string]string{"app": "paperless-db"}, nil, "")
+	// The release as helm-controller stored it: the uninstall deletes exactly its manifest's
+	// objects, among them a CRD in the chart's templates/ (Helm deletes it, and with it its
+	// custom resources), which carries no origin label.
+	group := ns + ".example.com"
+	liveWidgets(t, ns, group, 2)
+	storeRelease(t, ns, "paperless", 2, claimDoc("paperless-data", "")+claimDoc("paperless-keep", "  annotations: {helm.sh/resource-policy: keep}\n")+
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: paperless\n---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: paperless-db\n"+crdDoc(group))
 
 	r, base := removedRelease(t, ns, "paperless", appTemplateRelease(ns, "paperless", "    persistence:\n      data:\n        accessMode: ReadWriteOnce\n        size: 15Gi\n"))
 	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
@@ -156,9 +163,22 @@ func TestHelmReleaseRemovalLive(t *testing.T) {
 		"and the release's other objects: 1 ConfigMap",
 		"deletes StatefulSet "+ns+"/paperless-db (1 volumeClaimTemplates with whenDeleted: Retain: its pods go and its claims are left orphaned)",
 		"leaves PersistentVolumeClaim "+ns+"/data-paperless-db-0: a volumeClaimTemplates claim of StatefulSet "+ns+"/paperless-db (whenDeleted: Retain), not in the release's manifest: left orphaned",
+		"installed: app-template 4.4.0, revision 2, Secret "+ns+"/sh.helm.release.v1.paperless.v2, read from helm-controller's storage",
+		"deletes CustomResourceDefinition widgets."+group+" (in the chart's templates, so Helm deletes it, and with it its 2 custom resources on the cluster)",
 		"verdict: UNSAFE (exit 1)")
 	if first, rest := strings.Index(out, "deletes PersistentVolumeClaim "+ns+"/paperless-data"), strings.Index(out, "other objects"); first < 0 || first > rest {
 		t.Errorf("the claim is not named before the rest of the release\n%s", out)
+	}
+	// Neither the text nor the JSON report carries the release's values or Secret data.
+	js, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns, "-o", "json")
+	if code != 1 {
+		t.Fatalf("json: exit %d, want 1\n%s\n%s", code, js, errOut)
+	}
+	contains(t, js, `"installed": "app-template 4.4.0, revision 2, Secret `+ns+`/sh.helm.release.v1.paperless.v2"`)
+	for _, o := range []string{out, js, errOut} {
+		if strings.Contains(o, releaseSentinel) || strings.Contains(o, "H4sI") {
+			t.Errorf("the output shows stored release data\n%s", o)
+		}
 	}
 }
 
@@ -266,6 +286,7 @@ func TestHelmReleaseRemovalLiveReads(t *testing.T) {
 	ns := namespace(t, "helmrd")
 	liveKS(t, ns, "apps", "./k8s/"+ns, ns+"_web_helm.toolkit.fluxcd.io_HelmRelease", ns+"_settings__ConfigMap")
 	liveHelmRelease(t, ns, "web")
+	storeRelease(t, ns, "web", 1, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n")
 	if _, err := kc.Kube.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns,
 		Labels:      map[string]string{"helm.toolkit.fluxcd.io/name": "web", "helm.toolkit.fluxcd.io/namespace": ns},
 		Annotations: map[string]string{"meta.helm.sh/release-name": "web", "meta.helm.sh/release-namespace": ns}}}, metav1.CreateOptions{}); err != nil {
@@ -295,5 +316,6 @@ func TestHelmReleaseRemovalLiveReads(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("without list on claims: exit %d, want 2\n%s\n%s", code, out, errOut)
 	}
-	contains(t, out, "types labelled helm.toolkit.fluxcd.io/name=web,helm.toolkit.fluxcd.io/namespace="+ns+" for HelmRelease "+ns+"/web: forbidden: ", " persistentvolumeclaims,", "verdict: UNKNOWN (exit 2)")
+	contains(t, out, "HelmRelease "+ns+"/web: reading the deployed revision of Helm release web in storage namespace "+ns+": forbidden: ",
+		"types labelled helm.toolkit.fluxcd.io/name=web,helm.toolkit.fluxcd.io/namespace="+ns+" for HelmRelease "+ns+"/web: forbidden: ", " persistentvolumeclaims,", "verdict: UNKNOWN (exit 2)")
 }

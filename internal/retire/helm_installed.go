@@ -1,0 +1,226 @@
+package retire
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/helmstorage"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// HelmDrift names the objects a render and the installed release's manifest disagree on: drift
+// or manual changes since helm-controller last installed it (a chart version or values the
+// cluster never got, an upgrade that failed, an edit by hand).
+type HelmDrift struct {
+	// Rendered is the render compared ("web 1.2.0 at base").
+	Rendered      string `json:"rendered"`
+	OnlyInstalled []Ref  `json:"onlyInstalled,omitempty"`
+	OnlyRendered  []Ref  `json:"onlyRendered,omitempty"`
+}
+
+// installedFunc reads the deployed release of the live HelmRelease namespace/name; nil, nil
+// when there is none to read (the HelmRelease is not on the cluster, or never installed).
+type installedFunc func(namespace, name string) (*helmstorage.Release, error)
+
+// installedText names a deployed release: "web 1.2.0, revision 2, Secret ns/sh.helm.release.v1.web.v2".
+func installedText(rel *helmstorage.Release) string {
+	return fmt.Sprintf("%s %s, revision %d, %s", rel.Chart, rel.ChartVersion, rel.Version, rel.Record)
+}
+
+// Installed reads the deployed release of the live HelmRelease namespace/name from its storage
+// namespace (helmstorage): nil, nil when the HelmRelease is not served, not on the cluster or
+// never installed (empty status.storageNamespace).
+func (lc *LiveCluster) Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
+	res, ok := lc.catalog.ForGroupKind(schema.GroupKind{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"})
+	if !ok {
+		return nil, nil
+	}
+	hr, err := lc.c.Dynamic.Resource(res.GVR()).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading HelmRelease %s/%s: %s", namespace, name, cluster.Reason(err))
+	}
+	if s, _, _ := unstructured.NestedString(hr.Object, "status", "storageNamespace"); s == "" {
+		return nil, nil
+	}
+	return lc.installed(ctx, hr)
+}
+
+// installed reads hr's deployed release and places its manifest's objects as Helm installs
+// them: a namespaced object without a namespace goes in the release's namespace.
+func (lc *LiveCluster) installed(ctx context.Context, hr *unstructured.Unstructured) (*helmstorage.Release, error) {
+	rel, err := helmstorage.Deployed(ctx, lc.c.Kube, helmstorage.Locate(hr))
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range rel.Objects {
+		gvk := o.GroupVersionKind()
+		res, ok := lc.catalog.ForGroupKind(gvk.GroupKind())
+		switch {
+		case ok && !res.Namespaced:
+			o.SetNamespace("")
+		case o.GetNamespace() == "":
+			o.SetNamespace(rel.Namespace)
+		}
+	}
+	return rel, nil
+}
+
+// manifestFacts reads, for each object of the installed manifest, what deleting it loses: a
+// claim's mounting pods and reclaim cost, a StatefulSet's templates and the claims it made, a
+// CRD's custom resources on the cluster. Keep is read from the manifest, as Helm's uninstall
+// reads it.
+func (lc *LiveCluster) manifestFacts(ctx context.Context, rel *helmstorage.Release, l *Live) []HelmObject {
+	var out []HelmObject
+	for _, m := range rel.Objects {
+		o := HelmObject{Object: RefOf(m), InManifest: true, Keep: isKeep(m.GetAnnotations()[HelmResourcePolicyAnnotation])}
+		switch o.Object.GroupKind() {
+		case "CustomResourceDefinition.apiextensions.k8s.io":
+			o.Detail = lc.manifestCRDCount(ctx, m, l)
+			out = append(out, o)
+		case "StatefulSet.apps", "PersistentVolumeClaim":
+			res, ok := lc.catalog.ForGroupKind(m.GroupVersionKind().GroupKind())
+			if !ok {
+				out = append(out, o)
+				continue
+			}
+			o, claims := lc.objectFacts(ctx, res, o, l)
+			out = append(out, o)
+			out = append(out, claims...)
+		default:
+			out = append(out, o)
+		}
+	}
+	inManifest := ids(rel.Objects)
+	out = slices.DeleteFunc(out, func(o HelmObject) bool { // a template claim the manifest also holds
+		return !o.InManifest && inManifest[o.Object.ID()]
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Object.ID() < out[j].Object.ID() })
+	return out
+}
+
+// helmDrift compares a render with the installed manifest, nil when they hold the same objects.
+func helmDrift(rendered string, render, installed []*unstructured.Unstructured) *HelmDrift {
+	in, re := ids(installed), ids(render)
+	d := &HelmDrift{Rendered: rendered}
+	for _, o := range installed {
+		if !re[RefOf(o).ID()] {
+			d.OnlyInstalled = append(d.OnlyInstalled, RefOf(o))
+		}
+	}
+	for _, o := range render {
+		if !in[RefOf(o).ID()] {
+			d.OnlyRendered = append(d.OnlyRendered, RefOf(o))
+		}
+	}
+	if len(d.OnlyInstalled)+len(d.OnlyRendered) == 0 {
+		return nil
+	}
+	return d
+}
+
+// Text says where the render and the installed manifest disagree.
+func (d *HelmDrift) Text() string {
+	var parts []string
+	if len(d.OnlyInstalled) > 0 {
+		parts = append(parts, "installed but not rendered: "+refsText(d.OnlyInstalled))
+	}
+	if len(d.OnlyRendered) > 0 {
+		parts = append(parts, "rendered but not installed: "+refsText(d.OnlyRendered))
+	}
+	return fmt.Sprintf("the installed release and the render of chart %s disagree (drift, a failed upgrade or a change by hand): %s", d.Rendered, strings.Join(parts, "; "))
+}
+
+func refsText(rs []Ref) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// HelmDrifts is one warning per HelmRelease whose installed release and render disagree, as the
+// removals carry it (an uninstall's or an upgrade's): the verdict rests on what is installed.
+func HelmDrifts(rs []Removal) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range rs {
+		var d *HelmDrift
+		var who, release string
+		switch r := &rs[i]; {
+		case r.Helm != nil && r.Helm.Drift != nil:
+			d, who, release = r.Helm.Drift, r.Object.Namespace+"/"+r.Object.Name, r.Helm.Release
+		case r.HelmDrop != nil && r.HelmDrop.Drift != nil:
+			d, who, release = r.HelmDrop.Drift, r.HelmDrop.HelmRelease, r.HelmDrop.Release
+		default:
+			continue
+		}
+		if seen[who] {
+			continue
+		}
+		seen[who] = true
+		out = append(out, fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text()))
+	}
+	return out
+}
+
+// installedOf reads deployed releases through live, nil offline.
+func installedOf(ctx context.Context, live Cluster) installedFunc {
+	if live == nil {
+		return nil
+	}
+	return func(namespace, name string) (*helmstorage.Release, error) {
+		return live.Installed(ctx, namespace, name)
+	}
+}
+
+// FromText names what the upgrade starts from: the installed revision live, else the base render.
+func (d *HelmDrop) FromText() string {
+	if d.Installed != "" {
+		return "installed " + d.Installed
+	}
+	return d.From
+}
+
+// manifestCRDCount says how many custom resources deleting the manifest's CRD crd deletes: they
+// are listed by the resource the CRD itself declares (its group, plural and served version, not
+// a discovery cache that may predate it); a CRD not on the cluster serves none.
+func (lc *LiveCluster) manifestCRDCount(ctx context.Context, crd *unstructured.Unstructured, l *Live) string {
+	res := kinds.Resource{}
+	res.Group, _, _ = unstructured.NestedString(crd.Object, "spec", "group")
+	res.Resource, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	res.Kind, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+	res.Namespaced = scope != "Cluster"
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		if served, _ := m["served"].(bool); served && res.Version == "" {
+			res.Version, _ = m["name"].(string)
+		}
+	}
+	if res.Group == "" || res.Resource == "" || res.Version == "" {
+		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting the custom resources of %s: its manifest names no group, plural or served version", RefOf(crd)))
+		return "its custom resources could not be counted"
+	}
+	n, err := kinds.CountObjects(ctx, lc.c.Metadata, res, "")
+	if apierrors.IsNotFound(err) {
+		n, err = 0, nil
+	}
+	if err != nil {
+		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting %s: %s", res.QualifiedName(), cluster.Reason(err)))
+		return "its custom resources could not be counted"
+	}
+	return fmt.Sprintf("in the chart's templates, so Helm deletes it, and with it its %d custom resources on the cluster", n)
+}
