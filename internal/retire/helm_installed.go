@@ -3,6 +3,7 @@ package retire
 import (
 	"context"
 	"fmt"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 	"slices"
 	"sort"
 	"strings"
@@ -84,7 +85,7 @@ func (lc *LiveCluster) installed(ctx context.Context, hr *unstructured.Unstructu
 func (lc *LiveCluster) manifestFacts(ctx context.Context, rel *helmstorage.Release, l *Live) []HelmObject {
 	var out []HelmObject
 	for _, m := range rel.Objects {
-		o := HelmObject{Object: RefOf(m), InManifest: true, Keep: isKeep(m.GetAnnotations()[HelmResourcePolicyAnnotation])}
+		o := HelmObject{Object: RefOf(m), InManifest: true, Keep: helm.IsKeep(m.GetAnnotations()[HelmResourcePolicyAnnotation])}
 		switch o.Object.GroupKind() {
 		case "CustomResourceDefinition.apiextensions.k8s.io":
 			o.Detail = lc.manifestCRDCount(ctx, m, l)
