@@ -74,6 +74,7 @@ type SafeRetireOptions struct {
 	Full            bool
 	CacheDir        string
 	CacheKeyFile    string
+	RenderCacheDir  string
 	ChartsDir       string
 	ChartCacheDir   string
 	KubeVersion     string
@@ -95,6 +96,7 @@ type SafeRetireOptions struct {
 	clients *cluster.Clients
 	target  cluster.Target
 	cache   *gitops.BuildCache
+	renders *helmrender.Cache
 	charts  *charts.Cache
 	// getenv reads GITHUB_ACTIONS and GITHUB_STEP_SUMMARY; tests replace it.
 	getenv func(string) string
@@ -107,17 +109,18 @@ type SafeRetireOptions struct {
 // NewSafeRetireOptions returns options with kubectl's standard flags and text output.
 func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string) string) *SafeRetireOptions {
 	return &SafeRetireOptions{
-		ConfigFlags:   genericclioptions.NewConfigFlags(true),
-		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON, sarif.Format),
-		IOStreams:     streams,
-		Repo:          ".",
-		Timeout:       cli.DefaultTimeout,
-		CacheDir:      gitops.DefaultBuildCacheDir(getenv),
-		ChartCacheDir: charts.DefaultCacheDir(getenv),
-		KubeVersion:   helmrender.DefaultKubeVersion,
-		getenv:        getenv,
-		terminal:      isTerminal(streams.In),
-		planDir:       defaultPlanDir(getenv),
+		ConfigFlags:    genericclioptions.NewConfigFlags(true),
+		PrintFlags:     output.NewPrintFlags(output.Text, output.JSON, sarif.Format),
+		IOStreams:      streams,
+		Repo:           ".",
+		Timeout:        cli.DefaultTimeout,
+		CacheDir:       gitops.DefaultBuildCacheDir(getenv),
+		ChartCacheDir:  charts.DefaultCacheDir(getenv),
+		RenderCacheDir: helmrender.DefaultCacheDir(getenv),
+		KubeVersion:    helmrender.DefaultKubeVersion,
+		getenv:         getenv,
+		terminal:       isTerminal(streams.In),
+		planDir:        defaultPlanDir(getenv),
 	}
 }
 
@@ -156,6 +159,7 @@ func newCmd(o *SafeRetireOptions) *cobra.Command {
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at both revisions, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches, and read no build cache.")
 	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
 	f.StringVar(&o.CacheKeyFile, "build-cache-key-file", "", "A file (yours, mode 0600) holding the secret that authenticates build cache entries (HMAC-SHA256), so a cache restored from a store others can write cannot be forged; default $"+gitops.BuildCacheKeyEnv+". Without one, entries are trusted because only you can write the directory.")
+	f.StringVar(&o.RenderCacheDir, "render-cache", o.RenderCacheDir, "Keep HelmRelease renders in this directory between runs (kubeforensics/renders under $XDG_CACHE_HOME, else ~/.cache), keyed by the chart's digest, the composed values, the release's name and namespace, Capabilities and post-renderers, so a gate renders again only what no earlier run rendered; trusted as the build cache is, and authenticated with its key; empty for none. --full uses none.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases, and the charts of HelmReleases the change removes or changes; without it a tier that needs them is UNKNOWN, with their URLs.")
 	f.StringVar(&o.ChartsDir, "charts", "", "Read charts pulled beforehand from `DIR` (helm pull output, <name>-<version>.tgz) to render HelmReleases offline.")
 	f.StringVar(&o.ChartCacheDir, "chart-cache", o.ChartCacheDir, "Keep downloaded charts in this directory, by digest, and read them offline (kubeforensics/charts under $XDG_CACHE_HOME, else ~/.cache); must belong to you and be writable by nobody else; empty for none.")
@@ -205,6 +209,9 @@ func (o *SafeRetireOptions) Complete(_ []string) error {
 			fmt.Fprintf(o.ErrOut, "# %s; building without it\n", output.Sanitize(err.Error()))
 		}
 		o.cache = c
+	}
+	if err := o.openRenderCache(); err != nil {
+		return err
 	}
 	if err := o.completeComment(); err != nil {
 		return err
@@ -282,6 +289,9 @@ func (o *SafeRetireOptions) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "# trimming the build cache: %s\n", output.Sanitize(err.Error()))
 		}
 	}
+	if err := o.closeRenderCache(); err != nil {
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -342,7 +352,7 @@ func (o *SafeRetireOptions) compute(ctx context.Context) (*Result, error) {
 		SourceRoot: o.SourceRoot, AllowNetwork: o.AllowNetwork, PersistentKinds: o.PersistentKinds, Target: o.target, Full: o.Full, Cache: o.cache,
 		Helm: &retire.HelmRender{
 			Charts:  &charts.Getter{Dir: o.ChartsDir, Cache: o.charts, AllowNetwork: o.AllowNetwork, Timeout: o.NetworkTimeout},
-			Options: helmrender.Options{KubeVersion: o.KubeVersion, AllowNetwork: o.AllowNetwork},
+			Options: helmrender.Options{KubeVersion: o.KubeVersion, AllowNetwork: o.AllowNetwork, Cache: o.renders},
 		}}
 	var live retire.Cluster
 	if o.clients != nil {
