@@ -123,3 +123,53 @@ func tail(s string, n int) string {
 func ratioLine(what string, gate, flate time.Duration, target string) {
 	fmt.Printf("  %-58s gate %7d ms  flate %7d ms  %5.2fx (target <= %s)\n", what, gate.Milliseconds(), flate.Milliseconds(), float64(gate)/float64(flate), target)
 }
+
+// flateDiffArgs are flate's arguments for the same question the gate answers: what the
+// working tree (checked out at the candidate) renders against the base revision.
+func flateDiffArgs(dir, base string) []string {
+	return []string{"diff", "-p", dir, "--base", base}
+}
+
+// checkout puts rev in fr's working tree, for flate, which renders the working tree.
+func (fr *flateRepo) checkout(b *testing.B, rev string) {
+	gittest.Run(b, fr.dir, "checkout", "--quiet", "--detach", rev)
+}
+
+// BenchmarkFlate runs the offline gate and flate (https://github.com/home-operations/flate,
+// run as another program, when its binary is at hand: see flateBinary) side by side on the
+// same one-file pull requests: the generated 1,000-Kustomization repository with only
+// Deployments (one image bump; issue targets: <= 0.5x flate cold, <= 0.25x warm), and the
+// repository of BenchmarkHelmGate (102 paths, 80 HelmReleases of the repository's own chart).
+// Cold is with empty caches (a fresh HOME for flate); warm with the caches a run on another
+// one-file change of the same base filled. Without the binary it is skipped, saying so.
+func BenchmarkFlate(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds generated repositories")
+	}
+	bin := flateBinary()
+	if bin == "" {
+		b.Skipf("flate not found: set $%s, or build it into kubeforensics/tools/flate-bin/flate under the user cache directory (go install github.com/home-operations/flate/cmd/flate@v0.6.5)", flateEnv)
+	}
+	repos := []*flateRepo{
+		newFlateRepo(b, "1,000 Kustomizations, all Deployments", 1000, kfloor.Layout{DeploymentEvery: 1}),
+		newFlateRepo(b, "102 paths, 80 HelmReleases", helmBenchApps, kfloor.Layout{DeploymentEvery: 5, Chart: appChartFiles()}),
+	}
+	b.ResetTimer()
+	fmt.Printf("safe-retire offline gate against %s, one-file change, wall time of one run each:\n", bin)
+	for _, fr := range repos {
+		coldDir, warmDir := b.TempDir(), b.TempDir()
+		gateCold := fr.gate(b, fr.one, coldDir)
+		fr.gate(b, fr.two, warmDir)
+		gateWarm := fr.gate(b, fr.one, warmDir)
+		coldHome, warmHome := b.TempDir(), b.TempDir()
+		fr.checkout(b, fr.one)
+		flateCold := runFlate(b, bin, fr.dir, coldHome, flateDiffArgs(fr.dir, fr.base)...)
+		fr.checkout(b, fr.two)
+		runFlate(b, bin, fr.dir, warmHome, flateDiffArgs(fr.dir, fr.base)...)
+		fr.checkout(b, fr.one)
+		flateWarm := runFlate(b, bin, fr.dir, warmHome, flateDiffArgs(fr.dir, fr.base)...)
+		ratioLine(fr.name+", cold", gateCold, flateCold, "0.50")
+		ratioLine(fr.name+", warm", gateWarm, flateWarm, "0.25")
+	}
+	b.StopTimer()
+}
