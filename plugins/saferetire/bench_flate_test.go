@@ -150,26 +150,32 @@ func BenchmarkFlate(b *testing.B) {
 	if bin == "" {
 		b.Skipf("flate not found: set $%s, or build it into kubeforensics/tools/flate-bin/flate under the user cache directory (go install github.com/home-operations/flate/cmd/flate@v0.6.5)", flateEnv)
 	}
-	repos := []*flateRepo{
-		newFlateRepo(b, "1,000 Kustomizations, all Deployments", 1000, kfloor.Layout{DeploymentEvery: 1}),
-		newFlateRepo(b, "102 paths, 80 HelmReleases", helmBenchApps, kfloor.Layout{DeploymentEvery: 5, Chart: appChartFiles()}),
-	}
-	b.ResetTimer()
 	fmt.Printf("safe-retire offline gate against %s, one-file change, wall time of one run each:\n", bin)
-	for _, fr := range repos {
-		coldDir, warmDir := b.TempDir(), b.TempDir()
-		gateCold := fr.gate(b, fr.one, coldDir)
-		fr.gate(b, fr.two, warmDir)
-		gateWarm := fr.gate(b, fr.one, warmDir)
-		coldHome, warmHome := b.TempDir(), b.TempDir()
-		fr.checkout(b, fr.one)
-		flateCold := runFlate(b, bin, fr.dir, coldHome, flateDiffArgs(fr.dir, fr.base)...)
-		fr.checkout(b, fr.two)
-		runFlate(b, bin, fr.dir, warmHome, flateDiffArgs(fr.dir, fr.base)...)
-		fr.checkout(b, fr.one)
-		flateWarm := runFlate(b, bin, fr.dir, warmHome, flateDiffArgs(fr.dir, fr.base)...)
-		ratioLine(fr.name+", cold", gateCold, flateCold, "0.50")
-		ratioLine(fr.name+", warm", gateWarm, flateWarm, "0.25")
-	}
+	b.Run("deployments-1000", func(b *testing.B) {
+		benchFlate(b, bin, newFlateRepo(b, "1,000 Kustomizations, all Deployments", 1000, kfloor.Layout{DeploymentEvery: 1}))
+	})
+	b.Run("helmreleases-80", func(b *testing.B) {
+		benchFlate(b, bin, newFlateRepo(b, "102 paths, 80 HelmReleases", helmBenchApps, kfloor.Layout{DeploymentEvery: 5, Chart: appChartFiles()}))
+	})
+}
+
+// benchFlate measures the gate and flate on fr, cold and warm, and prints the ratios.
+func benchFlate(b *testing.B, bin string, fr *flateRepo) {
+	b.ResetTimer()
+	coldDir, warmDir := b.TempDir(), b.TempDir()
+	gateCold := fr.gate(b, fr.one, coldDir)
+	fr.gate(b, fr.two, warmDir)
+	gateWarm := fr.gate(b, fr.one, warmDir)
+	coldHome, warmHome := b.TempDir(), b.TempDir()
+	fr.checkout(b, fr.one)
+	flateCold := runFlate(b, bin, fr.dir, coldHome, flateDiffArgs(fr.dir, fr.base)...)
+	fr.checkout(b, fr.two)
+	runFlate(b, bin, fr.dir, warmHome, flateDiffArgs(fr.dir, fr.base)...)
+	fr.checkout(b, fr.one)
+	flateWarm := runFlate(b, bin, fr.dir, warmHome, flateDiffArgs(fr.dir, fr.base)...)
 	b.StopTimer()
+	b.ReportMetric(float64(gateCold)/float64(flateCold), "cold-x-flate")
+	b.ReportMetric(float64(gateWarm)/float64(flateWarm), "warm-x-flate")
+	ratioLine(fr.name+", cold", gateCold, flateCold, "0.50")
+	ratioLine(fr.name+", warm", gateWarm, flateWarm, "0.25")
 }
