@@ -133,7 +133,7 @@ type side struct {
 	own  charts.Repository
 	opts helmrender.Options
 	// files are the revision's files; a chart that is a directory of it is digested from them,
-	// and the revision is written out (onDisk) only when such a chart is loaded to render.
+	// and the revision is written out (files.OnDisk) only when such a chart is loaded to render.
 	files   gitrev.Files
 	digests map[string]string
 }
