@@ -62,6 +62,8 @@ bench: controlplane
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkRepoLint$$' -benchtime 1x -timeout 30m -v ./plugins/fluxchain/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkOfflineGate$$' -benchtime 1x -timeout 30m -v ./plugins/saferetire/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkRenderIsolation$$' -benchtime 1x -timeout 10m -v ./plugins/saferetire/
+	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkHelmGate$$' -benchtime 1x -timeout 30m -v ./plugins/saferetire/
+	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkFlate$$' -benchtime 1x -timeout 60m -v ./plugins/saferetire/
 	KF_SKIP_INTEGRATION=1 TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkIncrementalLoad$$' -benchtime 1x -timeout 60m ./internal/gitops/
 	TZ=UTC $(GO) test -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -timeout 20m -v ./test/fleet/
 

@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	securejoin "github.com/cyphar/filepath-securejoin"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"sigs.k8s.io/yaml"
@@ -152,12 +154,12 @@ func relTo(ref Ref, p string) string {
 // its charts/ does not hold, read from its Chart.lock or Chart.yaml alone, so a change to one
 // of them changes the chart's digest. Unreadable metadata yields none: loading the chart then
 // fails and says why.
-func localDependencyDirs(ref Ref) []string {
+func localDependencyDirs(files gitrev.Files, ref Ref) []string {
 	meta := struct {
 		Dependencies []*chart.Dependency `json:"dependencies"`
 	}{}
 	for _, name := range []string{"Chart.lock", "Chart.yaml"} {
-		data, err := readBounded(filepath.Join(ref.Dir, name))
+		data, err := files.ReadFile(filepath.Join(ref.Dir, name))
 		if err != nil {
 			continue
 		}
@@ -180,14 +182,23 @@ func localDependencyDirs(ref Ref) []string {
 // ChartDirDigest digests a chart directory and the local dependencies built into it from
 // outside it (DirDigest of each), so a change to either is seen.
 func ChartDirDigest(ref Ref) string {
-	dirs := localDependencyDirs(ref)
+	return ChartDirDigestIn(gitrev.Disk(cmp.Or(ref.Root, ref.Dir)), ref, nil)
+}
+
+// ChartDirDigestIn is ChartDirDigest read from files; dirDigest digests one directory (nil:
+// DirDigestIn), so a caller can digest each directory once per revision.
+func ChartDirDigestIn(files gitrev.Files, ref Ref, dirDigest func(dir string) string) string {
+	if dirDigest == nil {
+		dirDigest = func(dir string) string { return DirDigestIn(files, dir) }
+	}
+	dirs := localDependencyDirs(files, ref)
 	if len(dirs) == 0 {
-		return DirDigest(ref.Dir)
+		return dirDigest(ref.Dir)
 	}
 	h := sha256.New()
-	io.WriteString(h, DirDigest(ref.Dir))
+	io.WriteString(h, dirDigest(ref.Dir))
 	for _, d := range dirs {
-		fmt.Fprintf(h, "\x00%s\x00%s", relTo(ref, d), DirDigest(d))
+		fmt.Fprintf(h, "\x00%s\x00%s", relTo(ref, d), dirDigest(d))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/Masterminds/semver/v3"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 // DefaultTimeout bounds one download (a request and its body) when Getter.Timeout is 0.
@@ -220,17 +222,21 @@ func refuseLinks(dir string) error {
 // kept in the repository is seen even when the HelmRelease does not change. A directory that
 // cannot be read digests to a text naming it and why, which differs between revisions (their
 // snapshots are apart), so the release is rendered and its failure reported.
-func DirDigest(dir string) string {
+func DirDigest(dir string) string { return DirDigestIn(gitrev.Disk(dir), dir) }
+
+// DirDigestIn is DirDigest of dir read from files (a revision read from git's objects needs
+// not be written out to be digested).
+func DirDigestIn(files gitrev.Files, dir string) string {
 	h := sha256.New()
 	total := int64(0)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := gitrev.WalkDir(files, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", p)
 		}
-		data, err := os.ReadFile(p)
+		data, err := files.ReadFile(p)
 		if err != nil {
 			return err
 		}

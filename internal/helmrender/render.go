@@ -58,6 +58,9 @@ type Options struct {
 	// ClusterScoped reports kinds ("Kind.group") that have no namespace, beyond the built-in
 	// ones: the CRDs of the repository with scope Cluster.
 	ClusterScoped map[string]bool
+	// Cache, when set, answers renders an earlier run made with the same inputs, and keeps
+	// the renders this run makes (cache.go). It never reaches a render process.
+	Cache *Cache `json:"-"`
 }
 
 // Render is what one HelmRelease installs.
@@ -130,8 +133,8 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 		UpgradeCRDs:  crdPolicy(string(hr.GetUpgrade().CRDs), "Skip"),
 		SecretValues: secret,
 	}
+	var skipped []string
 	if !opts.AllowNetwork && !hr.GetInstall().DisableSchemaValidation {
-		var skipped []string
 		if c, skipped, err = offlineSchemas(c); err != nil {
 			return nil, err
 		}
@@ -139,12 +142,7 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 			r.Notes = append(r.Notes, fmt.Sprintf("release %s (chart %s %s): values.schema.json refers to remote schemas, not fetched without --allow-network, so the values were validated without them (helm-controller fetches them): %s", r.Release, r.Chart, r.Version, strings.Join(skipped, ", ")))
 		}
 	}
-	var rel *output
-	if opts.InProcess {
-		rel, err = renderHere(ctx, hr, c, vals, opts)
-	} else {
-		rel, err = renderIsolated(ctx, hr, c, vals, opts)
-	}
+	rel, err := renderCached(ctx, hr, c, digest, vals, secret, skipped, opts)
 	if err != nil && secret && !errors.Is(err, ErrBound) {
 		// Helm's messages quote templates and values: with a Secret's among them, none is shown.
 		return nil, fmt.Errorf("rendering release %s (chart %s %s) failed; its values include a Secret's, so Helm's message is not shown", r.Release, r.Chart, r.Version)
@@ -171,6 +169,38 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 		r.CRDs = append(r.CRDs, objs...)
 	}
 	return r, nil
+}
+
+// renderCached answers the render from opts.Cache when an earlier run made it with the same
+// inputs, else renders (in a render process, or here with InProcess) and stores the output.
+// A render whose values include a Secret's is neither read from the cache nor stored in it.
+func renderCached(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, digest string, vals map[string]any, secret bool, skipped []string, opts Options) (*output, error) {
+	key, keyed := "", false
+	if opts.Cache != nil && !secret {
+		var err error
+		if key, keyed, err = cacheKey(opts.Cache.salt, hr, c, digest, vals, skipped, opts); err != nil {
+			return nil, err
+		}
+		if keyed {
+			if out, ok := opts.Cache.get(key); ok {
+				return out, nil
+			}
+		}
+	}
+	if opts.Cache != nil {
+		opts.Cache.rendered.Add(1)
+	}
+	var out *output
+	var err error
+	if opts.InProcess {
+		out, err = renderHere(ctx, hr, c, vals, opts)
+	} else {
+		out, err = renderIsolated(ctx, hr, c, vals, opts)
+	}
+	if err == nil && keyed {
+		opts.Cache.put(key, out)
+	}
+	return out, err
 }
 
 func crdPolicy(p, def string) string {

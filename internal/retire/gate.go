@@ -76,6 +76,9 @@ type Report struct {
 	FullBuild string `json:"fullBuild,omitempty"`
 	// BuildCache says how many tier builds came from the build cache; nil without one.
 	BuildCache *CacheUse `json:"buildCache,omitempty"`
+	// RenderCache says how many HelmRelease renders came from the render cache (FromCache)
+	// and how many it could not answer (Built: rendered); nil without one.
+	RenderCache *CacheUse `json:"renderCache,omitempty"`
 	// Unbuilt are the tiers that did not build on a side (a remote resource offline, a broken
 	// kustomization): their removals are UNKNOWN, never judged unsafe.
 	Unbuilt []Unbuilt `json:"unbuilt,omitempty"`
@@ -136,6 +139,11 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	rep := &Report{Repo: repo.Dir, Base: revs.Base, Candidate: revs.Candidate, BaseHow: revs.BaseHow}
 	if req.Full {
 		req.Cache = nil
+		if req.Helm != nil {
+			h := *req.Helm
+			h.Options.Cache = nil
+			req.Helm = &h
+		}
 	}
 	hits0, misses0, _ := req.Cache.Stats()
 	var b *built
@@ -187,8 +195,14 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	var rendered map[string]bool
 	if req.Helm != nil {
 		var incomplete, warnings []string
+		rc := req.Helm.Options.Cache
+		hits0, misses0, _ := rc.Stats()
 		rs, retargetUnits, rendered, incomplete, warnings = req.Helm.apply(ctx, b.base, b.cand, units, rs, installedOf(ctx, live))
 		rep.Incomplete, rep.Warnings = append(rep.Incomplete, incomplete...), append(rep.Warnings, warnings...)
+		if rc != nil {
+			hits, misses, _ := rc.Stats()
+			rep.RenderCache = &CacheUse{Dir: rc.Dir(), FromCache: hits - hits0, Built: misses - misses0}
+		}
 	}
 	ups, unseen, notes := HelmUpgrades(units, rendered)
 	rs = append(rs, ups...)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/helmrender"
 )
 
@@ -102,8 +103,8 @@ func (h *HelmRender) renderHelm(ctx context.Context, base, cand *gitops.Tree, un
 		return s
 	}
 	bobjs, cobjs := sideObjects(base), sideObjects(cand)
-	bside := newSide(ctx, base, bobjs, h.Options)
-	cside := newSide(ctx, cand, cobjs, h.Options)
+	bside := newSide(base, bobjs, h.Options)
+	cside := newSide(cand, cobjs, h.Options)
 	for _, u := range units {
 		candHR := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Candidate {
@@ -135,36 +136,29 @@ type side struct {
 	srcs charts.Sources
 	own  charts.Repository
 	opts helmrender.Options
-	// diskErr is why the revision could not be written out for the charts that are directories
-	// of it: their renders fail with it rather than with a missing directory.
-	diskErr error
+	// files are the revision's files; a chart that is a directory of it is digested from them,
+	// and the revision is written out (files.OnDisk) only when such a chart is loaded to render.
+	files   gitrev.Files
+	digests map[string]string
 }
 
-func newSide(ctx context.Context, t *gitops.Tree, objs []*unstructured.Unstructured, opts helmrender.Options) *side {
+func newSide(t *gitops.Tree, objs []*unstructured.Unstructured, opts helmrender.Options) *side {
 	opts.APIVersions = append(slices.Clone(opts.APIVersions), helmrender.APIVersions(objs)...)
 	scoped := helmrender.ClusterScopedKinds(objs)
 	maps.Copy(scoped, opts.ClusterScoped)
 	opts.ClusterScoped = scoped
-	s := &side{objs: objs, srcs: charts.IndexSources(objs), own: charts.Repository{Source: t.Source, Root: t.Root}, opts: opts}
-	s.chartsOnDisk(ctx, t)
-	return s
+	return &side{objs: objs, srcs: charts.IndexSources(objs), own: charts.Repository{Source: t.Source, Root: t.Root}, opts: opts,
+		files: gitrev.FilesOf(t.FS, t.Root), digests: map[string]string{}}
 }
 
-// chartsOnDisk writes the revision out when a HelmRelease's chart is a directory of it: charts
-// are loaded from the disk. When that fails, the renders of those charts fail with its error.
-func (s *side) chartsOnDisk(ctx context.Context, t *gitops.Tree) {
-	if t.FS == nil {
-		return
+// dirDigest digests a chart directory of the revision, once.
+func (s *side) dirDigest(dir string) string {
+	d, ok := s.digests[dir]
+	if !ok {
+		d = charts.DirDigestIn(s.files, dir)
+		s.digests[dir] = d
 	}
-	for _, o := range s.objs {
-		if o.GetKind() != "HelmRelease" {
-			continue
-		}
-		if ref, err := charts.RefFor(o, s.srcs, s.own); err == nil && ref.Type == charts.TypeDir {
-			s.diskErr = t.FS.OnDisk(ctx)
-			return
-		}
-	}
+	return d
 }
 
 // inputs digests what rendering hr reads on this side.
@@ -173,7 +167,7 @@ func (s *side) inputs(hr *unstructured.Unstructured) string {
 	if ref, err := charts.RefFor(hr, s.srcs, s.own); err == nil {
 		parts = append(parts, ref)
 		if ref.Type == charts.TypeDir {
-			parts = append(parts, charts.ChartDirDigest(ref))
+			parts = append(parts, charts.ChartDirDigestIn(s.files, ref, s.dirDigest))
 		}
 		if src, ok := s.srcs[ref.Source]; ok {
 			parts = append(parts, src.Object["spec"])
@@ -211,9 +205,12 @@ func (h *HelmRender) render(ctx context.Context, s *side, hr *unstructured.Unstr
 		out.err = fmt.Errorf("%w: %s: %w", charts.ErrUnavailable, what, err)
 		return out
 	}
-	if ref.Type == charts.TypeDir && s.diskErr != nil {
-		out.err = fmt.Errorf("chart directory %s of the revision: %w", ref.Dir, s.diskErr)
-		return out
+	if ref.Type == charts.TypeDir {
+		// Charts are loaded from the disk: the revision is written out, once.
+		if err := s.files.OnDisk(ctx); err != nil {
+			out.err = fmt.Errorf("chart directory %s of the revision: %w", ref.Dir, err)
+			return out
+		}
 	}
 	c, err := h.Charts.GetPinned(ctx, ref)
 	if err != nil {

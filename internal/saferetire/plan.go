@@ -58,6 +58,9 @@ func (req *Request) bounded(ctx context.Context) (context.Context, context.Cance
 	if cerr := req.keepCache(); cerr != nil {
 		return gctx, cancel, nil, cerr
 	}
+	if cerr := req.keepRenderCache(); cerr != nil {
+		return gctx, cancel, nil, cerr
+	}
 	return gctx, cancel, res, err
 }
 
@@ -75,6 +78,24 @@ func (req *Request) keepCache() error {
 	if _, _, stored := c.Stats(); stored > 0 { // only a run that added entries walks the cache
 		if err := c.Trim(maxCacheBytes); err != nil {
 			fmt.Fprintf(req.log(), "# trimming the build cache: %s\n", output.Sanitize(err.Error()))
+		}
+	}
+	return nil
+}
+
+// keepRenderCache checks the render cache after a run as keepCache checks the build cache.
+func (req *Request) keepRenderCache() error {
+	c := req.RenderCache
+	if bad := c.Untrusted(); bad != nil {
+		return exitcode.WithCode(exitcode.Usage, bad)
+	}
+	if n, named := c.Unauthenticated(); n > 0 {
+		fmt.Fprintf(req.log(), "# render cache: %d entr(ies) failed authentication (forged, damaged, or written under another key) and were rendered instead: %s\n",
+			n, output.Sanitize(strings.Join(named, ", ")))
+	}
+	if _, _, stored := c.Stats(); stored > 0 {
+		if err := c.Trim(maxCacheBytes); err != nil {
+			fmt.Fprintf(req.log(), "# trimming the render cache: %s\n", output.Sanitize(err.Error()))
 		}
 	}
 	return nil
@@ -100,7 +121,7 @@ func (req *Request) compute(ctx context.Context) (*Result, error) {
 		SourceRoot: req.SourceRoot, AllowNetwork: req.AllowNetwork, PersistentKinds: req.PersistentKinds, Target: req.Target, Full: req.Full, Cache: req.BuildCache,
 		Helm: &retire.HelmRender{
 			Charts:  &charts.Getter{Dir: req.ChartsDir, Cache: req.ChartCache, AllowNetwork: req.AllowNetwork, Timeout: req.NetworkTimeout},
-			Options: helmrender.Options{KubeVersion: req.KubeVersion, AllowNetwork: req.AllowNetwork},
+			Options: helmrender.Options{KubeVersion: req.KubeVersion, AllowNetwork: req.AllowNetwork, Cache: req.RenderCache},
 		}}
 	var live retire.Cluster
 	if req.Clients != nil {

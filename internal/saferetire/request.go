@@ -67,6 +67,8 @@ type Runtime struct {
 	// BuildCache and ChartCache are the opened caches; nil reads and writes none.
 	BuildCache *gitops.BuildCache
 	ChartCache *charts.Cache
+	// RenderCache keeps HelmRelease renders between runs; nil renders every release.
+	RenderCache *helmrender.Cache
 	// PlanDir keeps the plans digested, so a refused Confirm names what changed; "" for none.
 	PlanDir string
 	// Clock stamps the report; nil is the system clock.

@@ -53,6 +53,9 @@ func PrintText(w io.Writer, r *Result, p output.Palette) error {
 	if c := r.BuildCache; c != nil && c.FromCache+c.Built > 0 {
 		root.Add(fmt.Sprintf("Build cache %s: %d tier build(s) read from it, %d built", c.Dir, c.FromCache, c.Built))
 	}
+	if c := r.RenderCache; c != nil && c.FromCache+c.Built > 0 {
+		root.Add(fmt.Sprintf("Render cache %s: %d HelmRelease render(s) read from it, %d rendered", c.Dir, c.FromCache, c.Built))
+	}
 	for _, note := range r.Notes {
 		root.AddMessage("note: ", note)
 	}

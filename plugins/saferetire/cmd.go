@@ -69,6 +69,7 @@ type SafeRetireOptions struct {
 	Full            bool
 	CacheDir        string
 	CacheKeyFile    string
+	RenderCacheDir  string
 	ChartsDir       string
 	ChartCacheDir   string
 	KubeVersion     string
@@ -105,6 +106,7 @@ func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string
 		Timeout:       cli.DefaultTimeout,
 		CacheDir:      gitops.DefaultBuildCacheDir(getenv),
 		ChartCacheDir: charts.DefaultCacheDir(getenv),
+		RenderCacheDir: helmrender.DefaultCacheDir(getenv),
 		KubeVersion:   helmrender.DefaultKubeVersion,
 		getenv:        getenv,
 		terminal:      isTerminal(streams.In),
@@ -152,6 +154,7 @@ func newCmd(o *SafeRetireOptions) *cobra.Command {
 	f.StringVar(&o.SourceRoot, "source-root", "", "The directory of the repository that spec.paths are relative to, when the source is an artifact pushed from a subdirectory (default: detected, and reported).")
 	f.BoolVar(&o.Full, "full", false, "Offline: build every tier at both revisions, not only those whose inputs (files read, the Kustomization's spec, substitution sources) the change touches, and read no build cache.")
 	f.StringVar(&o.CacheDir, "build-cache", o.CacheDir, "Keep tier builds in this directory between runs (kubeforensics/builds under $XDG_CACHE_HOME, else ~/.cache), keyed by everything each build reads, so a gate builds again only what no earlier run built; empty for none. --full and --allow-network use none.")
+	f.StringVar(&o.RenderCacheDir, "render-cache", o.RenderCacheDir, "Keep HelmRelease renders in this directory between runs (kubeforensics/renders under $XDG_CACHE_HOME, else ~/.cache), keyed by the chart's digest, the composed values, the release's name and namespace, Capabilities and post-renderers, so a gate renders again only what no earlier run rendered; trusted as the build cache is, and authenticated with its key; empty for none. --full uses none.")
 	f.StringVar(&o.CacheKeyFile, "build-cache-key-file", "", "A file (yours, mode 0600) holding the secret that authenticates build cache entries (HMAC-SHA256), so a cache restored from a store others can write cannot be forged; default $"+gitops.BuildCacheKeyEnv+". Without one, entries are trusted because only you can write the directory.")
 	f.BoolVar(&o.AllowNetwork, "allow-network", false, "Fetch remote kustomize resources and bases, and the charts of HelmReleases the change removes or changes; without it a tier that needs them is UNKNOWN, with their URLs.")
 	f.StringVar(&o.ChartsDir, "charts", "", "Read charts pulled beforehand from `DIR` (helm pull output, <name>-<version>.tgz) to render HelmReleases offline.")

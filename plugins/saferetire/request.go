@@ -60,6 +60,9 @@ func (o *SafeRetireOptions) ToRequest() (*sr.Request, error) {
 		}
 		req.BuildCache = c
 	}
+	if err := o.openRenderCache(req); err != nil {
+		return nil, err
+	}
 	if err := o.completeComment(); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,26 @@ import (
 // It returns the directory of every path a Flux controller builds (for Build) and the files
 // of the first app's HelmRelease and of the common component, which benchmarks change.
 func HomeOps(dir string, n int) (paths []string, release, component string, err error) {
+	return HomeOpsWith(dir, n, Layout{})
+}
+
+// Layout varies what HomeOps writes.
+type Layout struct {
+	// DeploymentEvery makes every DeploymentEvery-th app (the last of each group) a
+	// Deployment and the others HelmReleases; 0 is 3, 1 makes every app a Deployment.
+	DeploymentEvery int
+	// Chart, when set, are the files of a chart (Chart.yaml included) written to charts/app:
+	// the HelmReleases install it from the repository itself (a GitRepository chart, which
+	// needs no network), with the release's values unchanged.
+	Chart map[string]string
+}
+
+// HomeOpsWith is HomeOps with the layout l.
+func HomeOpsWith(dir string, n int, l Layout) (paths []string, release, component string, err error) {
+	every := l.DeploymentEvery
+	if every == 0 {
+		every = 3
+	}
 	files := map[string]string{
 		"clusters/main/kustomization.yaml":                     "resources:\n- flux.yaml\n- cluster-settings.yaml\n",
 		"clusters/main/flux.yaml":                              homeOpsRoot,
@@ -45,8 +65,8 @@ func HomeOps(dir string, n int) (paths []string, release, component string, err 
 		}
 		files[base+"/ks.yaml"] = fmt.Sprintf(homeOpsApp, app, ns, base, components, app)
 		workload := "helmrelease.yaml"
-		files[base+"/app/helmrelease.yaml"] = fmt.Sprintf(homeOpsRelease, app, "1.0.0")
-		if i%3 == 2 {
+		files[base+"/app/helmrelease.yaml"] = homeOpsReleaseFor(l, app, "1.0.0")
+		if i%every == every-1 {
 			workload = "deployment.yaml"
 			delete(files, base+"/app/helmrelease.yaml")
 			files[base+"/app/deployment.yaml"] = fmt.Sprintf(homeOpsDeployment, app, app)
@@ -66,6 +86,9 @@ func HomeOps(dir string, n int) (paths []string, release, component string, err 
 		files["kubernetes/apps/"+ns+"/namespace.yaml"] = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n"
 	}
 	files["kubernetes/apps/kustomization.yaml"] = apps
+	for name, content := range l.Chart {
+		files["charts/app/"+name] = content
+	}
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -79,11 +102,47 @@ func HomeOps(dir string, n int) (paths []string, release, component string, err 
 		paths[i] = filepath.Join(dir, filepath.FromSlash(p))
 	}
 	release = "kubernetes/apps/ns-000/app-0000/app/helmrelease.yaml"
+	if every == 1 {
+		release = "kubernetes/apps/ns-000/app-0000/app/deployment.yaml"
+	}
 	return paths, release, "kubernetes/components/common/alerts.yaml", nil
 }
 
 // HomeOpsRelease is the HelmRelease HomeOps writes for app, with the image tag given.
 func HomeOpsRelease(app, tag string) string { return fmt.Sprintf(homeOpsRelease, app, tag) }
+
+// HomeOpsReleaseWith is the HelmRelease HomeOpsWith writes for app under l, with the image
+// tag given; with l.DeploymentEvery 1, the Deployment.
+func HomeOpsReleaseWith(l Layout, app, tag string) string {
+	if l.DeploymentEvery == 1 {
+		return strings.Replace(fmt.Sprintf(homeOpsDeployment, app, app), "app:1.0.0", "app:"+tag, 1)
+	}
+	return homeOpsReleaseFor(l, app, tag)
+}
+
+// homeOpsReleaseFor is app's HelmRelease, its chart the repository's own when l has one.
+func homeOpsReleaseFor(l Layout, app, tag string) string {
+	r := fmt.Sprintf(homeOpsRelease, app, tag)
+	if l.Chart == nil {
+		return r
+	}
+	return strings.Replace(r, homeOpsChartSpec, homeOpsLocalChartSpec, 1)
+}
+
+const homeOpsChartSpec = `      chart: app-template
+      version: 3.5.1
+      sourceRef:
+        kind: HelmRepository
+        name: bjw-s
+        namespace: flux-system
+`
+
+const homeOpsLocalChartSpec = `      chart: ./charts/app
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+        namespace: flux-system
+`
 
 // HomeOpsAlerts is the common component's ConfigMap, with one more line of data.
 func HomeOpsAlerts(extra string) string {

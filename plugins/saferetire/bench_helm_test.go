@@ -1,0 +1,191 @@
+package saferetire_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/testsupport/charttest"
+	kfloor "github.com/kubeforensics/suite/internal/testsupport/floor"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/plugins/saferetire"
+)
+
+// helmBenchApps is the size of the HelmRelease benchmark's repository: 100 apps, 80 of them
+// HelmReleases (every fifth a Deployment), 102 paths.
+const helmBenchApps = 100
+
+// helmBench is the generated repository with HelmReleases and its revisions: earlier (the
+// first app's previous image), base, one (the first app's image bumped) and two (the second
+// app's bumped instead).
+type helmBench struct {
+	dir                     string
+	layout                  kfloor.Layout
+	paths                   []string
+	earlier, base, one, two string
+}
+
+func appChartFiles() map[string]string {
+	c := charttest.AppTemplate("4.4.0")
+	files := map[string]string{"Chart.yaml": "apiVersion: v2\nname: app-template\nversion: 4.4.0\ntype: application\n"}
+	for k, v := range c.Files {
+		files[k] = v
+	}
+	return files
+}
+
+func newHelmBench(b *testing.B) *helmBench {
+	hb := &helmBench{dir: b.TempDir(), layout: kfloor.Layout{DeploymentEvery: 5, Chart: appChartFiles()}}
+	paths, release, _, err := kfloor.HomeOpsWith(hb.dir, helmBenchApps, hb.layout)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hb.paths = paths
+	g := gittest.In(b, hb.dir, map[string]string{release: kfloor.HomeOpsReleaseWith(hb.layout, "app-0000", "0.9.0")})
+	hb.earlier = g.Git("rev-parse", "HEAD")
+	hb.base = g.Commit("the first app's image", map[string]string{release: kfloor.HomeOpsReleaseWith(hb.layout, "app-0000", "1.0.0")})
+	hb.one = g.Commit("one image bump", map[string]string{release: kfloor.HomeOpsReleaseWith(hb.layout, "app-0000", "1.1.0")})
+	g.Git("checkout", "--quiet", "-B", "two", hb.base)
+	other := strings.ReplaceAll(release, "app-0000", "app-0001")
+	hb.two = g.Commit("another image bump", map[string]string{other: kfloor.HomeOpsReleaseWith(hb.layout, "app-0001", "1.1.0")})
+	g.Git("gc", "--quiet") // packed, as a clone is
+	return hb
+}
+
+// floor builds every path once with kustomize and renders every release once with Helm, in
+// this process, one after another.
+func (hb *helmBench) floor(b *testing.B) time.Duration {
+	c, err := loader.LoadDir(filepath.Join(hb.dir, "charts", "app"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var hrs []*unstructured.Unstructured
+	for i := range helmBenchApps {
+		if i%hb.layout.DeploymentEvery == hb.layout.DeploymentEvery-1 {
+			continue
+		}
+		app := fmt.Sprintf("app-%04d", i)
+		text := strings.NewReplacer("${APP}", app, "${TIMEZONE}", "Etc/UTC").Replace(kfloor.HomeOpsReleaseWith(hb.layout, app, "1.0.0"))
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(text), &u.Object); err != nil {
+			b.Fatal(err)
+		}
+		u.SetNamespace(fmt.Sprintf("ns-%03d", i/10))
+		hrs = append(hrs, u)
+	}
+	start := time.Now()
+	kfloor.Build(hb.paths, 1)
+	for _, u := range hrs {
+		if _, err := helmrender.Do(context.Background(), u, c, "", nil, helmrender.Options{InProcess: true}); err != nil {
+			b.Fatalf("%s: %v", u.GetName(), err)
+		}
+	}
+	return time.Since(start)
+}
+
+// gate runs the offline gate from base to cand with the caches in cacheDir ("" for none).
+func (hb *helmBench) gate(b *testing.B, base, cand, cacheDir string) *saferetire.Result {
+	args := []string{"--dry-run", "--offline", "--repo", hb.dir, "--base", base, "--candidate", cand, "-o", "json",
+		"--build-cache", "", "--render-cache", ""}
+	if cacheDir != "" {
+		args[len(args)-3], args[len(args)-1] = filepath.Join(cacheDir, "builds"), filepath.Join(cacheDir, "renders")
+	}
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
+	cmd := saferetire.NewCmdSafeRetire(streams, func(string) string { return "" })
+	if code := cli.Run(context.Background(), cmd, args, &errOut); code != 0 {
+		b.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	var res saferetire.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		b.Fatalf("json: %v\n%s", err, out.String())
+	}
+	if res.Verdict != "SAFE" {
+		b.Fatalf("verdict %s, want SAFE (an image bump)", res.Verdict)
+	}
+	return &res
+}
+
+// BenchmarkHelmGate measures `kubectl safe-retire --dry-run --offline` on a one-file pull
+// request (an image bump of one HelmRelease) in a generated home-ops repository of 102 paths
+// and 80 HelmReleases whose chart is the repository's own (no network), against building
+// every path once and rendering every release once, one after another (target <= 0.25x,
+// warm). Cold is with empty caches; warm with the caches an earlier gate on the same base
+// (another app's bump) and the gate of the change that made the base (the same app's earlier
+// bump) filled, as a CI cache restored from the base branch's runs holds them.
+func BenchmarkHelmGate(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds and renders a generated repository")
+	}
+	hb := newHelmBench(b)
+	const rounds = 2
+	var floor, none, cold, warm benchRun
+	var last *saferetire.Result
+	b.ResetTimer()
+	for range rounds {
+		floor.add(benchMeasure(func() { hb.floor(b) }))
+		none.add(benchMeasure(func() { hb.gate(b, hb.base, hb.one, "") }))
+		coldDir := b.TempDir()
+		cold.add(benchMeasure(func() { hb.gate(b, hb.base, hb.one, coldDir) }))
+		warmDir := b.TempDir()
+		hb.gate(b, hb.earlier, hb.base, warmDir)
+		hb.gate(b, hb.base, hb.two, warmDir)
+		warm.add(benchMeasure(func() { last = hb.gate(b, hb.base, hb.one, warmDir) }))
+	}
+	b.StopTimer()
+	rc, bc := last.RenderCache, last.BuildCache
+	if rc == nil || rc.FromCache != 1 || rc.Built != 1 {
+		b.Fatalf("warm gate's render cache %+v, want the base's render from it and the candidate's rendered", rc)
+	}
+	b.ReportMetric(cold.ratio(floor), "cold-x")
+	b.ReportMetric(warm.ratio(floor), "warm-x")
+	fmt.Printf("safe-retire offline gate, one HelmRelease's image bumped, %d paths, %d HelmReleases (the repository's own chart), mean of %d runs;\n",
+		len(hb.paths), helmBenchApps-helmBenchApps/hb.layout.DeploymentEvery, rounds)
+	fmt.Printf("wall time, and CPU time (user+system, render processes included) with its ratio:\n")
+	fmt.Printf("  %-62s %s\n", "kustomize build of every path once, Helm render of every release", floor.line(floor, rounds))
+	fmt.Printf("  %-62s %s\n", "gate, no caches", none.line(floor, rounds))
+	fmt.Printf("  %-62s %s\n", "gate, cold (empty caches, filled by the run)", cold.line(floor, rounds))
+	fmt.Printf("  %-62s %s (target <= 0.25x)\n", fmt.Sprintf("gate, warm (renders: %d from cache, %d rendered; builds: %d, %d)", rc.FromCache, rc.Built, bc.FromCache, bc.Built), warm.line(floor, rounds))
+}
+
+// benchRun sums one scenario's wall and CPU time over the rounds.
+type benchRun struct{ wall, cpu time.Duration }
+
+func (r *benchRun) add(wall, cpu time.Duration) { r.wall, r.cpu = r.wall+wall, r.cpu+cpu }
+
+func (r benchRun) ratio(floor benchRun) float64 { return float64(r.wall) / float64(floor.wall) }
+
+func (r benchRun) line(floor benchRun, rounds int) string {
+	return fmt.Sprintf("wall %6d ms %5.2fx  cpu %6d ms %5.2fx", r.wall.Milliseconds()/int64(rounds), r.ratio(floor),
+		r.cpu.Milliseconds()/int64(rounds), float64(r.cpu)/float64(floor.cpu))
+}
+
+// benchMeasure runs f and returns its wall time and the CPU time of this process and of the
+// children it waited for (render processes, git) meanwhile.
+func benchMeasure(f func()) (wall, cpu time.Duration) {
+	cpu0 := cpuOf(syscall.RUSAGE_SELF) + cpuOf(syscall.RUSAGE_CHILDREN)
+	start := time.Now()
+	f()
+	return time.Since(start), cpuOf(syscall.RUSAGE_SELF) + cpuOf(syscall.RUSAGE_CHILDREN) - cpu0
+}
+
+func cpuOf(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
