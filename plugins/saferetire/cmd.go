@@ -99,18 +99,18 @@ type SafeRetireOptions struct {
 // NewSafeRetireOptions returns options with kubectl's standard flags and text output.
 func NewSafeRetireOptions(streams genericiooptions.IOStreams, getenv func(string) string) *SafeRetireOptions {
 	return &SafeRetireOptions{
-		ConfigFlags:   genericclioptions.NewConfigFlags(true),
-		PrintFlags:    output.NewPrintFlags(output.Text, output.JSON, sarif.Format),
-		IOStreams:     streams,
-		Repo:          ".",
-		Timeout:       cli.DefaultTimeout,
-		CacheDir:      gitops.DefaultBuildCacheDir(getenv),
-		ChartCacheDir: charts.DefaultCacheDir(getenv),
+		ConfigFlags:    genericclioptions.NewConfigFlags(true),
+		PrintFlags:     output.NewPrintFlags(output.Text, output.JSON, sarif.Format),
+		IOStreams:      streams,
+		Repo:           ".",
+		Timeout:        cli.DefaultTimeout,
+		CacheDir:       gitops.DefaultBuildCacheDir(getenv),
+		ChartCacheDir:  charts.DefaultCacheDir(getenv),
 		RenderCacheDir: helmrender.DefaultCacheDir(getenv),
-		KubeVersion:   helmrender.DefaultKubeVersion,
-		getenv:        getenv,
-		terminal:      isTerminal(streams.In),
-		planDir:       sr.DefaultPlanDir(getenv),
+		KubeVersion:    helmrender.DefaultKubeVersion,
+		getenv:         getenv,
+		terminal:       isTerminal(streams.In),
+		planDir:        sr.DefaultPlanDir(getenv),
 	}
 }
 
