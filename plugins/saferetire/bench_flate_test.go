@@ -109,7 +109,12 @@ func runFlate(b *testing.B, bin, dir, home string, args ...string) time.Duration
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("flate %s in %s: %v\n%s", strings.Join(args, " "), dir, err, tail(out.String(), 4000))
 	}
-	return time.Since(start)
+	took := time.Since(start)
+	// A run that did not see the change measured nothing: its arguments are wrong.
+	if !strings.Contains(out.String(), "app-0000") && !strings.Contains(out.String(), "app-0001") {
+		b.Fatalf("flate %s in %s did not report the changed app; the comparison would be meaningless\n%s", strings.Join(args, " "), dir, tail(out.String(), 4000))
+	}
+	return took
 }
 
 func tail(s string, n int) string {
@@ -127,7 +132,7 @@ func ratioLine(what string, gate, flate time.Duration, target string) {
 // flateDiffArgs are flate's arguments for the same question the gate answers: what the
 // working tree (checked out at the candidate) renders against the base revision.
 func flateDiffArgs(dir, base string) []string {
-	return []string{"diff", "-p", dir, "--base", base}
+	return []string{"diff", "all", "--no-progress", "-p", dir, "--base", base}
 }
 
 // checkout puts rev in fr's working tree, for flate, which renders the working tree.
