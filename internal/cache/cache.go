@@ -18,9 +18,10 @@ import (
 
 // The caches, each a directory of its name under kubeforensics/ in the user's cache directory.
 const (
-	Builds = "builds"
-	Charts = "charts"
-	Plans  = "plans"
+	Builds  = "builds"
+	Charts  = "charts"
+	Plans   = "plans"
+	Renders = "renders"
 )
 
 // Dir is the directory of cache name: kubeforensics/<name> under the user's cache directory

@@ -3,21 +3,14 @@ package gitops
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/gob"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/kubeforensics/suite/internal/cache"
 	"github.com/kubeforensics/suite/internal/ownership"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -46,7 +39,7 @@ type BuildCache struct {
 	secret []byte
 
 	hits, misses, stored atomic.Int64
-	refusals             cacheRefusals
+	refusals             cache.Refusals
 }
 
 // maxCacheEntry bounds what one entry may hold when read back.
@@ -99,30 +92,9 @@ func (c *BuildCache) Stats() (hits, misses, stored int64) {
 	return c.hits.Load(), c.misses.Load(), c.stored.Load()
 }
 
-// cacheSalt names this executable (path, size, modification time), the Go toolchain and every
-// module it was built from, so another build of the program never reads this one's entries.
-func cacheSalt() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "kubeforensics build cache v2\n%s\n%d %d\n%s\n", exe, fi.Size(), fi.ModTime().UnixNano(), runtime.Version())
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		fmt.Fprintf(h, "%s %s\n", bi.Main.Path, bi.Main.Version)
-		for _, d := range bi.Deps {
-			fmt.Fprintf(h, "%s %s %s\n", d.Path, d.Version, d.Sum)
-		}
-		for _, s := range bi.Settings {
-			fmt.Fprintf(h, "%s=%s\n", s.Key, s.Value)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+// cacheSalt names this executable and its build (cache.Salt), so another build of the
+// program never reads this one's entries.
+func cacheSalt() (string, error) { return cache.Salt("kubeforensics build cache v2") }
 
 // cacheEntry is one stored build.
 type cacheEntry struct {
@@ -166,7 +138,7 @@ func (c *BuildCache) read(key string) (*cacheEntry, bool) {
 	}
 	defer f.Close()
 	if err := c.trustedEntry(f, p); err != nil {
-		c.refusals.refuse(err)
+		c.refusals.Refuse(err)
 		return nil, false
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxCacheEntry+1))
@@ -174,7 +146,7 @@ func (c *BuildCache) read(key string) (*cacheEntry, bool) {
 		return nil, false
 	}
 	if len(data) < entryTagSize || !hmac.Equal(data[:entryTagSize], c.entryTag(key, data[entryTagSize:])) {
-		c.refusals.forgedEntry(p)
+		c.refusals.Forged(p)
 		return nil, false
 	}
 	var e cacheEntry
@@ -223,16 +195,10 @@ func (c *BuildCache) put(key string, t *Tier) {
 		return
 	}
 	if err := checkDir(dir); err != nil {
-		c.refusals.refuse(err)
+		c.refusals.Refuse(err)
 		return
 	}
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), c.path(key)) != nil {
-		_ = os.Remove(f.Name())
+	if cache.WriteEntry(dir, filepath.Base(c.path(key)), data) != nil {
 		return
 	}
 	c.stored.Add(1)
@@ -240,43 +206,4 @@ func (c *BuildCache) put(key string, t *Tier) {
 
 // Trim removes the least recently used entries until the cache holds at most maxBytes, and
 // temporary files older than an hour (a run that died while writing).
-func (c *BuildCache) Trim(maxBytes int64) error {
-	type file struct {
-		path string
-		size int64
-		used time.Time
-	}
-	var files []file
-	var total int64
-	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil // removed meanwhile
-		}
-		if strings.HasPrefix(d.Name(), ".tmp-") {
-			if time.Since(fi.ModTime()) > time.Hour {
-				_ = os.Remove(p)
-			}
-			return nil
-		}
-		files = append(files, file{p, fi.Size(), fi.ModTime()})
-		total += fi.Size()
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
-	for _, f := range files {
-		if total <= maxBytes {
-			break
-		}
-		if err := os.Remove(f.path); err == nil || errors.Is(err, fs.ErrNotExist) {
-			total -= f.size
-		}
-	}
-	return nil
-}
+func (c *BuildCache) Trim(maxBytes int64) error { return cache.Trim(c.dir, maxBytes) }

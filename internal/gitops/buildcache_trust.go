@@ -8,7 +8,6 @@ import (
 	"github.com/kubeforensics/suite/internal/ownership"
 	"io"
 	"strings"
-	"sync"
 )
 
 // ErrUntrustedCache is cache.ErrUntrusted: a build cache directory, shard or entry that
@@ -76,45 +75,13 @@ func (c *BuildCache) entryTag(key string, payload []byte) []byte {
 // entryTagSize is how many bytes the tag takes at the start of an entry.
 const entryTagSize = sha256.Size
 
-// cacheRefusals remembers what a run refused to use: the first entry someone else could
-// write (the run then ends exit 3) and the entries that failed authentication (each a miss,
-// named on stderr).
-type cacheRefusals struct {
-	mu        sync.Mutex
-	untrusted error
-	forged    []string
-	nForged   int
-}
-
-// maxNamedForged bounds how many entries that failed authentication a run names.
-const maxNamedForged = 10
-
-func (r *cacheRefusals) refuse(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.untrusted == nil {
-		r.untrusted = err
-	}
-}
-
-func (r *cacheRefusals) forgedEntry(path string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.nForged++
-	if len(r.forged) < maxNamedForged {
-		r.forged = append(r.forged, path)
-	}
-}
-
 // Untrusted is the first cache file or directory the run refused because someone other than
 // the running user could have written it (wrapping ErrUntrustedCache); nil when none was.
 func (c *BuildCache) Untrusted() error {
 	if c == nil {
 		return nil
 	}
-	c.refusals.mu.Lock()
-	defer c.refusals.mu.Unlock()
-	return c.refusals.untrusted
+	return c.refusals.Untrusted()
 }
 
 // Unauthenticated says how many entries failed authentication (forged, damaged, or written
@@ -123,9 +90,7 @@ func (c *BuildCache) Unauthenticated() (int, []string) {
 	if c == nil {
 		return 0, nil
 	}
-	c.refusals.mu.Lock()
-	defer c.refusals.mu.Unlock()
-	return c.refusals.nForged, append([]string(nil), c.refusals.forged...)
+	return c.refusals.Unauthenticated()
 }
 
 // Keyed reports whether entries are authenticated with a key kept outside the cache.

@@ -5,18 +5,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/gob"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	kfcache "github.com/kubeforensics/suite/internal/cache"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"slices"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,10 +35,7 @@ type Cache struct {
 
 	hits, misses, stored, rendered atomic.Int64
 
-	mu        sync.Mutex
-	untrusted error
-	forged    []string
-	nForged   int
+	refusals kfcache.Refusals
 }
 
 // maxEntry bounds what one entry may hold when read back: a render's output bound and room.
@@ -96,9 +87,7 @@ func (c *Cache) Untrusted() error {
 	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.untrusted
+	return c.refusals.Untrusted()
 }
 
 // Unauthenticated says how many entries failed authentication and names the first few; each
@@ -107,52 +96,16 @@ func (c *Cache) Unauthenticated() (int, []string) {
 	if c == nil {
 		return 0, nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.nForged, slices.Clone(c.forged)
+	return c.refusals.Unauthenticated()
 }
 
-func (c *Cache) refuse(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.untrusted == nil {
-		c.untrusted = err
-	}
-}
+func (c *Cache) refuse(err error) { c.refusals.Refuse(err) }
 
-func (c *Cache) forgedEntry(p string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.nForged++
-	if len(c.forged) < 10 {
-		c.forged = append(c.forged, p)
-	}
-}
+func (c *Cache) forgedEntry(p string) { c.refusals.Forged(p) }
 
 // cacheSalt names this executable (path, size, modification time), the Go toolchain and every
 // module it was built from, so another build of the program never reads this one's renders.
-func cacheSalt() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "kubeforensics render cache v1\n%s\n%d %d\n%s\n", exe, fi.Size(), fi.ModTime().UnixNano(), runtime.Version())
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		fmt.Fprintf(h, "%s %s\n", bi.Main.Path, bi.Main.Version)
-		for _, d := range bi.Deps {
-			fmt.Fprintf(h, "%s %s %s\n", d.Path, d.Version, d.Sum)
-		}
-		for _, s := range bi.Settings {
-			fmt.Fprintf(h, "%s=%s\n", s.Key, s.Value)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func cacheSalt() (string, error) { return kfcache.Salt("kubeforensics render cache v1") }
 
 // entry is one stored render.
 type entry struct {
@@ -231,13 +184,7 @@ func (c *Cache) put(key string, out *output) {
 		c.refuse(err)
 		return
 	}
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), c.path(key)) != nil {
-		_ = os.Remove(f.Name())
+	if kfcache.WriteEntry(dir, filepath.Base(c.path(key)), data) != nil {
 		return
 	}
 	c.stored.Add(1)
@@ -245,43 +192,4 @@ func (c *Cache) put(key string, out *output) {
 
 // Trim removes the least recently used entries until the cache holds at most maxBytes, and
 // temporary files older than an hour (a run that died while writing).
-func (c *Cache) Trim(maxBytes int64) error {
-	type file struct {
-		path string
-		size int64
-		used time.Time
-	}
-	var files []file
-	var total int64
-	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil // removed meanwhile
-		}
-		if strings.HasPrefix(d.Name(), ".tmp-") {
-			if time.Since(fi.ModTime()) > time.Hour {
-				_ = os.Remove(p)
-			}
-			return nil
-		}
-		files = append(files, file{p, fi.Size(), fi.ModTime()})
-		total += fi.Size()
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
-	for _, f := range files {
-		if total <= maxBytes {
-			break
-		}
-		if err := os.Remove(f.path); err == nil || errors.Is(err, fs.ErrNotExist) {
-			total -= f.size
-		}
-	}
-	return nil
-}
+func (c *Cache) Trim(maxBytes int64) error { return kfcache.Trim(c.dir, maxBytes) }
