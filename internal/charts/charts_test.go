@@ -172,14 +172,9 @@ func TestDirChartSymlink(t *testing.T) {
 	}
 }
 
-// A chart directory's local dependency (file://) that its charts/ does not hold is built into
-// it from its path inside the source's root, as source-controller's dependency manager does
-// (addLocalDependency, secureLocalChartPath): a path that climbs out of the root is clamped
-// inside it, no chart at the path or a version the constraint refuses fails, naming the
-// dependency; held in charts/, the dependency is the chart's and it loads.
-func TestDirChartLocalDependency(t *testing.T) {
-	root := t.TempDir()
-	write := func(name, content string) {
+// fileWriter writes a file under root, creating its directories.
+func fileWriter(t *testing.T, root string) func(name, content string) {
+	return func(name, content string) {
 		t.Helper()
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -189,6 +184,16 @@ func TestDirChartLocalDependency(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// A chart directory's local dependency (file://) that its charts/ does not hold is built into
+// it from its path inside the source's root, as source-controller's dependency manager does
+// (addLocalDependency, secureLocalChartPath): a path that climbs out of the root is clamped
+// inside it, no chart at the path or a version the constraint refuses fails, naming the
+// dependency; held in charts/, the dependency is the chart's and it loads.
+func TestDirChartLocalDependency(t *testing.T) {
+	root := t.TempDir()
+	write := fileWriter(t, root)
 	const common = "apiVersion: v2\nname: common\nversion: 1.0.0\n"
 	write("charts/common/Chart.yaml", common)
 	write("charts/common/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: common}\n")
@@ -248,16 +253,7 @@ func TestDirChartLocalDependency(t *testing.T) {
 // pull request that changes only a shared library chart beside it renders the release again.
 func TestChartDirDigestCoversLocalDependencies(t *testing.T) {
 	root := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := fileWriter(t, root)
 	write("charts/common/Chart.yaml", "apiVersion: v2\nname: common\nversion: 1.0.0\n")
 	write("charts/common/templates/cm.yaml", "a: 1\n")
 	write("charts/app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- {name: common, version: 1.0.0, repository: \"file://../common\"}\n")
