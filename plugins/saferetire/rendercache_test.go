@@ -64,7 +64,7 @@ func TestRenderCacheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD", "--charts", charts, "--render-cache", dir)
-	if code != 3 || !strings.Contains(errOut, "untrusted build cache: render cache: "+dir) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+	if code != 3 || !strings.Contains(errOut, "untrusted render cache: "+dir) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("a world-writable render cache: exit %d, want 3 with one line naming it:\n%s\n%s", code, out, errOut)
 	}
 }
