@@ -7,8 +7,7 @@
 package helm
 
 import (
-	"crypto/sha256"
-	"fmt"
+	"github.com/kubeforensics/suite/internal/helmstorage"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,29 +21,11 @@ const ResourcePolicyAnnotation = "helm.sh/resource-policy"
 // to 53 characters with a hash (internal/release/name.go ShortenName); its namespace is
 // spec.targetNamespace, else the HelmRelease's.
 func ReleaseName(u *unstructured.Unstructured) string {
-	name, _, _ := unstructured.NestedString(u.Object, "spec", "releaseName")
-	target, _, _ := unstructured.NestedString(u.Object, "spec", "targetNamespace")
-	switch {
-	case name != "":
-	case target != "":
-		name = target + "-" + u.GetName()
-	default:
-		name = u.GetName()
-	}
 	ns := u.GetNamespace()
-	if target != "" {
+	if target, _, _ := unstructured.NestedString(u.Object, "spec", "targetNamespace"); target != "" {
 		ns = target
 	}
-	return ns + "/" + shortenReleaseName(name)
-}
-
-func shortenReleaseName(name string) string {
-	const maxLength, hashLength = 53, 12
-	if len(name) <= maxLength {
-		return name
-	}
-	sum := fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
-	return name[:maxLength-hashLength-1] + "-" + sum[:hashLength]
+	return ns + "/" + helmstorage.ReleaseName(u)
 }
 
 // SplitRelease splits `namespace/name`.
