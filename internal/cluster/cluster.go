@@ -103,7 +103,13 @@ func Connect(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 	if c.Metadata, err = metadata.NewForConfig(cfg); err != nil {
 		return nil, fmt.Errorf("building metadata client: %w", err)
 	}
-	if c.Kube, err = kubernetes.NewForConfig(cfg); err != nil {
+	// Built-in types are read as protobuf, as kubectl's own clients read them: a sweep's
+	// cluster-wide lists of RBAC, workloads and webhooks cost the server less to encode and
+	// the plugin less to decode than JSON. Dynamic reads (custom resources) stay JSON.
+	kcfg := rest.CopyConfig(cfg)
+	kcfg.ContentType = "application/vnd.kubernetes.protobuf"
+	kcfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	if c.Kube, err = kubernetes.NewForConfig(kcfg); err != nil {
 		return nil, fmt.Errorf("building client: %w", err)
 	}
 	return c, nil

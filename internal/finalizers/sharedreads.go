@@ -37,6 +37,10 @@ func (x *Explainer) webhookConfigs(ctx context.Context) (*webhookConfigurations,
 // apiServices lists every APIService once per command.
 func (x *Explainer) apiServices(ctx context.Context) ([]unstructured.Unstructured, error) {
 	return cached(x, "apiservices", func() ([]unstructured.Unstructured, error) {
+		if items, ok := x.catalog.APIServices(); ok {
+			// Discovery's availability check read them at the start of this command.
+			return items, nil
+		}
 		l, err := x.c.Dynamic.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err

@@ -20,26 +20,30 @@ var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io",
 func DiscoverCluster(ctx context.Context, d discovery.DiscoveryInterface, dyn dynamic.Interface) (*Catalog, error) {
 	// The check does not depend on discovery: both are read at once.
 	type check struct {
-		down []UnavailableAPIService
-		err  error
+		items []unstructured.Unstructured
+		err   error
 	}
 	checked := make(chan check, 1)
 	go func() {
-		down, err := UnavailableAPIServices(ctx, dyn)
-		checked <- check{down, err}
+		list, err := dyn.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			checked <- check{err: err}
+			return
+		}
+		checked <- check{items: list.Items}
 	}()
 	c, err := Discover(d)
 	if err != nil {
 		return nil, err
 	}
 	chk := <-checked
-	down, err := chk.down, chk.err
-	if err != nil {
-		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + err.Error(), Unchecked: true})
+	if chk.err != nil {
+		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + chk.err.Error(), Unchecked: true})
 		sort.Slice(c.Failed, func(i, j int) bool { return c.Failed[i].GroupVersion < c.Failed[j].GroupVersion })
 		return c, nil
 	}
-	for _, a := range down {
+	c.apiServices, c.apiServicesRead = chk.items, true
+	for _, a := range unavailableOf(chk.items) {
 		c.addFailure(a.GroupVersion.String(), "APIService "+a.Name+" is unavailable: "+a.Reason)
 	}
 	return c, nil
@@ -61,15 +65,27 @@ func UnavailableAPIServices(ctx context.Context, dyn dynamic.Interface) ([]Unava
 	if err != nil {
 		return nil, err
 	}
+	return unavailableOf(list.Items), nil
+}
+
+// APIServices returns the APIServices DiscoverCluster read for its check, so a command that
+// needs them again (who serves a group) does not list them a second time; false when the
+// check did not read them (Discover alone, or the list failed).
+func (c *Catalog) APIServices() ([]unstructured.Unstructured, bool) {
+	return c.apiServices, c.apiServicesRead
+}
+
+// unavailableOf picks the APIServices whose Available condition is not True, in list order.
+func unavailableOf(items []unstructured.Unstructured) []UnavailableAPIService {
 	var out []UnavailableAPIService
-	for _, item := range list.Items {
+	for _, item := range items {
 		if reason, ok := unavailable(item); ok {
 			group, _, _ := unstructured.NestedString(item.Object, "spec", "group")
 			version, _, _ := unstructured.NestedString(item.Object, "spec", "version")
 			out = append(out, UnavailableAPIService{Name: item.GetName(), GroupVersion: schema.GroupVersion{Group: group, Version: version}, Reason: reason})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // unavailable reports an APIService whose Available condition is not True, with its reason.

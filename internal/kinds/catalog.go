@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 )
@@ -86,6 +87,9 @@ type Catalog struct {
 	resources []Resource
 	// Failed lists the group versions discovery could not read, sorted.
 	Failed []GroupFailure
+	// apiServices are the APIServices DiscoverCluster's availability check read.
+	apiServices     []unstructured.Unstructured
+	apiServicesRead bool
 }
 
 // NewCatalog builds a Catalog from resources and discovery failures directly; tests and
