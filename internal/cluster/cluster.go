@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -59,6 +60,9 @@ type Clients struct {
 	Dynamic   dynamic.Interface
 	Metadata  metadata.Interface
 	Kube      kubernetes.Interface
+	// APIExtensions reads CustomResourceDefinitions as protobuf: a cluster's CRDs, schemas
+	// included, can be megabytes of JSON.
+	APIExtensions apiextensionsclient.Interface
 	// Namespace is the namespace from -n or the context; NamespaceExplicit tells whether -n set it.
 	Namespace         string
 	NamespaceExplicit bool
@@ -111,6 +115,9 @@ func Connect(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 	kcfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	if c.Kube, err = kubernetes.NewForConfig(kcfg); err != nil {
 		return nil, fmt.Errorf("building client: %w", err)
+	}
+	if c.APIExtensions, err = apiextensionsclient.NewForConfig(kcfg); err != nil {
+		return nil, fmt.Errorf("building apiextensions client: %w", err)
 	}
 	return c, nil
 }

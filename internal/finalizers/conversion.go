@@ -10,7 +10,6 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // brokenConversion is a CRD whose conversion webhook cannot answer.
@@ -25,19 +24,11 @@ type brokenConversion struct {
 // crds lists every CustomResourceDefinition once per command.
 func (x *Explainer) crds(ctx context.Context) ([]apiextensionsv1.CustomResourceDefinition, error) {
 	return cached(x, "crds", func() ([]apiextensionsv1.CustomResourceDefinition, error) {
-		l, err := x.c.Dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+		l, err := x.c.APIExtensions.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]apiextensionsv1.CustomResourceDefinition, 0, len(l.Items))
-		for _, u := range l.Items {
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
-				return nil, fmt.Errorf("decoding %s: %w", u.GetName(), err)
-			}
-			out = append(out, crd)
-		}
-		return out, nil
+		return l.Items, nil
 	})
 }
 

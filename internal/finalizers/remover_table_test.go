@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubeforensics/suite/internal/kinds"
@@ -40,7 +40,7 @@ func TestRemoverRankingTable(t *testing.T) {
 	svc := kinds.Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
 	cm := kinds.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 	secret := kinds.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
-	crds := []*unstructured.Unstructured{crdObject("acid.zalan.do", "postgresqls"), crdObject("elbv2.k8s.aws", "targetgroupbindings"),
+	crds := []*apiextensionsv1.CustomResourceDefinition{crdObject("acid.zalan.do", "postgresqls"), crdObject("elbv2.k8s.aws", "targetgroupbindings"),
 		crdObject("acme.io", "widgets"), crdObject("infrastructure.giantswarm.io", "awsclusters")}
 
 	for _, tc := range []struct {

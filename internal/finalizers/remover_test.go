@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,23 +40,24 @@ func controllerObjects(ns, name string, rules []rbacv1.PolicyRule) []runtime.Obj
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: name}}}}
 }
 
-func crdObject(group, plural string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": plural + "." + group}, "spec": map[string]any{"group": group, "names": map[string]any{"plural": plural}}}}
+func crdObject(group, plural string) *apiextensionsv1.CustomResourceDefinition {
+	return &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: group, Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: plural}}}
 }
 
 // fakeExplainer is an Explainer over client-go's fakes: for the ranking rules alone, which the
 // integration tests check on the real control plane.
-func fakeExplainer(kube []runtime.Object, crds ...*unstructured.Unstructured) *Explainer {
+func fakeExplainer(kube []runtime.Object, crds ...*apiextensionsv1.CustomResourceDefinition) *Explainer {
 	scheme := runtime.NewScheme()
 	lists := map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList", apiServiceGVR: "APIServiceList"}
-	var dyn []runtime.Object
+	var ext []runtime.Object
 	for _, c := range crds {
-		dyn = append(dyn, c)
+		ext = append(ext, c)
 	}
 	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(kube...),
-		Dynamic:  dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, dyn...),
-		Metadata: metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())}
+		APIExtensions: apiextensionsfake.NewSimpleClientset(ext...),
+		Dynamic:       dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists),
+		Metadata:      metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())}
 	return New(c, kinds.NewCatalog(nil, nil))
 }
 
@@ -68,7 +71,7 @@ func TestJudgeDomainPrefersTheDomainsController(t *testing.T) {
 		{APIGroups: []string{"acid.zalan.do"}, Resources: []string{"postgresqls"}, Verbs: []string{"*"}}})
 	svcRes := kinds.Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
 	o := subject{res: svcRes, obj: &metav1.ObjectMeta{Name: "acid-main", Namespace: "db", Finalizers: []string{"postgres-operator.acid.zalan.do"}}}
-	crds := []*unstructured.Unstructured{crdObject("acid.zalan.do", "postgresqls"), crdObject("elbv2.k8s.aws", "targetgroupbindings")}
+	crds := []*apiextensionsv1.CustomResourceDefinition{crdObject("acid.zalan.do", "postgresqls"), crdObject("elbv2.k8s.aws", "targetgroupbindings")}
 	name := "postgres-operator.acid.zalan.do"
 
 	t.Run("the domain's controller runs", func(t *testing.T) {
@@ -172,7 +175,7 @@ func TestSiblingProductDoesNotMakeTheFinalizerOrphaned(t *testing.T) {
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}})
 	operator := controllerObjects("istio-operator", "istio-operator", []rbacv1.PolicyRule{
 		{APIGroups: []string{"install.istio.io"}, Resources: []string{"istiooperators", "istiooperators/finalizers"}, Verbs: []string{"*"}}})
-	crds := []*unstructured.Unstructured{crdObject("install.istio.io", "istiooperators"), crdObject("networking.istio.io", "virtualservices"),
+	crds := []*apiextensionsv1.CustomResourceDefinition{crdObject("install.istio.io", "istiooperators"), crdObject("networking.istio.io", "virtualservices"),
 		crdObject("security.istio.io", "peerauthentications")}
 	res := kinds.Resource{Group: "install.istio.io", Version: "v1alpha1", Resource: "istiooperators", Kind: "IstioOperator", Namespaced: true}
 	fin := "istio-finalizer.install.istio.io"
