@@ -119,11 +119,11 @@ func TestHelmValuesUpgradeInstalledChart(t *testing.T) {
 		want       []string
 	}{
 		{"drops the claim", noClaim, 1, []string{
-			"UNSAFE PersistentVolumeClaim %[1]s/web-data: Helm deletes it when helm-controller upgrades release %[1]s/web (HelmRelease %[1]s/web, installed web 1.2.0, revision 1, Secret %[1]s/sh.helm.release.v1.web.v1 to web 1.2.0)",
-			"the upgrade deletes 1 of the installed manifest's 2 objects, judged as removals: PersistentVolumeClaim %[1]s/web-data",
+			"UNSAFE PersistentVolumeClaim {ns}/web-data: Helm deletes it when helm-controller upgrades release {ns}/web (HelmRelease {ns}/web, installed web 1.2.0, revision 1, Secret {ns}/sh.helm.release.v1.web.v1 to web 1.2.0)",
+			"the upgrade deletes 1 of the installed manifest's 2 objects, judged as removals: PersistentVolumeClaim {ns}/web-data",
 			"verdict: UNSAFE (exit 1)"}},
 		{"keeps the claim", moreReplicas, 0, []string{
-			"so they were rendered against the installed chart web 1.2.0 (stored with revision 1, Secret %[1]s/sh.helm.release.v1.web.v1; with Kubernetes v",
+			"so they were rendered against the installed chart web 1.2.0 (stored with revision 1, Secret {ns}/sh.helm.release.v1.web.v1; with Kubernetes v",
 			"it keeps every one of the installed manifest's 2 objects, so the upgrade deletes none of them",
 			"verdict: SAFE (exit 0)"}},
 	} {
@@ -137,7 +137,7 @@ func TestHelmValuesUpgradeInstalledChart(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, out, errOut)
 			}
 			for _, w := range tc.want {
-				contains(t, out, fmt.Sprintf(w, ns))
+				contains(t, out, strings.ReplaceAll(w, "{ns}", ns))
 			}
 			if strings.Contains(out+errOut, releaseSentinel) || strings.Contains(out, "chart not available") {
 				t.Errorf("a stored value shows, or the chart's absence still stands for the verdict\n%s\n%s", out, errOut)
@@ -207,7 +207,7 @@ func TestHelmRemovalHooks(t *testing.T) {
 		"helm: deleting it uninstalls release "+ns+"/web",
 		"leaves PersistentVolumeClaim "+ns+"/web-hook-data: made by the post-install hook web/templates/hook-claim.yaml, which the uninstall does not delete, not in the release's manifest: left orphaned",
 		"hook web/templates/hook-claim.yaml: created by this post-install hook and not in the release's manifest: the uninstall does not delete it, and it stays, in no release (its delete policy before-hook-creation deletes it only before this hook runs again)",
-		"hook web/templates/cleanup.yaml: the uninstall runs this pre-delete hook, creating Job.batch "+ns+"/web-cleanup, which stays after the uninstall (delete policy before-hook-creation)",
+		"hook web/templates/cleanup.yaml: the uninstall runs this pre-delete hook, creating Job "+ns+"/web-cleanup, which stays after the uninstall (delete policy before-hook-creation)",
 		"and the release's other objects: 1 ConfigMap",
 		"verdict: SAFE (exit 0)")
 	if strings.Contains(out+errOut, releaseSentinel) {
