@@ -15,7 +15,9 @@ import (
 )
 
 // record holds the only fields of a stored release that are decoded: its values (config) and
-// the chart's files and values are skipped by the JSON decoder, never held.
+// the chart's files and values are skipped by the JSON decoder, never held (DeployedChart
+// decodes the chart apart, chart.go). A hook's manifest is read for the object it creates
+// (hookObject) and then dropped.
 type record struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace"`
@@ -29,7 +31,19 @@ type record struct {
 			Version string `json:"version"`
 		} `json:"metadata"`
 	} `json:"chart"`
-	Manifest string `json:"manifest"`
+	Manifest string       `json:"manifest"`
+	Hooks    []recordHook `json:"hooks"`
+}
+
+// recordHook is one hook of a stored release (Helm's release.Hook), without its log policies.
+type recordHook struct {
+	Path           string   `json:"path"`
+	Manifest       string   `json:"manifest"`
+	Events         []string `json:"events"`
+	DeletePolicies []string `json:"delete_policies"`
+	LastRun        struct {
+		Phase string `json:"phase"`
+	} `json:"last_run"`
 }
 
 // tooLarge is a release whose decompressed JSON passes MaxReleaseBytes.
@@ -46,7 +60,20 @@ var magicGzip = []byte{0x1f, 0x8b, 0x08}
 // base64 (standard encoding), then gzip when the gzip header is there (releases stored before
 // compression are plain JSON), then JSON, with the decompressed size bounded. Its errors say
 // which step failed and never quote the data.
-func decode(data []byte) (*record, error) {
+func decode(data []byte) (*record, []byte, error) {
+	b, err := inflate(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rec record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, nil, fmt.Errorf("its release data is not a Helm release (JSON)")
+	}
+	return &rec, b, nil
+}
+
+// inflate is the first two steps of decode: the release's JSON, bounded.
+func inflate(data []byte) ([]byte, error) {
 	b, err := base64.StdEncoding.DecodeString(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("its release data is not base64")
@@ -64,11 +91,10 @@ func decode(data []byte) (*record, error) {
 			return nil, &tooLarge{}
 		}
 	}
-	var rec record
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("its release data is not a Helm release (JSON)")
+	if len(b) > MaxReleaseBytes {
+		return nil, &tooLarge{}
 	}
-	return &rec, nil
+	return b, nil
 }
 
 // manifestObjects splits a release manifest as Helm's uninstall does (releaseutil.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,6 +30,13 @@ type Release struct {
 	// the chart's crds/), in manifest order, as Helm rendered them: a namespaced object may have
 	// no namespace (Helm installs it in Namespace).
 	Objects []*unstructured.Unstructured `json:"-"`
+	// Hooks are the release's hooks, each with the object it creates (hooks.go).
+	Hooks []Hook `json:"-"`
+	// InstalledChart is the chart the release was installed from as Helm stored it, read by
+	// DeployedChart only (chart.go); nil otherwise. StoredChartIncomplete says why it is not
+	// all of the chart that rendered the release ("" when nothing shows that).
+	InstalledChart        *chart.Chart `json:"-"`
+	StoredChartIncomplete string       `json:"-"`
 }
 
 // Reason is why a release could not be read.
@@ -73,6 +81,11 @@ const (
 // the release, the ConfigMaps of Helm's configmap driver labelled alike; the one with the
 // highest version label is decoded. Every failure is an *Error.
 func Deployed(ctx context.Context, kube kubernetes.Interface, loc Location) (*Release, error) {
+	return deployed(ctx, kube, loc, false)
+}
+
+// deployed is Deployed; withChart decodes the stored chart too (DeployedChart).
+func deployed(ctx context.Context, kube kubernetes.Interface, loc Location, withChart bool) (*Release, error) {
 	fail := func(r Reason, record, detail string) error {
 		return &Error{Location: loc, Reason: r, Record: record, Detail: detail}
 	}
@@ -110,7 +123,7 @@ func Deployed(ctx context.Context, kube kubernetes.Interface, loc Location) (*Re
 	if r.size > MaxRecordBytes {
 		return nil, fail(TooLarge, r.what, fmt.Sprintf("its release data is %d bytes, over the bound of %d", r.size, MaxRecordBytes))
 	}
-	rel, err := decode(r.data)
+	rel, raw, err := decode(r.data)
 	if err != nil {
 		var tl *tooLarge
 		if errors.As(err, &tl) {
@@ -127,6 +140,15 @@ func Deployed(ctx context.Context, kube kubernetes.Interface, loc Location) (*Re
 	}
 	if out.Objects, err = manifestObjects(rel.Manifest); err != nil {
 		return nil, fail(Undecodable, r.what, err.Error())
+	}
+	if out.Hooks, err = hooks(rel.Hooks); err != nil {
+		return nil, fail(Undecodable, r.what, err.Error())
+	}
+	if withChart {
+		if out.InstalledChart, err = decodeChart(raw); err != nil {
+			return nil, fail(Undecodable, r.what, err.Error())
+		}
+		out.StoredChartIncomplete = storedChartIncomplete(out.InstalledChart, rel.Manifest, rel.Hooks)
 	}
 	return out, nil
 }

@@ -36,6 +36,12 @@ type Cluster interface {
 	// Installed reads the deployed release of the live HelmRelease namespace/name from
 	// helm-controller's storage; nil, nil when it is not on the cluster or never installed.
 	Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error)
+	// InstalledChart is Installed with the chart the release was installed from
+	// (helmstorage.DeployedChart).
+	InstalledChart(ctx context.Context, namespace, name string) (*helmstorage.Release, error)
+	// Capabilities are what a chart sees of the cluster in .Capabilities, read as
+	// helm-controller's Helm reads them: the server's version and the API versions it serves.
+	Capabilities(ctx context.Context) (kubeVersion string, apiVersions []string, err error)
 }
 
 // LiveKustomizations are the Kustomizations a cluster holds, as gitops builds them.

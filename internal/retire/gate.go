@@ -194,11 +194,12 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	retargetUnits := units
 	var rendered map[string]bool
 	if req.Helm != nil {
-		var incomplete, warnings []string
+		var incomplete, warnings, notes []string
 		rc := req.Helm.Options.Cache
 		hits0, misses0, _ := rc.Stats()
-		rs, retargetUnits, rendered, incomplete, warnings = req.Helm.apply(ctx, b.base, b.cand, units, rs, installedOf(ctx, live))
+		rs, retargetUnits, rendered, incomplete, warnings, notes = req.Helm.apply(ctx, b.base, b.cand, units, rs, installedOf(ctx, live))
 		rep.Incomplete, rep.Warnings = append(rep.Incomplete, incomplete...), append(rep.Warnings, warnings...)
+		rep.Notes = append(rep.Notes, notes...)
 		if rc != nil {
 			hits, misses, _ := rc.Stats()
 			rep.RenderCache = &CacheUse{Dir: rc.Dir(), FromCache: hits - hits0, Built: misses - misses0}

@@ -273,6 +273,10 @@ func (cluster) Downstream(string) []string                          { return nil
 func (cluster) Installed(context.Context, string, string) (*helmstorage.Release, error) {
 	return nil, nil
 }
+func (cluster) InstalledChart(context.Context, string, string) (*helmstorage.Release, error) {
+	return nil, nil
+}
+func (cluster) Capabilities(context.Context) (string, []string, error) { return "", nil, nil }
 
 // liveCluster decodes Kustomization manifests into the cluster's list, with inventories.
 func liveCluster(t *testing.T, inventory map[string][]string, manifests ...string) cluster {

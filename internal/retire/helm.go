@@ -46,6 +46,8 @@ type HelmLive struct {
 	// Objects are the objects of the deployed revision's manifest (with the claims its
 	// StatefulSets made), else every object listed with Selector.
 	Objects []HelmObject `json:"objects,omitempty"`
+	// Hooks are what the uninstall does with the deployed revision's hooks (helm_hooks.go).
+	Hooks []HelmHook `json:"hooks,omitempty"`
 	// manifest is the deployed revision's manifest, compared with a render for drift.
 	manifest []*unstructured.Unstructured
 }
@@ -94,6 +96,10 @@ type HelmUninstall struct {
 	Left []HelmObject `json:"left,omitempty"`
 	// Others counts the rest of the release's objects by kind, e.g. "Deployment.apps": 2 (live).
 	Others map[string]int `json:"others,omitempty"`
+	// Hooks are the delete hooks the uninstall runs and the hooks whose objects stay after
+	// it (live): hooks are not in the manifest, and the uninstall deletes none of their
+	// objects.
+	Hooks []HelmHook `json:"hooks,omitempty"`
 	// Values is the persistent state the inline values declare (offline).
 	Values []HelmValue `json:"values,omitempty"`
 	// NotSeen says what the verdict could not see: offline, the chart's objects, and values
@@ -153,7 +159,7 @@ func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
 	if l == nil {
 		return nil
 	}
-	h := &HelmUninstall{Release: l.Release, Installed: l.Stored}
+	h := &HelmUninstall{Release: l.Release, Installed: l.Stored, Hooks: l.Hooks}
 	switch {
 	case l.Suspended:
 		h.NoUninstall = "spec.suspend is true on the live HelmRelease: helm-controller deletes it without uninstalling, and its objects stay, unmanaged"
@@ -165,6 +171,8 @@ func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
 	for _, o := range l.Objects {
 		persistent := k.Has(o.Object) && (o.Object.GroupKind() != "StatefulSet.apps" || o.Detail != "")
 		switch {
+		case !persistent && o.Via != "" && !o.InManifest && !o.WithOwner:
+			// not deleted, and holds nothing
 		case !persistent:
 			if h.Others == nil {
 				h.Others = map[string]int{}

@@ -28,10 +28,6 @@ type HelmDrift struct {
 	OnlyRendered  []Ref  `json:"onlyRendered,omitempty"`
 }
 
-// installedFunc reads the deployed release of the live HelmRelease namespace/name; nil, nil
-// when there is none to read (the HelmRelease is not on the cluster, or never installed).
-type installedFunc func(namespace, name string) (*helmstorage.Release, error)
-
 // installedText names a deployed release: "web 1.2.0, revision 2, Secret ns/sh.helm.release.v1.web.v2".
 func installedText(rel *helmstorage.Release) string {
 	return fmt.Sprintf("%s %s, revision %d, %s", rel.Chart, rel.ChartVersion, rel.Version, rel.Record)
@@ -41,6 +37,16 @@ func installedText(rel *helmstorage.Release) string {
 // namespace (helmstorage): nil, nil when the HelmRelease is not served, not on the cluster or
 // never installed (empty status.storageNamespace).
 func (lc *LiveCluster) Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
+	hr, err := lc.installedHelmRelease(ctx, namespace, name)
+	if hr == nil || err != nil {
+		return nil, err
+	}
+	return lc.installed(ctx, hr, false)
+}
+
+// installedHelmRelease reads the live HelmRelease namespace/name: nil, nil when it is not
+// served, not on the cluster or never installed (empty status.storageNamespace).
+func (lc *LiveCluster) installedHelmRelease(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
 	res, ok := lc.catalog.ForGroupKind(schema.GroupKind{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"})
 	if !ok {
 		return nil, nil
@@ -55,17 +61,26 @@ func (lc *LiveCluster) Installed(ctx context.Context, namespace, name string) (*
 	if s, _, _ := unstructured.NestedString(hr.Object, "status", "storageNamespace"); s == "" {
 		return nil, nil
 	}
-	return lc.installed(ctx, hr)
+	return hr, nil
 }
 
-// installed reads hr's deployed release and places its manifest's objects as Helm installs
-// them: a namespaced object without a namespace goes in the release's namespace.
-func (lc *LiveCluster) installed(ctx context.Context, hr *unstructured.Unstructured) (*helmstorage.Release, error) {
-	rel, err := helmstorage.Deployed(ctx, lc.c.Kube, helmstorage.Locate(hr))
+// installed reads hr's deployed release (withChart: with its stored chart) and places its
+// manifest's and its hooks' objects as Helm creates them: a namespaced object without a
+// namespace goes in the release's namespace.
+func (lc *LiveCluster) installed(ctx context.Context, hr *unstructured.Unstructured, withChart bool) (*helmstorage.Release, error) {
+	read := helmstorage.Deployed
+	if withChart {
+		read = helmstorage.DeployedChart
+	}
+	rel, err := read(ctx, lc.c.Kube, helmstorage.Locate(hr))
 	if err != nil {
 		return nil, err
 	}
-	for _, o := range rel.Objects {
+	objs := slices.Clone(rel.Objects)
+	for _, h := range rel.Hooks {
+		objs = append(objs, h.Object)
+	}
+	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		res, ok := lc.catalog.ForGroupKind(gvk.GroupKind())
 		switch {
@@ -174,16 +189,6 @@ func HelmDrifts(rs []Removal) []string {
 		out = append(out, fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text()))
 	}
 	return out
-}
-
-// installedOf reads deployed releases through live, nil offline.
-func installedOf(ctx context.Context, live Cluster) installedFunc {
-	if live == nil {
-		return nil
-	}
-	return func(namespace, name string) (*helmstorage.Release, error) {
-		return live.Installed(ctx, namespace, name)
-	}
 }
 
 // FromText names what the upgrade starts from: the installed revision live, else the base render.

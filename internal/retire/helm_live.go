@@ -35,10 +35,13 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 	if h.Suspended || !h.Installed {
 		return h
 	}
-	rel, err := lc.installed(ctx, hr)
+	rel, err := lc.installed(ctx, hr, false)
 	if err == nil {
 		h.Release, h.Stored, h.manifest = rel.Namespace+"/"+rel.Name, installedText(rel), rel.Objects
 		h.Objects = lc.manifestFacts(ctx, rel, l)
+		var left []HelmObject
+		h.Hooks, left = lc.hookFacts(ctx, rel, hr, l)
+		h.Objects = append(h.Objects, left...)
 		return h
 	}
 	l.Incomplete = append(l.Incomplete, fmt.Sprintf("HelmRelease %s/%s: %v; what its uninstall deletes is not known (below: the objects labelled for it, which may not be its manifest)", hr.GetNamespace(), hr.GetName(), err))

@@ -230,7 +230,7 @@ func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 // a warning: without the chart nothing is compared, as without rendering at all. Live
 // (installed not nil), the old manifest is the deployed release's, read from helm-controller's
 // storage; one that cannot be read is a line of incomplete, never the base render instead.
-func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Removal, incomplete, warnings []string) {
+func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete, warnings []string) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
 			id := RefOf(c).ID()
@@ -253,7 +253,7 @@ func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Remov
 			drop.Suspended, _, _ = unstructured.NestedBool(c.Object, "spec", "suspend")
 			old := b.render.Manifest
 			if installed != nil {
-				rel, err := installed(c.GetNamespace(), c.GetName())
+				rel, err := installed.release(c.GetNamespace(), c.GetName())
 				if err != nil {
 					incomplete = append(incomplete, fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", name, u.Kustomization.ID(), err))
 					continue
@@ -303,9 +303,13 @@ func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
 // the gate: each removed HelmRelease's uninstall is judged from its base render, and every
 // object an upgrade or reinstall deletes becomes a removal. retargetUnits are units without the
 // candidate HelmReleases whose reinstall the renders judge object by object, so HelmRetargets
-// no longer calls those UNKNOWN; judged are the HelmReleases rendered at both revisions.
-func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed installedFunc) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, warnings []string) {
+// no longer calls those UNKNOWN; judged are the HelmReleases rendered at both revisions. Live,
+// a HelmRelease whose chart cannot be had and whose values alone the candidate changes is
+// rendered with the chart of its installed release instead (onInstalled), and notes carry that
+// evidence.
+func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed *liveReleases) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, warnings, notes []string) {
 	sides := h.renderHelm(ctx, base, cand, units)
+	notes = h.onInstalled(ctx, sides, base, cand, units, installed)
 	for i := range rs {
 		r := &rs[i]
 		if r.Object.GroupKind() != helmReleaseKind || r.base == nil {
@@ -334,5 +338,5 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 		v.Candidate = slices.DeleteFunc(slices.Clone(u.Candidate), func(o *unstructured.Unstructured) bool { return judged[RefOf(o).ID()] })
 		retargetUnits = append(retargetUnits, v)
 	}
-	return out, retargetUnits, judged, incomplete, warnings
+	return out, retargetUnits, judged, incomplete, warnings, notes
 }

@@ -128,7 +128,7 @@ func TestHelmDropsInstalled(t *testing.T) {
 		Objects: []*unstructured.Unstructured{claim("app-cache", nil), claim("app-old", nil), deploy}}
 	for _, tc := range []struct {
 		name       string
-		installed  installedFunc
+		installed  func(string, string) (*helmstorage.Release, error)
 		want       string
 		drift      string
 		incomplete string
@@ -141,7 +141,7 @@ func TestHelmDropsInstalled(t *testing.T) {
 		}, "", "", "the release it upgrades could not be read: reading the deployed revision of Helm release app in storage namespace x: forbidden: no"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, incomplete, _ := s.helmDrops(units, tc.installed)
+			rs, incomplete, _ := s.helmDrops(units, &liveReleases{release: tc.installed})
 			var got []string
 			var drift string
 			for _, r := range rs {

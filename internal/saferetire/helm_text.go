@@ -9,7 +9,8 @@ import (
 
 // addHelm draws what deleting a HelmRelease does to its Helm release: live, the persistent
 // objects the uninstall deletes (claims first, with their pods and reclaim cost), the ones it
-// leaves and a count of the rest; offline, the persistent state its values declare and what
+// leaves, a count of the rest, and its hooks (the delete hooks it runs, the hook objects that
+// stay); offline, the persistent state its values declare and what
 // was not seen.
 func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 	h := rm.Helm
@@ -55,6 +56,13 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 	}
 	if len(h.Others) > 0 {
 		n.Add("and the release's other objects: " + h.OthersText())
+	}
+	for _, hk := range h.Hooks {
+		word := "hook"
+		if hk.Stays {
+			word = p.Warn("hook")
+		}
+		n.Add(word + " " + hk.Path + ": " + hk.What)
 	}
 	for _, v := range h.Values {
 		line := fmt.Sprintf("values %s: %s", v.Path, v.What)

@@ -1,0 +1,34 @@
+package helmrender_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	chartcommon "helm.sh/helm/v4/pkg/chart/common"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+
+	"github.com/kubeforensics/suite/internal/helmrender"
+)
+
+// storedChart is a chart as helmstorage.DeployedChart returns one: its default values carry
+// a value no error may show, and its template fails quoting it.
+func storedChart(schema string) *chart.Chart {
+	return &chart.Chart{Metadata: &chart.Metadata{APIVersion: "v2", Name: "web", Version: "1.0.0"}, Schema: []byte(schema),
+		Values:    map[string]any{"token": "hunter2"},
+		Templates: []*chartcommon.File{{Name: "templates/cm.yaml", Data: []byte("{{ fail (printf \"bad token %s\" .Values.token) }}\n")}}}
+}
+
+// A stored chart whose schema refers to a file is refused before anything renders; one that
+// fails to render says so without Helm's message, which would quote its values.
+func TestDoInstalled(t *testing.T) {
+	hr := obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: apps}\nspec:\n  chart: {spec: {chart: web, version: 1.0.0, sourceRef: {kind: HelmRepository, name: r}}}\n")
+	_, err := helmrender.DoInstalled(context.Background(), hr, storedChart(`{"$ref":"../../etc/passwd"}`), nil, helmrender.Options{InProcess: true})
+	if err == nil || !strings.Contains(err.Error(), "refers to files") {
+		t.Fatalf("file reference: got %v", err)
+	}
+	_, err = helmrender.DoInstalled(context.Background(), hr, storedChart(""), nil, helmrender.Options{InProcess: true})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "with the installed chart web 1.0.0 failed; Helm's message is not shown") {
+		t.Fatalf("failing template: got %v", err)
+	}
+}
