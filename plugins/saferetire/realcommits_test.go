@@ -140,10 +140,9 @@ func TestRealCommitTable(t *testing.T) {
 	}
 }
 
-// offlineVerdict runs `safe-retire --dry-run --offline` with flags on dir against base and
-// says what it decided: the verdict and exit code, then the unsafe removals, or the error of
-// a refused run.
-func offlineVerdict(t *testing.T, dir, base string, flags []string) string {
+// runOffline runs `safe-retire --dry-run --offline` with flags on dir against base: the
+// result and exit code, or for a refused run (exit 3) its error with dir written REPO.
+func runOffline(t *testing.T, dir, base string, flags []string) (res *saferetire.Result, refused string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
@@ -151,17 +150,29 @@ func offlineVerdict(t *testing.T, dir, base string, flags []string) string {
 	defer cancel()
 	cmd := saferetire.NewCmdSafeRetire(streams, func(string) string { return "" })
 	args := append([]string{"--dry-run", "--offline", "--repo", dir, "--base", base, "-o", "json"}, flags...)
-	code := cli.Run(ctx, cmd, args, &errOut)
+	code = cli.Run(ctx, cmd, args, &errOut)
 	if code == 3 {
 		msg := strings.TrimSpace(errOut.String())
 		if i := strings.LastIndex(msg, "\nerror: "); i >= 0 {
 			msg = msg[i+1:]
 		}
-		return fmt.Sprintf("bad input (3): `%s`", strings.ReplaceAll(strings.ReplaceAll(msg, dir, "REPO"), "`", "'"))
+		return nil, strings.ReplaceAll(msg, dir, "REPO"), code
 	}
-	var res saferetire.Result
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+	res = &saferetire.Result{}
+	if err := json.Unmarshal(out.Bytes(), res); err != nil {
 		t.Fatalf("exit %d: %v\n%s\n%s", code, err, out.String(), errOut.String())
+	}
+	return res, "", code
+}
+
+// offlineVerdict runs `safe-retire --dry-run --offline` with flags on dir against base and
+// says what it decided: the verdict and exit code, then the unsafe removals, or the error of
+// a refused run.
+func offlineVerdict(t *testing.T, dir, base string, flags []string) string {
+	t.Helper()
+	res, refused, code := runOffline(t, dir, base, flags)
+	if res == nil {
+		return fmt.Sprintf("bad input (%d): `%s`", code, strings.ReplaceAll(refused, "`", "'"))
 	}
 	var unsafe, other []string
 	for _, rm := range res.Removals {
