@@ -43,6 +43,8 @@ var helmCommits = []helmCommit{
 		change: "Renovate image bump of an app-template release (manyfold 0.102.0 → 0.103.0; OCI HelmRepository, app-template 3.7.1)", want: 0},
 	{repo: "onedr0p/home-ops", commit: "41de3106938c3a2f7f065ae75dc6014bdac2a5da", dir: "onedr0p-app-template-chart-bump",
 		change: "chart version bump: the shared app-template OCIRepository 3.7.2 → 3.7.3 (prowlarr, its claim made by the volsync component)", want: 0},
+	{repo: "onedr0p/home-ops", commit: "69cfe1e56cf4358a125c60f8dff60887f147ddb2", dir: "onedr0p-coredns-chart-bump",
+		change: "third-party chart version bump: coredns 1.39.2 → 1.40.0 (OCIRepository tag; values from a generated ConfigMap through `valuesFrom`)", want: 0},
 	{repo: "onedr0p/home-ops", commit: "89c832ddd54035fbe62f1da58989e6fa99ab181f", dir: "onedr0p-unpackerr-removed",
 		change:  "a stateless app removed: unpackerr's ks.yaml and app/ (HelmRelease, ExternalSecret)",
 		removed: []string{"kubernetes/apps/default/unpackerr"}, want: 0},

@@ -4,14 +4,16 @@
 # its target, the library dependency packaged into charts/), reproducibly (sorted entries, fixed
 # times and owners, gzip -n). Run from this directory with the sources' git directories:
 #
-#   sh package.sh HELM_CHARTS_GIT HEADLAMP_GIT
+#   sh package.sh HELM_CHARTS_GIT HEADLAMP_GIT COREDNS_GIT
 #
 # HELM_CHARTS_GIT: https://github.com/bjw-s-labs/helm-charts (Apache-2.0), tags
 # app-template-<v> and common-<v>; HEADLAMP_GIT: https://github.com/kubernetes-sigs/headlamp
-# (Apache-2.0), tag headlamp-helm-0.30.1.
+# (Apache-2.0), tag headlamp-helm-0.30.1; COREDNS_GIT: https://github.com/coredns/helm
+# (Apache-2.0), tags coredns-1.39.2 and coredns-1.40.0.
 set -eu
 helm_charts=$1
 headlamp=$2
+coredns=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -57,3 +59,9 @@ done
 # headlamp's .helmignore matches none of its files.
 export_chart "$headlamp" headlamp-helm-0.30.1 charts/headlamp "$work/headlamp"
 tgz "$work/headlamp" headlamp-0.30.1.tgz
+
+# coredns's .helmignore matches none of its files either.
+for v in 1.39.2 1.40.0; do
+	export_chart "$coredns" "coredns-$v" charts/coredns "$work/coredns"
+	tgz "$work/coredns" "coredns-$v.tgz"
+done
