@@ -49,6 +49,8 @@ var helmCommits = []helmCommit{
 		removed: []string{"kubernetes/apps/selfhosted/vikunja"}, want: 1},
 	{repo: "onedr0p/home-ops", commit: "e593045946aafcd0c4125e0d0089cf109daa7fa0", dir: "onedr0p-beets-claim-dropped",
 		change: "a claim dropped: beets' `persistence.config` from `existingClaim: beets` to `emptyDir`, the volsync template (its claim) removed", want: 1},
+	{repo: "bjw-s-labs/home-ops", commit: "f3e8df6eca590423a91bcef4803f800d12101192", dir: "bjw-s-suc-persistence-dropped",
+		change: "a persistence block that holds no claim dropped: system-upgrade-controller's `persistence` (an `emptyDir` and three `hostPath` items; OCI HelmRepository, app-template 3.6.1)", want: 0},
 	{repo: "joryirving/home-ops", commit: "1b1b932a104772c73ac3fa54264d18a34229d6bc", dir: "joryirving-archiveteam-claim-dropped", flags: []string{"--path", "kubernetes/main/flux/cluster"},
 		change: "a chart-made claim dropped: archiveteam's `persistence.config` (app-template `persistentVolumeClaim`, 20Gi) replaced by `existingClaim` of a volsync claim", want: 1},
 	{repo: "joryirving/home-ops", commit: "1b11a257ccdb0c1a212a2c2258df327291c1de83", dir: "joryirving-headlamp-claim-dropped", flags: []string{"--path", "kubernetes/clusters/main"},
