@@ -2,8 +2,10 @@ package gitrev
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
@@ -69,5 +71,35 @@ func TestPartialCloneReadsWhatItHolds(t *testing.T) {
 	// that silently lacks it.
 	if err := tr.OnDisk(t.Context()); !errors.Is(err, ErrMissingBlob) {
 		t.Fatalf("writing out a partial revision: %v, want ErrMissingBlob", err)
+	}
+}
+
+// A copy that is no partial clone but lacks one blob (a mirror whose largest files were left
+// out: `git ls-tree -l` prints BAD for its size) is read the same way: the files it holds
+// are read, the missing one fails with ErrMissingBlob, and the commit is not refused.
+// Found on joryirving/home-ops: a mirror without one image under docs/ was refused whole.
+func TestMirrorMissingABlobReadsWhatItHolds(t *testing.T) {
+	src := gittest.New(t, map[string]string{
+		"clusters/prod/apps.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		"docs/big.jpg":            "an image no build reads\n",
+	})
+	oid := strings.TrimSpace(src.Git("rev-parse", "HEAD:docs/big.jpg"))
+	if err := os.Remove(filepath.Join(src.Dir, ".git", "objects", oid[:2], oid[2:])); err != nil {
+		t.Fatalf("removing the loose blob: %v", err)
+	}
+	repo, err := OpenRepo(src.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := repo.OpenTree(t.Context(), "HEAD")
+	if err != nil {
+		t.Fatalf("a copy missing one blob was refused: %v", err)
+	}
+	t.Cleanup(func() { _ = tr.Close() })
+	if got, err := tr.ReadFile(filepath.Join(tr.Root(), "clusters/prod/apps.yaml")); err != nil || len(got) == 0 {
+		t.Fatalf("reading a file the copy holds: %q, %v", got, err)
+	}
+	if _, err := tr.ReadFile(filepath.Join(tr.Root(), "docs/big.jpg")); !errors.Is(err, ErrMissingBlob) {
+		t.Fatalf("reading the missing blob: %v, want ErrMissingBlob", err)
 	}
 }

@@ -125,20 +125,20 @@ func (s *Snapshot) Close() error {
 }
 
 // treeEntry is one line of `git ls-tree -r -t -l`: a tree, blob, symlink or submodule, and
-// a blob's size; missingBlob for a blob a partial clone does not hold.
+// a blob's size; missingBlob for a blob the clone does not hold.
 type treeEntry struct {
 	mode, typ, oid, path string
 	size                 int64
 }
 
-// missingBlob is the size of a blob the clone does not hold (a partial clone): listing the
-// tree works, reading that file fails with ErrMissingBlob.
+// missingBlob is the size of a blob the clone does not hold (a partial clone, a copy missing
+// objects): listing the tree works, reading that file fails with ErrMissingBlob.
 const missingBlob = -1
 
 // ErrMissingBlob is reading a file whose blob the clone does not hold (a partial clone,
 // `--filter=blob:none`, or a mirror missing objects). Nothing fetches it: git runs with lazy
 // fetching off, since that would touch the network.
-var ErrMissingBlob = errors.New("its blob is not in this clone (a partial clone); nothing is fetched, so what reads it is unknown: fetch the blobs (git fetch --refetch, or clone without --filter)")
+var ErrMissingBlob = errors.New("its blob is not in this clone (a partial clone, or a copy missing objects); nothing is fetched, so what reads it is unknown: fetch the blobs (git fetch --refetch, or clone without --filter)")
 
 // extract writes the checked entries of a tree (listTree) into dir.
 func (r *Repo) extract(ctx context.Context, entries []treeEntry, dir string) error {
@@ -200,7 +200,11 @@ func (r *Repo) lsTree(ctx context.Context, commit string) ([]treeEntry, error) {
 			return nil, fmt.Errorf("git ls-tree: unexpected line %q", rec)
 		}
 		e := treeEntry{mode: f[0], typ: f[1], oid: f[2], path: p}
-		if e.typ == "blob" {
+		if e.typ == "blob" && f[3] == "BAD" {
+			// ls-tree -l prints BAD for a blob the object store does not hold (a mirror or
+			// copy missing objects, without being a partial clone): only reading it fails.
+			e.size = missingBlob
+		} else if e.typ == "blob" {
 			size, err := strconv.ParseInt(f[3], 10, 64)
 			if err != nil || size < 0 {
 				return nil, fmt.Errorf("git ls-tree: unexpected size in %q", rec)
