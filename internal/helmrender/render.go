@@ -139,7 +139,7 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 			return nil, err
 		}
 		if len(skipped) > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("release %s (chart %s %s): values.schema.json refers to remote schemas, not fetched without --allow-network, so the values were validated without them (helm-controller fetches them): %s", r.Release, r.Chart, r.Version, strings.Join(skipped, ", ")))
+			r.Notes = append(r.Notes, schemaNote(r.Chart, r.Version, skipped))
 		}
 	}
 	rel, err := renderCached(ctx, hr, c, digest, vals, secret, skipped, opts)
@@ -227,4 +227,16 @@ func decode(manifest, ns string, scope scoper) ([]*unstructured.Unstructured, er
 func CheckKubeVersion(v string) error {
 	_, err := common.ParseKubeVersion(v)
 	return err
+}
+
+// schemaNote says, once per chart version (the gate prints each distinct note once, however
+// many releases use the chart), that its values schema's remote references were not fetched:
+// how many, and the first few, so a chart with dozens of them is one line, not a page.
+func schemaNote(chart, version string, skipped []string) string {
+	const shown = 3
+	refs := strings.Join(skipped, ", ")
+	if len(skipped) > shown {
+		refs = fmt.Sprintf("%s and %d more", strings.Join(skipped[:shown], ", "), len(skipped)-shown)
+	}
+	return fmt.Sprintf("chart %s %s: values.schema.json refers to %d remote schema(s), not fetched without --allow-network, so values were validated without them (helm-controller fetches them): %s", chart, version, len(skipped), refs)
 }

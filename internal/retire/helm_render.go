@@ -230,7 +230,9 @@ func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 // a warning: without the chart nothing is compared, as without rendering at all. Live
 // (installed not nil), the old manifest is the deployed release's, read from helm-controller's
 // storage; one that cannot be read is a line of incomplete, never the base render instead.
-func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete, warnings []string) {
+// Each release compared leaves a line of evidence: what was rendered, against what, and how
+// many of its objects the upgrade deletes, so a SAFE says what it rests on.
+func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete, warnings, evidence []string) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
 			id := RefOf(c).ID()
@@ -269,6 +271,7 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 					kept[RefOf(o).ID()] = true
 				}
 			}
+			deleted := 0
 			for _, o := range old {
 				ref := RefOf(o)
 				if kept[ref.ID()] {
@@ -276,10 +279,27 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 				}
 				d := drop
 				rs = append(rs, Removal{Object: ref, ID: ref.ID(), Kustomization: u.Kustomization.ID(), base: o, HelmDrop: &d})
+				deleted++
 			}
+			evidence = append(evidence, dropEvidence(name, u.Kustomization.ID(), drop, len(old), deleted))
 		}
 	}
-	return rs, incomplete, warnings
+	return rs, incomplete, warnings, evidence
+}
+
+// dropEvidence is the line a compared release leaves: "HelmRelease ns/web (Kustomization
+// flux-system/apps): chart web 1.2.0 rendered at the candidate and compared with the installed
+// release (web 1.1.0, revision 3, …): the upgrade deletes 0 of its 7 objects".
+func dropEvidence(name, ks string, d HelmDrop, objects, deleted int) string {
+	against := "its base render (" + d.From + ")"
+	if d.Installed != "" {
+		against = "the installed release (" + d.Installed + ")"
+	}
+	verb := "the upgrade deletes"
+	if d.Reinstall != "" {
+		verb = "the reinstall deletes"
+	}
+	return fmt.Sprintf("%s (Kustomization %s): chart %s rendered at the candidate and compared with %s: %s %d of its %d object(s)", name, ks, d.To, against, verb, deleted, objects)
 }
 
 // reinstall says why helm-controller uninstalls the release before installing the candidate's
@@ -323,8 +343,9 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 			}
 		}
 	}
-	drops, incomplete, warnings := sides.helmDrops(units, installed)
+	drops, incomplete, warnings, evidence := sides.helmDrops(units, installed)
 	warnings = append(warnings, sides.notes()...)
+	notes = append(notes, evidence...)
 	out = append(rs, drops...)
 	sortRemovals(out)
 	judged = map[string]bool{}

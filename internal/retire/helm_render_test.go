@@ -48,7 +48,7 @@ func TestHelmDrops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &helmSides{base: map[string]*rendered{id: tc.base}, cand: map[string]*rendered{id: tc.cand}}
-			rs, incomplete, warnings := s.helmDrops(units, nil)
+			rs, incomplete, warnings, _ := s.helmDrops(units, nil)
 			if len(incomplete)+len(warnings) > 0 {
 				t.Fatalf("incomplete %v, warnings %v", incomplete, warnings)
 			}
@@ -79,7 +79,7 @@ func TestHelmDropsFailedRender(t *testing.T) {
 	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps"}, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
 	id := RefOf(hr).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("a")}, cand: map[string]*rendered{id: {err: errors.New("template: app/templates/x.yaml:3: nil pointer")}}}
-	_, incomplete, warnings := s.helmDrops(units, nil)
+	_, incomplete, warnings, _ := s.helmDrops(units, nil)
 	if len(incomplete) != 1 || len(warnings) != 0 || !strings.Contains(incomplete[0], "HelmRelease x/app (Kustomization flux-system/apps)") {
 		t.Fatalf("incomplete %v warnings %v", incomplete, warnings)
 	}
@@ -95,17 +95,42 @@ func TestHelmDropsSuspended(t *testing.T) {
 	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps", Prune: true}, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{cand}}}
 	id := RefOf(base).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: renderOf("app-template")}}
-	rs, _, _ := s.helmDrops(units, nil)
+	rs, _, _, _ := s.helmDrops(units, nil)
 	Judge(rs, units, k)
 	if len(rs) != 1 || !rs[0].Unsafe || !strings.Contains(strings.Join(rs[0].Reasons, ""), "once the HelmRelease is resumed") {
 		t.Fatalf("got %+v", rs)
 	}
 }
 
+// A compared release says what its verdict rests on, whether or not the upgrade deletes
+// anything: a SAFE upgrade is never bare "nothing is removed".
+func TestHelmDropsEvidence(t *testing.T) {
+	base := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "x", "app", nil)
+	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps", Prune: true}, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{base.DeepCopy()}}}
+	id := RefOf(base).ID()
+	for _, tc := range []struct {
+		name string
+		cand *rendered
+		want string
+	}{
+		{"keeps every object", renderOf("app-template", claim("app-cache", nil)), "the upgrade deletes 0 of its 1 object(s)"},
+		{"drops the claim", renderOf("app-template"), "the upgrade deletes 1 of its 1 object(s)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: tc.cand}}
+			_, _, _, evidence := s.helmDrops(units, nil)
+			if len(evidence) != 1 || !strings.Contains(evidence[0], "HelmRelease x/app (Kustomization flux-system/apps)") ||
+				!strings.Contains(evidence[0], "compared with its base render") || !strings.Contains(evidence[0], tc.want) {
+				t.Fatalf("evidence %q, want one line naming the release, the base render and %q", evidence, tc.want)
+			}
+		})
+	}
+}
+
 // What a render did otherwise than helm-controller (a remote schema not fetched) is said once,
 // whichever sides rendered it.
 func TestHelmRenderNotes(t *testing.T) {
-	note := "release x/app (chart a 1.0.0): values.schema.json refers to remote schemas"
+	note := "chart a 1.0.0: values.schema.json refers to 1 remote schema(s)"
 	b, c := renderOf("a"), renderOf("a")
 	b.render.Notes, c.render.Notes = []string{note}, []string{note}
 	s := &helmSides{base: map[string]*rendered{"x": b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{"x": c}}
@@ -141,7 +166,7 @@ func TestHelmDropsInstalled(t *testing.T) {
 		}, "", "", "the release it upgrades could not be read: reading the deployed revision of Helm release app in storage namespace x: forbidden: no"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, incomplete, _ := s.helmDrops(units, &liveReleases{release: tc.installed})
+			rs, incomplete, _, _ := s.helmDrops(units, &liveReleases{release: tc.installed})
 			var got []string
 			var drift string
 			for _, r := range rs {

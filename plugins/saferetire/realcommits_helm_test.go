@@ -176,7 +176,7 @@ func helmVerdict(t *testing.T, dir, base string, flags []string) (string, int) {
 	}
 	schemas := 0
 	for _, w := range res.Warnings {
-		if strings.Contains(w, "values.schema.json refers to remote schemas") {
+		if strings.Contains(w, "values.schema.json refers to") && strings.Contains(w, "remote schema(s)") {
 			schemas++
 			continue
 		}
