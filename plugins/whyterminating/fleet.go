@@ -39,7 +39,7 @@ func newFleet(o *WhyTerminatingOptions) *fleet.Command[*Result] {
 		One: func(ctx context.Context, c *cluster.Clients, _ []string) (*Result, error) {
 			return terminating.Plan(ctx, terminating.Request{AllNamespaces: o.AllNamespaces, Namespace: c.Namespace, Sweep: true, Clients: c, Clock: o.Clock})
 		},
-		Text: func(w io.Writer, r *Result, p output.Palette) error { return renderText(w, r, p) },
+		Text: func(w io.Writer, r *Result, p output.Palette) error { return PrintText(w, r, p) },
 	}
 }
 

@@ -1,0 +1,143 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/plugins/fluxchain"
+	"github.com/kubeforensics/suite/plugins/whyterminating"
+)
+
+// why_terminating and `kubectl why-terminating` build one Request (terminating.NewRequest) and
+// run one Plan: for the same object, inventory id or sweep on the same cluster, the tool's
+// structured content and the command's json output are the same report, but for what differs
+// between two reads of one cluster.
+func TestWhyTerminatingSameAsCommand(t *testing.T) {
+	needEnv(t)
+	cs := connect(t, config(env.Kubeconfig, t.TempDir()))
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		cmd  []string
+	}{
+		{"object", map[string]any{"object": "pvc headlamp", "namespace": incident.Namespace}, []string{"pvc", "headlamp", "-n", incident.Namespace}},
+		{"inventory id", map[string]any{"object": "headlamp_headlamp__PersistentVolumeClaim"}, []string{"headlamp_headlamp__PersistentVolumeClaim"}},
+		{"namespace sweep", map[string]any{"namespace": incident.Namespace}, []string{"-n", incident.Namespace}},
+		{"one type", map[string]any{"object": "pvc", "namespace": incident.Namespace}, []string{"pvc", "-n", incident.Namespace}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := call(t, cs, "why_terminating", tc.args)
+			command := runPlugin(t, whyterminating.NewCmdWhyTerminating, append(tc.cmd, "--kubeconfig", env.Kubeconfig, "--context", env.Context, "-o", "json"))
+			sameReport(t, tool, command)
+		})
+	}
+}
+
+// flux_chain and `kubectl flux-chain` check the scope alike (chain.CheckFocus), settle the
+// namespace alike (chain.NamespaceOf) and run one Plan: the same report for the default
+// namespace and a focused Kustomization. (Every namespace holds the Kustomization whose status
+// TestClusterTextEscaped writes control characters into: the tool escapes them and json does not.)
+func TestFluxChainSameAsCommand(t *testing.T) {
+	needEnv(t)
+	cs := connect(t, config(env.Kubeconfig, t.TempDir()))
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		cmd  []string
+	}{
+		{"flux-system", map[string]any{}, nil},
+		{"focused", map[string]any{"name": incident.AppsKS, "namespace": incident.FluxNS}, []string{incident.AppsKS, "-n", incident.FluxNS}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := call(t, cs, "flux_chain", tc.args)
+			command := runPlugin(t, fluxchain.NewCmdFluxChain, append(tc.cmd, "--kubeconfig", env.Kubeconfig, "--context", env.Context, "-o", "json"))
+			sameReport(t, tool, command)
+		})
+	}
+}
+
+// flux_chain_lint and `kubectl flux-chain --repo` open the repository, read its configuration
+// and --fail-on through the same functions and run one PlanRepo: the same report for the
+// detected layout, an entry path and a stricter failOn. No cluster is involved.
+func TestFluxChainLintSameAsCommand(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
+	root := t.TempDir()
+	r := lintRepo(t, root)
+	cs := connect(t, config(emptyKubeconfig(t), root))
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		cmd  []string
+	}{
+		{"detected layout", map[string]any{}, nil},
+		{"entry path", map[string]any{"path": "clusters/prod"}, []string{"--path", "clusters/prod"}},
+		{"fail on warning", map[string]any{"path": "clusters/prod", "failOn": "warning"}, []string{"--path", "clusters/prod", "--fail-on", "warning"}},
+		{"declared CRDs", map[string]any{"crds": []any{"monitoring.coreos.com"}}, []string{"--crds", "monitoring.coreos.com"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.args["repo"] = r.Dir
+			tool := call(t, cs, "flux_chain_lint", tc.args)
+			command := runPlugin(t, fluxchain.NewCmdFluxChain, append(tc.cmd, "--repo", r.Dir, "-o", "json"))
+			sameReport(t, tool, command)
+		})
+	}
+}
+
+// runPlugin runs a plugin's command with args and returns its json output; a verdict's exit
+// code is not an error, bad input is.
+func runPlugin(t *testing.T, newCmd func(genericiooptions.IOStreams) *cobra.Command, args []string) []byte {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := newCmd(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SilenceErrors = true
+	var coded *exitcode.Error
+	if err := cmd.Execute(); err != nil && (!errors.As(err, &coded) || coded.Code == exitcode.Usage) {
+		t.Fatalf("%s %v: %v\n%s", cmd.Name(), args, err, errOut.String())
+	}
+	return out.Bytes()
+}
+
+// varying are the fields of a report that differ between two reads of one cluster (the time
+// it was written, how long an object has been Terminating or a reconciliation has left, how
+// many LIST requests were made), and ages in the details of a blocker or a status.
+var (
+	varying = regexp.MustCompile(`"(timestamp|terminatingFor|listRequests|remaining|age)":\s*("[^"]*"|\d+)`)
+	ages    = regexp.MustCompile(`\bage \d+[smhd]\b`)
+)
+
+// sameReport fails t unless the tool's structured content and the command's json output are
+// the same report, but for what varies between reads.
+func sameReport(t *testing.T, tool *mcp.CallToolResult, command []byte) {
+	t.Helper()
+	if tool.IsError {
+		t.Fatalf("tool error: %s", text(tool))
+	}
+	b, err := json.Marshal(tool.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want any
+	for _, p := range []struct {
+		raw []byte
+		v   *any
+	}{{b, &got}, {command, &want}} {
+		stable := ages.ReplaceAll(varying.ReplaceAll(p.raw, []byte(`"$1":"-"`)), []byte("age AGE"))
+		if err := json.Unmarshal(stable, p.v); err != nil {
+			t.Fatalf("not a report: %v\n%s", err, p.raw)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the tool's report differs from the command's (-command +tool):\n%s", diff)
+	}
+}
