@@ -18,49 +18,34 @@ import (
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
 
-// why_terminating and `kubectl why-terminating` build one Request (terminating.NewRequest) and
-// run one Plan: for the same object, inventory id or sweep on the same cluster, the tool's
-// structured content and the command's json output are the same report, but for what differs
-// between two reads of one cluster.
-func TestWhyTerminatingSameAsCommand(t *testing.T) {
+// The live tools and their commands build one Request and run one Plan: for the same
+// arguments on the same cluster, the tool's structured content and the command's json output
+// are the same report, but for what differs between two reads of one cluster. why_terminating
+// checks its object through terminating.NewRequest as the command does, for an object, an
+// inventory id, a type and a sweep; flux_chain checks its scope (chain.CheckFocus) and settles
+// its namespace (chain.NamespaceOf) as the command does, for flux-system and one Kustomization.
+// (Every namespace at once holds the Kustomization whose status TestClusterTextEscaped writes
+// control characters into: the tool escapes them and json does not.)
+func TestLiveToolsSameAsCommand(t *testing.T) {
 	needEnv(t)
 	cs := connect(t, config(env.Kubeconfig, t.TempDir()))
+	why, chain := whyterminating.NewCmdWhyTerminating, fluxchain.NewCmdFluxChain
 	for _, tc := range []struct {
-		name string
-		args map[string]any
-		cmd  []string
+		name, tool string
+		args       map[string]any
+		newCmd     func(genericiooptions.IOStreams) *cobra.Command
+		cmd        []string
 	}{
-		{"object", map[string]any{"object": "pvc headlamp", "namespace": incident.Namespace}, []string{"pvc", "headlamp", "-n", incident.Namespace}},
-		{"inventory id", map[string]any{"object": "headlamp_headlamp__PersistentVolumeClaim"}, []string{"headlamp_headlamp__PersistentVolumeClaim"}},
-		{"namespace sweep", map[string]any{"namespace": incident.Namespace}, []string{"-n", incident.Namespace}},
-		{"one type", map[string]any{"object": "pvc", "namespace": incident.Namespace}, []string{"pvc", "-n", incident.Namespace}},
+		{"object", "why_terminating", map[string]any{"object": "pvc headlamp", "namespace": incident.Namespace}, why, []string{"pvc", "headlamp", "-n", incident.Namespace}},
+		{"inventory id", "why_terminating", map[string]any{"object": "headlamp_headlamp__PersistentVolumeClaim"}, why, []string{"headlamp_headlamp__PersistentVolumeClaim"}},
+		{"namespace sweep", "why_terminating", map[string]any{"namespace": incident.Namespace}, why, []string{"-n", incident.Namespace}},
+		{"one type", "why_terminating", map[string]any{"object": "pvc", "namespace": incident.Namespace}, why, []string{"pvc", "-n", incident.Namespace}},
+		{"flux-system", "flux_chain", map[string]any{}, chain, nil},
+		{"focused", "flux_chain", map[string]any{"name": incident.AppsKS, "namespace": incident.FluxNS}, chain, []string{incident.AppsKS, "-n", incident.FluxNS}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tool := call(t, cs, "why_terminating", tc.args)
-			command := runPlugin(t, whyterminating.NewCmdWhyTerminating, append(tc.cmd, "--kubeconfig", env.Kubeconfig, "--context", env.Context, "-o", "json"))
-			sameReport(t, tool, command)
-		})
-	}
-}
-
-// flux_chain and `kubectl flux-chain` check the scope alike (chain.CheckFocus), settle the
-// namespace alike (chain.NamespaceOf) and run one Plan: the same report for the default
-// namespace and a focused Kustomization. (Every namespace holds the Kustomization whose status
-// TestClusterTextEscaped writes control characters into: the tool escapes them and json does not.)
-func TestFluxChainSameAsCommand(t *testing.T) {
-	needEnv(t)
-	cs := connect(t, config(env.Kubeconfig, t.TempDir()))
-	for _, tc := range []struct {
-		name string
-		args map[string]any
-		cmd  []string
-	}{
-		{"flux-system", map[string]any{}, nil},
-		{"focused", map[string]any{"name": incident.AppsKS, "namespace": incident.FluxNS}, []string{incident.AppsKS, "-n", incident.FluxNS}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tool := call(t, cs, "flux_chain", tc.args)
-			command := runPlugin(t, fluxchain.NewCmdFluxChain, append(tc.cmd, "--kubeconfig", env.Kubeconfig, "--context", env.Context, "-o", "json"))
+		t.Run(tc.tool+" "+tc.name, func(t *testing.T) {
+			tool := call(t, cs, tc.tool, tc.args)
+			command := runPlugin(t, tc.newCmd, append(tc.cmd, "--kubeconfig", env.Kubeconfig, "--context", env.Context, "-o", "json"))
 			sameReport(t, tool, command)
 		})
 	}
