@@ -3,8 +3,6 @@ package toolargs
 import (
 	"github.com/kubeforensics/suite/internal/allowlist"
 	"github.com/kubeforensics/suite/internal/chain"
-	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/lint"
 )
 
@@ -40,29 +38,16 @@ type FluxChainLint struct {
 	Severity   []string `json:"severity,omitempty" jsonschema:"Rule severities, RULE=error|warning|info; they win over the repository's configuration file."`
 }
 
-// ToRequest is the RepoRequest of the call: the repository, which roots must hold, opened by
-// chain.OpenRepo, its configuration file with the call's CRDs and severities read by
-// chain.LoadSettings and failOn read by chain.ParseFailOn, as `flux-chain --repo` reads its
-// flags. It has no --base, --live or chart source, and never the network: remote bases leave
-// their tier not built (UNKNOWN). A bad value or a repository without a Flux Kustomization is
-// bad input (exit 3).
+// ToRequest is the RepoRequest of the call: the repository, which roots must hold, opened
+// with its configuration file, the call's CRDs and severities and failOn by
+// chain.OpenRepoRequest, as `flux-chain --repo` opens its flags. It has no --base, --live or
+// chart source, and never the network: remote bases leave their tier not built (UNKNOWN). A bad
+// value or a repository without a Flux Kustomization is bad input (exit 3).
 func (in FluxChainLint) ToRequest(roots allowlist.Roots) (chain.RepoRequest, error) {
 	dir, err := roots.Check(in.Repo)
 	if err != nil {
 		return chain.RepoRequest{}, err
 	}
-	sev, scope, err := chain.ParseFailOn(in.FailOn, false)
-	if err != nil {
-		return chain.RepoRequest{}, exitcode.UsageErrorf("--fail-on: %w", err)
-	}
-	repo, layout, err := chain.OpenRepo(dir, in.SourceRoot, in.Path)
-	if err != nil {
-		return chain.RepoRequest{}, err
-	}
-	settings, path, err := chain.LoadSettings(repo.Dir, "", lint.Declared{CRDs: in.CRDs, Severity: in.Severity})
-	if err != nil {
-		return chain.RepoRequest{}, err
-	}
-	return chain.RepoRequest{Repo: repo, Root: repo.Dir, Layout: layout, Settings: settings, ConfigPath: path,
-		FailOn: sev, FailScope: scope, NetworkTimeout: kbuild.DefaultNetworkTimeout}, nil
+	return chain.OpenRepoRequest(chain.RepoArgs{Dir: dir, SourceRoot: in.SourceRoot, Path: in.Path, FailOn: in.FailOn,
+		Declared: lint.Declared{CRDs: in.CRDs, Severity: in.Severity}})
 }
