@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kubeforensics/suite/internal/cache"
 	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
@@ -30,11 +31,8 @@ type CacheDirs struct {
 func (req *Request) OpenCaches(dirs CacheDirs, getenv func(string) string) error {
 	if dirs.Charts != "" && !req.Orphans {
 		c, err := charts.OpenCache(dirs.Charts)
-		switch {
-		case errors.Is(err, charts.ErrUntrustedCache):
-			return exitcode.WithCode(exitcode.Usage, err)
-		case err != nil:
-			fmt.Fprintf(req.log(), "# %s; rendering without it\n", output.Sanitize(err.Error()))
+		if err := req.opened(err, "rendering"); err != nil {
+			return err
 		}
 		req.ChartCache = c
 	}
@@ -44,36 +42,34 @@ func (req *Request) OpenCaches(dirs CacheDirs, getenv func(string) string) error
 			return exitcode.WithCode(exitcode.Usage, err)
 		}
 		c, err := gitops.OpenKeyedBuildCache(dirs.Build, key)
-		switch {
-		case errors.Is(err, gitops.ErrUntrustedCache):
-			return exitcode.WithCode(exitcode.Usage, err)
-		case err != nil:
-			fmt.Fprintf(req.log(), "# %s; building without it\n", output.Sanitize(err.Error()))
+		if err := req.opened(err, "building"); err != nil {
+			return err
 		}
 		req.BuildCache = c
 	}
-	return req.openRenderCache(dirs, getenv)
+	if dirs.Renders != "" && !req.Full && !req.Orphans {
+		// Authenticated with the build cache's key.
+		key, err := helmrender.ReadCacheKey(dirs.KeyFile, getenv)
+		if err != nil {
+			return exitcode.WithCode(exitcode.Usage, err)
+		}
+		c, err := helmrender.OpenCache(dirs.Renders, key)
+		if err := req.opened(err, "rendering"); err != nil {
+			return err
+		}
+		req.RenderCache = c
+	}
+	return nil
 }
 
-// openRenderCache opens the render cache into req, authenticated with the build cache's key;
-// a directory someone else may write is bad input (exit 3), as the build cache's is, and one
-// that cannot be opened only costs renders.
-func (req *Request) openRenderCache(dirs CacheDirs, getenv func(string) string) error {
-	if dirs.Renders == "" || req.Full || req.Orphans {
-		return nil
-	}
-	key, err := helmrender.ReadCacheKey(dirs.KeyFile, getenv)
-	if err != nil {
-		return exitcode.WithCode(exitcode.Usage, err)
-	}
-	c, err := helmrender.OpenCache(dirs.Renders, key)
+// opened is what a cache that failed to open (err) comes to: bad input (exit 3) when someone
+// else may write it, else a line on req.Log, and the run goes on doing without it.
+func (req *Request) opened(err error, doing string) error {
 	switch {
-	case errors.Is(err, gitops.ErrUntrustedCache):
+	case errors.Is(err, cache.ErrUntrusted):
 		return exitcode.WithCode(exitcode.Usage, err)
 	case err != nil:
-		fmt.Fprintf(req.log(), "# %s; rendering without it\n", output.Sanitize(err.Error()))
-		return nil
+		fmt.Fprintf(req.log(), "# %s; %s without it\n", output.Sanitize(err.Error()), doing)
 	}
-	req.RenderCache = c
 	return nil
 }
