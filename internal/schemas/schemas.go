@@ -11,10 +11,10 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/kubeforensics/suite/internal/chain"
 	"github.com/kubeforensics/suite/internal/report"
-	"github.com/kubeforensics/suite/plugins/fluxchain"
-	"github.com/kubeforensics/suite/plugins/saferetire"
-	"github.com/kubeforensics/suite/plugins/whyterminating"
+	"github.com/kubeforensics/suite/internal/saferetire"
+	"github.com/kubeforensics/suite/internal/terminating"
 )
 
 // Kind is one report kind and the Go type that marshals to it.
@@ -29,11 +29,11 @@ type Kind struct {
 // Kinds lists every report kind under the contract (docs/report.md).
 func Kinds() []Kind {
 	return []Kind{
-		{"WhyTerminatingResult", whyterminating.APIVersion, reflect.TypeFor[whyterminating.Result](),
+		{"WhyTerminatingResult", terminating.APIVersion, reflect.TypeFor[terminating.Result](),
 			"kubectl why-terminating -o json: what holds each Terminating object and how to release it"},
-		{"FluxChainResult", fluxchain.APIVersion, reflect.TypeFor[fluxchain.Result](),
+		{"FluxChainResult", chain.APIVersion, reflect.TypeFor[chain.Result](),
 			"kubectl flux-chain -o json: the live Kustomization chain, its root causes and what waits on them"},
-		{"FluxChainRepoResult", fluxchain.RepoAPIVersion, reflect.TypeFor[fluxchain.RepoResult](),
+		{"FluxChainRepoResult", chain.RepoAPIVersion, reflect.TypeFor[chain.RepoResult](),
 			"kubectl flux-chain --repo -o json: the chain a repository declares and its lint findings"},
 		{"SafeRetireResult", saferetire.APIVersion, reflect.TypeFor[saferetire.Result](),
 			"kubectl safe-retire -o json: what a change would prune, whether it is safe, and the staged plan"},

@@ -24,9 +24,6 @@ import (
 	"github.com/kubeforensics/suite/internal/version"
 )
 
-// defaultNamespace is where Flux's own Kustomizations live unless -n says otherwise.
-const defaultNamespace = "flux-system"
-
 const example = `  # The chain in flux-system: tiers, root causes and what they block
   kubectl flux-chain --context=prod
 
@@ -100,10 +97,8 @@ func (l *liveOptions) validate(repoMode bool) error {
 		return exitcode.UsageErrorf("--repo lints the whole repository: it takes no NAME and no -A")
 	case repoMode && l.FailOnProgressing:
 		return exitcode.UsageErrorf("--fail-on-progressing judges a live chain: --repo lints a repository, which has no reconciliation in progress")
-	case l.Name != "" && l.AllNamespaces:
-		return exitcode.UsageErrorf("a Kustomization NAME needs its namespace (-n), not -A")
 	}
-	return nil
+	return chain.CheckFocus(l.Name, l.AllNamespaces)
 }
 
 // NewFluxChainOptions returns options with kubectl's connection flags and text output.
@@ -155,12 +150,13 @@ func newCmd(o *FluxChainOptions) *cobra.Command {
 	o.comment.addFlags(cmd)
 	o.Fleet.AddFlags(cmd.Flags())
 	version.AddFlag(cmd)
-	cmd.ValidArgsFunction = completion.Kustomizations(o.ConfigFlags, defaultNamespace, &o.live.AllNamespaces)
+	cmd.ValidArgsFunction = completion.Kustomizations(o.ConfigFlags, chain.DefaultNamespace, &o.live.AllNamespaces)
 	completion.RegisterFlags(cmd, o.ConfigFlags)
 	return cmd
 }
 
-// Complete connects to the cluster and settles the namespace: -n, else flux-system; none with -A.
+// Complete connects to the cluster and settles the namespace (chain.NamespaceOf): -n, else
+// flux-system; none with -A.
 func (o *FluxChainOptions) Complete(args []string) error {
 	if err := o.validateSARIF(); err != nil {
 		return err
@@ -184,15 +180,7 @@ func (o *FluxChainOptions) Complete(args []string) error {
 	if err != nil {
 		return err
 	}
-	o.clients = c
-	switch {
-	case o.live.AllNamespaces:
-		o.live.namespace = ""
-	case c.NamespaceExplicit:
-		o.live.namespace = c.Namespace
-	default:
-		o.live.namespace = defaultNamespace
-	}
+	o.clients, o.live.namespace = c, chain.NamespaceOf(c, o.live.AllNamespaces)
 	return nil
 }
 

@@ -48,13 +48,7 @@ func newFleet(o *FluxChainOptions) *fleet.Command[*Result] {
 			return o.repo.validate()
 		},
 		One: func(ctx context.Context, c *cluster.Clients, args []string) (*Result, error) {
-			ns := defaultNamespace
-			switch {
-			case o.live.AllNamespaces:
-				ns = ""
-			case c.NamespaceExplicit:
-				ns = c.Namespace
-			}
+			ns := chain.NamespaceOf(c, o.live.AllNamespaces)
 			name := ""
 			if len(args) == 1 {
 				name = args[0]

@@ -41,10 +41,9 @@ type repoOptions struct {
 	Base string
 	configFlags
 
-	// failSeverity and failScope are --fail-on read (Validate).
-	failSeverity lint.Severity
-	failScope    string
-
+	// opened is the RepoRequest the flags open (chain.OpenRepoRequest, at Complete): the
+	// repository, its layout and settings, and --fail-on read.
+	opened chain.RepoRequest
 	// root is the repository's top level; layout says where its Flux source starts.
 	root   string
 	repo   *gitrev.Repo
@@ -93,11 +92,6 @@ func (r *repoOptions) validate() error {
 		}
 		return nil
 	}
-	sev, scope, err := chain.ParseFailOn(r.FailOn, r.Base != "")
-	if err != nil {
-		return exitcode.UsageErrorf("--fail-on: %w", err)
-	}
-	r.failSeverity, r.failScope = sev, scope
 	if r.NetworkTimeout <= 0 {
 		return exitcode.UsageErrorf("--network-timeout must be positive")
 	}
@@ -107,30 +101,33 @@ func (r *repoOptions) validate() error {
 	return nil
 }
 
-// complete opens the repository and settles the entry path.
+// complete reads --fail-on, opens the repository, settles the entry path and reads the
+// settings, as the MCP tool does (chain.OpenRepoRequest).
 func (r *repoOptions) complete() error {
 	if r.getenv == nil {
 		r.getenv = os.Getenv
 	}
-	repo, layout, err := chain.OpenRepo(r.Dir, r.SourceRoot, r.Path)
+	req, err := chain.OpenRepoRequest(chain.RepoArgs{Dir: r.Dir, SourceRoot: r.SourceRoot, Path: r.Path, FailOn: r.FailOn, Base: r.Base,
+		Config: r.Config, Declared: r.Declared})
 	if err != nil {
 		return err
 	}
-	r.root, r.repo, r.layout, r.Path = repo.Dir, repo, layout, layout.Entry
-	return r.configFlags.complete(r.root)
+	r.opened, r.root, r.repo, r.layout, r.Path = req, req.Root, req.Repo, req.Layout, req.Layout.Entry
+	return nil
 }
 
-// toRequest is the RepoRequest of the completed and validated flags: the repository opened by
-// complete, the settings, --fail-on, the chart renderer, and live, the cluster to compare with
-// (nil without --live). A chart flag that cannot be honoured is bad input (exit 3).
+// toRequest is the RepoRequest of the completed and validated flags: what complete opened (the
+// repository, its settings and --fail-on), the network, the chart renderer, and live, the
+// cluster to compare with (nil without --live). A chart flag that cannot be honoured is bad
+// input (exit 3).
 func (r *repoOptions) toRequest(clock report.Clock, live *chain.LiveRequest) (chain.RepoRequest, error) {
 	crds, err := r.chartCRDs()
 	if err != nil {
 		return chain.RepoRequest{}, err
 	}
-	return chain.RepoRequest{Repo: r.repo, Root: r.root, Layout: r.layout, Settings: r.settings, ConfigPath: r.path,
-		FailOn: r.failSeverity, FailScope: r.failScope, Base: r.Base, AllowNetwork: r.AllowNetwork, NetworkTimeout: r.NetworkTimeout,
-		Charts: crds, Live: live, Clock: clock}, nil
+	req := r.opened
+	req.AllowNetwork, req.NetworkTimeout, req.Charts, req.Live, req.Clock = r.AllowNetwork, r.NetworkTimeout, crds, live, clock
+	return req, nil
 }
 
 // runRepo lints the repository (and with --live compares it with the cluster), prints the

@@ -3,19 +3,15 @@ package fluxchain
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/kubeforensics/suite/internal/chain"
 	"github.com/kubeforensics/suite/internal/lint"
 )
 
 // configFlags are what --repo is told about what the repository cannot show: the
-// configuration file, CRDs installed outside Flux and rule severities.
+// configuration file, CRDs installed outside Flux and rule severities (read by
+// chain.OpenRepoRequest).
 type configFlags struct {
 	Config string
 	lint.Declared
-
-	// path is the configuration file read ("" for none); settings what it and the flags say.
-	path     string
-	settings lint.Settings
 }
 
 func (c *configFlags) addFlags(cmd *cobra.Command) {
@@ -29,12 +25,4 @@ func (c *configFlags) addFlags(cmd *cobra.Command) {
 // used reports whether any of the flags was given.
 func (c *configFlags) used() bool {
 	return c.Config != "" || len(c.CRDs) > 0 || len(c.CRDsFrom) > 0 || len(c.Severity) > 0
-}
-
-// complete reads --config, else the repository's configuration file when it has one, and
-// combines it with the flags (chain.LoadSettings); every error is bad input.
-func (c *configFlags) complete(root string) error {
-	s, path, err := chain.LoadSettings(root, c.Config, c.Declared)
-	c.settings, c.path = s, path
-	return err
 }

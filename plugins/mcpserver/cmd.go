@@ -115,7 +115,7 @@ func (o *MCPServerOptions) Complete(_ []string) error {
 	if err != nil {
 		return err
 	}
-	o.server, o.allowed = srv, s.contexts.describe()
+	o.server, o.allowed = srv, s.contexts.Describe()
 	return nil
 }
 

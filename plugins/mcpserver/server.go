@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,7 +20,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/kubeforensics/suite/internal/allowlist"
+	"github.com/kubeforensics/suite/internal/envelope"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/toolargs"
 	"github.com/kubeforensics/suite/internal/version"
 )
 
@@ -46,8 +51,8 @@ type Config struct {
 // server holds what the tool handlers share.
 type server struct {
 	cfg      Config
-	contexts *contexts
-	roots    repoRoots
+	contexts *allowlist.Contexts
+	roots    allowlist.Roots
 	slots    chan struct{}
 	logMu    sync.Mutex
 }
@@ -64,11 +69,11 @@ func build(cfg Config) (*server, *mcp.Server, error) {
 	if cfg.CallTimeout <= 0 || cfg.MaxResultBytes <= 0 || cfg.Parallel <= 0 {
 		return nil, nil, exitcode.UsageErrorf("--call-timeout, --max-result-bytes and --parallel must be positive")
 	}
-	ctxs, err := newContexts(cfg.Flags, cfg.Contexts)
+	ctxs, err := allowlist.NewContexts(cfg.Flags, cfg.Contexts)
 	if err != nil {
 		return nil, nil, err
 	}
-	roots, err := newRepoRoots(cfg.RepoRoots)
+	roots, err := allowlist.NewRoots(cfg.RepoRoots)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,19 +121,19 @@ func addTool[In any](srv *mcp.Server, t *mcp.Tool, out reflect.Type, h mcp.ToolH
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 	}
-	args, err := newArgsChecker(t.Name, in)
+	args, err := toolargs.NewChecker(t.Name, in)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 	}
 	t.InputSchema, t.OutputSchema = in, schema
 	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var input In
-		if err := args.decode(req.Params.Arguments, &input); err != nil {
-			return errorResult(err), nil
+		if err := args.Decode(req.Params.Arguments, &input); err != nil {
+			return envelope.Error(err), nil
 		}
 		res, structured, err := h(ctx, req, input)
 		if err != nil {
-			return errorResult(err), nil
+			return envelope.Error(err), nil
 		}
 		if structured == nil {
 			return res, nil
@@ -153,28 +158,29 @@ func addTool[In any](srv *mcp.Server, t *mcp.Tool, out reflect.Type, h mcp.ToolH
 // call runs one analysis within the server's bounds: a free slot, the call timeout, and an
 // answer of at most MaxResultBytes. An analysis stopped by the timeout or by the client is
 // UNKNOWN, whatever it had found so far.
-func (s *server) call(ctx context.Context, analyse func(context.Context) (report, error)) (*mcp.CallToolResult, any, error) {
+func (s *server) call(ctx context.Context, analyse func(context.Context) (envelope.Report, error)) (*mcp.CallToolResult, any, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.CallTimeout)
 	defer cancel()
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	case <-ctx.Done():
-		return errorResult(exitcode.UnknownErrorf("no analysis slot came free within %s (--parallel %d)", s.cfg.CallTimeout, s.cfg.Parallel)), nil, nil
+		return envelope.Error(exitcode.UnknownErrorf("no analysis slot came free within %s (--parallel %d)", s.cfg.CallTimeout, s.cfg.Parallel)), nil, nil
 	}
 	rep, err := analyse(ctx)
 	if ctx.Err() != nil {
-		return errorResult(exitcode.UnknownErrorf("stopped before the analysis finished (%v; --call-timeout %s): the result is UNKNOWN", context.Cause(ctx), s.cfg.CallTimeout)), nil, nil
+		return envelope.Error(exitcode.UnknownErrorf("stopped before the analysis finished (%v; --call-timeout %s): the result is UNKNOWN", context.Cause(ctx), s.cfg.CallTimeout)), nil, nil
 	}
 	if err != nil {
-		return errorResult(err), nil, nil
+		return envelope.Error(err), nil, nil
 	}
-	return toolResult(rep, s.cfg.MaxResultBytes)
+	return envelope.Result(rep, s.cfg.MaxResultBytes)
 }
 
-// log writes one line about a call on the server's log.
+// log writes one line about a call on the server's log: the tool and the connection it reads,
+// as every plugin names it.
 func (s *server) log(tool, target string) {
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
-	_, _ = io.WriteString(s.cfg.Log, contextLine(tool, target))
+	_, _ = io.WriteString(s.cfg.Log, output.Sanitize(strings.Join([]string{"#", tool, "on", target}, " "))+"\n")
 }

@@ -4,39 +4,21 @@ import (
 	"context"
 	"io"
 	"reflect"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/chain"
+	"github.com/kubeforensics/suite/internal/envelope"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/saferetire"
+	"github.com/kubeforensics/suite/internal/terminating"
+	"github.com/kubeforensics/suite/internal/toolargs"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
 
-// fluxNamespace is where flux_chain looks unless told otherwise, as `kubectl flux-chain` does.
-const fluxNamespace = "flux-system"
-
-// WhyTerminatingInput are the arguments of why_terminating, as `kubectl why-terminating` takes them.
-type WhyTerminatingInput struct {
-	Object        string `json:"object,omitempty" jsonschema:"What to explain, as kubectl names it: 'TYPE NAME' (pvc headlamp), 'TYPE/NAME' (persistentvolumeclaims/headlamp), a Flux inventory id (headlamp_headlamp__PersistentVolumeClaim), or a TYPE alone for every Terminating object of that type. Empty: every Terminating object in the namespace (and the namespace itself), or in the cluster with allNamespaces."`
-	Namespace     string `json:"namespace,omitempty" jsonschema:"The namespace (default: the context's)."`
-	AllNamespaces bool   `json:"allNamespaces,omitempty" jsonschema:"Every namespace, and cluster-scoped objects (kubectl -A)."`
-	Context       string `json:"context,omitempty" jsonschema:"The kubeconfig context to read; empty for the server's default. Only contexts on the server's allow-list are accepted."`
-}
-
-// FluxChainInput are the arguments of flux_chain.
-type FluxChainInput struct {
-	Name          string `json:"name,omitempty" jsonschema:"One Kustomization to focus on, with what it depends on and what waits on it; empty for the whole chain."`
-	Namespace     string `json:"namespace,omitempty" jsonschema:"The namespace of the Kustomizations (default flux-system)."`
-	AllNamespaces bool   `json:"allNamespaces,omitempty" jsonschema:"Kustomizations in every namespace."`
-	Context       string `json:"context,omitempty" jsonschema:"The kubeconfig context to read; empty for the server's default. Only contexts on the server's allow-list are accepted."`
-}
-
 func (s *server) tools() []func(*mcp.Server) error {
-	allowed := " Contexts: " + s.contexts.describe() + "."
+	allowed := " Contexts: " + s.contexts.Describe() + "."
 	return []func(*mcp.Server) error{
 		func(srv *mcp.Server) error {
 			return addTool(srv, &mcp.Tool{
@@ -79,64 +61,35 @@ func (s *server) tools() []func(*mcp.Server) error {
 }
 
 // whyTerminating is `kubectl why-terminating` for one call.
-func (s *server) whyTerminating(ctx context.Context, _ *mcp.CallToolRequest, in WhyTerminatingInput) (*mcp.CallToolResult, any, error) {
-	return s.call(ctx, func(ctx context.Context) (report, error) {
-		args := strings.Fields(in.Object)
-		req := whyterminating.Request{AllNamespaces: in.AllNamespaces, Sweep: len(args) == 0}
-		switch {
-		case len(args) > 2:
-			return report{}, exitcode.UsageErrorf("object %q: give TYPE, TYPE NAME, TYPE/NAME or an inventory id", in.Object)
-		case len(args) > 0:
-			arg, err := kinds.ParseObjectArgs(args)
-			if err != nil {
-				return report{}, err
-			}
-			req.Arg = arg
-		}
-		if in.AllNamespaces && req.Arg.Name != "" {
-			return report{}, exitcode.UsageErrorf("allNamespaces explains every Terminating object; give no object name with it")
-		}
-		if req.Arg.FromInventory && in.Namespace != "" && req.Arg.Namespace != "" && in.Namespace != req.Arg.Namespace {
-			return report{}, exitcode.UsageErrorf("inventory id names namespace %q but namespace is %q", req.Arg.Namespace, in.Namespace)
-		}
-		c, err := s.contexts.connect(in.Context, in.Namespace)
+func (s *server) whyTerminating(ctx context.Context, _ *mcp.CallToolRequest, in toolargs.WhyTerminating) (*mcp.CallToolResult, any, error) {
+	return s.call(ctx, func(ctx context.Context) (envelope.Report, error) {
+		req, err := in.ToRequest(s.contexts)
 		if err != nil {
-			return report{}, err
+			return envelope.Report{}, err
 		}
-		s.log("why_terminating", c.Target.String())
-		req.Namespace = c.Namespace
-		res, err := whyterminating.Compute(ctx, c, req)
+		s.log("why_terminating", req.Clients.Target.String())
+		res, err := terminating.Plan(ctx, req)
 		if err != nil {
-			return report{}, err
+			return envelope.Report{}, err
 		}
-		return report{value: res, verdict: res.Verdict, exitCode: res.ExitCode,
-			text: func(w io.Writer, p output.Palette) error { return whyterminating.PrintText(w, res, p) }}, nil
+		return envelope.Report{Value: res, Verdict: res.Verdict, ExitCode: res.ExitCode,
+			Text: func(w io.Writer, p output.Palette) error { return whyterminating.PrintText(w, res, p) }}, nil
 	})
 }
 
 // fluxChain is `kubectl flux-chain` (live) for one call.
-func (s *server) fluxChain(ctx context.Context, _ *mcp.CallToolRequest, in FluxChainInput) (*mcp.CallToolResult, any, error) {
-	return s.call(ctx, func(ctx context.Context) (report, error) {
-		if in.Name != "" && in.AllNamespaces {
-			return report{}, exitcode.UsageErrorf("a Kustomization name needs its namespace, not allNamespaces")
-		}
-		ns := in.Namespace
-		switch {
-		case in.AllNamespaces:
-			ns = ""
-		case ns == "":
-			ns = fluxNamespace
-		}
-		c, err := s.contexts.connect(in.Context, "")
+func (s *server) fluxChain(ctx context.Context, _ *mcp.CallToolRequest, in toolargs.FluxChain) (*mcp.CallToolResult, any, error) {
+	return s.call(ctx, func(ctx context.Context) (envelope.Report, error) {
+		req, err := in.ToRequest(s.contexts)
 		if err != nil {
-			return report{}, err
+			return envelope.Report{}, err
 		}
-		s.log("flux_chain", c.Target.String())
-		res, err := fluxchain.Compute(ctx, c, ns, in.Name, nil)
+		s.log("flux_chain", req.Clients.Target.String())
+		res, err := chain.Plan(ctx, req)
 		if err != nil {
-			return report{}, err
+			return envelope.Report{}, err
 		}
-		return report{value: res, verdict: res.Verdict, exitCode: res.ExitCode,
-			text: func(w io.Writer, p output.Palette) error { return fluxchain.PrintText(w, res, p) }}, nil
+		return envelope.Report{Value: res, Verdict: res.Verdict, ExitCode: res.ExitCode,
+			Text: func(w io.Writer, p output.Palette) error { return fluxchain.PrintText(w, res, p) }}, nil
 	})
 }

@@ -2,13 +2,9 @@ package saferetire
 
 import (
 	"errors"
-	"fmt"
 
-	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/gitops"
-	"github.com/kubeforensics/suite/internal/output"
 	sr "github.com/kubeforensics/suite/internal/saferetire"
 )
 
@@ -27,7 +23,7 @@ type (
 const APIVersion = sr.APIVersion
 
 // ToRequest checks the flags, once, and turns them into the request Plan and Execute run: it
-// opens the build and chart caches unless --orphans, reads where --github-comment posts, and
+// opens the caches the run reads (Request.OpenCaches), reads where --github-comment posts, and
 // connects to the cluster unless --offline. Bad input is a one-line error (exit 3), returned
 // before anything is opened.
 func (o *SafeRetireOptions) ToRequest() (*sr.Request, error) {
@@ -36,31 +32,8 @@ func (o *SafeRetireOptions) ToRequest() (*sr.Request, error) {
 	}
 	req := o.request()
 	req.Runtime = sr.Runtime{Target: cluster.Offline(o.ConfigFlags), PlanDir: o.planDir, Clock: o.Clock, In: o.In, Log: o.ErrOut}
-	if o.ChartCacheDir != "" && !o.Orphans {
-		c, err := charts.OpenCache(o.ChartCacheDir)
-		switch {
-		case errors.Is(err, charts.ErrUntrustedCache):
-			return nil, exitcode.WithCode(exitcode.Usage, err)
-		case err != nil:
-			fmt.Fprintf(o.ErrOut, "# %s; rendering without it\n", output.Sanitize(err.Error()))
-		}
-		req.ChartCache = c
-	}
-	if o.CacheDir != "" && !o.Full && !o.AllowNetwork && !o.Orphans {
-		key, err := gitops.ReadBuildCacheKey(o.CacheKeyFile, o.getenv)
-		if err != nil {
-			return nil, exitcode.WithCode(exitcode.Usage, err)
-		}
-		c, err := gitops.OpenKeyedBuildCache(o.CacheDir, key)
-		switch {
-		case errors.Is(err, gitops.ErrUntrustedCache):
-			return nil, exitcode.WithCode(exitcode.Usage, err)
-		case err != nil:
-			fmt.Fprintf(o.ErrOut, "# %s; building without it\n", output.Sanitize(err.Error()))
-		}
-		req.BuildCache = c
-	}
-	if err := o.openRenderCache(req); err != nil {
+	caches := sr.CacheDirs{Build: o.CacheDir, Charts: o.ChartCacheDir, Renders: o.RenderCacheDir, KeyFile: o.CacheKeyFile}
+	if err := req.OpenCaches(caches, o.getenv); err != nil {
 		return nil, err
 	}
 	if err := o.completeComment(); err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/kubeforensics/suite/internal/completion"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/fleet"
-	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/terminating"
@@ -51,8 +50,8 @@ type WhyTerminatingOptions struct {
 	Clock report.Clock
 	genericiooptions.IOStreams
 
-	arg     kinds.ObjectArg
-	sweep   bool
+	// args are the object words (none: a sweep), checked by terminating.NewRequest.
+	args    []string
 	clients *cluster.Clients
 }
 
@@ -103,17 +102,9 @@ func newCmd(o *WhyTerminatingOptions) *cobra.Command {
 	return cmd
 }
 
-// Complete parses the object argument and opens the clients.
+// Complete keeps the object words and opens the clients.
 func (o *WhyTerminatingOptions) Complete(args []string) error {
-	if len(args) == 0 {
-		o.sweep = true
-	} else {
-		arg, err := kinds.ParseObjectArgs(args)
-		if err != nil {
-			return err
-		}
-		o.arg = arg
-	}
+	o.args = args
 	c, err := cluster.Connect(o.ConfigFlags)
 	if err != nil {
 		return err
@@ -127,18 +118,11 @@ func (o *WhyTerminatingOptions) Validate() error {
 	return o.PrintFlags.Validate()
 }
 
-// ToRequest is the Request the completed options ask Plan for: the object argument (none: a
-// sweep), -A, the namespace of the clients, which read the cluster, and the clock. Flag
-// combinations that cannot be honoured are bad input (exit 3). It makes no request.
+// ToRequest is the Request the completed options ask Plan for: the object words (none: a
+// sweep), -A, the namespace of the clients, which read the cluster, and the clock, checked by
+// terminating.NewRequest as the MCP tool's are. It makes no request.
 func (o *WhyTerminatingOptions) ToRequest() (terminating.Request, error) {
-	if o.AllNamespaces && !o.sweep && o.arg.Name != "" {
-		return terminating.Request{}, exitcode.UsageErrorf("-A explains every Terminating object; give no object name with it")
-	}
-	if o.arg.FromInventory && o.clients.NamespaceExplicit && o.arg.Namespace != "" && o.clients.Namespace != o.arg.Namespace {
-		return terminating.Request{}, exitcode.UsageErrorf("inventory id names namespace %q but -n is %q", o.arg.Namespace, o.clients.Namespace)
-	}
-	return terminating.Request{AllNamespaces: o.AllNamespaces, Namespace: o.clients.Namespace, Arg: o.arg, Sweep: o.sweep,
-		Clients: o.clients, Clock: o.Clock}, nil
+	return terminating.NewRequest(o.args, o.AllNamespaces, o.clients, o.Clock)
 }
 
 // Run plans the result, prints it, and returns the exit code as an error.
@@ -162,6 +146,6 @@ func (o *WhyTerminatingOptions) Run(ctx context.Context) error {
 }
 
 func (o *WhyTerminatingOptions) print(res *Result) error {
-	text := func(w io.Writer, p output.Palette) error { return renderText(w, res, p) }
+	text := func(w io.Writer, p output.Palette) error { return PrintText(w, res, p) }
 	return o.PrintFlags.Print(o.Out, res, text, output.Graphs{})
 }

@@ -37,9 +37,13 @@ func newFleet(o *WhyTerminatingOptions) *fleet.Command[*Result] {
 			return nil
 		},
 		One: func(ctx context.Context, c *cluster.Clients, _ []string) (*Result, error) {
-			return terminating.Plan(ctx, terminating.Request{AllNamespaces: o.AllNamespaces, Namespace: c.Namespace, Sweep: true, Clients: c, Clock: o.Clock})
+			req, err := terminating.NewRequest(nil, o.AllNamespaces, c, o.Clock)
+			if err != nil {
+				return nil, err
+			}
+			return terminating.Plan(ctx, req)
 		},
-		Text: func(w io.Writer, r *Result, p output.Palette) error { return renderText(w, r, p) },
+		Text: func(w io.Writer, r *Result, p output.Palette) error { return PrintText(w, r, p) },
 	}
 }
 

@@ -11,9 +11,10 @@ import (
 	"github.com/kubeforensics/suite/internal/output"
 )
 
-// renderText draws the result as a tree: one root per object, one branch per finalizer, its
-// blockers with their owners and GitOps owner, then the remediation steps with their cost.
-func renderText(w io.Writer, r *Result, p output.Palette) error {
+// PrintText draws the result as a tree: one root per object, one branch per finalizer, its
+// blockers with their owners and GitOps owner, then the remediation steps with their cost. The
+// command, fleet mode and the MCP server print a Result with it.
+func PrintText(w io.Writer, r *Result, p output.Palette) error {
 	root := &output.Node{}
 	if len(r.Objects) == 0 {
 		root.Add(p.Good("Nothing is Terminating") + " in " + r.Scope + ".")

@@ -1,4 +1,8 @@
-package mcpserver
+// Package allowlist is what a caller of the MCP server may name: the kubeconfig contexts a
+// tool call may read (Contexts, --contexts in the syntax of the plugins' fleet mode) and the
+// directories whose git repositories it may read (Roots, --repo-root). Every call names its own
+// context and repository; nothing one call names changes what the next one reads.
+package allowlist
 
 import (
 	"fmt"
@@ -12,10 +16,10 @@ import (
 	"github.com/kubeforensics/suite/internal/fleet"
 )
 
-// contexts decides which kubeconfig contexts a tool call may name, and opens the clients of
+// Contexts decides which kubeconfig contexts a tool call may name, and opens the clients of
 // one call. Every call names its own context (or gets the default): nothing a call does
 // changes the context of the next one.
-type contexts struct {
+type Contexts struct {
 	base *genericclioptions.ConfigFlags
 	// def is the context of a call that names none: --context, else the kubeconfig's current
 	// context ("" when the connection flags select a server without a kubeconfig context).
@@ -27,15 +31,15 @@ type contexts struct {
 	listed []string
 }
 
-// newContexts reads the kubeconfig the connection flags select and parses the allow-list:
+// NewContexts reads the kubeconfig the connection flags select and parses the allow-list:
 // --contexts in the syntax of the plugins' fleet mode (fleet.ParseSelector), comma-separated
 // RE2 expressions each matched against the whole context name, `^` starting an exclusion.
-func newContexts(flags *genericclioptions.ConfigFlags, pattern string) (*contexts, error) {
+func NewContexts(flags *genericclioptions.ConfigFlags, pattern string) (*Contexts, error) {
 	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
 		return nil, exitcode.UsageErrorf("loading kubeconfig: %w", err)
 	}
-	c := &contexts{base: flags, def: raw.CurrentContext}
+	c := &Contexts{base: flags, def: raw.CurrentContext}
 	if flags.Context != nil && *flags.Context != "" {
 		c.def = *flags.Context
 	}
@@ -60,9 +64,9 @@ func newContexts(flags *genericclioptions.ConfigFlags, pattern string) (*context
 	return c, nil
 }
 
-// resolve returns the context a call runs against: name, or the default when name is "".
+// Resolve returns the context a call runs against: name, or the default when name is "".
 // A context off the allow-list is refused as bad input, naming the ones allowed.
-func (c *contexts) resolve(name string) (string, error) {
+func (c *Contexts) Resolve(name string) (string, error) {
 	if name == "" {
 		name = c.def
 	}
@@ -72,13 +76,13 @@ func (c *contexts) resolve(name string) (string, error) {
 	case c.allow != nil && name != "" && c.allow.Match(name):
 		return name, nil
 	case name == "":
-		return "", exitcode.UsageErrorf("the kubeconfig has no current context and --context was not given: name an allowed context (%s)", c.describe())
+		return "", exitcode.UsageErrorf("the kubeconfig has no current context and --context was not given: name an allowed context (%s)", c.Describe())
 	}
-	return "", exitcode.UsageErrorf("context %q is not allowed by this server (%s)", name, c.describe())
+	return "", exitcode.UsageErrorf("context %q is not allowed by this server (%s)", name, c.Describe())
 }
 
-// describe says which contexts are allowed, for refusals and tool descriptions.
-func (c *contexts) describe() string {
+// Describe says which contexts are allowed, for refusals and tool descriptions.
+func (c *Contexts) Describe() string {
 	if c.allow == nil {
 		if c.def == "" {
 			return "only the connection of the server's flags"
@@ -88,9 +92,9 @@ func (c *contexts) describe() string {
 	return fmt.Sprintf("contexts selected by %s: %s", c.allow.Text, strings.Join(c.listed, ", "))
 }
 
-// flags returns connection flags of their own for one call: the server's flags with the
+// Flags returns connection flags of their own for one call: the server's flags with the
 // call's context and namespace (namespace "" keeps the context's).
-func (c *contexts) flags(context, namespace string) *genericclioptions.ConfigFlags {
+func (c *Contexts) Flags(context, namespace string) *genericclioptions.ConfigFlags {
 	f := cloneFlags(c.base)
 	if context != "" {
 		f.Context = &context
@@ -101,13 +105,13 @@ func (c *contexts) flags(context, namespace string) *genericclioptions.ConfigFla
 	return f
 }
 
-// connect resolves the call's context and opens its clients.
-func (c *contexts) connect(context, namespace string) (*cluster.Clients, error) {
-	name, err := c.resolve(context)
+// Connect resolves the call's context and opens its clients.
+func (c *Contexts) Connect(context, namespace string) (*cluster.Clients, error) {
+	name, err := c.Resolve(context)
 	if err != nil {
 		return nil, err
 	}
-	return cluster.Connect(c.flags(name, namespace))
+	return cluster.Connect(c.Flags(name, namespace))
 }
 
 // cloneFlags copies the values of the connection flags into new ConfigFlags, which cache

@@ -1,4 +1,4 @@
-package mcpserver
+package toolargs
 
 import (
 	"bytes"
@@ -12,18 +12,18 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 )
 
-// argsChecker checks a call's arguments against a tool's input schema, one argument at a
-// time, so that a refusal names the argument that does not hold.
-type argsChecker struct {
+// Checker checks a call's arguments against a tool's input schema, one argument at a time,
+// so that a refusal names the argument that does not hold.
+type Checker struct {
 	tool     string
 	names    []string
 	props    map[string]*jsonschema.Resolved
 	required []string
 }
 
-// newArgsChecker resolves each property of the input schema (an object of named arguments).
-func newArgsChecker(tool string, in *jsonschema.Schema) (*argsChecker, error) {
-	c := &argsChecker{tool: tool, props: map[string]*jsonschema.Resolved{}, required: in.Required}
+// NewChecker resolves each property of the input schema (an object of named arguments).
+func NewChecker(tool string, in *jsonschema.Schema) (*Checker, error) {
+	c := &Checker{tool: tool, props: map[string]*jsonschema.Resolved{}, required: in.Required}
 	for name, p := range in.Properties {
 		r, err := p.Resolve(nil)
 		if err != nil {
@@ -36,9 +36,9 @@ func newArgsChecker(tool string, in *jsonschema.Schema) (*argsChecker, error) {
 	return c, nil
 }
 
-// decode checks raw (the call's arguments; empty is no argument) and decodes it into v.
+// Decode checks raw (the call's arguments; empty is no argument) and decodes it into v.
 // Every failure is bad input naming the argument.
-func (c *argsChecker) decode(raw json.RawMessage, v any) error {
+func (c *Checker) Decode(raw json.RawMessage, v any) error {
 	args := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		if err := json.Unmarshal(raw, &args); err != nil {

@@ -1,4 +1,4 @@
-package mcpserver
+package allowlist
 
 import (
 	"path/filepath"
@@ -8,13 +8,13 @@ import (
 	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
-// repoRoots are the directories whose git repositories flux_chain_lint and safe_retire_plan
-// may read: a client of the server names a path, and the server reads nothing outside them.
-type repoRoots []string
+// Roots are the directories whose git repositories flux_chain_lint and safe_retire_plan may
+// read: a client of the server names a path, and the server reads nothing outside them.
+type Roots []string
 
-// newRepoRoots resolves each root to its real absolute path.
-func newRepoRoots(dirs []string) (repoRoots, error) {
-	var roots repoRoots
+// NewRoots resolves each root to its real absolute path.
+func NewRoots(dirs []string) (Roots, error) {
+	var roots Roots
 	for _, d := range dirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
@@ -29,10 +29,10 @@ func newRepoRoots(dirs []string) (repoRoots, error) {
 	return roots, nil
 }
 
-// check returns the real path of the repository directory dir (relative paths are taken
+// Check returns the real path of the repository directory dir (relative paths are taken
 // from the first root) after making sure that it, and the top level of its git working tree,
 // lie inside a root.
-func (r repoRoots) check(dir string) (string, error) {
+func (r Roots) Check(dir string) (string, error) {
 	if len(r) == 0 {
 		return "", exitcode.UsageErrorf("this server reads no repository: start it with --repo-root")
 	}
@@ -59,7 +59,7 @@ func (r repoRoots) check(dir string) (string, error) {
 	return real, nil
 }
 
-func (r repoRoots) contains(p string) bool {
+func (r Roots) contains(p string) bool {
 	for _, root := range r {
 		if p == root || strings.HasPrefix(p, root+string(filepath.Separator)) || root == string(filepath.Separator) {
 			return true
@@ -68,12 +68,12 @@ func (r repoRoots) contains(p string) bool {
 	return false
 }
 
-func (r repoRoots) outside(dir string) error {
+func (r Roots) outside(dir string) error {
 	return exitcode.UsageErrorf("repo %s is outside the directories this server may read (--repo-root %s)", dir, strings.Join(r, ", "))
 }
 
 // String lists the roots for descriptions.
-func (r repoRoots) String() string {
+func (r Roots) String() string {
 	if len(r) == 0 {
 		return "none (start the server with --repo-root)"
 	}

@@ -1,11 +1,13 @@
-package mcpserver
+// Package envelope is the answer of one MCP tool call: a plugin's Result as its report
+// envelope (structured content, every string escaped) beside the plugin's text output, bounded
+// in size; or a refusal, named by its exit code as the suite names it.
+package envelope
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,34 +15,34 @@ import (
 	"github.com/kubeforensics/suite/internal/output"
 )
 
-// report is one plugin Result as a tool returns it: the envelope (marshalled as the
+// Report is one plugin Result as a tool returns it: the envelope (marshalled as the
 // structured content, whose schema is the tool's output schema), its verdict and exit code,
 // and the plugin's own text printer for the same value.
-type report struct {
-	value    any
-	verdict  string
-	exitCode int
-	text     func(io.Writer, output.Palette) error
+type Report struct {
+	Value    any
+	Verdict  string
+	ExitCode int
+	Text     func(io.Writer, output.Palette) error
 }
 
-// toolResult turns a report into the tool's answer: the text the plugin prints (escaped by
+// Result turns a Report into the tool's answer: the text the plugin prints (escaped by
 // its printer), then the envelope as JSON, with the envelope again as structured content.
 // Every string of the envelope is escaped as the text printers escape a field, so control,
 // bidi and zero-width characters written into the cluster or a repository never reach a
 // client raw. A result larger than limit bytes is refused, naming its verdict.
-func toolResult(rep report, limit int) (*mcp.CallToolResult, any, error) {
-	envelope, err := escapedJSON(rep.value)
+func Result(rep Report, limit int) (*mcp.CallToolResult, any, error) {
+	envelope, err := escapedJSON(rep.Value)
 	if err != nil {
 		return nil, nil, err
 	}
 	var text bytes.Buffer
-	if err := rep.text(&text, output.Palette{}); err != nil {
+	if err := rep.Text(&text, output.Palette{}); err != nil {
 		return nil, nil, fmt.Errorf("printing the result: %w", err)
 	}
 	printed := output.Clean(text.String(), output.Palette{})
 	if size := len(printed) + 2*len(envelope); size > limit {
-		return errorResult(exitcode.UsageErrorf("the result (verdict %s, exit %d) is %d bytes, over this server's limit of %d (--max-result-bytes): narrow the request (one namespace, one object, one Kustomization)",
-			rep.verdict, rep.exitCode, size, limit)), nil, nil
+		return Error(exitcode.UsageErrorf("the result (verdict %s, exit %d) is %d bytes, over this server's limit of %d (--max-result-bytes): narrow the request (one namespace, one object, one Kustomization)",
+			rep.Verdict, rep.ExitCode, size, limit)), nil, nil
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.TextContent{Text: printed},
@@ -49,9 +51,9 @@ func toolResult(rep report, limit int) (*mcp.CallToolResult, any, error) {
 	return res, json.RawMessage(envelope), nil
 }
 
-// errorResult is a refused or failed call: the error's exit code named the way the suite
+// Error is a refused or failed call: the error's exit code named the way the suite
 // names it, and its message escaped as the command line prints errors.
-func errorResult(err error) *mcp.CallToolResult {
+func Error(err error) *mcp.CallToolResult {
 	code := exitcode.Of(err)
 	what := map[exitcode.Code]string{exitcode.Usage: "bad input", exitcode.Unknown: "UNKNOWN", exitcode.Finding: "finding"}[code]
 	if what == "" {
@@ -96,10 +98,4 @@ func escapeStrings(v any) any {
 		return m
 	}
 	return v
-}
-
-// contextLine is the line the server writes on stderr for a call: the tool and the
-// connection it reads, as every plugin names it.
-func contextLine(tool, target string) string {
-	return output.Sanitize(strings.Join([]string{"#", tool, "on", target}, " ")) + "\n"
 }
