@@ -1,6 +1,9 @@
 package whyterminating_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Report: https://github.com/kedacore/keda/issues/1231 ("Namespaces stuck in Terminating
 // state"): right after KEDA 2.0.0-rc was installed on GKE, every review namespace deleted stayed
@@ -215,9 +218,13 @@ spec:
 	f := d.finalizer("namespaces/review-2709-storefront", "kubernetes")
 	d.blocker(f, "apiservices.apiregistration.k8s.io/v1beta1.external.metrics.k8s.io", "apiservice-unavailable")
 	// The adapter runs and is Ready: what fails is the path from the API server to it, and the
-	// first step says so about its Service; deleting the APIService is the last resort.
+	// first step says so about its Service, with the APIService's own failure; deleting the
+	// APIService is the last resort.
 	d.notFirstFix(f, deleteAPIService)
-	d.mentions(f, "services/keda-metrics-apiserver -n keda")
+	if len(f.Remedies) == 0 || !strings.Contains(f.Remedies[0].Summary, "services/keda-metrics-apiserver -n keda has ready endpoints") ||
+		!strings.Contains(f.Remedies[0].Summary, "FailedDiscoveryCheck") {
+		t.Errorf("first step %q, want it to say the adapter's Service has ready endpoints and name the APIService's FailedDiscoveryCheck", remedySummaries(f))
+	}
 	for _, r := range f.Remedies {
 		if r.Code == deleteAPIService && !r.LastResort {
 			t.Errorf("deleting the APIService of a Ready backend is offered as a fix, want it only as the last resort")

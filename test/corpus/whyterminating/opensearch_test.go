@@ -111,6 +111,9 @@ status:
 	f := d.finalizer("opensearchclusters.opensearch.opster.io/opensearch-cluster -n opensearch", "Opster")
 	d.verdict(f, controllerAbsent)
 	d.noRunningRemover(f)
+	// The operator cannot be reinstalled where it ran: its namespace is the one being deleted,
+	// and refuses new objects. The strip is the way out.
+	d.never(f, readLogs, reinstall)
 	d.offers(f, stripFinalizer)
-	d.never(f, readLogs)
+	d.mentions(f, "namespaces/opensearch")
 }
