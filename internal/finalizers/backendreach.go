@@ -11,10 +11,14 @@ import (
 // down, so bringing anything back is no fix. What fails is between the API server and those
 // pods (a firewall or network policy in between, the port the Service targets) or what they
 // answer (TLS, the server's own errors), as the blocker's own condition says. A Service that has
-// no ready endpoint, or whose endpoints could not be read, gets the readiness step instead.
+// no ready endpoint gets the readiness step instead; one whose endpoints could not be read, both,
+// with the failed read.
 func (x *Explainer) unreachableBackend(ctx context.Context, b Blocker, svc serviceRef) Remediation {
 	down, gap := x.serviceDown(ctx, svc.namespace, svc.name)
-	if down != "" || gap != "" {
+	switch {
+	case gap != "":
+		return Remediation{Summary: fmt.Sprintf("The workloads behind %s report ready replicas; whether it has a ready endpoint could not be read (%s): check their pods' readiness and the Service's ports, then the path from the control plane to them.", svc.String(), gap)}
+	case down != "":
 		return Remediation{Summary: fmt.Sprintf("The workloads behind %s report ready replicas, yet it has no ready endpoint: check their pods' readiness and the Service's ports.", svc.String())}
 	}
 	why := "the API server's requests to it fail"

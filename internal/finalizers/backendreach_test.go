@@ -2,13 +2,17 @@ package finalizers
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // An APIService whose adapter runs Ready behind a Service with ready endpoints, and that the API
@@ -42,6 +46,16 @@ func TestBackendRemediesReadyButUnreachable(t *testing.T) {
 		}
 		if strings.Contains(out[0].Summary, "no ready endpoint") {
 			t.Errorf("first step %q claims no ready endpoint", out[0].Summary)
+		}
+	})
+	t.Run("endpoints unreadable", func(t *testing.T) {
+		x := fakeExplainer(append(append([]runtime.Object(nil), ctl...), svc, slice))
+		x.c.Kube.(*kubefake.Clientset).PrependReactor("list", "endpointslices", func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(discoveryv1.Resource("endpointslices"), "", errors.New("denied"))
+		})
+		out := x.backendRemedies(context.Background(), b, del)
+		if len(out) != 2 || !strings.Contains(out[0].Summary, "could not be read") || strings.Contains(out[0].Summary, "yet it has no ready endpoint") {
+			t.Fatalf("steps = %+v", out)
 		}
 	})
 	t.Run("no ready endpoint", func(t *testing.T) {
