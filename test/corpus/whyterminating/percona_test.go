@@ -20,8 +20,7 @@ import (
 // Role and RoleBinding percona-server-mongodb-operator with the Role's rules on
 // psmdb.percona.com (abbreviated) and the Deployment with its labels and image; the CRDs of
 // psmdb.percona.com; the cluster's replica set StatefulSet my-cluster-name-rs0, its three pods
-// running and Ready (its pods are created in parallel here, so that the replay's stand-in for the
-// kubelet, which starts a workload's pods once all exist, can start them).
+// running and Ready.
 func TestCorpusPerconaMongoDBErrorStateFinalizer(t *testing.T) {
 	replay{
 		crds: []crd{
@@ -165,7 +164,6 @@ metadata:
     app.kubernetes.io/replset: rs0
 spec:
   replicas: 3
-  podManagementPolicy: Parallel
   serviceName: my-cluster-name-rs0
   selector:
     matchLabels:
