@@ -86,7 +86,7 @@ func (x *Explainer) backendRemedies(ctx context.Context, b Blocker, removal Reme
 		out = append(out, r)
 	}
 	if len(out) == 0 {
-		out = append(out, Remediation{Summary: fmt.Sprintf("The workloads behind %s report ready replicas, yet it has no ready endpoint: check their pods' readiness and the Service's ports.", svc.String())})
+		out = append(out, x.unreachableBackend(ctx, b, svc))
 	}
 	removal.Summary = "Only if that product was removed for good: " + removal.Summary
 	removal.LastResort = true

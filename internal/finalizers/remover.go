@@ -70,7 +70,18 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		}
 		tied = append(tied, c)
 	}
-	sort.SliceStable(tied, func(i, j int) bool { return tied[i].Confidence.rank() > tied[j].Confidence.rank() })
+	spec := map[string]int{}
+	for _, c := range tied {
+		if w, ok := byRef[c.Object.String()]; ok {
+			spec[c.Object.String()] = specificity(domain, w)
+		}
+	}
+	sort.SliceStable(tied, func(i, j int) bool {
+		if ri, rj := tied[i].Confidence.rank(), tied[j].Confidence.rank(); ri != rj {
+			return ri > rj
+		}
+		return spec[tied[i].Object.String()] > spec[tied[j].Object.String()]
+	})
 	tied = installersLast(tied, byRef, rb)
 	a.unrelated = unrelated
 	switch {

@@ -80,8 +80,11 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 		}
 		s := &Stall{Remover: c.Object, ReadySince: ready, Idle: Age(idle)}
 		s.Evidence, s.LikelyReasons = x.stallEvidence(ctx, o, e, w, c, ready, requested)
+		ev, reasons, note, gaps := x.stallContext(ctx, o)
+		f.Unchecked = append(f.Unchecked, gaps...)
+		s.Evidence, s.LikelyReasons = append(s.Evidence, ev...), append(reasons, s.LikelyReasons...)
 		f.Stalled = s
-		f.Remedies = x.stalledRemedies(o, *f, s)
+		f.Remedies = x.stalledRemedies(o, *f, s, note)
 		changed = true
 	}
 	if changed {
@@ -257,7 +260,8 @@ func imageTag(image string) string {
 // stalledRemedies are the way out of a stalled remover, in order: what its logs say about the
 // object (the exact command), then removing that one finalizer by hand, with its cost. Steps
 // that restore something else (a webhook's backend) keep their place before them.
-func (x *Explainer) stalledRemedies(o subject, f Finalizer, s *Stall) []Remediation {
+// note, from what surrounds the object (stallContext), is added to the strip step.
+func (x *Explainer) stalledRemedies(o subject, f Finalizer, s *Stall, note string) []Remediation {
 	rest := slices.DeleteFunc(slices.Clone(f.Remedies), func(r Remediation) bool {
 		return r.LastResort || r.Code == ReasonStripFinalizer || r.Code == ReasonReadControllerLogs
 	})
@@ -269,6 +273,6 @@ func (x *Explainer) stalledRemedies(o subject, f Finalizer, s *Stall) []Remediat
 		Command: x.kubectl(r.Namespace, "logs", r.QualifiedResource()+"/"+r.Name, "--all-containers", "--tail=2000") + " | grep -F -- " + shellQuote(o.obj.GetName()),
 	}
 	strip := *f.bypass
-	strip.Summary = fmt.Sprintf("Then, unless its logs show a failure you can fix (after which it removes the finalizer itself), remove finalizer %s by hand: its remover has run for %s without acting on the object. The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", f.Name, s.Idle)
+	strip.Summary = fmt.Sprintf("Then, unless its logs show a failure you can fix (after which it removes the finalizer itself), remove finalizer %s by hand: its remover has run for %s without acting on the object.%s The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", f.Name, s.Idle, note)
 	return append(append(rest, logs), strip)
 }

@@ -249,6 +249,15 @@ func (d *diagnosis) mentions(f *finalizers.Finalizer, refs ...string) {
 	}
 }
 
+// remedySummaries are the summaries of the steps offered for the finalizer, in order.
+func remedySummaries(f *finalizers.Finalizer) []string {
+	var out []string
+	for _, r := range f.Remedies {
+		out = append(out, r.Summary)
+	}
+	return out
+}
+
 func remedyCodes(f *finalizers.Finalizer) []string {
 	var out []string
 	for _, r := range f.Remedies {

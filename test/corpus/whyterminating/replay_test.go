@@ -269,8 +269,10 @@ func runWorkload(t *testing.T, c created, ready bool) {
 	ns := c.obj.GetNamespace()
 	pods := kc.Kube.CoreV1().Pods(ns)
 	eventually(t, c.key()+" to run its pods", func(ctx context.Context) (bool, error) {
+		// Pods are started as they appear: a StatefulSet with OrderedReady pods creates the next
+		// one only once the previous one is Ready.
 		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if err != nil || int64(len(list.Items)) < replicas {
+		if err != nil {
 			return false, nil
 		}
 		done := 0
