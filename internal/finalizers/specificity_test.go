@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubeforensics/suite/internal/kinds"
@@ -20,7 +20,7 @@ func TestEqualConfidenceRankedBySpecificity(t *testing.T) {
 	taskruns := rbacv1.PolicyRule{APIGroups: []string{"tekton.dev"}, Resources: []string{"taskruns", "taskruns/finalizers"}, Verbs: []string{"get", "list", "update", "patch"}}
 	res := kinds.Resource{Group: "tekton.dev", Version: "v1", Resource: "taskruns", Kind: "TaskRun", Namespaced: true}
 	o := subject{res: res, obj: &metav1.ObjectMeta{Name: "build", Namespace: "ci", Finalizers: []string{"chains.tekton.dev"}}}
-	crds := []*unstructured.Unstructured{crdObject("tekton.dev", "taskruns")}
+	crds := []*apiextensionsv1.CustomResourceDefinition{crdObject("tekton.dev", "taskruns")}
 	for _, tc := range []struct{ pipelines, chains string }{
 		{"tekton-pipelines-controller", "tekton-chains-controller"},
 		{"a-tekton-pipelines-controller", "z-tekton-chains-controller"},
