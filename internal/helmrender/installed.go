@@ -22,8 +22,8 @@ import (
 // it fails to render Helm's message is not shown: it may quote the chart's values. The render
 // runs in a render worker, bounded, as every render does.
 func DoInstalled(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, objs []*unstructured.Unstructured, opts Options) (*Render, error) {
-	if local := localSchemaRefs(c.Schema); len(local) > 0 {
-		return nil, fmt.Errorf("the installed chart %s %s's values.schema.json refers to files (%d references, not relative to a remote schema), which Helm's validator would read from this machine: it is not rendered", c.Name(), c.Metadata.Version, len(local))
+	if err := refuseLocalSchemaRefs(c); err != nil {
+		return nil, fmt.Errorf("the installed %w", err) // Do refuses it too, but its error is hidden here
 	}
 	hr, err := Decode(u)
 	if err != nil {
@@ -38,6 +38,22 @@ func DoInstalled(ctx context.Context, u *unstructured.Unstructured, c *chart.Cha
 		return nil, fmt.Errorf("rendering release %s/%s with the installed chart %s %s failed; Helm's message is not shown, as it may quote the stored chart's values", hr.GetReleaseNamespace(), ReleaseName(hr), c.Name(), c.Metadata.Version)
 	}
 	return r, err
+}
+
+// refuseLocalSchemaRefs refuses a chart (or a subchart of it) whose values.schema.json refers
+// to files: Helm's validator would read them from this machine — a CI runner, for a chart from
+// a pull request — where helm-controller would read its own container's. Charts that validate
+// on a cluster refer to no file there, so nothing real is lost; the render is UNKNOWN instead.
+func refuseLocalSchemaRefs(c *chart.Chart) error {
+	if local := localSchemaRefs(c.Schema); len(local) > 0 {
+		return fmt.Errorf("chart %s %s: values.schema.json refers to files (%d references, not relative to a remote schema), which Helm's validator would read from this machine: it is not rendered", c.Name(), c.Metadata.Version, len(local))
+	}
+	for _, d := range c.Dependencies() {
+		if err := refuseLocalSchemaRefs(d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // localSchemaRefs are the references of a values schema that Helm's validator resolves to a

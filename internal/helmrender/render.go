@@ -133,6 +133,11 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 		UpgradeCRDs:  crdPolicy(string(hr.GetUpgrade().CRDs), "Skip"),
 		SecretValues: secret,
 	}
+	if !hr.GetInstall().DisableSchemaValidation {
+		if err := refuseLocalSchemaRefs(c); err != nil {
+			return nil, err
+		}
+	}
 	var skipped []string
 	if !opts.AllowNetwork && !hr.GetInstall().DisableSchemaValidation {
 		if c, skipped, err = offlineSchemas(c); err != nil {

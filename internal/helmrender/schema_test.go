@@ -65,3 +65,21 @@ func TestRemoteSchemaRefs(t *testing.T) {
 		})
 	}
 }
+
+// A chart from a repository (a pull request's, in CI) whose values schema refers to files is
+// refused, as a chart from storage is: Helm's validator would read them from this machine.
+func TestRepositoryChartReferringToFilesRefused(t *testing.T) {
+	hr := obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: apps}\nspec:\n  chart: {spec: {chart: web, version: 1.0.0, sourceRef: {kind: HelmRepository, name: r}}}\n")
+	for _, ref := range []string{"file:///etc/passwd", "../../etc/passwd", "definitions.json"} {
+		c := storedChart(`{"properties":{"a":{"$ref":"` + ref + `"}}}`)
+		_, err := helmrender.Do(context.Background(), hr, c, "", nil, helmrender.Options{InProcess: true})
+		if err == nil || !strings.Contains(err.Error(), "refers to files") {
+			t.Errorf("$ref %q: got %v, want a refusal", ref, err)
+		}
+	}
+	// A relative reference under a remote $id is remote: skipped offline, not refused.
+	c := storedChart(`{"$id":"https://example.com/s/values.schema.json","properties":{"a":{"$ref":"defs.json"}}}`)
+	if _, err := helmrender.Do(context.Background(), hr, c, "", nil, helmrender.Options{InProcess: true}); err != nil && strings.Contains(err.Error(), "refers to files") {
+		t.Errorf("a reference relative to a remote $id was refused: %v", err)
+	}
+}
