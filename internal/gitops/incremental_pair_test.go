@@ -40,7 +40,7 @@ func pairCases() []pairCase {
 		case "one image bump":
 			pc.base, pc.cand = with("web"), []string{"cluster-apps", "web"}
 		case "shared component every tier uses":
-			pc.base, pc.cand = with("db", "jelly", "plain", "web"), []string{"db", "jelly", "plain", "web"}
+			pc.base, pc.cand = with("db", "jelly", "plain", "web"), []string{"db", "jelly", "plain", "remote", "web"}
 		}
 		out = append(out, pc)
 	}

@@ -60,13 +60,16 @@ func incrCases() []incrCase {
 		{"component used by two tiers", map[string]string{"kubernetes/components/volsync/claim.yaml": pvc("${APP}", "default")},
 			[]string{"db", "jelly"}},
 		{"shared component every tier uses", map[string]string{"kubernetes/components/common/alerts.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${APP}-alerts\ndata:\n  cluster: ${CLUSTER}\n  severity: page\n"},
-			[]string{"web", "db", "plain", "jelly"}},
+			[]string{"web", "db", "plain", "remote", "jelly"}},
 		{"shared component's kustomization", map[string]string{"kubernetes/components/common/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- alerts.yaml\n"},
 			[]string{"web", "db", "plain", "remote", "jelly"}},
 		{"Kustomization spec changed", map[string]string{"kubernetes/apps/default/db/ks.yaml": appKS("db", "default", "db", []string{"common", "volsync"}, "      VOLSYNC_CAPACITY: 3Gi\n")},
 			[]string{"cluster-apps", "db"}},
+		// A tier that cannot build offline is never built, so its reads are what its
+		// kustomizations name: a change to one of its files is a change of the tier (it was
+		// once taken as unchanged, and a claim changed there was judged SAFE).
 		{"file of a tier that cannot build offline", map[string]string{"kubernetes/apps/media/remote/app/local.yaml": pvc("local2", "media")},
-			[]string{"cluster-apps"}},
+			[]string{"cluster-apps", "remote"}},
 	}
 }
 

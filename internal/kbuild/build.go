@@ -164,9 +164,16 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 		res.Err = fmt.Errorf("generating kustomization for %s: %w", rel, err)
 		return res
 	}
-	urls, customSchema := scanTree(fs, dir)
+	urls, customSchema, local := scanTree(fs, dir)
 	if !opts.AllowNetwork {
 		if len(urls) > 0 {
+			if opts.Reads != nil {
+				// The build does not run, so its reads are not logged: what it would read
+				// lies under these, and a change there must not find this tier unchanged.
+				for _, p := range local {
+					opts.Reads.add(p)
+				}
+			}
 			res.RemoteURLs = urls
 			res.Err = fmt.Errorf("building %s: %w: %s", rel, ErrNeedsNetwork, strings.Join(urls, ", "))
 			return res

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,7 +33,11 @@ import (
 // This check has to come before the build: kustomize fetches an http(s) resource with a
 // plain HTTP client whatever file system it is given, so only not starting the build keeps
 // an offline build offline. Files it cannot read or parse are skipped; the build reports them.
-func scanTree(fs filesys.FileSystem, dir string) (remote []string, customSchema bool) {
+//
+// local are the directories walked and the local files their kustomizations name (resources,
+// patches, generators' sources): when the build does not run, everything it would have read
+// lies in them, so a change under any of them is a change of the build's input.
+func scanTree(fs filesys.FileSystem, dir string) (remote []string, customSchema bool, local []string) {
 	seen := map[string]bool{}
 	urls := map[string]bool{}
 	queue := []string{dir}
@@ -48,6 +53,7 @@ func scanTree(fs filesys.FileSystem, dir string) (remote []string, customSchema 
 			continue
 		}
 		customSchema = customSchema || len(k.OpenAPI) > 0
+		local = append(local, d)
 		for _, entries := range [][]string{k.Resources, k.Bases, k.Components} {
 			for _, e := range entries {
 				if !kustomize.IsLocalRelativePath(e) && !filepath.IsAbs(e) {
@@ -56,7 +62,14 @@ func scanTree(fs filesys.FileSystem, dir string) (remote []string, customSchema 
 				}
 				if p := filepath.Join(d, e); fs.IsDir(p) {
 					queue = append(queue, p)
+				} else {
+					local = append(local, p)
 				}
+			}
+		}
+		for _, f := range namedFiles(k) {
+			if kustomize.IsLocalRelativePath(f) {
+				local = append(local, filepath.Join(d, f))
 			}
 		}
 	}
@@ -65,7 +78,55 @@ func scanTree(fs filesys.FileSystem, dir string) (remote []string, customSchema 
 		out = append(out, u)
 	}
 	sort.Strings(out)
-	return out, customSchema
+	return out, customSchema, local
+}
+
+// namedFiles are the files a kustomization names besides its resources: patches, the sources
+// of its generators, its replacements and configurations.
+func namedFiles(k kustypes.Kustomization) []string {
+	var out []string
+	for _, p := range k.Patches {
+		if p.Path != "" {
+			out = append(out, p.Path)
+		}
+	}
+	for _, p := range k.PatchesStrategicMerge {
+		if !strings.ContainsAny(string(p), "\n:") { // a file name, not an inline patch
+			out = append(out, string(p))
+		}
+	}
+	for _, p := range k.PatchesJson6902 {
+		if p.Path != "" {
+			out = append(out, p.Path)
+		}
+	}
+	for _, g := range k.ConfigMapGenerator {
+		out = append(out, generatorFiles(g.GeneratorArgs)...)
+	}
+	for _, g := range k.SecretGenerator {
+		out = append(out, generatorFiles(g.GeneratorArgs)...)
+	}
+	for _, r := range k.Replacements {
+		if r.Path != "" {
+			out = append(out, r.Path)
+		}
+	}
+	out = append(out, k.Configurations...)
+	out = append(out, k.Crds...)
+	return out
+}
+
+// generatorFiles are a generator's file and env sources, without a "key=" prefix.
+func generatorFiles(g kustypes.GeneratorArgs) []string {
+	var out []string
+	for _, f := range g.FileSources {
+		if _, file, ok := strings.Cut(f, "="); ok {
+			f = file
+		}
+		out = append(out, f)
+	}
+	out = append(out, g.EnvSources...)
+	return out
 }
 
 // readKustomization reads the kustomization file of dir, under any of the names kustomize
