@@ -221,12 +221,8 @@ func benchFlate(b *testing.B, gateBin, flateBin string, fr *flateRepo) {
 		}
 	}
 	b.StopTimer()
-	coldWall, coldCPU := gateCold.ratios(flateCold)
-	warmWall, warmCPU := gateWarm.ratios(flateWarm)
-	b.ReportMetric(coldWall, "cold-x-flate")
-	b.ReportMetric(warmWall, "warm-x-flate")
-	b.ReportMetric(coldCPU, "cold-cpu-x-flate")
-	b.ReportMetric(warmCPU, "warm-cpu-x-flate")
+	reportRatios(b, "cold", "-x-flate", gateCold, flateCold)
+	reportRatios(b, "warm", "-x-flate", gateWarm, flateWarm)
 	fmt.Printf("  %s (load average %s at the start, %s at the end):\n", fr.name, load0, loadAverage())
 	fmt.Printf("    %-14s %s\n", "flate, cold", flateCold.line(flateCold))
 	fmt.Printf("    %-14s %s (target <= 0.50x)\n", "gate, cold", gateCold.line(flateCold))

@@ -151,12 +151,8 @@ func BenchmarkHelmGate(b *testing.B) {
 	if rc == nil || rc.FromCache != 1 || rc.Built != 1 {
 		b.Fatalf("warm gate's render cache %+v, want the base's render from it and the candidate's rendered", rc)
 	}
-	coldX, coldCPU := cold.ratios(floor)
-	warmX, warmCPU := warm.ratios(floor)
-	b.ReportMetric(coldX, "cold-x")
-	b.ReportMetric(warmX, "warm-x")
-	b.ReportMetric(coldCPU, "cold-cpu-x")
-	b.ReportMetric(warmCPU, "warm-cpu-x")
+	reportRatios(b, "cold", "-x", cold, floor)
+	reportRatios(b, "warm", "-x", warm, floor)
 	fmt.Printf("safe-retire offline gate, one HelmRelease's image bumped, %d paths, %d HelmReleases (the repository's own chart), median of %d rounds\n",
 		len(hb.paths), helmBenchApps-helmBenchApps/hb.layout.DeploymentEvery, helmRounds)
 	fmt.Printf("(load average %s at the start, %s at the end); wall time, and CPU time (user+system, render processes included), each ratio the median of the rounds':\n", load0, loadAverage())

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -57,6 +58,14 @@ func medianFloat(v []float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// reportRatios reports s's median wall and CPU ratios to ref as the benchmark's metrics
+// "<what><unit>" and "<what>-cpu<unit>".
+func reportRatios(b *testing.B, what, unit string, s, ref samples) {
+	wall, cpu := s.ratios(ref)
+	b.ReportMetric(wall, what+unit)
+	b.ReportMetric(cpu, what+"-cpu"+unit)
 }
 
 // line prints s's medians against ref's: "wall N ms R x  cpu N ms R x".
