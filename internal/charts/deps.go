@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,7 +14,6 @@ import (
 	securejoin "github.com/cyphar/filepath-securejoin"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"sigs.k8s.io/yaml"
 )
 
@@ -90,7 +88,7 @@ func localPath(ref Ref, dep *chart.Dependency) (string, error) {
 
 // addLocalDependencies builds the local dependencies of c that its charts/ does not hold into
 // c, or fails naming the one that cannot be built.
-func addLocalDependencies(ref Ref, c *chart.Chart) error {
+func addLocalDependencies(ref Ref, files gitrev.Files, c *chart.Chart) error {
 	for _, m := range missingLocal(c) {
 		p, err := localPath(ref, m.dep)
 		if err != nil {
@@ -99,13 +97,13 @@ func addLocalDependencies(ref Ref, c *chart.Chart) error {
 		if p == ref.Dir {
 			return fmt.Errorf("%s: dependency %q (repository %q) is not in the chart's charts/ and its path is the chart's own directory, so it is not rendered", ref, m.dep.Name, m.dep.Repository)
 		}
-		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		if fi, err := files.Stat(p); err != nil || !fi.IsDir() {
 			return fmt.Errorf("%s: dependency %q (repository %q): no chart at %s in this revision, so source-controller fails to build the chart and this tool does not render it", ref, m.dep.Name, m.dep.Repository, relTo(ref, p))
 		}
-		if err := refuseLinks(p); err != nil {
+		if err := refuseLinks(files, p); err != nil {
 			return fmt.Errorf("%s: dependency %q: %w", ref, m.dep.Name, err)
 		}
-		sub, err := loader.LoadDir(p)
+		sub, err := loadChartDir(files, p)
 		if err != nil {
 			return fmt.Errorf("%s: dependency %q at %s: %w", ref, m.dep.Name, relTo(ref, p), err)
 		}

@@ -185,39 +185,6 @@ func load(ref Ref, data []byte, digest, from string) (*Chart, error) {
 	return &Chart{Chart: c, Version: c.Metadata.Version, Digest: digest, From: from}, nil
 }
 
-// loadDir loads a chart directory of the repository's snapshot. A symbolic link anywhere in
-// it is refused: Helm's loader follows links, which could read files outside the repository.
-func loadDir(ref Ref) (*Chart, error) {
-	fi, err := os.Stat(ref.Dir)
-	if err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s: no chart directory at that path in this revision", ref)
-	}
-	if err := refuseLinks(ref.Dir); err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
-	c, err := loader.LoadDir(ref.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
-	if err := addLocalDependencies(ref, c); err != nil {
-		return nil, err
-	}
-	return &Chart{Chart: c, Version: c.Metadata.Version, From: "this repository"}, nil
-}
-
-// refuseLinks fails on a symbolic link anywhere under dir.
-func refuseLinks(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link, which is not followed", p)
-		}
-		return nil
-	})
-}
-
 // DirDigest digests a chart directory's files (paths and contents), so a change to a chart
 // kept in the repository is seen even when the HelmRelease does not change. A directory that
 // cannot be read digests to a text naming it and why, which differs between revisions (their

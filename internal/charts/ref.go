@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/gitrev"
 )
 
 // The kinds of chart source a Ref can name.
@@ -39,6 +41,8 @@ type Ref struct {
 	// Root is the snapshot directory of the source the chart directory is in (TypeDir): local
 	// dependencies are found inside it and never outside.
 	Root string `json:"-"`
+	// Files are the revision's files Dir and Root are read from (TypeDir); nil reads the disk.
+	Files gitrev.Files `json:"-"`
 }
 
 // String names the chart, its version and where it comes from, for a reader.
@@ -80,10 +84,12 @@ func IndexSources(objs []*unstructured.Unstructured) Sources {
 }
 
 // Repository is the repository the build comes from: the Flux source it is known as
-// (Kind/namespace/name) and the snapshot directory its artifact's root is at.
+// (Kind/namespace/name), the snapshot directory its artifact's root is at, and the files of
+// the revision there (nil: the disk), which a chart directory of it is read from.
 type Repository struct {
 	Source string
 	Root   string
+	Files  gitrev.Files
 }
 
 // RefFor resolves the chart HelmRelease hr installs: spec.chart.spec through its sourceRef, or
@@ -134,7 +140,7 @@ func templateRef(spec map[string]any, ns string, srcs Sources, own Repository) (
 			return Ref{}, fmt.Errorf("chart %s comes from %s, which is not this repository (%s): its files are not read", chart, key, own.Source)
 		}
 		dir := filepath.Join(own.Root, filepath.FromSlash(path.Clean("/"+chart)))
-		return Ref{Chart: path.Base(chart), Source: key, Type: TypeDir, Dir: dir, Root: own.Root}, nil
+		return Ref{Chart: path.Base(chart), Source: key, Type: TypeDir, Dir: dir, Root: own.Root, Files: own.Files}, nil
 	}
 	src, key, err := lookup(srcs, kind, ns, name)
 	if err != nil {

@@ -9,10 +9,11 @@ import (
 	"github.com/fluxcd/pkg/chartutil"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 // ComposeValues merges a HelmRelease's values with helm-controller's own code, fluxcd/pkg
@@ -20,8 +21,8 @@ import (
 // deeply, or with targetPath one value set at that path, literally when `literal: true`), then
 // spec.values on top; a missing object or key is skipped when the reference is optional.
 //
-// The library reads through a Kubernetes client; here that client is an in-memory one seeded
-// with the ConfigMaps and Secrets the builds declare that the references name, as the API
+// The library reads through a Kubernetes client; here that client is an in-memory one holding
+// only the ConfigMaps and Secrets the builds declare that the references name, as the API
 // server would store them (a Secret's stringData merged into data; a ConfigMap's binaryData
 // kept, and, as by helm-controller, never read as values). A reference to an object no build
 // declares fails, naming it, and a Secret encrypted with SOPS is never decrypted: both are
@@ -77,13 +78,9 @@ func declaredClient(hr *helmv2.HelmRelease, objs []*unstructured.Unstructured) (
 			chosen[id] = o
 		}
 	}
-	scheme := runtime.NewScheme()
-	if err := corev1.AddToScheme(scheme); err != nil {
-		return nil, false, err
-	}
-	b := fake.NewClientBuilder().WithScheme(scheme)
+	c := declared{stored: map[string]client.Object{}}
 	secret := false
-	for _, o := range chosen {
+	for id, o := range chosen {
 		obj, err := typed(o, hr.Namespace)
 		if err != nil {
 			return nil, secret, fmt.Errorf("valuesFrom %s %s/%s: %w", o.GetKind(), hr.Namespace, o.GetName(), err)
@@ -91,9 +88,44 @@ func declaredClient(hr *helmv2.HelmRelease, objs []*unstructured.Unstructured) (
 		if _, ok := obj.(*corev1.Secret); ok {
 			secret = true
 		}
-		b = b.WithObjects(obj)
+		c.stored[id] = obj
 	}
-	return b.Build(), secret, nil
+	return c, secret, nil
+}
+
+// declared is the client ChartValuesFromReferences reads the declared objects through. The
+// library only gets ConfigMaps and Secrets by name (values_diff_test.go holds it to reading a
+// real API server), so Get is all declared answers: it is not controller-runtime's fake
+// client, whose construction parses every built-in type's schema, the larger part of a gate
+// that renders one release. Any other method is the nil embedded client's, and panics.
+type declared struct {
+	client.Client
+	stored map[string]client.Object // by "Kind name", in the HelmRelease's namespace
+}
+
+// Get copies the stored ConfigMap or Secret key names into obj, or fails NotFound as the API
+// server does.
+func (d declared) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	kind, resource := "", ""
+	switch obj.(type) {
+	case *corev1.ConfigMap:
+		kind, resource = "ConfigMap", "configmaps"
+	case *corev1.Secret:
+		kind, resource = "Secret", "secrets"
+	default:
+		return fmt.Errorf("%T is not read as values", obj)
+	}
+	stored := d.stored[kind+" "+key.Name]
+	if stored == nil || stored.GetNamespace() != key.Namespace {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: resource}, key.Name)
+	}
+	switch s := stored.(type) {
+	case *corev1.ConfigMap:
+		s.DeepCopyInto(obj.(*corev1.ConfigMap))
+	case *corev1.Secret:
+		s.DeepCopyInto(obj.(*corev1.Secret))
+	}
+	return nil
 }
 
 // typed is o as the API server stores it, in namespace ns.

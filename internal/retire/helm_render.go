@@ -136,8 +136,8 @@ type side struct {
 	srcs charts.Sources
 	own  charts.Repository
 	opts helmrender.Options
-	// files are the revision's files; a chart that is a directory of it is digested from them,
-	// and the revision is written out (files.OnDisk) only when such a chart is loaded to render.
+	// files are the revision's files; a chart that is a directory of it is digested and loaded
+	// from them, so the revision is never written out for it.
 	files   gitrev.Files
 	digests map[string]string
 }
@@ -147,8 +147,9 @@ func newSide(t *gitops.Tree, objs []*unstructured.Unstructured, opts helmrender.
 	scoped := helmrender.ClusterScopedKinds(objs)
 	maps.Copy(scoped, opts.ClusterScoped)
 	opts.ClusterScoped = scoped
-	return &side{objs: objs, srcs: charts.IndexSources(objs), own: charts.Repository{Source: t.Source, Root: t.Root}, opts: opts,
-		files: gitrev.FilesOf(t.FS, t.Root), digests: map[string]string{}}
+	files := gitrev.FilesOf(t.FS, t.Root)
+	return &side{objs: objs, srcs: charts.IndexSources(objs), own: charts.Repository{Source: t.Source, Root: t.Root, Files: files}, opts: opts,
+		files: files, digests: map[string]string{}}
 }
 
 // dirDigest digests a chart directory of the revision, once.
@@ -204,13 +205,6 @@ func (h *HelmRender) render(ctx context.Context, s *side, hr *unstructured.Unstr
 		}
 		out.err = fmt.Errorf("%w: %s: %w", charts.ErrUnavailable, what, err)
 		return out
-	}
-	if ref.Type == charts.TypeDir {
-		// Charts are loaded from the disk: the revision is written out, once.
-		if err := s.files.OnDisk(ctx); err != nil {
-			out.err = fmt.Errorf("chart directory %s of the revision: %w", ref.Dir, err)
-			return out
-		}
 	}
 	c, err := h.Charts.GetPinned(ctx, ref)
 	if err != nil {

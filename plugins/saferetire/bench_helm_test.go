@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -125,67 +124,40 @@ func (hb *helmBench) gate(b *testing.B, base, cand, cacheDir string) *saferetire
 // every path once and rendering every release once, one after another (target <= 0.25x,
 // warm). Cold is with empty caches; warm with the caches an earlier gate on the same base
 // (another app's bump) and the gate of the change that made the base (the same app's earlier
-// bump) filled, as a CI cache restored from the base branch's runs holds them.
+// bump) filled, as a CI cache restored from the base branch's runs holds them. It prints the
+// medians of helmRounds rounds, each ratio taken within its round, with the load average.
 func BenchmarkHelmGate(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds and renders a generated repository")
 	}
 	hb := newHelmBench(b)
-	const rounds = 2
-	var floor, none, cold, warm benchRun
+	const helmRounds = 3
+	var floor, none, cold, warm samples
 	var last *saferetire.Result
+	load0 := loadAverage()
 	b.ResetTimer()
-	for range rounds {
-		floor.add(benchMeasure(func() { hb.floor(b) }))
-		none.add(benchMeasure(func() { hb.gate(b, hb.base, hb.one, "") }))
+	for range helmRounds {
+		floor = append(floor, measure(func() { hb.floor(b) }))
+		none = append(none, measure(func() { hb.gate(b, hb.base, hb.one, "") }))
 		coldDir := b.TempDir()
-		cold.add(benchMeasure(func() { hb.gate(b, hb.base, hb.one, coldDir) }))
+		cold = append(cold, measure(func() { hb.gate(b, hb.base, hb.one, coldDir) }))
 		warmDir := b.TempDir()
 		hb.gate(b, hb.earlier, hb.base, warmDir)
 		hb.gate(b, hb.base, hb.two, warmDir)
-		warm.add(benchMeasure(func() { last = hb.gate(b, hb.base, hb.one, warmDir) }))
+		warm = append(warm, measure(func() { last = hb.gate(b, hb.base, hb.one, warmDir) }))
 	}
 	b.StopTimer()
 	rc, bc := last.RenderCache, last.BuildCache
 	if rc == nil || rc.FromCache != 1 || rc.Built != 1 {
 		b.Fatalf("warm gate's render cache %+v, want the base's render from it and the candidate's rendered", rc)
 	}
-	b.ReportMetric(cold.ratio(floor), "cold-x")
-	b.ReportMetric(warm.ratio(floor), "warm-x")
-	fmt.Printf("safe-retire offline gate, one HelmRelease's image bumped, %d paths, %d HelmReleases (the repository's own chart), mean of %d runs;\n",
-		len(hb.paths), helmBenchApps-helmBenchApps/hb.layout.DeploymentEvery, rounds)
-	fmt.Printf("wall time, and CPU time (user+system, render processes included) with its ratio:\n")
-	fmt.Printf("  %-62s %s\n", "kustomize build of every path once, Helm render of every release", floor.line(floor, rounds))
-	fmt.Printf("  %-62s %s\n", "gate, no caches", none.line(floor, rounds))
-	fmt.Printf("  %-62s %s\n", "gate, cold (empty caches, filled by the run)", cold.line(floor, rounds))
-	fmt.Printf("  %-62s %s (target <= 0.25x)\n", fmt.Sprintf("gate, warm (renders: %d from cache, %d rendered; builds: %d, %d)", rc.FromCache, rc.Built, bc.FromCache, bc.Built), warm.line(floor, rounds))
-}
-
-// benchRun sums one scenario's wall and CPU time over the rounds.
-type benchRun struct{ wall, cpu time.Duration }
-
-func (r *benchRun) add(wall, cpu time.Duration) { r.wall, r.cpu = r.wall+wall, r.cpu+cpu }
-
-func (r benchRun) ratio(floor benchRun) float64 { return float64(r.wall) / float64(floor.wall) }
-
-func (r benchRun) line(floor benchRun, rounds int) string {
-	return fmt.Sprintf("wall %6d ms %5.2fx  cpu %6d ms %5.2fx", r.wall.Milliseconds()/int64(rounds), r.ratio(floor),
-		r.cpu.Milliseconds()/int64(rounds), float64(r.cpu)/float64(floor.cpu))
-}
-
-// benchMeasure runs f and returns its wall time and the CPU time of this process and of the
-// children it waited for (render processes, git) meanwhile.
-func benchMeasure(f func()) (wall, cpu time.Duration) {
-	cpu0 := cpuOf(syscall.RUSAGE_SELF) + cpuOf(syscall.RUSAGE_CHILDREN)
-	start := time.Now()
-	f()
-	return time.Since(start), cpuOf(syscall.RUSAGE_SELF) + cpuOf(syscall.RUSAGE_CHILDREN) - cpu0
-}
-
-func cpuOf(who int) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(who, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	reportRatios(b, "cold", "-x", cold, floor)
+	reportRatios(b, "warm", "-x", warm, floor)
+	fmt.Printf("safe-retire offline gate, one HelmRelease's image bumped, %d paths, %d HelmReleases (the repository's own chart), median of %d rounds\n",
+		len(hb.paths), helmBenchApps-helmBenchApps/hb.layout.DeploymentEvery, helmRounds)
+	fmt.Printf("(load average %s at the start, %s at the end); wall time, and CPU time (user+system, render processes included), each ratio the median of the rounds':\n", load0, loadAverage())
+	fmt.Printf("  %-62s %s\n", "kustomize build of every path once, Helm render of every release", floor.line(floor))
+	fmt.Printf("  %-62s %s\n", "gate, no caches", none.line(floor))
+	fmt.Printf("  %-62s %s\n", "gate, cold (empty caches, filled by the run)", cold.line(floor))
+	fmt.Printf("  %-62s %s (target <= 0.25x)\n", fmt.Sprintf("gate, warm (renders: %d from cache, %d rendered; builds: %d, %d)", rc.FromCache, rc.Built, bc.FromCache, bc.Built), warm.line(floor))
 }
