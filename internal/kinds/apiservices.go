@@ -35,7 +35,7 @@ func DiscoverCluster(ctx context.Context, d discovery.DiscoveryInterface, dyn dy
 	chk := <-checked
 	down, err := chk.down, chk.err
 	if err != nil {
-		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + err.Error(), Unchecked: true})
+		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + err.Error(), Unchecked: true, Err: err})
 		sort.Slice(c.Failed, func(i, j int) bool { return c.Failed[i].GroupVersion < c.Failed[j].GroupVersion })
 		return c, nil
 	}

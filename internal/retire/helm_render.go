@@ -12,9 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/charts"
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // HelmRender renders the HelmReleases a gate compares (Request.Helm): Charts obtains each
@@ -230,7 +232,7 @@ func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 // a warning: without the chart nothing is compared, as without rendering at all. Live
 // (installed not nil), the old manifest is the deployed release's, read from helm-controller's
 // storage; one that cannot be read is a line of incomplete, never the base render instead.
-func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Removal, incomplete, warnings []string) {
+func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Removal, incomplete []report.Gap, warnings []string) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
 			id := RefOf(c).ID()
@@ -240,11 +242,13 @@ func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Remov
 			}
 			name := "HelmRelease " + c.GetNamespace() + "/" + c.GetName()
 			if err := errors.Join(b.err, rc.err); err != nil {
-				line := fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", name, u.Kustomization.ID(), err)
+				gap := report.Gap{Op: report.OpRender, Subject: RefOf(c).GapID(), Reason: report.GapBuildFailed,
+					What:  fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and it could not be rendered", name, u.Kustomization.ID()),
+					Error: fmt.Sprintf("%v; what the upgrade deletes is not judged", err)}
 				if errors.Is(err, charts.ErrUnavailable) {
-					warnings = append(warnings, line)
+					warnings = append(warnings, gap.String())
 				} else {
-					incomplete = append(incomplete, line)
+					incomplete = append(incomplete, gap)
 				}
 				continue
 			}
@@ -255,7 +259,9 @@ func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Remov
 			if installed != nil {
 				rel, err := installed(c.GetNamespace(), c.GetName())
 				if err != nil {
-					incomplete = append(incomplete, fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", name, u.Kustomization.ID(), err))
+					incomplete = append(incomplete, report.Gap{Op: report.OpReadStorage, Subject: RefOf(c).GapID(), Reason: cluster.GapReason(err),
+						What:  fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and the release it upgrades could not be read", name, u.Kustomization.ID()),
+						Error: fmt.Sprintf("%v; what the upgrade deletes is not known", err)})
 					continue
 				}
 				if rel != nil {
@@ -304,7 +310,7 @@ func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
 // object an upgrade or reinstall deletes becomes a removal. retargetUnits are units without the
 // candidate HelmReleases whose reinstall the renders judge object by object, so HelmRetargets
 // no longer calls those UNKNOWN; judged are the HelmReleases rendered at both revisions.
-func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed installedFunc) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, warnings []string) {
+func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed installedFunc) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete []report.Gap, warnings []string) {
 	sides := h.renderHelm(ctx, base, cand, units)
 	for i := range rs {
 		r := &rs[i]

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
@@ -16,13 +17,13 @@ import (
 // read through a chartRef from the OCIRepository or HelmChart the builds declare. A chartRef
 // pointing elsewhere whose chart is not seen may change it too. Each is a line
 // for Report.Incomplete: the uninstall is not judged object by object, so it is UNKNOWN.
-func HelmRetargets(units []Unit) []string {
+func HelmRetargets(units []Unit) []report.Gap {
 	var bases, cands []*unstructured.Unstructured
 	for _, u := range units {
 		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
 	}
 	sides := [2]map[string]*unstructured.Unstructured{chartSources(bases), chartSources(cands)}
-	var out []string
+	var out []report.Gap
 	for _, u := range units {
 		base := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Base {
@@ -36,7 +37,7 @@ func HelmRetargets(units []Unit) []string {
 				continue
 			}
 			if why := retarget(b, c, sides); why != "" {
-				out = append(out, retargetLine(u, b, why))
+				out = append(out, notJudged(RefOf(b).GapID(), report.GapUnsupported, retargetLine(u, b, why)))
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/lint"
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/sarif/sariftest"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
@@ -125,7 +125,8 @@ func TestRepoSARIFSuppressedAndGaps(t *testing.T) {
 		BuildFailures: []lint.BuildFailure{{Kustomization: "flux-system/infra", Path: "./infra", Error: "accumulating resources"}},
 		NotCovered:    []string{"flux-system/tenant: its source is GitRepository/flux-system/tenant"},
 		Undecoded:     []string{"Kustomization flux-system/bad: spec.timeout: not a duration"},
-		Incomplete:    []output.Gap{{What: "listing kustomizations.kustomize.toolkit.fluxcd.io", Reason: "forbidden"}},
+		Incomplete: []report.Gap{{Op: report.OpList, Subject: report.TypeID("kustomizations.kustomize.toolkit.fluxcd.io"), Reason: report.GapForbidden,
+			What: "listing kustomizations.kustomize.toolkit.fluxcd.io", Error: "forbidden"}},
 	}
 	var buf bytes.Buffer
 	if err := fluxchain.PrintRepoSARIF(&buf, res); err != nil {
