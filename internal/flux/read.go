@@ -328,7 +328,7 @@ func (objs *Objects) fetchApplied(ctx context.Context, dyn dynamic.Interface, na
 					tried[key] = true
 					if applied++; applied > maxOutOfScope {
 						objs.Gaps = append(objs.Gaps, report.Gap{Op: report.OpGet, Subject: report.ObjectID{Namespace: namespace}, Reason: report.GapTooLarge,
-							What: fmt.Sprintf("reading what Kustomizations in %s apply in other namespaces: more than %d Flux objects, the rest were not read", namespace, maxOutOfScope)})
+							What: fmt.Sprintf("reading what Kustomizations in %s apply in other namespaces", namespace), Error: fmt.Sprintf("more than %d Flux objects, the rest were not read", maxOutOfScope)})
 						objs.Incomplete = true
 						return
 					}

@@ -97,9 +97,11 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []report.Gap) {
 			if kept[id] != "" {
 				why = "the candidate no longer declares it, but it is kept by " + kept[id]
 			}
-			incomplete = append(incomplete, notJudged(u.Kustomization.GapID(), report.GapNotFound, fmt.Sprintf("Kustomization %s: its path %s is not in the candidate (%s), and %s, so it stays on the cluster and cannot build that revision: what it prunes is not judged", id, u.Kustomization.Path, u.PathGone, why)))
+			incomplete = append(incomplete, notJudged(u.Kustomization.GapID(), report.GapNotFound, "Kustomization "+id,
+				fmt.Sprintf("its path %s is not in the candidate (%s), and %s, so it stays on the cluster and cannot build that revision: what it prunes is not judged", u.Kustomization.Path, u.PathGone, why)))
 		case kept[id] != "" && u.Removed:
-			incomplete = append(incomplete, notJudged(u.Kustomization.GapID(), report.GapUnsupported, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but it is kept by %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, kept[id], u.Kustomization.Path)))
+			incomplete = append(incomplete, notJudged(u.Kustomization.GapID(), report.GapUnsupported, "Kustomization "+id,
+				fmt.Sprintf("the candidate no longer declares it, but it is kept by %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", kept[id], u.Kustomization.Path)))
 		default:
 			// Unchanged, or kept with its path built at the candidate too (live: it is on
 			// the cluster), so what it prunes when it reconciles that revision is judged
@@ -148,7 +150,8 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 		for _, id := range u.Inventory {
 			ref, err := ParseID(id)
 			if err != nil {
-				unparsed = append(unparsed, errGap(report.OpDecode, u.Kustomization.GapID(), report.GapDecodeError, fmt.Sprintf("Kustomization %s: its inventory lists an entry that is not an object id, so what it prunes is unknown", u.Kustomization.ID()), err))
+				unparsed = append(unparsed, report.Gap{Op: report.OpDecode, Subject: u.Kustomization.GapID(), Reason: report.GapDecodeError, What: "Kustomization " + u.Kustomization.ID(),
+					Error: fmt.Sprintf("its inventory lists an entry that is not an object id, so what it prunes is unknown: %v", err)})
 				continue
 			}
 			add(ref, nil)

@@ -32,10 +32,10 @@ func helmReleaseID(namespace, name string) report.ObjectID {
 }
 
 // notJudged is a change that was not judged, not for a failed read but for what it is (a
-// sourceRef switch, a path in neither revision, an uninstall not seen): what is the sentence
-// that says what and why.
-func notJudged(subject report.ObjectID, reason report.GapReason, what string) report.Gap {
-	return report.Gap{Op: report.OpJudge, Subject: subject, Reason: reason, What: what}
+// sourceRef switch, a path in neither revision, an uninstall not seen): what names it (the
+// Kustomization or HelmRelease), why says why it was not judged.
+func notJudged(subject report.ObjectID, reason report.GapReason, what, why string) report.Gap {
+	return report.Gap{Op: report.OpJudge, Subject: subject, Reason: reason, What: what, Error: why}
 }
 
 // readGap is a request of op on subject that failed with err; what says what is unknown.

@@ -148,10 +148,10 @@ func TestNothingUnevaluatedIsSafe(t *testing.T) {
 			found := false
 			for _, g := range rep.Incomplete {
 				found = found || (g.Subject.Kind == "Kustomization" && g.Subject.Namespace == "flux-system" && g.Subject.Name == "apps" &&
-					g.Op == report.OpJudge && strings.Contains(g.What, tc.mention))
+					g.Op == report.OpJudge && g.What == "Kustomization flux-system/apps" && strings.Contains(g.Error, tc.mention))
 			}
 			if !found {
-				t.Errorf("no gap {subject: Kustomization flux-system/apps, what: …%s…} in %+v", tc.mention, rep.Incomplete)
+				t.Errorf("no gap {subject: Kustomization flux-system/apps, what: Kustomization flux-system/apps, error: …%s…} in %+v", tc.mention, rep.Incomplete)
 			}
 		})
 	}

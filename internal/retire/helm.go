@@ -237,8 +237,9 @@ func HelmUnseen(rs []Removal) []report.Gap {
 		if r.Outcome == Moved {
 			when = fmt.Sprintf("if it is pruned before Kustomization %s adopts it, deleting it", r.MovedTo)
 		}
-		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): %s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
-			r.Object.Namespace, r.Object.Name, r.Kustomization, when, h.Release, strings.Join(h.NotSeen, "; "))))
+		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", r.Object.Namespace, r.Object.Name, r.Kustomization),
+			fmt.Sprintf("%s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
+				when, h.Release, strings.Join(h.NotSeen, "; "))))
 	}
 	return out
 }

@@ -57,7 +57,7 @@ func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Uns
 		}
 		if page+1 >= templateClaimPages {
 			l.Incomplete = append(l.Incomplete, report.Gap{Op: report.OpList, Subject: report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: sts.GetNamespace()}, Reason: report.GapTooLarge,
-				What: fmt.Sprintf("listing the claims of StatefulSet %s/%s: more than %d pages, the rest not read", sts.GetNamespace(), sts.GetName(), templateClaimPages)})
+				What: fmt.Sprintf("listing the claims of StatefulSet %s/%s", sts.GetNamespace(), sts.GetName()), Error: fmt.Sprintf("more than %d pages, the rest not read", templateClaimPages)})
 			return out
 		}
 		opts.Continue = list.Continue

@@ -213,7 +213,7 @@ func (lc *LiveCluster) manifestCRDCount(ctx context.Context, crd *unstructured.U
 		}
 	}
 	if res.Group == "" || res.Resource == "" || res.Version == "" {
-		l.Incomplete = append(l.Incomplete, notJudged(RefOf(crd).GapID(), report.GapUnsupported, fmt.Sprintf("counting the custom resources of %s: its manifest names no group, plural or served version", RefOf(crd))))
+		l.Incomplete = append(l.Incomplete, notJudged(RefOf(crd).GapID(), report.GapUnsupported, fmt.Sprintf("counting the custom resources of %s", RefOf(crd)), "its manifest names no group, plural or served version"))
 		return "its custom resources could not be counted"
 	}
 	n, err := kinds.CountObjects(ctx, lc.c.Metadata, res, "")

@@ -243,8 +243,8 @@ func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Remov
 			name := "HelmRelease " + c.GetNamespace() + "/" + c.GetName()
 			if err := errors.Join(b.err, rc.err); err != nil {
 				gap := report.Gap{Op: report.OpRender, Subject: RefOf(c).GapID(), Reason: report.GapBuildFailed,
-					What:  fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and it could not be rendered", name, u.Kustomization.ID()),
-					Error: fmt.Sprintf("%v; what the upgrade deletes is not judged", err)}
+					What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization.ID()),
+					Error: fmt.Sprintf("the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", err)}
 				if errors.Is(err, charts.ErrUnavailable) {
 					warnings = append(warnings, gap.String())
 				} else {
@@ -260,8 +260,8 @@ func (s *helmSides) helmDrops(units []Unit, installed installedFunc) (rs []Remov
 				rel, err := installed(c.GetNamespace(), c.GetName())
 				if err != nil {
 					incomplete = append(incomplete, report.Gap{Op: report.OpReadStorage, Subject: RefOf(c).GapID(), Reason: cluster.GapReason(err),
-						What:  fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and the release it upgrades could not be read", name, u.Kustomization.ID()),
-						Error: fmt.Sprintf("%v; what the upgrade deletes is not known", err)})
+						What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization.ID()),
+						Error: fmt.Sprintf("the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", err)})
 					continue
 				}
 				if rel != nil {

@@ -54,8 +54,8 @@ func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incompl
 			notes = append(notes, ev)
 			continue
 		}
-		incomplete = append(incomplete, notJudged(RefOf(c.base).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown",
-			c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, helm.ReleaseName(c.base))))
+		incomplete = append(incomplete, notJudged(RefOf(c.base).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID()),
+			fmt.Sprintf("the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown", c.chart, helm.ReleaseName(c.base))))
 	}
 	return rs, incomplete, notes
 }

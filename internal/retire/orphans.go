@@ -71,7 +71,7 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 	for _, n := range flux.Build(objs).Kustomizations {
 		if n.State != flux.Ready || n.RevisionLag {
 			out.Incomplete = append(out.Incomplete, notJudged(Kustomization{Namespace: n.Namespace, Name: n.Name}.GapID(), report.GapNotReady,
-				fmt.Sprintf("Kustomization %s is %s, not Ready at its source's revision: its inventory may still change", n.ID, n.State)))
+				fmt.Sprintf("Kustomization %s is %s, not Ready at its source's revision", n.ID, n.State), "its inventory may still change"))
 		}
 	}
 	catalog, err := kinds.Discover(c.Discovery)

@@ -60,13 +60,15 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			ks = bt
 		}
 		if bt != nil && ct != nil && bt.Kustomization.Source() != ct.Kustomization.Source() {
-			p.incomplete = append(p.incomplete, notJudged(tierGapID(ct), report.GapUnsupported, fmt.Sprintf("Kustomization %s: the candidate switches its sourceRef from %s to %s, so what it prunes is not judged", id, bt.Kustomization.Source(), ct.Kustomization.Source())))
+			p.incomplete = append(p.incomplete, notJudged(tierGapID(ct), report.GapUnsupported, "Kustomization "+id,
+				fmt.Sprintf("the candidate switches its sourceRef from %s to %s, so what it prunes is not judged", bt.Kustomization.Source(), ct.Kustomization.Source())))
 			continue
 		}
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, id+": "+ks.NotCovered)
 			if why := changedElsewhere(base.FS, cand.FS, bt, ct); why != "" {
-				p.incomplete = append(p.incomplete, notJudged(tierGapID(ks), report.GapUnsupported, fmt.Sprintf("Kustomization %s: built from another source (%s) and %s, so what it prunes is not judged", id, ks.Kustomization.Source(), why)))
+				p.incomplete = append(p.incomplete, notJudged(tierGapID(ks), report.GapUnsupported, "Kustomization "+id,
+					fmt.Sprintf("built from another source (%s) and %s, so what it prunes is not judged", ks.Kustomization.Source(), why)))
 			}
 			continue
 		}
@@ -75,7 +77,8 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		if missing(bt) && missing(ct) {
-			absent = append(absent, notJudged(tierGapID(ks), report.GapNotFound, fmt.Sprintf("Kustomization %s (source %s, path %s): its path is in neither revision of this repository, so what it prunes is not judged", id, ks.Kustomization.Source(), ks.Kustomization.Path)))
+			absent = append(absent, notJudged(tierGapID(ks), report.GapNotFound, fmt.Sprintf("Kustomization %s (source %s, path %s)", id, ks.Kustomization.Source(), ks.Kustomization.Path),
+				"its path is in neither revision of this repository, so what it prunes is not judged"))
 			continue
 		}
 		matched++
@@ -93,7 +96,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 		}
 	}
 	if len(absent) > 0 && matched == 0 {
-		return p, exitcode.UsageErrorf("no Kustomization's path is in the repository at base or candidate, e.g. %s (is --repo the repository its source builds? is --source-root its artifact's root?)", strings.TrimSuffix(absent[0].What, ", so what it prunes is not judged"))
+		return p, exitcode.UsageErrorf("no Kustomization's path is in the repository at base or candidate, e.g. %s (is --repo the repository its source builds? is --source-root its artifact's root?)", strings.TrimSuffix(absent[0].String(), ", so what it prunes is not judged"))
 	}
 	p.incomplete = append(p.incomplete, absent...)
 	return p, nil
@@ -118,7 +121,7 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 		}
 		for _, e := range side.t.Undecoded {
 			p.incomplete = append(p.incomplete, report.Gap{Op: report.OpDecode, Subject: tierGapID(side.t), Reason: report.GapDecodeError,
-				What: fmt.Sprintf("Kustomization %s: %s build declares a Kustomization that does not decode, so the tiers it leads to are not compared", id, side.name), Error: e})
+				What: "Kustomization " + id, Error: fmt.Sprintf("%s build declares a Kustomization that does not decode, so the tiers it leads to are not compared: %s", side.name, e)})
 		}
 		if side.t.Err != nil && side.name == "candidate" && bt != nil && errors.Is(side.t.Err, kbuild.ErrPathNotFound) {
 			// The everyday undeploy: the app's ks.yaml and its directory go together. Whether
@@ -138,7 +141,7 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 		}
 		if len(side.t.Unresolved) > 0 {
 			p.incomplete = append(p.incomplete, report.Gap{Op: report.OpBuild, Subject: tierGapID(side.t), Reason: report.GapBuildFailed,
-				What: fmt.Sprintf("Kustomization %s: %s build leaves %s unresolved in object names", id, side.name, strings.Join(side.t.Unresolved, ", "))})
+				What: "Kustomization " + id, Error: fmt.Sprintf("%s build leaves %s unresolved in object names", side.name, strings.Join(side.t.Unresolved, ", "))})
 			ok = false
 			continue
 		}
