@@ -145,7 +145,7 @@ func TestRepoSARIFSuppressedAndGaps(t *testing.T) {
 		}
 		got = append(got, entry)
 	}
-	want := []string{"suspend-committed:warning:suppressed migration window (.flux-chain.yaml)", "tier-not-built:warning", "tier-not-covered:warning", "object-undecoded:warning", "incomplete-read:warning"}
+	want := []string{"suspend-committed:warning:suppressed migration window (.flux-chain.yaml)", "tier-not-built:warning", "tier-not-covered:warning", "object-undecoded:warning", "incomplete-forbidden:warning"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("results\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
