@@ -14,8 +14,8 @@ import (
 // rootCauses for progressing, a revision being applied stopped being a revisionLag, and HEALTHY
 // came to need the controllers found alive.
 const (
-	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta2"
-	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta1"
+	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta3"
+	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta2"
 )
 
 // APIVersion is the apiVersion of the plugin's live reports and RepoAPIVersion of its --repo

@@ -45,11 +45,18 @@ type Action struct {
 }
 
 // resultAPIVersion versions the Result schema (docs/report.md).
-const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta1"
+const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta2"
+
+// chartsAPIVersion versions the ChartsPullResult schema, which holds no gaps and so stayed
+// at v1beta1 when the Result's incomplete[] became typed gaps (docs/report.md).
+const chartsAPIVersion = "saferetire.kubeforensics.dev/v1beta1"
 
 // APIVersion is the apiVersion of the plugin's reports, published with their schemas in
-// docs/schema (docs/report.md).
-const APIVersion = resultAPIVersion
+// docs/schema (docs/report.md); ChartsAPIVersion that of `charts pull`.
+const (
+	APIVersion       = resultAPIVersion
+	ChartsAPIVersion = chartsAPIVersion
+)
 
 // toolName is the plugin's name as kubectl shows it, the report's reporter.
 const toolName = "safe-retire"
