@@ -6,7 +6,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/ghactions"
 	"github.com/kubeforensics/suite/internal/lint"
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Markdown is the lint as GitHub shows it, in a step summary or a pull request's comment: a
@@ -106,7 +106,7 @@ func ShortSHA(c string) string {
 }
 
 // liveSummary is the step summary's line about --live, "" without it.
-func liveSummary(l *LiveComparison, gaps []output.Gap) string {
+func liveSummary(l *LiveComparison, gaps []report.Gap) string {
 	if l == nil {
 		return ""
 	}
@@ -114,7 +114,7 @@ func liveSummary(l *LiveComparison, gaps []output.Gap) string {
 	fmt.Fprintf(&b, "Compared with %s: %d Kustomizations in both, %d only in the repository, %d only in the cluster, %d spec difference(s), %d CRD(s) only in the cluster.\n\n",
 		ghactions.Cell(l.Target.String()), l.InBoth, len(l.NotInCluster), len(l.NotInRepo), len(l.SpecDrift), len(l.CRDsOnlyLive))
 	for _, g := range gaps {
-		fmt.Fprintf(&b, "- ⚠️ live read failed: %s\n", ghactions.Cell(g.String()))
+		fmt.Fprintf(&b, "- ⚠️ live read failed (%s): %s\n", ghactions.Code(string(g.Reason)), ghactions.Cell(g.String()))
 	}
 	return b.String()
 }
@@ -145,7 +145,7 @@ func (res *RepoResult) Annotations() []ghactions.Annotation {
 		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: not built", Message: b.Kustomization + ": " + b.Error})
 	}
 	for _, g := range res.Incomplete {
-		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed", Message: g.String()})
+		as = append(as, ghactions.Annotation{Level: ghactions.Warning, Title: "flux-chain: live read failed (" + string(g.Reason) + ")", Message: g.String()})
 	}
 	return as
 }

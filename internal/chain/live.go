@@ -8,7 +8,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/lint"
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // LiveComparison is what --live found comparing the repository with a cluster: the cluster and
@@ -22,7 +22,7 @@ type LiveComparison struct {
 
 	// objects are what was read, for the comparison; gaps the reads that failed.
 	objects *lint.Live
-	gaps    []output.Gap
+	gaps    []report.Gap
 }
 
 // LiveRequest is the cluster --live compares the repository with: the clients that read it and
@@ -43,10 +43,11 @@ func readLive(ctx context.Context, req LiveRequest) (*LiveComparison, error) {
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
-	lc := &LiveComparison{Target: c.Target, Namespace: req.Namespace, gaps: output.GapsOf(objs.Warnings),
+	lc := &LiveComparison{Target: c.Target, Namespace: req.Namespace, gaps: objs.Gaps,
 		objects: &lint.Live{Namespace: req.Namespace, Kustomizations: objs.Kustomizations}}
 	if lc.objects.CRDs, err = flux.ListCRDs(ctx, c.Dynamic); err != nil {
-		lc.gaps = append(lc.gaps, output.Gap{What: "listing " + flux.CRDGVR.GroupResource().String(), Reason: cluster.Reason(err)})
+		lc.gaps = append(lc.gaps, cluster.Gap(report.OpList, report.ObjectID{Group: flux.CRDGVR.Group, Version: flux.CRDGVR.Version, Resource: flux.CRDGVR.Resource},
+			"listing "+flux.CRDGVR.GroupResource().String(), err))
 	}
 	return lc, nil
 }

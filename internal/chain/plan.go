@@ -14,7 +14,6 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 )
 
@@ -52,7 +51,7 @@ func Plan(ctx context.Context, req Request) (*Result, error) {
 	objs.FetchReferences(ctx, c.Dynamic, c.Metadata)
 	objs.Now = clock.Now()
 	chain := flux.Build(objs)
-	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: output.GapsOf(objs.Warnings), Warnings: append([]string{}, objs.Unlisted...)}
+	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: objs.Gaps, Warnings: append([]string{}, objs.Unlisted...)}
 	if name != "" {
 		res.Focus = namespace + "/" + name
 		if chain.Node(res.Focus) == nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/lint"
-	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
@@ -78,7 +77,7 @@ func computeRepo(ctx context.Context, root, top, entry string, allowNetwork bool
 	if crds != nil {
 		unrendered = r.RenderCRDs(ctx, *crds)
 	}
-	var gaps []output.Gap
+	var gaps []report.Gap
 	if live != nil {
 		live.LiveDiff, gaps = *r.Compare(live.objects), live.gaps
 	}

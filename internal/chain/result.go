@@ -5,7 +5,6 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/lint"
-	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
@@ -15,8 +14,8 @@ import (
 // rootCauses for progressing, a revision being applied stopped being a revisionLag, and HEALTHY
 // came to need the controllers found alive.
 const (
-	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta2"
-	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta1"
+	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta3"
+	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta2"
 )
 
 // APIVersion is the apiVersion of the plugin's live reports and RepoAPIVersion of its --repo
@@ -72,7 +71,7 @@ type Result struct {
 	Focus string `json:"focus,omitempty"`
 	flux.Chain
 	// Incomplete are the reads of Flux objects that failed: the result is UNKNOWN (exit 2).
-	Incomplete []output.Gap `json:"incomplete,omitempty"`
+	Incomplete []report.Gap `json:"incomplete,omitempty"`
 	// Warnings name reads about a root cause's objects that failed (API discovery, the object a
 	// health check waits on): noted, they do not change the verdict.
 	Warnings []string `json:"warnings"`
@@ -193,7 +192,7 @@ type RepoResult struct {
 	Live *LiveComparison `json:"live,omitempty"`
 	// Incomplete are the reads of the cluster --live made that failed: the verdict cannot be
 	// CLEAN.
-	Incomplete []output.Gap `json:"incomplete,omitempty"`
+	Incomplete []report.Gap `json:"incomplete,omitempty"`
 	// Verdict is FINDINGS, UNKNOWN or CLEAN; ExitCode is the process exit code it maps to.
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`

@@ -6,13 +6,13 @@ import (
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/lint"
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // TestVerdictWithGaps checks that a failed read makes either result UNKNOWN, that a finding at
 // --fail-on still wins over it in --repo mode, and that drill warnings alone do not.
 func TestVerdictWithGaps(t *testing.T) {
-	gap := []output.Gap{{What: "listing gitrepositories.source.toolkit.fluxcd.io", Reason: "forbidden"}}
+	gap := []report.Gap{{Op: report.OpList, Subject: report.TypeID("gitrepositories.source.toolkit.fluxcd.io"), Reason: report.GapForbidden, What: "listing gitrepositories.source.toolkit.fluxcd.io", Error: "forbidden"}}
 	finding := []lint.Finding{{Rule: "crd-order", Severity: lint.Error}}
 	cases := []struct {
 		name, want string

@@ -50,7 +50,7 @@ func repoSARIF(res *RepoResult) sarif.Report {
 		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.ObjectUndecoded.ID, Level: sarif.Warning, Message: "did not decode: " + u, Identity: u})
 	}
 	for _, g := range res.Incomplete {
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.IncompleteRead.ID, Level: sarif.Warning, Message: g.String(), Identity: g.What})
+		r.Findings = append(r.Findings, sarif.GapFinding(g))
 	}
 	return r
 }
@@ -62,7 +62,8 @@ func lintRules() []sarif.Rule {
 	for _, rule := range lint.Rules() {
 		out = append(out, sarif.Rule{ID: rule.ID, Level: severityLevel(rule.Severity), Summary: rule.Why, Help: rule.Fix})
 	}
-	return append(out, sarif.TierNotBuilt, sarif.TierNotCovered, sarif.ObjectUndecoded, sarif.IncompleteRead)
+	out = append(out, sarif.TierNotBuilt, sarif.TierNotCovered, sarif.ObjectUndecoded)
+	return append(out, sarif.GapRules()...)
 }
 
 // severityLevel maps a lint severity onto a SARIF level (info is note).

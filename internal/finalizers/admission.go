@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // webhook is one admission webhook that fails closed, with the configuration it belongs to.
@@ -55,19 +56,19 @@ func (x *Explainer) failClosedWebhooks(ctx context.Context) ([]webhook, error) {
 // webhookBlockers returns a blocker for every fail-closed webhook that intercepts op on res in
 // namespace (objects labelled objLabels) and whose service is gone or has no ready endpoint:
 // the API server rejects that request, so the controller that must make it never can.
-func (x *Explainer) webhookBlockers(ctx context.Context, op admissionv1.OperationType, res kinds.Resource, namespace string, objLabels map[string]string) ([]Blocker, []string) {
+func (x *Explainer) webhookBlockers(ctx context.Context, op admissionv1.OperationType, res kinds.Resource, namespace string, objLabels map[string]string) ([]Blocker, []report.Gap) {
 	return x.rejections(ctx, apiRequest{op: op, res: res, namespace: namespace, labels: objLabels, labelsKnown: true})
 }
 
 // rejections returns a blocker for every fail-closed webhook that would reject req because its
 // service is gone or has no ready endpoint, and the reads that failed on the way.
-func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, []string) {
+func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, []report.Gap) {
 	op, what := req.op, req.what()
 	hooks, gaps := x.interceptors(ctx, req)
 	var out []Blocker
 	for _, w := range hooks {
 		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
-		if gap != "" {
+		if gap != (report.Gap{}) {
 			gaps = append(gaps, gap)
 		}
 		if down == "" {
@@ -88,12 +89,12 @@ func (x *Explainer) rejections(ctx context.Context, req apiRequest) ([]Blocker, 
 // judges returns the fail-closed webhooks that intercept req and whose service answers: the API
 // server sends them the request, and they may refuse it by their own policy (an operator's
 // webhook that guards the objects of its types in some states), as `config (webhook name)`.
-func (x *Explainer) judges(ctx context.Context, req apiRequest) ([]string, []string) {
+func (x *Explainer) judges(ctx context.Context, req apiRequest) ([]string, []report.Gap) {
 	hooks, gaps := x.interceptors(ctx, req)
 	var out []string
 	for _, w := range hooks {
 		down, gap := x.serviceDown(ctx, w.service.Namespace, w.service.Name)
-		if gap != "" {
+		if gap != (report.Gap{}) {
 			gaps = append(gaps, gap)
 			continue
 		}
@@ -115,15 +116,15 @@ func (req apiRequest) what() string {
 
 // interceptors returns the fail-closed webhooks with a service whose rules, namespace selector
 // and object selector match req, and the reads that failed on the way.
-func (x *Explainer) interceptors(ctx context.Context, req apiRequest) ([]webhook, []string) {
+func (x *Explainer) interceptors(ctx context.Context, req apiRequest) ([]webhook, []report.Gap) {
 	op, res := req.op, req.res
 	hooks, err := x.failClosedWebhooks(ctx)
 	if err != nil {
-		return nil, []string{x.readFailure("reading admission webhooks that could reject "+string(op)+" of "+req.what(), err)}
+		return nil, []report.Gap{listGap(objectID("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "", ""), "reading admission webhooks that could reject "+string(op)+" of "+req.what(), err)}
 	}
 	var nsLabels map[string]string
 	var out []webhook
-	var gaps []string
+	var gaps []report.Gap
 	for _, w := range hooks {
 		if w.service == nil || !w.intercepts(op, res, req.subresource) || (req.labelsKnown && !selects(w.objSel, req.labels)) {
 			continue
@@ -139,7 +140,7 @@ func (x *Explainer) interceptors(ctx context.Context, req apiRequest) ([]webhook
 					return ns.Labels, nil
 				})
 				if err != nil {
-					gaps = append(gaps, x.readFailure("reading namespace "+req.namespace+" to match webhook "+w.name, err))
+					gaps = append(gaps, getGap(objectID("", "v1", "namespaces", "", req.namespace), "reading namespace "+req.namespace+" to match webhook "+w.name, err))
 					continue
 				}
 				nsLabels = l
@@ -189,8 +190,11 @@ func selects(sel *metav1.LabelSelector, l map[string]string) bool {
 }
 
 // serviceDown says why a webhook's service cannot answer ("" when it has a ready endpoint).
-func (x *Explainer) serviceDown(ctx context.Context, namespace, name string) (string, string) {
-	type state struct{ down, gap string }
+func (x *Explainer) serviceDown(ctx context.Context, namespace, name string) (string, report.Gap) {
+	type state struct {
+		down string
+		gap  report.Gap
+	}
 	s, _ := cached(x, "service/"+namespace+"/"+name, func() (state, error) {
 		ref := "services/" + name + " -n " + namespace
 		_, err := x.c.Kube.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
@@ -198,11 +202,11 @@ func (x *Explainer) serviceDown(ctx context.Context, namespace, name string) (st
 			return state{down: ref + " does not exist"}, nil
 		}
 		if err != nil {
-			return state{gap: x.readFailure("reading "+ref, err)}, nil
+			return state{gap: getGap(objectID("", "v1", "services", namespace, name), "reading "+ref, err)}, nil
 		}
 		eps, err := x.c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + name})
 		if err != nil {
-			return state{gap: x.readFailure("listing the endpoints of "+ref, err)}, nil
+			return state{gap: listGap(objectID("discovery.k8s.io", "v1", "endpointslices", namespace, ""), "listing the endpoints of "+ref, err)}, nil
 		}
 		for _, sl := range eps.Items {
 			for _, ep := range sl.Endpoints {

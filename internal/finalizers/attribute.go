@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // maxCandidates bounds the workloads listed when only broad rights qualify.
@@ -36,16 +38,16 @@ type attribution struct {
 // accounts RBAC lets update the object (or its finalizers subresource) and the workloads that
 // run as them. Rules that allow everything count only when nothing narrower does. When RBAC
 // cannot be read, the workloads named like hints are reported as a guess and the read as a gap.
-func (x *Explainer) attribute(ctx context.Context, o subject, hints []string) (attribution, []string) {
+func (x *Explainer) attribute(ctx context.Context, o subject, hints []string) (attribution, []report.Gap) {
 	what := o.ref().QualifiedResource()
 	ws, err := x.workloads(ctx)
 	if err != nil {
-		return attribution{unread: true}, []string{x.readFailure("listing workloads to find who may update "+what, err)}
+		return attribution{unread: true}, []report.Gap{listGap(workloadsID(), "listing workloads to find who may update "+what, err)}
 	}
 	rb, err := x.rbac(ctx)
 	if err != nil {
 		a := x.guessByName(ws, hints)
-		return a, []string{fmt.Sprintf("who may update %s is unknown: %s", what, x.readFailure("reading RBAC", err))}
+		return a, []report.Gap{listGap(rbacID(), "who may update "+what+" is unknown: reading RBAC", err)}
 	}
 	grants := rb.updaters(o.res.Group, o.res.Resource, o.obj.GetNamespace(), o.obj.GetName())
 	var narrow, broad []grant

@@ -56,7 +56,7 @@ func (x *Explainer) backendRemedies(ctx context.Context, b Blocker, removal Reme
 	ws, exists, err := x.backendWorkloads(ctx, svc)
 	switch {
 	case err != nil:
-		removal.Summary = fmt.Sprintf("Restore what serves %s (which workload does could not be read: %s), or, if that product was uninstalled: %s", svc.String(), x.readFailure("following its selector", err), removal.Summary)
+		removal.Summary = fmt.Sprintf("Restore what serves %s (which workload does could not be read: %s), or, if that product was uninstalled: %s", svc.String(), failureText("following its selector", err), removal.Summary)
 		return []Remediation{removal}
 	case !exists:
 		removal.Summary = fmt.Sprintf("%s does not exist, so the product behind %s appears uninstalled: %s", svc.String(), b.Object.String(), removal.Summary)

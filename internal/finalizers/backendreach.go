@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // unreachableBackend is the step for a webhook or APIService whose Service has ready endpoints,
@@ -16,8 +18,8 @@ import (
 func (x *Explainer) unreachableBackend(ctx context.Context, b Blocker, svc serviceRef) Remediation {
 	down, gap := x.serviceDown(ctx, svc.namespace, svc.name)
 	switch {
-	case gap != "":
-		return Remediation{Summary: fmt.Sprintf("The workloads behind %s report ready replicas; whether it has a ready endpoint could not be read (%s): check their pods' readiness and the Service's ports, then the path from the control plane to them.", svc.String(), gap)}
+	case gap != (report.Gap{}):
+		return Remediation{Summary: fmt.Sprintf("The workloads behind %s report ready replicas; whether it has a ready endpoint could not be read (%s): check their pods' readiness and the Service's ports, then the path from the control plane to them.", svc.String(), gap.String())}
 	case down != "":
 		return Remediation{Summary: fmt.Sprintf("The workloads behind %s report ready replicas, yet it has no ready endpoint: check their pods' readiness and the Service's ports.", svc.String())}
 	}

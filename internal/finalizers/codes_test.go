@@ -28,7 +28,7 @@ func TestFinalizerReason(t *testing.T) {
 		f    Finalizer
 		want report.Reason
 	}{
-		{"a failed read wins", Finalizer{Incomplete: []string{"listing pods: forbidden"}, Blockers: []Blocker{{}}}, ReasonReadsIncomplete},
+		{"a failed read wins", Finalizer{Incomplete: []report.Gap{{Op: report.OpList, Subject: report.TypeID("pods"), Reason: report.GapForbidden, What: "listing pods", Error: "forbidden"}}, Blockers: []Blocker{{}}}, ReasonReadsIncomplete},
 		{"blockers", Finalizer{Blockers: []Blocker{{}}, Controllers: []Controller{gone}}, ReasonBlockedByObjects},
 		{"controller gone", Finalizer{Controllers: []Controller{gone}}, ReasonControllerAbsent},
 		{"the likeliest is scaled to zero, another runs", Finalizer{Controllers: []Controller{zero, running}}, ReasonControllerScaledToZero},

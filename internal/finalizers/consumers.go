@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // ClaimConsumers names the pods that hold claim namespace/claim the way the pvc-protection
@@ -14,7 +15,7 @@ import (
 // chain and GitOps owner, and says what deleting the claim loses (the bound volume's reclaim
 // policy). It works whether or not the claim is Terminating, so a retirement can be checked
 // before the prune happens. Reads that failed are returned in incomplete, never as "no pod".
-func (x *Explainer) ClaimConsumers(ctx context.Context, namespace, claim string) (blockers []Blocker, cost string, incomplete []string) {
+func (x *Explainer) ClaimConsumers(ctx context.Context, namespace, claim string) (blockers []Blocker, cost string, incomplete []report.Gap) {
 	res, ok := x.resource("", "PersistentVolumeClaim")
 	if !ok {
 		res = kinds.Resource{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true}
@@ -26,11 +27,11 @@ func (x *Explainer) ClaimConsumers(ctx context.Context, namespace, claim string)
 	case found:
 		obj = live
 	case !apierrors.IsNotFound(err):
-		incomplete = append(incomplete, x.readFailure("reading claim "+namespace+"/"+claim, err))
+		incomplete = append(incomplete, getGap(typeID(res, namespace).Named(claim), "reading claim "+namespace+"/"+claim, err))
 	}
 	pods, err := x.pods(ctx, namespace)
 	if err != nil {
-		return nil, "", append(incomplete, x.readFailure("listing pods in namespace "+namespace, err))
+		return nil, "", append(incomplete, listGap(typeID(podsResource, namespace), "listing pods in namespace "+namespace, err))
 	}
 	o := subject{res: res, obj: obj}
 	for i := range pods {

@@ -10,6 +10,8 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // brokenConversion is a CRD whose conversion webhook cannot answer.
@@ -35,13 +37,13 @@ func (x *Explainer) crds(ctx context.Context) ([]apiextensionsv1.CustomResourceD
 // brokenConversions lists every CRD, cluster-wide, whose conversion webhook's service is gone
 // or has no ready endpoint: objects stored at another version than the one asked for cannot
 // be read, listed or deleted, in any namespace.
-func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, []string) {
+func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, []report.Gap) {
 	list, err := x.crds(ctx)
 	if err != nil {
-		return nil, []string{x.readFailure("listing customresourcedefinitions.apiextensions.k8s.io to check conversion webhooks", err)}
+		return nil, []report.Gap{listGap(typeID(crdsResource, ""), "listing customresourcedefinitions.apiextensions.k8s.io to check conversion webhooks", err)}
 	}
 	var out []brokenConversion
-	var gaps []string
+	var gaps []report.Gap
 	for _, crd := range list {
 		conv := crd.Spec.Conversion
 		if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil || conv.Webhook.ClientConfig.Service == nil {
@@ -49,7 +51,7 @@ func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, 
 		}
 		svc := conv.Webhook.ClientConfig.Service
 		down, gap := x.serviceDown(ctx, svc.Namespace, svc.Name)
-		if gap != "" {
+		if gap != (report.Gap{}) {
 			gaps = append(gaps, gap)
 		}
 		if down != "" {
@@ -65,7 +67,7 @@ func (x *Explainer) brokenConversions(ctx context.Context) ([]brokenConversion, 
 // conversionBlockers links the namespace's failed reads and conditions to the CRDs whose
 // conversion webhook is down. A CRD counts when the sweep could not list its type here, or a
 // deletion-failure condition names its group.
-func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string, conds []Condition) ([]Blocker, map[string]bool, []string) {
+func (x *Explainer) conversionBlockers(ctx context.Context, failedTypes []string, conds []Condition) ([]Blocker, map[string]bool, []report.Gap) {
 	broken, gaps := x.brokenConversions(ctx)
 	explained := map[string]bool{}
 	var out []Blocker
@@ -111,9 +113,9 @@ func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 // because its CRD's conversion webhook cannot answer (explained), through the CRD's storage
 // version: objects stored at that version are read without conversion, so they can still be
 // named and their finalizers shown. A type that fails at its storage version too is a gap.
-func (x *Explainer) listBehindConversion(ctx context.Context, ns string, explained map[string]bool) ([]TypeObjects, []string) {
+func (x *Explainer) listBehindConversion(ctx context.Context, ns string, explained map[string]bool) ([]TypeObjects, []report.Gap) {
 	var out []TypeObjects
-	var gaps []string
+	var gaps []report.Gap
 	names := make([]string, 0, len(explained))
 	for t := range explained {
 		names = append(names, t)
@@ -125,12 +127,12 @@ func (x *Explainer) listBehindConversion(ctx context.Context, ns string, explain
 			err = errors.New("it declares no storage version")
 		}
 		if err != nil {
-			gaps = append(gaps, x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+name+" for its storage version", err))
+			gaps = append(gaps, getGap(typeID(crdsResource, "").Named(name), "reading customresourcedefinitions.apiextensions.k8s.io/"+name+" for its storage version", err))
 			continue
 		}
 		items, err := ListMetadata(ctx, x.c.Metadata, res, ns, nil)
 		if err != nil {
-			gaps = append(gaps, x.readFailure("listing "+name+" at its storage version "+res.Version, err))
+			gaps = append(gaps, listGap(typeID(res, ns), "listing "+name+" at its storage version "+res.Version, err))
 			continue
 		}
 		out = append(out, TypeObjects{Resource: res, Items: items})

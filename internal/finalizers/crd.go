@@ -25,12 +25,12 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 	// A definition being deleted is no longer in discovery; its own spec says what it serves.
 	res, err := x.crdResource(ctx, o.obj.GetName())
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+o.obj.GetName(), err))
+		f.Incomplete = append(f.Incomplete, getGap(o.ref().ID(), "reading customresourcedefinitions.apiextensions.k8s.io/"+o.obj.GetName(), err))
 		return f
 	}
 	items, err := ListMetadata(ctx, x.c.Metadata, res, "", nil)
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("listing "+res.QualifiedName(), err))
+		f.Incomplete = append(f.Incomplete, listGap(typeID(res, ""), "listing "+res.QualifiedName(), err))
 		return f
 	}
 	withFinalizers := 0

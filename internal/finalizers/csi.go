@@ -7,6 +7,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // csiProvisionerFinalizer is set on a PersistentVolume by the external-provisioner sidecar of
@@ -19,7 +21,7 @@ const csiProvisionerFinalizer = "external-provisioner.volume.kubernetes.io/final
 // GitOps controller's, a cluster manager's) never make a workload the driver's sidecar.
 func (x *Explainer) csiFinalizer(ctx context.Context, o subject, f Finalizer, k known) Finalizer {
 	driver, gap := x.csiDriverName(ctx, o, f.Name)
-	if gap != "" {
+	if gap != (report.Gap{}) {
 		f.Incomplete = append(f.Incomplete, gap)
 	}
 	sidecar := "external-attacher"
@@ -39,7 +41,7 @@ func (x *Explainer) csiFinalizer(ctx context.Context, o subject, f Finalizer, k 
 	case apierrors.IsNotFound(err):
 		f.TypeEvidence = append(f.TypeEvidence, fmt.Sprintf("CSI driver %s is not installed: csidrivers.storage.k8s.io/%s does not exist", driver, driver))
 	default:
-		f.Incomplete = append(f.Incomplete, x.readFailure("reading csidrivers.storage.k8s.io/"+driver, err))
+		f.Incomplete = append(f.Incomplete, getGap(objectID("storage.k8s.io", "v1", "csidrivers", "", driver), "reading csidrivers.storage.k8s.io/"+driver, err))
 	}
 	a, gaps := x.attribute(ctx, o, []string{driverWorkloadHint(driver)})
 	f.Incomplete = append(f.Incomplete, gaps...)
@@ -78,36 +80,36 @@ func (x *Explainer) csiFinalizer(ctx context.Context, o subject, f Finalizer, k 
 // csiDriverName names the driver behind a CSI finalizer: a PersistentVolume's spec.csi.driver
 // (or its provisioned-by annotation), a VolumeAttachment's spec.attacher, else the driver whose
 // sanitised name the external-attacher finalizer carries (dots become dashes), or that name.
-func (x *Explainer) csiDriverName(ctx context.Context, o subject, finalizer string) (string, string) {
+func (x *Explainer) csiDriverName(ctx context.Context, o subject, finalizer string) (string, report.Gap) {
 	if o.res.Group == "" && o.res.Resource == "persistentvolumes" {
 		pv, err := x.c.Kube.CoreV1().PersistentVolumes().Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 		if err != nil {
-			return strings.TrimPrefix(finalizer, "external-attacher/"), x.readFailure("reading persistentvolumes/"+o.obj.GetName(), err)
+			return strings.TrimPrefix(finalizer, "external-attacher/"), getGap(o.ref().ID(), "reading persistentvolumes/"+o.obj.GetName(), err)
 		}
 		if pv.Spec.CSI != nil && pv.Spec.CSI.Driver != "" {
-			return pv.Spec.CSI.Driver, ""
+			return pv.Spec.CSI.Driver, report.Gap{}
 		}
 		if d := pv.Annotations["pv.kubernetes.io/provisioned-by"]; d != "" {
-			return d, ""
+			return d, report.Gap{}
 		}
 	}
 	if o.res.Group == "storage.k8s.io" && o.res.Resource == "volumeattachments" {
 		va, err := x.c.Kube.StorageV1().VolumeAttachments().Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 		if err != nil {
-			return strings.TrimPrefix(finalizer, "external-attacher/"), x.readFailure("reading volumeattachments.storage.k8s.io/"+o.obj.GetName(), err)
+			return strings.TrimPrefix(finalizer, "external-attacher/"), getGap(o.ref().ID(), "reading volumeattachments.storage.k8s.io/"+o.obj.GetName(), err)
 		}
-		return va.Spec.Attacher, ""
+		return va.Spec.Attacher, report.Gap{}
 	}
 	name := strings.TrimPrefix(finalizer, "external-attacher/")
 	drivers, err := x.c.Kube.StorageV1().CSIDrivers().List(ctx, metav1.ListOptions{})
 	if err == nil {
 		for _, d := range drivers.Items {
 			if sanitizeDriver(d.Name) == name {
-				return d.Name, ""
+				return d.Name, report.Gap{}
 			}
 		}
 	}
-	return name, ""
+	return name, report.Gap{}
 }
 
 // sanitizeDriver turns a driver name into the form the external-attacher puts in its finalizer:

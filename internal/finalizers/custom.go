@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubeforensics/suite/internal/report"
 	workloadhealth "github.com/kubeforensics/suite/internal/workload"
 )
 
@@ -44,7 +45,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	a, gaps, ok := x.operatorEvidence(ctx, o, name)
 	if !ok {
 		a, gaps = x.attribute(ctx, o, hints)
-		var more []string
+		var more []report.Gap
 		a, more = x.judgeDomain(ctx, o, name, k.controllers, hints, a)
 		gaps = append(gaps, more...)
 	}

@@ -22,7 +22,7 @@ func (x *Explainer) dependents(ctx context.Context, o subject, name string) Fina
 	}
 	scan := x.scan(ctx, o.obj.GetNamespace())
 	for _, fail := range scan.Failed {
-		f.Incomplete = append(f.Incomplete, fmt.Sprintf("listing %s (could hold dependents): %s", fail.Resource, fail.Reason))
+		f.Incomplete = append(f.Incomplete, fail.Gap(o.obj.GetNamespace(), "listing "+fail.Resource+" (could hold dependents)"))
 	}
 	uid := o.obj.GetUID()
 	for _, t := range scan.Types {
@@ -47,7 +47,7 @@ func (x *Explainer) dependents(ctx context.Context, o subject, name string) Fina
 		if g.Unchecked {
 			// The collector stops syncing while any group is undiscoverable; not knowing the
 			// APIServices' state, whether it syncs is unknown: a gap, never an invented fix.
-			f.Incomplete = append(f.Incomplete, "whether the garbage collector can sync is unknown: "+g.Error)
+			f.Incomplete = append(f.Incomplete, apiServicesGap(g, "whether the garbage collector can sync is unknown"))
 		}
 	}
 	f.Remedies = x.gcRemedies(o, f)

@@ -2,7 +2,6 @@ package finalizers
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"sync"
@@ -308,11 +307,6 @@ func cached[T any](x *Explainer, key string, fill func() (T, error)) (T, error) 
 type cacheEntry[T any] struct {
 	v   T
 	err error
-}
-
-// readFailure formats a failed read for Finalizer.Incomplete.
-func (x *Explainer) readFailure(what string, err error) string {
-	return fmt.Sprintf("%s: %s", what, cluster.Reason(err))
 }
 
 func sortBlockers(bs []Blocker) {

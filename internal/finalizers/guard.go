@@ -7,6 +7,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // apiRequest is the request a printed command makes to the API server, as admission webhooks
@@ -46,9 +47,9 @@ var (
 // restores or removes that webhook is put before it, once: the API server accepts the command
 // only after that. A webhook that answers is named too (JudgedBy): it sees the command and may
 // refuse it by its own policy. Reads that failed are returned; they leave the commands unchecked.
-func (x *Explainer) guard(ctx context.Context, steps []Remediation) ([]Remediation, []string) {
+func (x *Explainer) guard(ctx context.Context, steps []Remediation) ([]Remediation, []report.Gap) {
 	var out []Remediation
-	var gaps []string
+	var gaps []report.Gap
 	for _, r := range steps {
 		if r.request == nil {
 			out = append(out, r)
@@ -75,8 +76,8 @@ func (x *Explainer) guard(ctx context.Context, steps []Remediation) ([]Remediati
 // guardExplanation runs guard over the object's own steps and every finalizer's. The reads it
 // could not make are recorded as not checked: they name what the commands' check missed.
 func (x *Explainer) guardExplanation(ctx context.Context, e *Explanation) {
-	var gaps []string
-	var g []string
+	var gaps []report.Gap
+	var g []report.Gap
 	e.Remedies, g = x.guard(ctx, e.Remedies)
 	gaps = append(gaps, g...)
 	for i := range e.Finalizers {
@@ -84,7 +85,7 @@ func (x *Explainer) guardExplanation(ctx context.Context, e *Explanation) {
 		gaps = append(gaps, g...)
 	}
 	for _, gap := range gaps {
-		gap = "whether an admission webhook rejects the commands printed: " + gap
+		gap.What = "whether an admission webhook rejects the commands printed: " + gap.What
 		if !slices.Contains(e.Unchecked, gap) {
 			e.Unchecked = append(e.Unchecked, gap)
 		}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // notFoundMessage is the API server's NotFound error as controllers pass it on: `secrets
@@ -73,7 +74,7 @@ func (x *Explainer) applyMissing(ctx context.Context, o subject, e *Explanation,
 
 // missingObjects finds the NotFound errors in the object's own word and keeps the objects a
 // read confirms are missing, resolved in the object's namespace (for a namespaced type).
-func (x *Explainer) missingObjects(ctx context.Context, o subject, w ownWord) ([]missingObject, []string) {
+func (x *Explainer) missingObjects(ctx context.Context, o subject, w ownWord) ([]missingObject, []report.Gap) {
 	type said struct{ source, text string }
 	var texts []said
 	for _, c := range w.conditions {
@@ -101,7 +102,7 @@ func (x *Explainer) missingObjects(ctx context.Context, o subject, w ownWord) ([
 		}
 	}
 	var out []missingObject
-	var unchecked []string
+	var unchecked []report.Gap
 	seen := map[string]bool{}
 	lookups := 0
 	for _, t := range texts {
@@ -120,7 +121,7 @@ func (x *Explainer) missingObjects(ctx context.Context, o subject, w ownWord) ([
 			}
 			seen[ref.String()] = true
 			if lookups++; lookups > maxMissingLookups {
-				unchecked = append(unchecked, fmt.Sprintf("more objects named not found by the object's own word than are looked up (bound of %d): %s and on", maxMissingLookups, ref.String()))
+				unchecked = append(unchecked, boundGap(report.OpGet, ref.ID(), fmt.Sprintf("more objects named not found by the object's own word than are looked up (bound of %d): %s and on", maxMissingLookups, ref.String())))
 				return out, unchecked
 			}
 			ri := x.c.Metadata.Resource(res.GVR())
@@ -134,7 +135,7 @@ func (x *Explainer) missingObjects(ctx context.Context, o subject, w ownWord) ([
 			case apierrors.IsNotFound(err):
 				out = append(out, missingObject{ref: ref, source: t.source, quote: strings.TrimSpace(t.text)})
 			case err != nil:
-				unchecked = append(unchecked, x.readFailure("reading "+ref.String()+", which the object's own "+t.source+" says was not found", err))
+				unchecked = append(unchecked, getGap(ref.ID(), "reading "+ref.String()+", which the object's own "+t.source+" says was not found", err))
 			}
 		}
 	}

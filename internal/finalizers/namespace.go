@@ -26,7 +26,7 @@ func (x *Explainer) namespaceFinalizers(ctx context.Context, o subject, e *Expla
 	ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 	if err != nil {
 		f := Finalizer{Name: "kubernetes", RemovedBy: "kube-controller-manager (namespace controller)", WaitsFor: "every object in the namespace is deleted"}
-		f.Incomplete = append(f.Incomplete, x.readFailure("reading namespace "+o.obj.GetName(), err))
+		f.Incomplete = append(f.Incomplete, getGap(o.ref().ID(), "reading namespace "+o.obj.GetName(), err))
 		return []Finalizer{f}
 	}
 	for _, c := range ns.Status.Conditions {
@@ -72,7 +72,7 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 	f.Incomplete = append(f.Incomplete, gaps...)
 	for _, fail := range scan.Failed {
 		if !explained[fail.Resource] {
-			f.Incomplete = append(f.Incomplete, fmt.Sprintf("listing %s in the namespace: %s", fail.Resource, fail.Reason))
+			f.Incomplete = append(f.Incomplete, fail.Gap(ns.Name, "listing "+fail.Resource+" in the namespace"))
 		}
 	}
 	f.Blockers = append(f.Blockers, x.unavailableAPIServices(ctx, &f, e.Conditions)...)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // explainNoFinalizers covers an object whose deletion is requested and that has no finalizer
@@ -19,7 +21,7 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 	pod, err := x.c.Kube.CoreV1().Pods(o.obj.GetNamespace()).Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 	if err != nil {
 		e.PendingCode = ReasonPodUnread
-		e.Pending = "The pod waits for graceful termination; it could not be read: " + x.readFailure("reading pod", err)
+		e.Pending = "The pod waits for graceful termination; it could not be read: " + failureText("reading pod", err)
 		return
 	}
 	grace := int64(0)
@@ -39,7 +41,7 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 		return
 	}
 	n := x.node(ctx, pod.Spec.NodeName)
-	if n.gap != "" {
+	if n.gap != (report.Gap{}) {
 		e.Unchecked = append(e.Unchecked, n.gap)
 	}
 	e.PendingCode = ReasonPodAwaitsKubelet

@@ -18,11 +18,13 @@ import (
 func (x *Explainer) unavailableAPIServices(ctx context.Context, f *Finalizer, conds []Condition) []Blocker {
 	list, err := x.apiServices(ctx)
 	if err != nil {
-		gap := x.readFailure("listing apiservices.apiregistration.k8s.io", err)
+		gap := listGap(typeID(apiServiceResource, ""), "listing apiservices.apiregistration.k8s.io", err)
 		if conditionTrue(conds, string(corev1.NamespaceDeletionDiscoveryFailure)) {
-			f.Incomplete = append(f.Incomplete, gap+" (the namespace controller reports a discovery failure, so an unavailable APIService may be the blocker)")
+			gap.Error += " (the namespace controller reports a discovery failure, so an unavailable APIService may be the blocker)"
+			f.Incomplete = append(f.Incomplete, gap)
 		} else {
-			f.Unchecked = append(f.Unchecked, gap+" (cannot change this verdict: the namespace controller reports no discovery failure)")
+			gap.Error += " (cannot change this verdict: the namespace controller reports no discovery failure)"
+			f.Unchecked = append(f.Unchecked, gap)
 		}
 		return nil
 	}

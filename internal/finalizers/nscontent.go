@@ -47,7 +47,7 @@ func (x *Explainer) namespacePods(ctx context.Context, o subject, ns string, t T
 	st := podsState{total: len(t.Items)}
 	typed, err := x.pods(ctx, ns)
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("listing pods in namespace "+ns, err))
+		f.Incomplete = append(f.Incomplete, listGap(typeID(podsResource, ns), "listing pods in namespace "+ns, err))
 		return st
 	}
 	shown := 0

@@ -7,6 +7,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // strimziTopicFinalizer is set by Strimzi's unidirectional topic operator, which runs in the
@@ -16,7 +18,7 @@ const strimziTopicFinalizer = "strimzi.io/topic-operator"
 
 // operatorEvidence attributes a finalizer from an operator's own custom resources where they,
 // not RBAC, name the component that removes it. ok is false when no such rule applies.
-func (x *Explainer) operatorEvidence(ctx context.Context, o subject, name string) (attribution, []string, bool) {
+func (x *Explainer) operatorEvidence(ctx context.Context, o subject, name string) (attribution, []report.Gap, bool) {
 	if name != strimziTopicFinalizer || o.res.Group != "kafka.strimzi.io" || o.res.Kind != "KafkaTopic" {
 		return attribution{}, nil, false
 	}
@@ -26,7 +28,7 @@ func (x *Explainer) operatorEvidence(ctx context.Context, o subject, name string
 
 // strimziTopicOperator follows the topic's strimzi.io/cluster label to its Kafka resource and
 // the Deployment <cluster>-entity-operator that runs the topic operator.
-func (x *Explainer) strimziTopicOperator(ctx context.Context, o subject) (attribution, []string) {
+func (x *Explainer) strimziTopicOperator(ctx context.Context, o subject) (attribution, []report.Gap) {
 	ns := o.obj.GetNamespace()
 	cluster := o.obj.GetLabels()["strimzi.io/cluster"]
 	if cluster == "" {
@@ -35,7 +37,7 @@ func (x *Explainer) strimziTopicOperator(ctx context.Context, o subject) (attrib
 	}
 	kafka := fmt.Sprintf("kafkas.kafka.strimzi.io/%s -n %s", cluster, ns)
 	var evidence []string
-	var gaps []string
+	var gaps []report.Gap
 	res, ok := x.resource("kafka.strimzi.io", "Kafka")
 	if !ok {
 		evidence = append(evidence, "the server does not serve kafkas.kafka.strimzi.io: the cluster operator and its Kafka type are gone")
@@ -45,7 +47,7 @@ func (x *Explainer) strimziTopicOperator(ctx context.Context, o subject) (attrib
 		case apierrors.IsNotFound(err):
 			evidence = append(evidence, kafka+" (label strimzi.io/cluster) no longer exists, so neither does its entity operator")
 		case err != nil:
-			gaps = append(gaps, x.readFailure("reading "+kafka, err))
+			gaps = append(gaps, getGap(typeID(res, ns).Named(cluster), "reading "+kafka, err))
 		default:
 			if _, found, _ := unstructured.NestedMap(k.Object, "spec", "entityOperator", "topicOperator"); !found {
 				evidence = append(evidence, kafka+" declares no spec.entityOperator.topicOperator, so no topic operator runs for it")
@@ -62,11 +64,11 @@ func (x *Explainer) strimziTopicOperator(ctx context.Context, o subject) (attrib
 		c := Controller{Object: ref, Note: "the topic operator of Kafka cluster " + cluster + " runs in " + ref.String() + ", which does not exist", Evidence: evidence}
 		return attribution{controllers: []Controller{c}, summary: c.Note, dead: true}, gaps
 	case err != nil:
-		return attribution{unread: true}, append(gaps, x.readFailure("reading "+ref.String(), err))
+		return attribution{unread: true}, append(gaps, getGap(ref.ID(), "reading "+ref.String(), err))
 	}
 	ws, err := appendWorkload(nil, "deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, d)
 	if err != nil {
-		return attribution{unread: true}, append(gaps, x.readFailure("reading "+ref.String(), err))
+		return attribution{unread: true}, append(gaps, getGap(ref.ID(), "reading "+ref.String(), err))
 	}
 	c := ws[0].controller()
 	c.Evidence = evidence

@@ -7,15 +7,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // ownerChain walks controller ownerReferences from obj up to the top workload
 // (Pod → ReplicaSet → Deployment, Pod → Job → CronJob), and returns the chain with the first
 // GitOps owner found on the way (Flux labels sit on the object Flux applied, not on its pods).
 // An owner that cannot be read ends the chain where it is; the reason is returned.
-func (x *Explainer) ownerChain(ctx context.Context, obj metav1.Object) ([]ObjectRef, *GitOpsOwner, []string) {
+func (x *Explainer) ownerChain(ctx context.Context, obj metav1.Object) ([]ObjectRef, *GitOpsOwner, []report.Gap) {
 	var chain []ObjectRef
-	var incomplete []string
+	var incomplete []report.Gap
 	gitops := gitOpsOwner(obj.GetLabels())
 	cur := obj
 	for i := 0; i < 5; i++ {
@@ -36,7 +38,7 @@ func (x *Explainer) ownerChain(ctx context.Context, obj metav1.Object) ([]Object
 		chain = append(chain, oref)
 		owner, err := x.c.Metadata.Resource(res.GVR()).Namespace(oref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if err != nil {
-			incomplete = append(incomplete, x.readFailure("reading owner "+oref.String(), err))
+			incomplete = append(incomplete, getGap(oref.ID(), "reading owner "+oref.String(), err))
 			break
 		}
 		if gitops == nil {

@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // maxEvents bounds the events shown per object, newest first.
@@ -32,15 +34,15 @@ type ownWord struct {
 
 // readOwnWord reads the object in full (status included) when readsStatus allows, and its
 // events. Reads that failed are returned.
-func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.Time) (ownWord, []string) {
+func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.Time) (ownWord, []report.Gap) {
 	var w ownWord
-	var gaps []string
+	var gaps []report.Gap
 	if readsStatus(o) {
 		obj, err := x.c.Dynamic.Resource(o.res.GVR()).Namespace(o.obj.GetNamespace()).Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			gaps = append(gaps, x.readFailure("reading the status of "+o.ref().String(), err))
+			gaps = append(gaps, getGap(o.ref().ID(), "reading the status of "+o.ref().String(), err))
 		default:
 			w.conditions, w.status = statusOf(obj)
 			w.obj = obj
@@ -49,7 +51,7 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 	}
 	events, err := x.eventsAbout(ctx, o, requested)
 	if err != nil {
-		gaps = append(gaps, x.readFailure("listing the events of "+o.ref().String(), err))
+		gaps = append(gaps, listGap(objectID("", "v1", "events", o.obj.GetNamespace(), ""), "listing the events of "+o.ref().String(), err))
 	}
 	w.events = events
 	return w, gaps
@@ -214,9 +216,9 @@ func (w ownWord) namedDependents() []namedDependent {
 
 // dependentBlockers resolves the dependents the object names to objects in its group (else
 // any group serving that kind) and namespace, and explains the ones being deleted in turn.
-func (x *Explainer) dependentBlockers(ctx context.Context, o subject, deps []namedDependent) ([]Blocker, []string) {
+func (x *Explainer) dependentBlockers(ctx context.Context, o subject, deps []namedDependent) ([]Blocker, []report.Gap) {
 	var out []Blocker
-	var gaps []string
+	var gaps []report.Gap
 	for _, d := range deps {
 		res, ok := x.resource(o.res.Group, d.kind)
 		if !ok {
@@ -236,7 +238,7 @@ func (x *Explainer) dependentBlockers(ctx context.Context, o subject, deps []nam
 		case apierrors.IsNotFound(err):
 			b.Details = []string{"no longer exists: the controller should notice on its next attempt"}
 		case err != nil:
-			gaps = append(gaps, x.readFailure("reading "+b.Object.String(), err))
+			gaps = append(gaps, getGap(b.Object.ID(), "reading "+b.Object.String(), err))
 		default:
 			b.GitOps, b.labels = gitOpsOwner(cur.GetLabels()), cur.GetLabels()
 			if cur.GetDeletionTimestamp() == nil {

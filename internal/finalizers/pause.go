@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // pauseWords, found in the name part of an annotation or label key, say the object is paused,
@@ -71,9 +73,9 @@ func pauseMarkersOf(ref ObjectRef, m metav1.Object, body *unstructured.Unstructu
 
 // pauseMarkers finds the markers on the object (body, when read) and on its owners, up to
 // maxOwnerHops. Owners that cannot be read are returned as gaps.
-func (x *Explainer) pauseMarkers(ctx context.Context, o subject, body *unstructured.Unstructured) ([]PauseMarker, []string) {
+func (x *Explainer) pauseMarkers(ctx context.Context, o subject, body *unstructured.Unstructured) ([]PauseMarker, []report.Gap) {
 	out := pauseMarkersOf(o.ref(), o.obj, body)
-	var gaps []string
+	var gaps []report.Gap
 	seen := map[string]bool{}
 	owners := o.obj.GetOwnerReferences()
 	ns := o.obj.GetNamespace()
@@ -98,7 +100,7 @@ func (x *Explainer) pauseMarkers(ctx context.Context, o subject, body *unstructu
 			case apierrors.IsNotFound(err):
 				continue
 			case err != nil:
-				gaps = append(gaps, x.readFailure("reading owner "+r.String()+" for pause markers", err))
+				gaps = append(gaps, getGap(r.ID(), "reading owner "+r.String()+" for pause markers", err))
 				continue
 			}
 			out = append(out, pauseMarkersOf(r, owner, owner)...)

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // recentWindow is how recent a controller's work on an object (a status write, a condition
@@ -27,7 +29,8 @@ type nodeLiveness struct {
 	// posting is set when the node is Ready and its kubelet renewed its lease recently.
 	posting bool
 	// evidence says how posting was decided; gap names a read that failed.
-	evidence, gap string
+	evidence string
+	gap      report.Gap
 }
 
 // node reads a node and its kubelet's lease, once per command.
@@ -38,7 +41,8 @@ func (x *Explainer) node(ctx context.Context, name string) nodeLiveness {
 			return nodeLiveness{state: "no longer exists, so no kubelet will confirm"}, nil
 		}
 		if err != nil {
-			return nodeLiveness{state: "could not be read (" + x.readFailure("reading nodes/"+name, err) + ")", gap: x.readFailure("reading nodes/"+name, err)}, nil
+			gap := getGap(objectID("", "v1", "nodes", "", name), "reading nodes/"+name, err)
+			return nodeLiveness{state: "could not be read (" + gap.String() + ")", gap: gap}, nil
 		}
 		l := nodeLiveness{state: "reports no Ready condition"}
 		ready := false
@@ -58,7 +62,7 @@ func (x *Explainer) node(ctx context.Context, name string) nodeLiveness {
 		}
 		lease, err := x.c.Kube.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			l.gap = x.readFailure("reading the kubelet's lease leases.coordination.k8s.io/"+name+" -n "+corev1.NamespaceNodeLease, err)
+			l.gap = getGap(objectID("coordination.k8s.io", "v1", "leases", corev1.NamespaceNodeLease, name), "reading the kubelet's lease leases.coordination.k8s.io/"+name+" -n "+corev1.NamespaceNodeLease, err)
 			return l, nil
 		}
 		if renewed, ok := leaseRenewed(lease); ok {

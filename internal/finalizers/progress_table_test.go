@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Progress evidence as a table, without a control plane: the explanation so far (its finalizers
@@ -75,7 +77,9 @@ func TestProgressEvidenceTable(t *testing.T) {
 			false, ""},
 		{"a blocker: no judgement", fin(func(f *Finalizer) { f.Blockers = []Blocker{{Object: ObjectRef{Resource: "pods", Name: "p"}}} }), ago(10 * time.Minute), ownWord{events: normal}, nil,
 			false, ""},
-		{"a failed read: no judgement", fin(func(f *Finalizer) { f.Incomplete = []string{"reading x: forbidden"} }), ago(10 * time.Minute), ownWord{events: normal}, nil,
+		{"a failed read: no judgement", fin(func(f *Finalizer) {
+			f.Incomplete = []report.Gap{{Op: report.OpGet, Reason: report.GapForbidden, What: "reading x", Error: "forbidden"}}
+		}), ago(10 * time.Minute), ownWord{events: normal}, nil,
 			false, ""},
 		{"no finalizer: no judgement", nil, ago(10 * time.Minute), ownWord{events: normal}, nil,
 			false, ""},

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // ProgressKind names one kind of evidence about whether a deletion progresses on its own.
@@ -105,10 +107,10 @@ const leaseGrace = 30 * time.Second
 // removerLeases returns the leases in the workload's namespace held by one of its pods (the
 // holder identity starts with the pod's name, as client-go's and controller-runtime's leader
 // election write it), as evidence for (renewed within its duration) or against (not renewed).
-func (x *Explainer) removerLeases(ctx context.Context, c Controller) ([]ProgressEvidence, []string) {
+func (x *Explainer) removerLeases(ctx context.Context, c Controller) ([]ProgressEvidence, []report.Gap) {
 	ws, err := x.workloads(ctx)
 	if err != nil {
-		return nil, []string{x.readFailure("listing workloads to find the leases of "+c.Object.String(), err)}
+		return nil, []report.Gap{listGap(workloadsID(), "listing workloads to find the leases of "+c.Object.String(), err)}
 	}
 	var w *workload
 	for i := range ws {
@@ -122,7 +124,7 @@ func (x *Explainer) removerLeases(ctx context.Context, c Controller) ([]Progress
 	ns := c.Object.Namespace
 	pods, err := x.pods(ctx, ns)
 	if err != nil {
-		return nil, []string{x.readFailure("listing pods in namespace "+ns+" to find the leases of "+c.Object.String(), err)}
+		return nil, []report.Gap{listGap(typeID(podsResource, ns), "listing pods in namespace "+ns+" to find the leases of "+c.Object.String(), err)}
 	}
 	sel := labels.SelectorFromSet(w.podLabels)
 	var mine []string
@@ -142,7 +144,7 @@ func (x *Explainer) removerLeases(ctx context.Context, c Controller) ([]Progress
 		return l.Items, nil
 	})
 	if err != nil {
-		return nil, []string{x.readFailure("listing leases in namespace "+ns+" to see whether "+c.Object.String()+" renews its own", err)}
+		return nil, []report.Gap{listGap(objectID("coordination.k8s.io", "v1", "leases", ns, ""), "listing leases in namespace "+ns+" to see whether "+c.Object.String()+" renews its own", err)}
 	}
 	var out []ProgressEvidence
 	for _, l := range leases {

@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // pvcProtection explains kubernetes.io/pvc-protection: kube-controller-manager's pvc-protection
@@ -24,7 +26,7 @@ func (x *Explainer) pvcProtection(ctx context.Context, o subject) Finalizer {
 	}
 	pods, err := x.pods(ctx, ns)
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("listing pods in namespace "+ns, err))
+		f.Incomplete = append(f.Incomplete, listGap(typeID(podsResource, ns), "listing pods in namespace "+ns, err))
 		return f
 	}
 	for i := range pods {
@@ -80,7 +82,7 @@ func ownedBy(obj metav1.Object, uid types.UID) bool {
 
 // podBlocker describes a pod that holds a claim: the volume, where it is mounted, phase, age,
 // node, owner chain and GitOps owner; a pod that is itself Terminating is explained in turn.
-func (x *Explainer) podBlocker(ctx context.Context, o subject, p *corev1.Pod, volume string) (Blocker, []string) {
+func (x *Explainer) podBlocker(ctx context.Context, o subject, p *corev1.Pod, volume string) (Blocker, []report.Gap) {
 	b := Blocker{
 		Object: x.podRef(p),
 		Code:   ReasonPVCProtectionPod,
@@ -95,7 +97,7 @@ func (x *Explainer) podBlocker(ctx context.Context, o subject, p *corev1.Pod, vo
 	if mounts := mountPaths(p, volume); len(mounts) > 0 {
 		b.Details = append(b.Details, "mounted at "+strings.Join(mounts, ", "))
 	}
-	var gaps []string
+	var gaps []report.Gap
 	b.OwnerChain, b.GitOps, gaps = x.ownerChain(ctx, p)
 	if p.DeletionTimestamp != nil && o.depth < maxDepth {
 		if res, ok := x.resource("", "Pod"); ok {
@@ -136,10 +138,10 @@ func (x *Explainer) drainPodRemedy(b Blocker, cost string) Remediation {
 }
 
 // claimCost says what finishing the claim's deletion loses, from the bound volume's reclaim policy.
-func (x *Explainer) claimCost(ctx context.Context, ns, name string) (string, []string) {
+func (x *Explainer) claimCost(ctx context.Context, ns, name string) (string, []report.Gap) {
 	pvc, err := x.c.Kube.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return "unknown: the claim could not be read", []string{x.readFailure("reading claim "+ns+"/"+name, err)}
+		return "unknown: the claim could not be read", []report.Gap{getGap(typeID(claimsResource, ns).Named(name), "reading claim "+ns+"/"+name, err)}
 	}
 	size := ""
 	if q, ok := pvc.Status.Capacity[corev1.ResourceStorage]; ok {
@@ -155,7 +157,7 @@ func (x *Explainer) claimCost(ctx context.Context, ns, name string) (string, []s
 		return fmt.Sprintf("the bound volume %s no longer exists", pvc.Spec.VolumeName), nil
 	}
 	if err != nil {
-		return "unknown: the bound volume could not be read", []string{x.readFailure("reading persistentvolumes/"+pvc.Spec.VolumeName, err)}
+		return "unknown: the bound volume could not be read", []report.Gap{getGap(objectID("", "v1", "persistentvolumes", "", pvc.Spec.VolumeName), "reading persistentvolumes/"+pvc.Spec.VolumeName, err)}
 	}
 	return reclaimCost(pv, size), nil
 }
@@ -181,7 +183,7 @@ func (x *Explainer) pvProtection(ctx context.Context, o subject) Finalizer {
 	}
 	pv, err := x.c.Kube.CoreV1().PersistentVolumes().Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("reading persistentvolumes/"+o.obj.GetName(), err))
+		f.Incomplete = append(f.Incomplete, getGap(o.ref().ID(), "reading persistentvolumes/"+o.obj.GetName(), err))
 		return f
 	}
 	cost := reclaimCost(pv, pv.Spec.Capacity.Storage().String())
@@ -203,7 +205,7 @@ func (x *Explainer) pvProtection(ctx context.Context, o subject) Finalizer {
 				b.Terminating = x.explain(ctx, res, claim, o.depth+1)
 			}
 		case !apierrors.IsNotFound(err):
-			f.Incomplete = append(f.Incomplete, x.readFailure("reading "+claimRef.String(), err))
+			f.Incomplete = append(f.Incomplete, getGap(claimRef.ID(), "reading "+claimRef.String(), err))
 		}
 	}
 	f.Blockers = []Blocker{b}

@@ -8,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // removerRuns reports a finalizer whose most likely remover runs and that nothing else is yet
@@ -57,9 +59,9 @@ func (x *Explainer) applyReferrers(ctx context.Context, o subject, e *Explanatio
 
 // referrerBlockers turns referrers and named objects into blockers, one per object, its
 // reasons joined; the ones being deleted are explained in turn.
-func (x *Explainer) referrerBlockers(ctx context.Context, o subject, refs []referrer, named []namedObject) ([]Blocker, []string) {
+func (x *Explainer) referrerBlockers(ctx context.Context, o subject, refs []referrer, named []namedObject) ([]Blocker, []report.Gap) {
 	var out []Blocker
-	var gaps []string
+	var gaps []report.Gap
 	index := map[string]int{}
 	for _, r := range refs {
 		b := Blocker{Object: refFor(r.res, r.obj.GetNamespace(), r.obj.GetName()), Code: ReasonReferrer,
@@ -85,7 +87,7 @@ func (x *Explainer) referrerBlockers(ctx context.Context, o subject, refs []refe
 		case apierrors.IsNotFound(err):
 			continue
 		case err != nil:
-			gaps = append(gaps, x.readFailure("reading "+ref.String(), err))
+			gaps = append(gaps, getGap(ref.ID(), "reading "+ref.String(), err))
 			continue
 		}
 		b.GitOps, b.labels = gitOpsOwner(cur.GetLabels()), cur.GetLabels()

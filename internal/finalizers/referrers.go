@@ -3,6 +3,7 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Bounds of the search for objects that refer to a stuck object.
@@ -68,7 +70,7 @@ var neverRead = map[schema.GroupResource]bool{
 // types whose CRD schema has a reference field that points to its kind (the field's name, its
 // description or its fixed kind or group), and the built-in types whose reference fields can
 // hold it. A failed CRD list is returned as a gap.
-func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t refTarget) ([]refType, []string) {
+func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t refTarget) ([]refType, []report.Gap) {
 	seen := map[schema.GroupResource]bool{}
 	var out []refType
 	add := func(r kinds.Resource, why string, anyNS bool) {
@@ -86,10 +88,10 @@ func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t ref
 			}
 		}
 	}
-	var gaps []string
+	var gaps []report.Gap
 	crds, err := x.crds(ctx)
 	if err != nil {
-		gaps = append(gaps, x.readFailure("listing customresourcedefinitions.apiextensions.k8s.io for the types whose schema refers to "+res.Kind, err))
+		gaps = append(gaps, listGap(typeID(crdsResource, ""), "listing customresourcedefinitions.apiextensions.k8s.io for the types whose schema refers to "+res.Kind, err))
 	}
 	for i := range crds {
 		crd := &crds[i]
@@ -130,7 +132,7 @@ type referrer struct {
 // object's namespace for a namespaced object, every namespace for a cluster-scoped one) and
 // returns the objects whose ownerReferences or spec refer to it. Types that could not be read,
 // or not read in full, are gaps: the answer for them is unknown, never "none".
-func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, []string) {
+func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, []report.Gap) {
 	t := refTarget{group: o.res.Group, kind: o.res.Kind, plural: o.res.Resource, namespace: o.obj.GetNamespace(), name: o.obj.GetName(), uid: o.obj.GetUID()}
 	if !o.res.Namespaced {
 		t.namespace = ""
@@ -141,7 +143,7 @@ func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, [
 		for _, rt := range types[maxReferrerTypes:] {
 			rest = append(rest, rt.res.QualifiedName())
 		}
-		gaps = append(gaps, fmt.Sprintf("%d more types could refer to %s and were not read (bound of %d): %s", len(rest), o.ref().String(), maxReferrerTypes, strings.Join(rest, ", ")))
+		gaps = append(gaps, boundGap(report.OpList, o.ref().ID(), fmt.Sprintf("%d more types could refer to %s and were not read (bound of %d): %s", len(rest), o.ref().String(), maxReferrerTypes, strings.Join(rest, ", "))))
 		types = types[:maxReferrerTypes]
 	}
 	var mu sync.Mutex
@@ -156,7 +158,7 @@ func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, [
 				found, gap := x.referrersOfType(ctx, rt, t)
 				mu.Lock()
 				out = append(out, found...)
-				if gap != "" {
+				if gap != (report.Gap{}) {
 					gaps = append(gaps, gap)
 				}
 				mu.Unlock()
@@ -171,12 +173,12 @@ func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, [
 	sort.Slice(out, func(i, j int) bool {
 		return refFor(out[i].res, out[i].obj.GetNamespace(), out[i].obj.GetName()).String() < refFor(out[j].res, out[j].obj.GetNamespace(), out[j].obj.GetName()).String()
 	})
-	sort.Strings(gaps)
+	slices.SortFunc(gaps, func(a, b report.Gap) int { return strings.Compare(a.String(), b.String()) })
 	return out, gaps
 }
 
 // referrersOfType reads one type in the reference's scope and matches each object.
-func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget) ([]referrer, string) {
+func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget) ([]referrer, report.Gap) {
 	ns := ""
 	if rt.res.Namespaced && !rt.anyNamespace {
 		ns = t.namespace
@@ -187,7 +189,7 @@ func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget
 		what += " in namespace " + ns
 	}
 	if err != nil {
-		return nil, x.readFailure(fmt.Sprintf("listing %s (could refer to it: %s)", what, rt.why), err)
+		return nil, listGap(typeID(rt.res, ns), fmt.Sprintf("listing %s (could refer to it: %s)", what, rt.why), err)
 	}
 	var out []referrer
 	for i := range items {
@@ -211,9 +213,9 @@ func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget
 			out = append(out, referrer{res: rt.res, obj: u, paths: paths})
 		}
 	}
-	gap := ""
+	var gap report.Gap
 	if truncated {
-		gap = fmt.Sprintf("listing %s: only the first %d objects were read (bound), the rest could refer to it", what, maxReferrerItems)
+		gap = boundGap(report.OpList, typeID(rt.res, ns), fmt.Sprintf("listing %s: only the first %d objects were read (bound), the rest could refer to it", what, maxReferrerItems))
 	}
 	return out, gap
 }

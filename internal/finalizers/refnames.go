@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Bounds of the names read from the object's own word.
@@ -91,7 +92,7 @@ func namesIn(msg, source string, isKind func(string) bool) []candidateName {
 // first, else the one group that serves it), each name to an existing object (in the object's
 // namespace, or the namespace given, or, for a cluster-scoped object, any namespace). Words
 // that name nothing are dropped; failed reads are returned as unchecked.
-func (x *Explainer) namedInOwnWord(ctx context.Context, o subject, w ownWord) ([]namedObject, []string) {
+func (x *Explainer) namedInOwnWord(ctx context.Context, o subject, w ownWord) ([]namedObject, []report.Gap) {
 	isKind := func(k string) bool {
 		if k == "" || k[0] < 'A' || k[0] > 'Z' {
 			return false
@@ -111,7 +112,7 @@ func (x *Explainer) namedInOwnWord(ctx context.Context, o subject, w ownWord) ([
 		}
 	}
 	var out []namedObject
-	var unchecked []string
+	var unchecked []report.Gap
 	seen := map[string]bool{}
 	lookups := 0
 	for _, c := range cands {
@@ -126,12 +127,12 @@ func (x *Explainer) namedInOwnWord(ctx context.Context, o subject, w ownWord) ([
 		}
 		seen[key] = true
 		if lookups++; lookups > maxNameLookups {
-			unchecked = append(unchecked, "more names in the object's own conditions and events than are looked up (bound of 16): "+c.kind+" "+c.name+" and on were not resolved")
+			unchecked = append(unchecked, boundGap(report.OpGet, typeID(res, ns).Named(c.name), "more names in the object's own conditions and events than are looked up (bound of 16): "+c.kind+" "+c.name+" and on were not resolved"))
 			break
 		}
 		found, err := x.findNamed(ctx, res, ns, c.name)
 		if err != nil {
-			unchecked = append(unchecked, x.readFailure("resolving "+c.kind+" "+c.name+" named by the object's own "+c.source, err))
+			unchecked = append(unchecked, getGap(typeID(res, ns).Named(c.name), "resolving "+c.kind+" "+c.name+" named by the object's own "+c.source, err))
 			continue
 		}
 		for _, f := range found {

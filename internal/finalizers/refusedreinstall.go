@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // reinstallRefused replaces the step that reinstalls a gone remover where it ran when that
@@ -20,7 +22,7 @@ func (x *Explainer) reinstallRefused(ctx context.Context, f *Finalizer) {
 		}
 		ns := c.Object.Namespace
 		since, gap := x.namespaceDeleted(ctx, ns)
-		if gap != "" {
+		if gap != (report.Gap{}) {
 			f.Unchecked = append(f.Unchecked, gap)
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // judgeDomain ranks the candidates RBAC found for a finalizer with a domain by their ties to
@@ -15,7 +17,7 @@ import (
 // all, the finalizer is orphaned, and the workloads of its domain that run are named.
 // known are workload names a table gives for the finalizer (a tie of medium confidence);
 // hints are the names noCandidate already reported.
-func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, known, hints []string, a attribution) (attribution, []string) {
+func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, known, hints []string, a attribution) (attribution, []report.Gap) {
 	domain := finalizerDomain(name)
 	if domain == "" || a.unread || a.guessed {
 		return a, nil
@@ -23,15 +25,15 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	what := o.ref().QualifiedResource()
 	ws, err := x.workloads(ctx)
 	if err != nil {
-		return a, []string{x.readFailure("listing workloads to rank who removes "+name, err)}
+		return a, []report.Gap{listGap(workloadsID(), "listing workloads to rank who removes "+name, err)}
 	}
 	rb, err := x.rbac(ctx)
 	if err != nil {
-		return a, []string{x.readFailure("reading RBAC to rank who removes "+name, err)}
+		return a, []report.Gap{listGap(rbacID(), "reading RBAC to rank who removes "+name, err)}
 	}
 	idx, err := x.products(ctx)
 	if err != nil {
-		return a, []string{x.readFailure("reading which product serves which API group, to rank who removes "+name, err)}
+		return a, []report.Gap{listGap(typeID(crdsResource, ""), "reading which product serves which API group, to rank who removes "+name, err)}
 	}
 	byRef := map[string]workload{}
 	for _, w := range ws {

@@ -22,14 +22,14 @@ const lbCleanupFinalizer = "service.kubernetes.io/load-balancer-cleanup"
 func (x *Explainer) loadBalancerCleanup(ctx context.Context, o subject, f Finalizer, k known) Finalizer {
 	svc, err := x.c.Kube.CoreV1().Services(o.obj.GetNamespace()).Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("reading "+o.ref().String(), err))
+		f.Incomplete = append(f.Incomplete, getGap(o.ref().ID(), "reading "+o.ref().String(), err))
 		return f
 	}
 	lb, lost := serviceLoadBalancer(svc)
 	k.lost = lost
 	ws, err := x.workloads(ctx)
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, x.readFailure("listing workloads to find the cloud controller manager", err))
+		f.Incomplete = append(f.Incomplete, listGap(workloadsID(), "listing workloads to find the cloud controller manager", err))
 		return f
 	}
 	var a attribution

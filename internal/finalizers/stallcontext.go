@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // stallContext is what the cluster shows around a stalled remover that makes one likely reason
@@ -23,8 +25,8 @@ import (
 //
 // note is added to the strip step, naming what the strip is for; gaps are reads that failed
 // (they cannot change the stalled verdict, only its reasons).
-func (x *Explainer) stallContext(ctx context.Context, o subject) (evidence, reasons []string, note string, gaps []string) {
-	if gone, why, gap := x.goneOwner(ctx, o); gap != "" {
+func (x *Explainer) stallContext(ctx context.Context, o subject) (evidence, reasons []string, note string, gaps []report.Gap) {
+	if gone, why, gap := x.goneOwner(ctx, o); gap != (report.Gap{}) {
 		gaps = append(gaps, gap)
 	} else if gone != nil {
 		evidence = append(evidence, fmt.Sprintf("its owner %s %s", gone.String(), why))
@@ -34,7 +36,7 @@ func (x *Explainer) stallContext(ctx context.Context, o subject) (evidence, reas
 	if ns := o.obj.GetNamespace(); ns != "" {
 		since, gap := x.namespaceDeleted(ctx, ns)
 		switch {
-		case gap != "":
+		case gap != (report.Gap{}):
 			gaps = append(gaps, gap)
 		case since != nil:
 			evidence = append(evidence, fmt.Sprintf("its namespace namespaces/%s is being deleted (since %s): the API server refuses every new object in it, events included, so the remover's failures there leave no event", ns, since.Format(time.RFC3339)))
@@ -48,7 +50,7 @@ func (x *Explainer) stallContext(ctx context.Context, o subject) (evidence, reas
 // goneOwner returns the first owner the object's ownerReferences name that no longer exists,
 // with how it is gone: not found, replaced by another object of the same name (another UID), or
 // of a type the server no longer serves. A failed read is returned as a gap.
-func (x *Explainer) goneOwner(ctx context.Context, o subject) (*ObjectRef, string, string) {
+func (x *Explainer) goneOwner(ctx context.Context, o subject) (*ObjectRef, string, report.Gap) {
 	for _, r := range o.obj.GetOwnerReferences() {
 		gv, err := schema.ParseGroupVersion(r.APIVersion)
 		if err != nil {
@@ -57,34 +59,34 @@ func (x *Explainer) goneOwner(ctx context.Context, o subject) (*ObjectRef, strin
 		res, ok := x.resource(gv.Group, r.Kind)
 		if !ok {
 			ref := ObjectRef{Group: gv.Group, Version: gv.Version, Kind: r.Kind, Resource: r.Kind, Namespace: o.obj.GetNamespace(), Name: r.Name}
-			return &ref, "no longer exists (the server does not serve its type " + r.Kind + "." + gv.Group + ")", ""
+			return &ref, "no longer exists (the server does not serve its type " + r.Kind + "." + gv.Group + ")", report.Gap{}
 		}
 		ref := refFor(res, o.obj.GetNamespace(), r.Name)
 		owner, err := x.c.Metadata.Resource(res.GVR()).Namespace(ref.Namespace).Get(ctx, r.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			return &ref, "no longer exists", ""
+			return &ref, "no longer exists", report.Gap{}
 		case err != nil:
-			return nil, "", x.readFailure("reading owner "+ref.String(), err)
+			return nil, "", getGap(ref.ID(), "reading owner "+ref.String(), err)
 		case owner.GetUID() != r.UID:
-			return &ref, fmt.Sprintf("no longer exists (an object of that name with another uid, %s, replaced it)", owner.GetUID()), ""
+			return &ref, fmt.Sprintf("no longer exists (an object of that name with another uid, %s, replaced it)", owner.GetUID()), report.Gap{}
 		}
 	}
-	return nil, "", ""
+	return nil, "", report.Gap{}
 }
 
 // namespaceDeleted returns when the namespace's deletion was requested, nil when it is not
 // being deleted; a failed read is returned as a gap.
-func (x *Explainer) namespaceDeleted(ctx context.Context, name string) (*time.Time, string) {
+func (x *Explainer) namespaceDeleted(ctx context.Context, name string) (*time.Time, report.Gap) {
 	ns, err := cached(x, "namespace/"+name, func() (*corev1.Namespace, error) {
 		return x.c.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	})
 	if err != nil {
-		return nil, x.readFailure("reading namespaces/"+name+" to see whether it is being deleted", err)
+		return nil, getGap(objectID("", "v1", "namespaces", "", name), "reading namespaces/"+name+" to see whether it is being deleted", err)
 	}
 	if ns.DeletionTimestamp == nil {
-		return nil, ""
+		return nil, report.Gap{}
 	}
 	t := ns.DeletionTimestamp.UTC()
-	return &t, ""
+	return &t, report.Gap{}
 }

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // stallAfter is how long a running, Ready remover may show no work at all on a deleted object
@@ -67,7 +69,7 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 		}
 		c := f.Controllers[0]
 		ready, gap := x.readySince(ctx, c)
-		if gap != "" {
+		if gap != (report.Gap{}) {
 			f.Unchecked = append(f.Unchecked, gap)
 		}
 		since := requested
@@ -115,18 +117,18 @@ func activitySince(w ownWord, requested time.Time) []string {
 
 // readySince returns when the remover's pods became Ready: the oldest Ready condition among its
 // running, Ready pods (it has run Ready at least since then). A failed read is returned.
-func (x *Explainer) readySince(ctx context.Context, c Controller) (*time.Time, string) {
+func (x *Explainer) readySince(ctx context.Context, c Controller) (*time.Time, report.Gap) {
 	ws, err := x.workloads(ctx)
 	if err != nil {
-		return nil, x.readFailure("listing workloads to see since when "+c.Object.String()+" is Ready", err)
+		return nil, listGap(workloadsID(), "listing workloads to see since when "+c.Object.String()+" is Ready", err)
 	}
 	i := slices.IndexFunc(ws, func(w workload) bool { return w.ref.String() == c.Object.String() })
 	if i < 0 || len(ws[i].podLabels) == 0 {
-		return nil, ""
+		return nil, report.Gap{}
 	}
 	pods, err := x.pods(ctx, c.Object.Namespace)
 	if err != nil {
-		return nil, x.readFailure("listing pods in namespace "+c.Object.Namespace+" to see since when "+c.Object.String()+" is Ready", err)
+		return nil, listGap(typeID(podsResource, c.Object.Namespace), "listing pods in namespace "+c.Object.Namespace+" to see since when "+c.Object.String()+" is Ready", err)
 	}
 	sel := labels.SelectorFromSet(ws[i].podLabels)
 	var oldest *time.Time
@@ -142,7 +144,7 @@ func (x *Explainer) readySince(ctx context.Context, c Controller) (*time.Time, s
 			}
 		}
 	}
-	return oldest, ""
+	return oldest, report.Gap{}
 }
 
 // stallEvidence says what the stalled verdict rests on and the likely reasons, the ones the

@@ -31,7 +31,7 @@ func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines
 		return nil, "", false
 	}
 	if err != nil {
-		return []string{x.readFailure("reading customresourcedefinitions.apiextensions.k8s.io/"+name, err)}, "", false
+		return []string{failureText("reading customresourcedefinitions.apiextensions.k8s.io/"+name, err)}, "", false
 	}
 	self := "customresourcedefinitions.apiextensions.k8s.io/" + name
 	if rel := crd.GetAnnotations()["meta.helm.sh/release-name"]; rel != "" {
@@ -112,7 +112,7 @@ func (x *Explainer) ownerState(ctx context.Context, ref metav1.OwnerReference) (
 	case apierrors.IsNotFound(err), err == nil && cur.UID != ref.UID:
 		return r + ", which no longer exists", true
 	case err != nil:
-		return r + " (" + x.readFailure("reading it", err) + ")", false
+		return r + " (" + failureText("reading it", err) + ")", false
 	}
 	return r, false
 }

@@ -146,10 +146,10 @@ type Finalizer struct {
 	Remedies     []Remediation `json:"remediation,omitempty"`
 	// Incomplete lists reads that failed while explaining this finalizer and that could change
 	// its verdict; they make the result UNKNOWN.
-	Incomplete []string `json:"incomplete,omitempty"`
+	Incomplete []report.Gap `json:"incomplete,omitempty"`
 	// Unchecked lists reads that failed but cannot change this finalizer's verdict (a blocker
 	// is already proven, or the failure's subject is ruled out by the controller's own status).
-	Unchecked []string `json:"unchecked,omitempty"`
+	Unchecked []report.Gap `json:"unchecked,omitempty"`
 
 	// bypass is the removal of this one finalizer by hand as its controller's explainer built
 	// it, kept for a verdict decided later that offers it (a stalled remover).
@@ -240,7 +240,7 @@ type Explanation struct {
 	// event, a controller that has not observed the deletion, a remover's lease not renewed.
 	ProgressEvidence []ProgressEvidence `json:"progressEvidence,omitempty"`
 	// Unchecked lists reads about the object itself that failed but cannot change the verdict.
-	Unchecked []string `json:"unchecked,omitempty"`
+	Unchecked []report.Gap `json:"unchecked,omitempty"`
 	// Remedies applies to the object as a whole (used when no finalizer is left).
 	Remedies []Remediation `json:"remediation,omitempty"`
 }

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // graphBelow records the causes below start (a graph key) that start waits on through its
@@ -68,7 +68,7 @@ func (cs *causes) graphCause(l link) string {
 		if !strings.HasPrefix(l.unread, "reading it failed") {
 			// a GET that failed is a warning already; a LIST of its kind that failed, or a
 			// namespace not read, is not
-			rc.unread = append(rc.unread, output.Gap{What: "reading " + rc.Object, Reason: l.unread})
+			rc.unread = append(rc.unread, report.Gap{Op: report.OpGet, Subject: report.ObjectID{Kind: kind, Namespace: ns, Name: name}, Reason: report.GapNotRead, What: "reading " + rc.Object, Error: l.unread})
 		}
 	default:
 		o := cs.objs.graph[l.cause]

@@ -13,7 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Reasons of a HelmRelease cause that its own Ready condition does not give.
@@ -156,7 +156,7 @@ func (cs *causes) helmAbsent(e *helmEntry, dep string) string {
 	}
 	if !missing && !warned {
 		// a read that failed is incomplete already; one the chain did not make is not
-		rc.unread = append(rc.unread, output.Gap{What: "reading " + ref + ", which " + helmReleaseRef(e.Namespace, e.Name) + " depends on", Reason: why})
+		rc.unread = append(rc.unread, report.Gap{Op: report.OpGet, Subject: gvrID(HelmReleaseGVR, ns, name), Reason: report.GapNotRead, What: "reading " + ref + ", which " + helmReleaseRef(e.Namespace, e.Name) + " depends on", Error: why})
 	}
 	if cs.nodes[dep] != nil {
 		rc.Explanation = append(rc.Explanation, "a Kustomization of that name exists ("+kustomizationRef(dep)+"), but a HelmRelease's dependsOn names HelmReleases only: it never matches")

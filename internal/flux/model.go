@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
-	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 )
 
@@ -227,7 +226,7 @@ type RootCause struct {
 	Commands []string  `json:"commands,omitempty"`
 	// unread are the reads this cause rests on that failed (a HelmRelease dependency not read):
 	// they make the result UNKNOWN.
-	unread []output.Gap
+	unread []report.Gap
 }
 
 // FindingKind names a kind of finding.
@@ -273,7 +272,7 @@ type Chain struct {
 	Unaffected []string `json:"unaffected"`
 	// Unevaluated are what the analysis could not decide (a readyExpr that did not evaluate):
 	// a command carries them into its result's incomplete reads, so the verdict is UNKNOWN.
-	Unevaluated []output.Gap `json:"-"`
+	Unevaluated []report.Gap `json:"-"`
 }
 
 // Node returns the node with the given id, or nil.

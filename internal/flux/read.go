@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fluxcd/cli-utils/pkg/object"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
+	"github.com/fluxcd/cli-utils/pkg/object"
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // The Flux resources the chain reads.
@@ -58,8 +60,8 @@ type Objects struct {
 	// Now is when the objects were read: progress is measured against it (zero: the time
 	// Build runs).
 	Now time.Time
-	// Warnings name reads that failed; Incomplete is set when any did.
-	Warnings   []string
+	// Gaps are the reads that failed; Incomplete is set when any did.
+	Gaps       []report.Gap
 	Incomplete bool
 	// Unlisted name the LISTs of ExtraGVRs that failed: only a cause that rests on one is
 	// UNKNOWN (its reads are the cause's), so they are warnings, not incomplete reads.
@@ -119,13 +121,11 @@ func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Object
 				objs.Unlisted = append(objs.Unlisted, fmt.Sprintf("listing %s: %v", gvr.GroupResource(), err))
 				objs.unread[kindOf[gvr]] = true
 			case err != nil:
-				objs.Warnings = append(objs.Warnings, fmt.Sprintf("listing %s: %v", gvr.GroupResource(), err))
-				objs.Incomplete = true
+				objs.addGap(report.OpList, gvrID(gvr, "", ""), fmt.Sprintf("listing %s", gvr.GroupResource()), err)
 				objs.unread[kindOf[gvr]] = true
 			default:
 				if derr := objs.add(gvr, kindOf[gvr], items); derr != nil {
-					objs.Warnings = append(objs.Warnings, derr.Error())
-					objs.Incomplete = true
+					objs.addDecodeGap(derr)
 				}
 			}
 		})
@@ -189,7 +189,7 @@ func (objs *Objects) add(gvr schema.GroupVersionResource, sourceKind string, ite
 			objs.addGraph(sourceKind, u)
 		}
 		if err != nil {
-			return fmt.Errorf("decoding %s %s/%s: %w", gvr.GroupResource(), u.GetNamespace(), u.GetName(), err)
+			return &decodeError{gvr: gvr, namespace: u.GetNamespace(), name: u.GetName(), err: err}
 		}
 	}
 	return nil
@@ -327,7 +327,8 @@ func (objs *Objects) fetchApplied(ctx context.Context, dyn dynamic.Interface, na
 					}
 					tried[key] = true
 					if applied++; applied > maxOutOfScope {
-						objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading what Kustomizations in %s apply in other namespaces: more than %d Flux objects, the rest were not read", namespace, maxOutOfScope))
+						objs.Gaps = append(objs.Gaps, report.Gap{Op: report.OpGet, Subject: report.ObjectID{Namespace: namespace}, Reason: report.GapTooLarge,
+							What: fmt.Sprintf("reading what Kustomizations in %s apply in other namespaces", namespace), Error: fmt.Sprintf("more than %d Flux objects, the rest were not read", maxOutOfScope)})
 						objs.Incomplete = true
 						return
 					}
@@ -373,8 +374,7 @@ func (objs *Objects) listApplied(ctx context.Context, dyn dynamic.Interface, nam
 			elsewhere = append(elsewhere, u)
 		}
 		if err := objs.add(gvr, "", elsewhere); err != nil {
-			objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading %s that Kustomizations in %s applied in other namespaces: %v", gvr.GroupResource(), namespace, err))
-			objs.Incomplete = true
+			objs.addGap(report.OpDecode, gvrID(gvr, "", ""), fmt.Sprintf("reading %s that Kustomizations in %s applied in other namespaces", gvr.GroupResource(), namespace), err)
 		}
 	}
 }
@@ -394,8 +394,7 @@ func (objs *Objects) fetch(ctx context.Context, dyn dynamic.Interface, gvr schem
 		err = objs.add(gvr, sourceKind, []unstructured.Unstructured{*u})
 	}
 	if err != nil {
-		objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading %s %s/%s: %v", gvr.GroupResource(), ns, name, err))
-		objs.Incomplete = true
+		objs.addGap(report.OpGet, gvrID(gvr, ns, name), fmt.Sprintf("reading %s %s/%s", gvr.GroupResource(), ns, name), err)
 		objs.fetched[key] = fmt.Sprintf("reading it failed: %v", err)
 		return false
 	}
@@ -416,7 +415,7 @@ func kindOfGVR(gvr schema.GroupVersionResource) string {
 // helmReleaseAbsent says why the HelmRelease id (namespace/name) is not among the objects read:
 // missing is true when the server said it does not exist (it is in the namespace listed and the
 // LIST succeeded, or a GET found nothing); otherwise why is why the chain could not tell, and
-// warned whether a failed read already says so in Warnings.
+// warned whether a failed read already says so in Gaps.
 func (objs *Objects) helmReleaseAbsent(id string) (missing bool, why string, warned bool) {
 	ns, _ := splitID(id)
 	if objs.unread[helmReleaseKind] {

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // ReadyExpr is one dependsOn entry's readyExpr (Flux 2.7+) and what it evaluates to on the
@@ -218,12 +218,12 @@ func (re *ReadyExpr) describe() string {
 // unevaluated are the readyExprs of waiting tiers, and of the waiting HelmReleases they apply,
 // that could not be evaluated, and the HelmReleases a cause waits on that could not be read: the
 // chain cannot tell whether they hold, so the result is UNKNOWN.
-func unevaluated(nodes []*Node, causes []RootCause) []output.Gap {
-	var gaps []output.Gap
+func unevaluated(nodes []*Node, causes []RootCause) []report.Gap {
+	var gaps []report.Gap
 	add := func(of string, exprs []ReadyExpr) {
 		for _, re := range exprs {
 			if re.Ready == nil {
-				gaps = append(gaps, output.Gap{What: fmt.Sprintf("evaluating readyExpr %q of %s on %s", oneLine(re.Expr), of, re.Dependency), Reason: re.Error})
+				gaps = append(gaps, report.Gap{Op: report.OpEvaluate, Reason: report.GapFailed, What: fmt.Sprintf("evaluating readyExpr %q of %s on %s", oneLine(re.Expr), of, re.Dependency), Error: re.Error})
 			}
 		}
 	}

@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Kinds of the graph that are not sources of Kustomizations.
@@ -245,8 +247,7 @@ func (objs *Objects) fetchLeaf(ctx context.Context, md metadata.Interface, gvr s
 		objs.fetched[r.key()] = ""
 	default:
 		objs.fetched[r.key()] = fmt.Sprintf("reading it failed: %v", err)
-		objs.Warnings = append(objs.Warnings, fmt.Sprintf("reading %s %s/%s: %v", gvr.Resource, r.namespace, r.name, err))
-		objs.Incomplete = true
+		objs.addGap(report.OpGet, gvrID(gvr, r.namespace, r.name), fmt.Sprintf("reading %s %s/%s", gvr.Resource, r.namespace, r.name), err)
 	}
 }
 

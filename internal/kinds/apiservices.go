@@ -38,7 +38,7 @@ func DiscoverCluster(ctx context.Context, d discovery.DiscoveryInterface, dyn dy
 	}
 	chk := <-checked
 	if chk.err != nil {
-		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + chk.err.Error(), Unchecked: true})
+		c.Failed = append(c.Failed, GroupFailure{GroupVersion: "apiregistration.k8s.io/v1", Error: "could not check APIService availability: " + chk.err.Error(), Unchecked: true, Err: chk.err})
 		sort.Slice(c.Failed, func(i, j int) bool { return c.Failed[i].GroupVersion < c.Failed[j].GroupVersion })
 		return c, nil
 	}

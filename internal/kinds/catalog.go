@@ -79,6 +79,9 @@ type GroupFailure struct {
 	// Unchecked marks a check that could not be made (APIServices could not be listed, e.g.
 	// forbidden): no group is known to fail, but none is known to work either.
 	Unchecked bool `json:"unchecked,omitempty"`
+	// Err is the failure's error, typed (an API status, a network error), for callers that
+	// classify it; nil when discovery reported no error (an APIService not Available).
+	Err error `json:"-"`
 }
 
 // Catalog is the set of resources a server serves, with the groups it could not discover.
@@ -111,7 +114,7 @@ func Discover(d discovery.DiscoveryInterface) (*Catalog, error) {
 			return nil, fmt.Errorf("reading API discovery: %w", err)
 		}
 		for gv, gerr := range gdf.Groups {
-			failed = append(failed, GroupFailure{GroupVersion: gv.String(), Error: gerr.Error()})
+			failed = append(failed, GroupFailure{GroupVersion: gv.String(), Error: gerr.Error(), Err: gerr})
 		}
 		sort.Slice(failed, func(i, j int) bool { return failed[i].GroupVersion < failed[j].GroupVersion })
 	}

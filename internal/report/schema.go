@@ -20,6 +20,9 @@ func Schema(t reflect.Type) (*jsonschema.Schema, error) {
 		// ["null", type], and a $ref alone would become "null" only.
 		refs[r] = &jsonschema.Schema{Type: "object", Ref: "#/$defs/" + defName(r)}
 	}
+	// A gap's op and reason are closed sets: the schema lists them.
+	refs[reflect.TypeFor[GapOp]()] = &jsonschema.Schema{Type: "string", Enum: enumOf(GapOps())}
+	refs[reflect.TypeFor[GapReason]()] = &jsonschema.Schema{Type: "string", Enum: enumOf(GapReasons())}
 	opts := &jsonschema.ForOptions{TypeSchemas: refs}
 	top, err := jsonschema.ForType(t, opts)
 	if err != nil {
@@ -94,4 +97,13 @@ func recursiveTypes(t reflect.Type) []reflect.Type {
 	}
 	walk(t)
 	return found
+}
+
+// enumOf lists codes as a schema's enum.
+func enumOf[T ~string](codes []T) []any {
+	out := make([]any, len(codes))
+	for i, c := range codes {
+		out[i] = string(c)
+	}
+	return out
 }

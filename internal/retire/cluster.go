@@ -20,6 +20,7 @@ import (
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Cluster is everything the live gate reads from a cluster. LiveCluster reads a real one;
@@ -79,7 +80,7 @@ func (lc *LiveCluster) Kustomizations(ctx context.Context, namespace string) (*L
 		return nil, cluster.ReadError(c.Target, "discovering the API", err)
 	}
 	lc.catalog, lc.explainer, lc.chain = catalog, finalizers.New(c, catalog), flux.Build(objs)
-	out := &LiveKustomizations{Inventory: map[string][]string{}, Warnings: objs.Warnings}
+	out := &LiveKustomizations{Inventory: map[string][]string{}, Warnings: report.GapLines(objs.Gaps)}
 	for i := range objs.Kustomizations {
 		ks := objs.Kustomizations[i].DeepCopy()
 		ks.APIVersion, ks.Kind = kustomizev1.GroupVersion.String(), kustomizev1.KustomizationKind

@@ -8,6 +8,8 @@ import (
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Unit is one Kustomization with what its path builds to at base and at candidate.
@@ -40,7 +42,7 @@ type Unit struct {
 // child declared is deleted with it, to any depth. A child whose path the candidate no longer
 // has (live: its ks.yaml and its directory removed together) is judged as deleted when its
 // parent deletes it, from its base build and its live inventory; if it stays, that is a gap.
-func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
+func MarkRemoved(units []Unit) (judged []Unit, incomplete []report.Gap) {
 	type declaration struct {
 		by  int
 		obj *unstructured.Unstructured
@@ -95,9 +97,11 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
 			if kept[id] != "" {
 				why = "the candidate no longer declares it, but it is kept by " + kept[id]
 			}
-			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: its path %s is not in the candidate (%s), and %s, so it stays on the cluster and cannot build that revision: what it prunes is not judged", id, u.Kustomization.Path, u.PathGone, why))
+			incomplete = append(incomplete, notJudged(u.Kustomization.GapID(), report.GapNotFound, "Kustomization "+id,
+				fmt.Sprintf("its path %s is not in the candidate (%s), and %s, so it stays on the cluster and cannot build that revision: what it prunes is not judged", u.Kustomization.Path, u.PathGone, why)))
 		case kept[id] != "" && u.Removed:
-			incomplete = append(incomplete, fmt.Sprintf("Kustomization %s: the candidate no longer declares it, but it is kept by %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", id, kept[id], u.Kustomization.Path))
+			incomplete = append(incomplete, notJudged(u.Kustomization.GapID(), report.GapUnsupported, "Kustomization "+id,
+				fmt.Sprintf("the candidate no longer declares it, but it is kept by %s, so it stays on the cluster and goes on reconciling its path %s at the candidate revision, which is not built here: what it prunes then is not judged", kept[id], u.Kustomization.Path)))
 		default:
 			// Unchanged, or kept with its path built at the candidate too (live: it is on
 			// the cluster), so what it prunes when it reconciles that revision is judged
@@ -113,7 +117,7 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []string) {
 // a move. Outcomes are not decided yet: Judge does that once the live facts are in. An
 // inventory id that does not parse is never skipped: it is returned in unparsed, named with
 // its Kustomization, and the verdict cannot be SAFE.
-func Diff(units []Unit) (rs []Removal, unparsed []string) {
+func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 	declaredBy := map[string]string{}
 	for _, u := range units {
 		for _, o := range u.Candidate {
@@ -146,7 +150,8 @@ func Diff(units []Unit) (rs []Removal, unparsed []string) {
 		for _, id := range u.Inventory {
 			ref, err := ParseID(id)
 			if err != nil {
-				unparsed = append(unparsed, fmt.Sprintf("Kustomization %s: its inventory lists an entry that is not an object id, so what it prunes is unknown: %v", u.Kustomization.ID(), err))
+				unparsed = append(unparsed, report.Gap{Op: report.OpDecode, Subject: u.Kustomization.GapID(), Reason: report.GapDecodeError, What: "Kustomization " + u.Kustomization.ID(),
+					Error: fmt.Sprintf("its inventory lists an entry that is not an object id, so what it prunes is unknown: %v", err)})
 				continue
 			}
 			add(ref, nil)

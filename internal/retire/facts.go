@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Facts reads a removed object as it is now: whether it exists, its opt-out annotations (only
@@ -36,7 +36,7 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 		return l
 	}
 	if err != nil {
-		l.Incomplete = append(l.Incomplete, fmt.Sprintf("reading %s: %s", r.Object, cluster.Reason(err)))
+		l.Incomplete = append(l.Incomplete, readGap(report.OpGet, r.Object.GapID(), fmt.Sprintf("reading %s", r.Object), err))
 		return l
 	}
 	l.Exists = true
@@ -45,7 +45,7 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 	l.Annotations, l.Labels = optOutKeys(obj.GetAnnotations()), optOutKeys(obj.GetLabels())
 	switch r.Object.GroupKind() {
 	case "PersistentVolumeClaim":
-		var gaps []string
+		var gaps []report.Gap
 		l.Consumers, l.Cost, gaps = lc.explainer.ClaimConsumers(ctx, r.Object.Namespace, r.Object.Name)
 		l.Incomplete = append(l.Incomplete, gaps...)
 	case "Namespace":
@@ -87,7 +87,7 @@ func (lc *LiveCluster) namespaceCount(ctx context.Context, ns string, l *Live) i
 		n += len(t.Items)
 	}
 	for _, f := range scan.Failed {
-		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting %s in namespace %s: %s", f.Resource, ns, f.Reason))
+		l.Incomplete = append(l.Incomplete, f.Gap(ns, fmt.Sprintf("counting %s in namespace %s", f.Resource, ns)))
 	}
 	return n
 }
@@ -102,7 +102,7 @@ func (lc *LiveCluster) crCount(ctx context.Context, crd *unstructured.Unstructur
 	}
 	n, err := kinds.CountObjects(ctx, lc.c.Metadata, res, "")
 	if err != nil {
-		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting %s: %s", res.QualifiedName(), cluster.Reason(err)))
+		l.Incomplete = append(l.Incomplete, readGap(report.OpList, report.ObjectID{Group: res.Group, Version: res.Version, Kind: res.Kind, Resource: res.Resource}, "counting "+res.QualifiedName(), err))
 		return -1
 	}
 	return n

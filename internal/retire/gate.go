@@ -7,6 +7,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitrev"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
@@ -85,7 +86,7 @@ type Report struct {
 	// Removals are every object a candidate drops, sorted by Kustomization and inventory id.
 	Removals []Removal `json:"removals"`
 	// Incomplete lists builds and reads that failed: the verdict cannot be SAFE with any.
-	Incomplete []string `json:"incomplete,omitempty"`
+	Incomplete []report.Gap `json:"incomplete,omitempty"`
 	// Notes are what was not judged and needs no judging, each with the evidence why (a tier
 	// that deletes nothing, an unresolved variable in a tier the candidate does not change, a
 	// HelmRelease whose chart is known to make no state): they never make the verdict UNKNOWN.
@@ -194,7 +195,8 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	retargetUnits := units
 	var rendered map[string]bool
 	if req.Helm != nil {
-		var incomplete, warnings, notes []string
+		var incomplete []report.Gap
+		var warnings, notes []string
 		rc := req.Helm.Options.Cache
 		hits0, misses0, _ := rc.Stats()
 		rs, retargetUnits, rendered, incomplete, warnings, notes = req.Helm.apply(ctx, b.base, b.cand, units, rs, installedOf(ctx, live))
@@ -220,7 +222,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 
 // judgeAll reads the live facts of every removal (live only), decides each one and plans the
 // unsafe ones; it returns the removals and incomplete with the reads that failed added.
-func judgeAll(ctx context.Context, rs []Removal, units, retargetUnits []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []string) ([]Removal, []string) {
+func judgeAll(ctx context.Context, rs []Removal, units, retargetUnits []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []report.Gap) ([]Removal, []report.Gap) {
 	if live != nil {
 		for i := range rs {
 			if rs[i].Outcome == Upgraded {

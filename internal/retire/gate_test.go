@@ -12,7 +12,7 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/kbuild"
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
@@ -53,7 +53,7 @@ func (f fixture) mustGate(t *testing.T, req retire.Request, live retire.Cluster)
 
 func wantCode(t *testing.T, rep *retire.Report, want exitcode.Code, mentions ...string) {
 	t.Helper()
-	all := strings.Join(append(append([]string{}, rep.Incomplete...), rep.NotCovered...), "\n")
+	all := strings.Join(append(report.GapLines(rep.Incomplete), rep.NotCovered...), "\n")
 	for _, u := range rep.Unbuilt {
 		all += "\n" + u.Kustomization + " " + u.Error
 	}
@@ -144,14 +144,14 @@ func TestNothingUnevaluatedIsSafe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := fixture{files: tc.files, change: tc.change}.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil)
 			wantCode(t, rep, exitcode.Unknown, tc.mention)
-			// The plugins split each line at its first ": " into what was not judged and why
-			// (output.GapsOf): the Kustomization is the what, the reason says why (#28.3).
+			// The gap names the Kustomization as its subject, typed, and says why (#28.3).
 			found := false
-			for _, g := range output.GapsOf(rep.Incomplete) {
-				found = found || (g.What == "Kustomization flux-system/apps" && strings.Contains(g.Reason, tc.mention))
+			for _, g := range rep.Incomplete {
+				found = found || (g.Subject.Kind == "Kustomization" && g.Subject.Namespace == "flux-system" && g.Subject.Name == "apps" &&
+					g.Op == report.OpJudge && g.What == "Kustomization flux-system/apps" && strings.Contains(g.Error, tc.mention))
 			}
 			if !found {
-				t.Errorf("no gap {what: Kustomization flux-system/apps, reason: …%s…} in %q", tc.mention, rep.Incomplete)
+				t.Errorf("no gap {subject: Kustomization flux-system/apps, what: Kustomization flux-system/apps, error: …%s…} in %+v", tc.mention, rep.Incomplete)
 			}
 		})
 	}

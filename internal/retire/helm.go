@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
@@ -232,8 +233,8 @@ func (h *HelmUninstall) persistence() *Persistence {
 
 // HelmUnseen names every removed HelmRelease whose uninstall deletes objects that were not
 // seen and whose values declare no persistent state: what it deletes is unknown.
-func HelmUnseen(rs []Removal) []string {
-	var out []string
+func HelmUnseen(rs []Removal) []report.Gap {
+	var out []report.Gap
 	for i := range rs {
 		r := &rs[i]
 		h := r.Helm
@@ -244,8 +245,9 @@ func HelmUnseen(rs []Removal) []string {
 		if r.Outcome == Moved {
 			when = fmt.Sprintf("if it is pruned before Kustomization %s adopts it, deleting it", r.MovedTo)
 		}
-		out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): %s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
-			r.Object.Namespace, r.Object.Name, r.Kustomization, when, h.Release, strings.Join(h.NotSeen, "; ")))
+		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", r.Object.Namespace, r.Object.Name, r.Kustomization),
+			fmt.Sprintf("%s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
+				when, h.Release, strings.Join(h.NotSeen, "; "))))
 	}
 	return out
 }

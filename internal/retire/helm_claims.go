@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // templateClaimPages bounds the pages of claims read for one StatefulSet.
@@ -39,7 +39,7 @@ func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Uns
 	for page := 0; ; page++ {
 		list, err := lc.c.Kube.CoreV1().PersistentVolumeClaims(sts.GetNamespace()).List(ctx, opts)
 		if err != nil {
-			l.Incomplete = append(l.Incomplete, fmt.Sprintf("listing the claims of StatefulSet %s/%s: %s", sts.GetNamespace(), sts.GetName(), cluster.Reason(err)))
+			l.Incomplete = append(l.Incomplete, readGap(report.OpList, report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: sts.GetNamespace()}, fmt.Sprintf("listing the claims of StatefulSet %s/%s", sts.GetNamespace(), sts.GetName()), err))
 			return out
 		}
 		for _, c := range list.Items {
@@ -47,7 +47,7 @@ func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Uns
 				continue
 			}
 			o := HelmObject{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name}, Via: via, WithOwner: policy == "Delete"}
-			var gaps []string
+			var gaps []report.Gap
 			o.Consumers, o.Cost, gaps = lc.explainer.ClaimConsumers(ctx, c.Namespace, c.Name)
 			l.Incomplete = append(l.Incomplete, gaps...)
 			out = append(out, o)
@@ -56,7 +56,8 @@ func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Uns
 			return out
 		}
 		if page+1 >= templateClaimPages {
-			l.Incomplete = append(l.Incomplete, fmt.Sprintf("listing the claims of StatefulSet %s/%s: more than %d pages, the rest not read", sts.GetNamespace(), sts.GetName(), templateClaimPages))
+			l.Incomplete = append(l.Incomplete, report.Gap{Op: report.OpList, Subject: report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: sts.GetNamespace()}, Reason: report.GapTooLarge,
+				What: fmt.Sprintf("listing the claims of StatefulSet %s/%s", sts.GetNamespace(), sts.GetName()), Error: fmt.Sprintf("more than %d pages, the rest not read", templateClaimPages)})
 			return out
 		}
 		opts.Continue = list.Continue

@@ -3,6 +3,7 @@ package retire
 import (
 	"context"
 	"fmt"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 	"slices"
 	"sort"
@@ -217,7 +218,7 @@ func (lc *LiveCluster) manifestCRDCount(ctx context.Context, crd *unstructured.U
 		}
 	}
 	if res.Group == "" || res.Resource == "" || res.Version == "" {
-		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting the custom resources of %s: its manifest names no group, plural or served version", RefOf(crd)))
+		l.Incomplete = append(l.Incomplete, notJudged(RefOf(crd).GapID(), report.GapUnsupported, fmt.Sprintf("counting the custom resources of %s", RefOf(crd)), "its manifest names no group, plural or served version"))
 		return "its custom resources could not be counted"
 	}
 	n, err := kinds.CountObjects(ctx, lc.c.Metadata, res, "")
@@ -225,7 +226,7 @@ func (lc *LiveCluster) manifestCRDCount(ctx context.Context, crd *unstructured.U
 		n, err = 0, nil
 	}
 	if err != nil {
-		l.Incomplete = append(l.Incomplete, fmt.Sprintf("counting %s: %s", res.QualifiedName(), cluster.Reason(err)))
+		l.Incomplete = append(l.Incomplete, readGap(report.OpList, report.ObjectID{Group: res.Group, Version: res.Version, Kind: res.Kind, Resource: res.Resource}, "counting "+res.QualifiedName(), err))
 		return "its custom resources could not be counted"
 	}
 	return fmt.Sprintf("in the chart's templates, so Helm deletes it, and with it its %d custom resources on the cluster", n)

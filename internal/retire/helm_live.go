@@ -16,6 +16,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
@@ -44,7 +45,9 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 		h.Objects = append(h.Objects, left...)
 		return h
 	}
-	l.Incomplete = append(l.Incomplete, fmt.Sprintf("HelmRelease %s/%s: %v; what its uninstall deletes is not known (below: the objects labelled for it, which may not be its manifest)", hr.GetNamespace(), hr.GetName(), err))
+	l.Incomplete = append(l.Incomplete, report.Gap{Op: report.OpReadStorage, Subject: helmReleaseID(hr.GetNamespace(), hr.GetName()), Reason: cluster.GapReason(err),
+		What:  fmt.Sprintf("HelmRelease %s/%s", hr.GetNamespace(), hr.GetName()),
+		Error: fmt.Sprintf("%v; what its uninstall deletes is not known (below: the objects labelled for it, which may not be its manifest)", err)})
 	h.Selector = labels.SelectorFromSet(labels.Set{HelmNameLabel: hr.GetName(), HelmNamespaceLabel: hr.GetNamespace()}).String()
 	scan := finalizers.Sweep(ctx, lc.c, lc.catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
 	l.Incomplete = append(l.Incomplete, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
@@ -84,7 +87,7 @@ func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *me
 func (lc *LiveCluster) objectFacts(ctx context.Context, res kinds.Resource, o HelmObject, l *Live) (HelmObject, []HelmObject) {
 	switch o.Object.GroupKind() {
 	case "PersistentVolumeClaim":
-		var gaps []string
+		var gaps []report.Gap
 		o.Consumers, o.Cost, gaps = lc.explainer.ClaimConsumers(ctx, o.Object.Namespace, o.Object.Name)
 		l.Incomplete = append(l.Incomplete, gaps...)
 	case "StatefulSet.apps":
@@ -93,7 +96,7 @@ func (lc *LiveCluster) objectFacts(ctx context.Context, res kinds.Resource, o He
 			break // in the manifest but not on the cluster: it holds nothing
 		}
 		if err != nil {
-			l.Incomplete = append(l.Incomplete, fmt.Sprintf("reading %s: %s", o.Object, cluster.Reason(err)))
+			l.Incomplete = append(l.Incomplete, readGap(report.OpGet, o.Object.GapID(), fmt.Sprintf("reading %s", o.Object), err))
 			o.Detail = "its volumeClaimTemplates could not be read"
 			break
 		}
@@ -129,23 +132,23 @@ func liveReleaseName(hr *unstructured.Unstructured) string {
 // sweepFailures names every type a sweep could not list: one line per type when one or two
 // failed, else one line per kind of failure (forbidden, …) naming the types, so that a reader
 // without cluster-wide list rights gets a readable UNKNOWN, not one line per served type.
-func sweepFailures(failed []finalizers.ReadFailure, what string) []string {
+func sweepFailures(failed []finalizers.ReadFailure, what string) []report.Gap {
 	if len(failed) <= 2 {
-		var out []string
+		var out []report.Gap
 		for _, f := range failed {
-			out = append(out, fmt.Sprintf("listing %s %s: %s", f.Resource, what, f.Reason))
+			out = append(out, f.Gap("", fmt.Sprintf("listing %s %s", f.Resource, what)))
 		}
 		return out
 	}
-	byKind := map[string][]string{}
+	byReason := map[report.GapReason][]string{}
 	for _, f := range failed {
-		kind, _, _ := strings.Cut(f.Reason, ":")
-		byKind[kind] = append(byKind[kind], f.Resource)
+		r := cluster.GapReason(f.Err)
+		byReason[r] = append(byReason[r], f.Resource)
 	}
-	var out []string
-	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
-		rs := byKind[kind]
-		out = append(out, fmt.Sprintf("listing %d types %s: %s: %s", len(rs), what, kind, strings.Join(rs, ", ")))
+	var out []report.Gap
+	for _, r := range slices.Sorted(maps.Keys(byReason)) {
+		rs := byReason[r]
+		out = append(out, report.Gap{Op: report.OpList, Reason: r, What: fmt.Sprintf("listing %d types %s", len(rs), what), Error: string(r) + ": " + strings.Join(rs, ", ")})
 	}
 	return out
 }

@@ -12,9 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/charts"
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // HelmRender renders the HelmReleases a gate compares (Request.Helm): Charts obtains each
@@ -226,7 +228,7 @@ func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 // storage; one that cannot be read is a line of incomplete, never the base render instead.
 // Each release compared leaves a line of evidence: what was rendered, against what, and how
 // many of its objects the upgrade deletes, so a SAFE says what it rests on.
-func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete, warnings, evidence []string) {
+func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete []report.Gap, warnings, evidence []string) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
 			id := RefOf(c).ID()
@@ -236,11 +238,13 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 			}
 			name := "HelmRelease " + c.GetNamespace() + "/" + c.GetName()
 			if err := errors.Join(b.err, rc.err); err != nil {
-				line := fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", name, u.Kustomization.ID(), err)
+				gap := report.Gap{Op: report.OpRender, Subject: RefOf(c).GapID(), Reason: report.GapBuildFailed,
+					What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization.ID()),
+					Error: fmt.Sprintf("the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", err)}
 				if errors.Is(err, charts.ErrUnavailable) {
-					warnings = append(warnings, line)
+					warnings = append(warnings, gap.String())
 				} else {
-					incomplete = append(incomplete, line)
+					incomplete = append(incomplete, gap)
 				}
 				continue
 			}
@@ -251,7 +255,9 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 			if installed != nil {
 				rel, err := installed.release(c.GetNamespace(), c.GetName())
 				if err != nil {
-					incomplete = append(incomplete, fmt.Sprintf("%s (Kustomization %s): the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", name, u.Kustomization.ID(), err))
+					incomplete = append(incomplete, report.Gap{Op: report.OpReadStorage, Subject: RefOf(c).GapID(), Reason: cluster.GapReason(err),
+						What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization.ID()),
+						Error: fmt.Sprintf("the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", err)})
 					continue
 				}
 				if rel != nil {
@@ -321,7 +327,7 @@ func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
 // a HelmRelease whose chart cannot be had and whose values alone the candidate changes is
 // rendered with the chart of its installed release instead (onInstalled), and notes carry that
 // evidence.
-func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed *liveReleases) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, warnings, notes []string) {
+func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed *liveReleases) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete []report.Gap, warnings, notes []string) {
 	sides := h.renderHelm(ctx, base, cand, units)
 	notes = h.onInstalled(ctx, sides, base, cand, units, installed)
 	for i := range rs {

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
@@ -16,13 +17,13 @@ import (
 // read through a chartRef from the OCIRepository or HelmChart the builds declare. A chartRef
 // pointing elsewhere whose chart is not seen may change it too. Each is a line
 // for Report.Incomplete: the uninstall is not judged object by object, so it is UNKNOWN.
-func HelmRetargets(units []Unit) []string {
+func HelmRetargets(units []Unit) []report.Gap {
 	var bases, cands []*unstructured.Unstructured
 	for _, u := range units {
 		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
 	}
 	sides := [2]map[string]*unstructured.Unstructured{chartSources(bases), chartSources(cands)}
-	var out []string
+	var out []report.Gap
 	for _, u := range units {
 		base := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Base {
@@ -36,7 +37,7 @@ func HelmRetargets(units []Unit) []string {
 				continue
 			}
 			if why := retarget(b, c, sides); why != "" {
-				out = append(out, retargetLine(u, b, why))
+				out = append(out, retargetGap(u, b, why))
 			}
 		}
 	}
@@ -111,9 +112,11 @@ func retarget(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured
 	return ""
 }
 
-func retargetLine(u Unit, b *unstructured.Unstructured, why string) string {
-	line := fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate %s, so helm-controller uninstalls release %s, deleting every object its chart installed, before installing again",
-		b.GetNamespace(), b.GetName(), u.Kustomization.ID(), why, helm.ReleaseName(b))
+// retargetGap is the reinstall of b's release, which the candidate's change why causes, as a
+// gap: not judged object by object.
+func retargetGap(u Unit, b *unstructured.Unstructured, why string) report.Gap {
+	line := fmt.Sprintf("the candidate %s, so helm-controller uninstalls release %s, deleting every object its chart installed, before installing again",
+		why, helm.ReleaseName(b))
 	values, _, _ := unstructured.NestedMap(b.Object, "spec", "values")
 	var declared []string
 	for _, v := range helm.Values(values) {
@@ -124,7 +127,8 @@ func retargetLine(u Unit, b *unstructured.Unstructured, why string) string {
 	if len(declared) > 0 {
 		line += "; its values declare persistent state: " + strings.Join(declared, ", ")
 	}
-	return line + "; not judged object by object"
+	return notJudged(RefOf(b).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", b.GetNamespace(), b.GetName(), u.Kustomization.ID()),
+		line+"; not judged object by object")
 }
 
 // storageNamespace is where helm-controller keeps the release: spec.storageNamespace, else the

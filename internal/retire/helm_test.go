@@ -1,13 +1,18 @@
 package retire
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
@@ -105,7 +110,7 @@ func TestHelmOffline(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := judge(t, []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{tc.hr}}})
-			unseen := strings.Join(HelmUnseen(rs), "\n")
+			unseen := strings.Join(report.GapLines(HelmUnseen(rs)), "\n")
 			if rs[0].Unsafe != tc.unsafe || (tc.unknown == "") != (unseen == "") || !strings.Contains(unseen, tc.unknown) {
 				t.Fatalf("unsafe %v (%q), unseen %q; want unsafe %v, unseen %q", rs[0].Unsafe, rs[0].Reasons, unseen, tc.unsafe, tc.unknown)
 			}
@@ -156,12 +161,21 @@ func mustKinds(t *testing.T) Kinds {
 
 // A reader without cluster-wide list rights gets one line per kind of failure, not one per type.
 func TestSweepFailures(t *testing.T) {
-	f := func(r, why string) finalizers.ReadFailure { return finalizers.ReadFailure{Resource: r, Reason: why} }
-	two := sweepFailures([]finalizers.ReadFailure{f("secrets", "forbidden: no"), f("pods", "timeout")}, "labelled x")
-	many := sweepFailures([]finalizers.ReadFailure{f("a", "forbidden: x"), f("b", "forbidden: y"), f("c", "the server is unavailable")}, "labelled x")
-	if len(two) != 2 || two[0] != "listing secrets labelled x: forbidden: no" ||
-		strings.Join(many, "|") != "listing 2 types labelled x: forbidden: a, b|listing 1 types labelled x: the server is unavailable: c" {
-		t.Fatalf("two %q, many %q", two, many)
+	f := func(r, why string, err error) finalizers.ReadFailure {
+		return finalizers.ReadFailure{Resource: r, Reason: why, Err: err}
+	}
+	forbidden := func(r string) error {
+		return apierrors.NewForbidden(schema.GroupResource{Resource: r}, "", errors.New("no"))
+	}
+	two := sweepFailures([]finalizers.ReadFailure{f("secrets", "forbidden: no", forbidden("secrets")), f("pods", "timeout", context.DeadlineExceeded)}, "labelled x")
+	many := sweepFailures([]finalizers.ReadFailure{f("a", "forbidden: x", forbidden("a")), f("b", "forbidden: y", forbidden("b")), f("c", "the server is unavailable", errors.New("the server is unavailable"))}, "labelled x")
+	if len(two) != 2 || two[0].String() != "listing secrets labelled x: forbidden: no" || two[0].Reason != report.GapForbidden || two[1].Reason != report.GapTimeout ||
+		strings.Join(report.GapLines(many), "|") != "listing 1 types labelled x: failed: c|listing 2 types labelled x: forbidden: a, b" {
+		t.Fatalf("two %q, many %q", report.GapLines(two), report.GapLines(many))
+	}
+	// Grouped by the failure's type, never by its wording.
+	if many[1].Reason != report.GapForbidden || many[1].Op != report.OpList {
+		t.Errorf("many[1] = %+v", many[1])
 	}
 }
 
@@ -189,7 +203,7 @@ func TestHelmRetargets(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{tc.cand}}}), "\n")
+			got := strings.Join(report.GapLines(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{tc.cand}}})), "\n")
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
@@ -224,7 +238,7 @@ func TestHelmRetargetsThroughOCIRepository(t *testing.T) {
 		{"another tag", oci("oci://ghcr.io/bjw-s-labs/helm/app-template", "5.0.2"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr, from}, Candidate: []*unstructured.Unstructured{hr, tc.to}}}), "\n")
+			got := strings.Join(report.GapLines(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr, from}, Candidate: []*unstructured.Unstructured{hr, tc.to}}})), "\n")
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
@@ -244,7 +258,7 @@ func TestHelmLiveAbsent(t *testing.T) {
 func TestHelmUnseenMove(t *testing.T) {
 	hr := helmRelease(t, "a", "")
 	rs := judge(t, []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr}}, {Kustomization: infra, Candidate: []*unstructured.Unstructured{hr}}})
-	if got := strings.Join(HelmUnseen(rs), ""); !strings.Contains(got, "if it is pruned before Kustomization flux-system/infra adopts it, deleting it uninstalls release x/a") {
+	if got := strings.Join(report.GapLines(HelmUnseen(rs)), ""); !strings.Contains(got, "if it is pruned before Kustomization flux-system/infra adopts it, deleting it uninstalls release x/a") {
 		t.Fatalf("%q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
@@ -35,7 +36,7 @@ type helmChange struct {
 // keep every claim prove the upgrade deletes none: a note with that evidence. Any other change
 // is in incomplete: what the upgrade deletes is not seen, so it is UNKNOWN, never SAFE.
 // HelmReleases in rendered (rendered at both revisions) are left to the renders.
-func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incomplete, notes []string) {
+func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incomplete []report.Gap, notes []string) {
 	var bases, cands []*unstructured.Unstructured
 	for _, u := range units {
 		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
@@ -53,8 +54,8 @@ func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incompl
 			notes = append(notes, ev)
 			continue
 		}
-		incomplete = append(incomplete, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown",
-			c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, helm.ReleaseName(c.base)))
+		incomplete = append(incomplete, notJudged(RefOf(c.base).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID()),
+			fmt.Sprintf("the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown", c.chart, helm.ReleaseName(c.base))))
 	}
 	return rs, incomplete, notes
 }

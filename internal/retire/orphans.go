@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +17,7 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 const (
@@ -39,7 +42,7 @@ type Orphans struct {
 	Kustomizations []string
 	Orphans        []Orphan
 	// Incomplete names what could not be read, or why the inventories may still change.
-	Incomplete []string
+	Incomplete []report.Gap
 	Warnings   []string
 }
 
@@ -55,7 +58,7 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
-	out := &Orphans{Warnings: objs.Warnings}
+	out := &Orphans{Warnings: report.GapLines(objs.Gaps)}
 	inv := map[string]bool{}
 	for _, ks := range objs.Kustomizations {
 		out.Kustomizations = append(out.Kustomizations, ks.Namespace+"/"+ks.Name)
@@ -67,7 +70,8 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 	}
 	for _, n := range flux.Build(objs).Kustomizations {
 		if n.State != flux.Ready || n.RevisionLag {
-			out.Incomplete = append(out.Incomplete, fmt.Sprintf("Kustomization %s is %s, not Ready at its source's revision: its inventory may still change", n.ID, n.State))
+			out.Incomplete = append(out.Incomplete, notJudged(Kustomization{Namespace: n.Namespace, Name: n.Name}.GapID(), report.GapNotReady,
+				fmt.Sprintf("Kustomization %s is %s, not Ready at its source's revision", n.ID, n.State), "its inventory may still change"))
 		}
 	}
 	catalog, err := kinds.Discover(c.Discovery)
@@ -80,7 +84,7 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 
 // sweep lists every listable type for objects with the owner label, page by page
 // (finalizers.Sweep), keeping those Flux applied that no inventory lists.
-func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, inv map[string]bool, incomplete []string) ([]Orphan, []string) {
+func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, inv map[string]bool, incomplete []report.Gap) ([]Orphan, []report.Gap) {
 	now := time.Now()
 	// Keep sees managedFields, which the sweep drops from what it keeps.
 	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
@@ -94,10 +98,10 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, inv 
 		}
 	}
 	for _, f := range scan.Failed {
-		incomplete = append(incomplete, fmt.Sprintf("listing %s: %s", f.Resource, f.Reason))
+		incomplete = append(incomplete, f.Gap("", "listing "+f.Resource))
 	}
 	sort.Slice(orphans, func(i, j int) bool { return orphans[i].ID < orphans[j].ID })
-	sort.Strings(incomplete)
+	slices.SortFunc(incomplete, func(a, b report.Gap) int { return strings.Compare(a.String(), b.String()) })
 	return orphans, incomplete
 }
 

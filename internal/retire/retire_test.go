@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 func obj(apiVersion, kind, ns, name string, ann map[string]string) *unstructured.Unstructured {
@@ -241,7 +242,7 @@ func TestInventoryIDWithColon(t *testing.T) {
 		t.Fatalf("removals = %+v, want one pruned ClusterRole system:controller:foo in the inventory", rs)
 	}
 	_, unparsed := Diff([]Unit{{Kustomization: apps, Inventory: []string{"not-an-id"}, Live: true}})
-	if len(unparsed) != 1 || !strings.Contains(unparsed[0], "flux-system/apps") {
+	if len(unparsed) != 1 || !strings.Contains(unparsed[0].String(), "flux-system/apps") || unparsed[0].Reason != report.GapDecodeError || unparsed[0].Subject.Name != "apps" {
 		t.Fatalf("an unparseable inventory id was skipped: %v", unparsed)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
@@ -26,7 +27,7 @@ type pairing struct {
 	units      []Unit
 	notCovered []string
 	unbuilt    []Unbuilt
-	incomplete []string
+	incomplete []report.Gap
 	// notes are what was not judged and did not need to be (Report.Notes).
 	notes []string
 }
@@ -50,7 +51,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 	for id := range cand.Tiers {
 		ids[id] = true
 	}
-	var absent []string
+	var absent []report.Gap
 	matched := 0
 	for _, id := range slices.Sorted(maps.Keys(ids)) {
 		bt, ct := base.Tiers[id], cand.Tiers[id]
@@ -59,13 +60,15 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			ks = bt
 		}
 		if bt != nil && ct != nil && bt.Kustomization.Source() != ct.Kustomization.Source() {
-			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: the candidate switches its sourceRef from %s to %s, so what it prunes is not judged", id, bt.Kustomization.Source(), ct.Kustomization.Source()))
+			p.incomplete = append(p.incomplete, notJudged(tierGapID(ct), report.GapUnsupported, "Kustomization "+id,
+				fmt.Sprintf("the candidate switches its sourceRef from %s to %s, so what it prunes is not judged", bt.Kustomization.Source(), ct.Kustomization.Source())))
 			continue
 		}
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, id+": "+ks.NotCovered)
 			if why := changedElsewhere(base.FS, cand.FS, bt, ct); why != "" {
-				p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: built from another source (%s) and %s, so what it prunes is not judged", id, ks.Kustomization.Source(), why))
+				p.incomplete = append(p.incomplete, notJudged(tierGapID(ks), report.GapUnsupported, "Kustomization "+id,
+					fmt.Sprintf("built from another source (%s) and %s, so what it prunes is not judged", ks.Kustomization.Source(), why)))
 			}
 			continue
 		}
@@ -74,7 +77,8 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		if missing(bt) && missing(ct) {
-			absent = append(absent, fmt.Sprintf("Kustomization %s (source %s, path %s): its path is in neither revision of this repository, so what it prunes is not judged", id, ks.Kustomization.Source(), ks.Kustomization.Path))
+			absent = append(absent, notJudged(tierGapID(ks), report.GapNotFound, fmt.Sprintf("Kustomization %s (source %s, path %s)", id, ks.Kustomization.Source(), ks.Kustomization.Path),
+				"its path is in neither revision of this repository, so what it prunes is not judged"))
 			continue
 		}
 		matched++
@@ -92,7 +96,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 		}
 	}
 	if len(absent) > 0 && matched == 0 {
-		return p, exitcode.UsageErrorf("no Kustomization's path is in the repository at base or candidate, e.g. %s (is --repo the repository its source builds? is --source-root its artifact's root?)", strings.TrimSuffix(absent[0], ", so what it prunes is not judged"))
+		return p, exitcode.UsageErrorf("no Kustomization's path is in the repository at base or candidate, e.g. %s (is --repo the repository its source builds? is --source-root its artifact's root?)", strings.TrimSuffix(absent[0].String(), ", so what it prunes is not judged"))
 	}
 	p.incomplete = append(p.incomplete, absent...)
 	return p, nil
@@ -116,7 +120,8 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 			continue
 		}
 		for _, e := range side.t.Undecoded {
-			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: %s build declares a Kustomization that does not decode, so the tiers it leads to are not compared: %s", id, side.name, e))
+			p.incomplete = append(p.incomplete, report.Gap{Op: report.OpDecode, Subject: tierGapID(side.t), Reason: report.GapDecodeError,
+				What: "Kustomization " + id, Error: fmt.Sprintf("%s build declares a Kustomization that does not decode, so the tiers it leads to are not compared: %s", side.name, e)})
 		}
 		if side.t.Err != nil && side.name == "candidate" && bt != nil && errors.Is(side.t.Err, kbuild.ErrPathNotFound) {
 			// The everyday undeploy: the app's ks.yaml and its directory go together. Whether
@@ -135,7 +140,8 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 			p.notes = append(p.notes, fmt.Sprintf("Kustomization %s: %s build names objects with the default of %s, as Flux's envsubst does when no source defines it; a substituteFrom source that is not read (a Secret) could define it otherwise", id, side.name, strings.Join(side.t.Defaulted, ", ")))
 		}
 		if len(side.t.Unresolved) > 0 {
-			p.incomplete = append(p.incomplete, fmt.Sprintf("Kustomization %s: %s build leaves %s unresolved in object names", id, side.name, strings.Join(side.t.Unresolved, ", ")))
+			p.incomplete = append(p.incomplete, report.Gap{Op: report.OpBuild, Subject: tierGapID(side.t), Reason: report.GapBuildFailed,
+				What: "Kustomization " + id, Error: fmt.Sprintf("%s build leaves %s unresolved in object names", side.name, strings.Join(side.t.Unresolved, ", "))})
 			ok = false
 			continue
 		}

@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
@@ -21,7 +23,7 @@ import (
 type built struct {
 	base, cand *gitops.Tree
 	layout     *sourceroot.Layout
-	incomplete []string
+	incomplete []report.Gap
 	fullBuild  string
 }
 
@@ -75,10 +77,10 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 	if errB != nil || errC != nil {
 		for side, err := range map[string]error{"base": errB, "candidate": errC} {
 			if err != nil {
-				b.incomplete = append(b.incomplete, fmt.Sprintf("%s: %v", side, err))
+				b.incomplete = append(b.incomplete, errGap(report.OpBuild, report.ObjectID{}, report.GapBuildFailed, side, err))
 			}
 		}
-		sort.Strings(b.incomplete)
+		slices.SortFunc(b.incomplete, func(a, b report.Gap) int { return strings.Compare(a.String(), b.String()) })
 		b.base, b.cand = nil, nil
 	}
 	if b.base != nil && b.cand != nil && len(b.base.Tiers) == 0 && len(b.cand.Tiers) == 0 {
@@ -184,9 +186,9 @@ func liveTrees(ctx context.Context, revs *gitrev.Revisions, req Request, live Cl
 // substitutionConfigMaps reads the ConfigMaps the Kustomizations' postBuild.substituteFrom
 // names, by "namespace/name". Secrets are never read. A ConfigMap that is missing is left out
 // (the build reports what depends on it); one that cannot be read makes the result incomplete.
-func substitutionConfigMaps(ctx context.Context, live Cluster, kss []kbuild.Kustomization) (map[string]map[string]string, []string) {
+func substitutionConfigMaps(ctx context.Context, live Cluster, kss []kbuild.Kustomization) (map[string]map[string]string, []report.Gap) {
 	out := map[string]map[string]string{}
-	var gaps []string
+	var gaps []report.Gap
 	for _, ks := range kss {
 		for _, name := range ks.SubstituteFromConfigMaps() {
 			key := ks.Namespace + "/" + name
@@ -196,7 +198,8 @@ func substitutionConfigMaps(ctx context.Context, live Cluster, kss []kbuild.Kust
 			data, found, err := live.ConfigMap(ctx, ks.Namespace, name)
 			switch {
 			case err != nil:
-				gaps = append(gaps, fmt.Sprintf("reading configmaps/%s in namespace %s for Kustomization %s's postBuild.substituteFrom: %v", name, ks.Namespace, ks.ID(), err))
+				gaps = append(gaps, errGap(report.OpGet, report.ObjectID{Version: "v1", Resource: "configmaps", Namespace: ks.Namespace, Name: name}, cluster.GapReason(err),
+					fmt.Sprintf("reading configmaps/%s in namespace %s for Kustomization %s's postBuild.substituteFrom", name, ks.Namespace, ks.ID()), err))
 				continue
 			case !found:
 				continue

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // The annotations kustomize-controller honours on a live object before pruning it.
@@ -164,7 +165,7 @@ type Live struct {
 	// (WithOwner, whenDeleted: Delete) or left orphaned.
 	Templates  string       `json:"templates,omitempty"`
 	Claims     []HelmObject `json:"claims,omitempty"`
-	Incomplete []string     `json:"incomplete,omitempty"`
+	Incomplete []report.Gap `json:"incomplete,omitempty"`
 }
 
 // Wedge says that a prune which cannot finish would hold a Kustomization's health check and

@@ -42,7 +42,7 @@ type ChartsPullSummary struct {
 }
 
 func (r *ChartsPullResult) finish(clock report.Clock, listOnly bool) {
-	r.APIVersion, r.Kind = resultAPIVersion, "ChartsPullResult"
+	r.APIVersion, r.Kind = chartsAPIVersion, "ChartsPullResult"
 	r.Sign(toolName)
 	r.Stamp(clock.Now())
 	s := ChartsPullSummary{Declared: len(r.Charts), Skipped: len(r.Skipped)}

@@ -3,7 +3,6 @@ package saferetire
 import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
-	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 )
@@ -21,11 +20,9 @@ type Result struct {
 	Mode   string          `json:"mode"`
 	Target *cluster.Target `json:"target,omitempty"`
 	// Report is what the gate found (for --orphans, only the Kustomizations read and what
-	// could not be).
+	// could not be); its incomplete[] are the builds and reads that failed, as gaps: the
+	// verdict cannot be SAFE or CLEAN with any.
 	retire.Report
-	// Incomplete are the builds and reads that failed (Report's, as gaps): the verdict cannot
-	// be SAFE or CLEAN with any. It stands in for Report's list in json.
-	Incomplete []output.Gap `json:"incomplete,omitempty"`
 	// Orphans are objects Flux applied that no Kustomization's inventory lists (--orphans).
 	Orphans []retire.Orphan `json:"orphans,omitempty"`
 	// Actions are the live steps carried out without --dry-run, in order.
@@ -48,11 +45,18 @@ type Action struct {
 }
 
 // resultAPIVersion versions the Result schema (docs/report.md).
-const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta1"
+const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta2"
+
+// chartsAPIVersion versions the ChartsPullResult schema, which holds no gaps and so stayed
+// at v1beta1 when the Result's incomplete[] became typed gaps (docs/report.md).
+const chartsAPIVersion = "saferetire.kubeforensics.dev/v1beta1"
 
 // APIVersion is the apiVersion of the plugin's reports, published with their schemas in
-// docs/schema (docs/report.md).
-const APIVersion = resultAPIVersion
+// docs/schema (docs/report.md); ChartsAPIVersion that of `charts pull`.
+const (
+	APIVersion       = resultAPIVersion
+	ChartsAPIVersion = chartsAPIVersion
+)
 
 // toolName is the plugin's name as kubectl shows it, the report's reporter.
 const toolName = "safe-retire"
@@ -135,7 +139,6 @@ func (r *Result) finish(clock report.Clock) {
 	if r.Kustomizations == nil {
 		r.Kustomizations = []string{}
 	}
-	r.Incomplete = output.GapsOf(r.Report.Incomplete)
 	r.Summary = r.summarise()
 	code := r.Code()
 	r.ExitCode = int(code)

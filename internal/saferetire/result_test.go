@@ -6,19 +6,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
 // TestResultIncomplete checks the one incomplete-reads shape: the gate's failed reads are listed
-// under "incomplete" as {what, reason}, and they make the verdict UNKNOWN (exit 2).
+// under "incomplete" as report.Gap, once (no field shadows the gate's), and they make the
+// verdict UNKNOWN (exit 2).
 func TestResultIncomplete(t *testing.T) {
-	r := &Result{Mode: "live", Report: retire.Report{Incomplete: []string{"reading persistentvolumeclaims/data -n apps: forbidden"}}}
+	gap := report.Gap{Op: report.OpGet, Subject: report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: "apps", Name: "data"},
+		Reason: report.GapForbidden, What: "reading persistentvolumeclaims/data -n apps", Error: "forbidden"}
+	r := &Result{Mode: "live", Report: retire.Report{Incomplete: []report.Gap{gap}}}
 	r.finish(nil)
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `"incomplete":[{"what":"reading persistentvolumeclaims/data -n apps","reason":"forbidden"}]`
+	want := `"incomplete":[{"op":"get","subject":{"version":"v1","resource":"persistentvolumeclaims","namespace":"apps","name":"data"},"reason":"forbidden","what":"reading persistentvolumeclaims/data -n apps","error":"forbidden"}]`
 	if !strings.Contains(string(b), want) || strings.Count(string(b), `"incomplete":[`) != 1 {
 		t.Errorf("json %s\nwant it to hold %s once", b, want)
 	}
@@ -43,7 +47,7 @@ func TestResultSummary(t *testing.T) {
 	if r.Summary != want {
 		t.Errorf("summary %+v, want %+v", r.Summary, want)
 	}
-	if r.Timestamp != "2026-12-01T18:00:00Z" || r.Reporter.Name != "safe-retire" || r.APIVersion != "saferetire.kubeforensics.dev/v1beta1" {
+	if r.Timestamp != "2026-12-01T18:00:00Z" || r.Reporter.Name != "safe-retire" || r.APIVersion != "saferetire.kubeforensics.dev/v1beta2" {
 		t.Errorf("envelope %s %+v %s", r.Timestamp, r.Reporter, r.APIVersion)
 	}
 }

@@ -20,9 +20,6 @@ var (
 	TierNotCovered = Rule{ID: "tier-not-covered", Level: Warning,
 		Summary: "A Kustomization is built from another source than this repository, so it was not judged here.",
 		Help:    "Run the gate on the repository that source points at."}
-	IncompleteRead = Rule{ID: "incomplete-read", Level: Warning,
-		Summary: "A read or a build failed: the verdict cannot be SAFE or CLEAN.",
-		Help:    "The message names what was not read and why; the tool's json output lists every gap."}
 	ObjectUndecoded = Rule{ID: "object-undecoded", Level: Warning,
 		Summary: "A Flux object's spec did not decode, so what depends on it was not judged.",
 		Help:    "Fix the object's spec (a field of the wrong type, a timeout that is no duration)."}

@@ -37,7 +37,7 @@ func Kinds() []Kind {
 			"kubectl flux-chain --repo -o json: the chain a repository declares and its lint findings"},
 		{"SafeRetireResult", saferetire.APIVersion, reflect.TypeFor[saferetire.Result](),
 			"kubectl safe-retire -o json: what a change would prune, whether it is safe, and the staged plan"},
-		{"ChartsPullResult", saferetire.APIVersion, reflect.TypeFor[saferetire.ChartsPullResult](),
+		{"ChartsPullResult", saferetire.ChartsAPIVersion, reflect.TypeFor[saferetire.ChartsPullResult](),
 			"kubectl safe-retire charts pull -o json: the charts a repository declares, what pulling each came to, and the CI cache key"},
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/fluxcd/cli-utils/pkg/object"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -21,6 +20,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // One chain to the Flux cause: a remover that is gone or not ready is often a workload Flux
@@ -51,7 +51,8 @@ func linkFlux(ctx context.Context, c *cluster.Clients, res *Result, now time.Tim
 	}
 	refs := slices.Sorted(maps.Keys(removers))
 	if len(refs) > maxLinkedRemovers {
-		res.Unchecked = append(res.Unchecked, fmt.Sprintf("the Flux objects that manage %d more removers that are gone or not ready (only %d are followed)", len(refs)-maxLinkedRemovers, maxLinkedRemovers))
+		res.Unchecked = append(res.Unchecked, report.Gap{Op: report.OpGet, Reason: report.GapTooLarge,
+			What: fmt.Sprintf("the Flux objects that manage %d more removers that are gone or not ready (only %d are followed)", len(refs)-maxLinkedRemovers, maxLinkedRemovers)})
 		refs = refs[:maxLinkedRemovers]
 	}
 	labels := map[string]map[string]string{}
@@ -59,7 +60,7 @@ func linkFlux(ctx context.Context, c *cluster.Clients, res *Result, now time.Tim
 		ref := removers[key][0].Object
 		l, err := removerLabels(ctx, c, ref)
 		if err != nil {
-			res.Unchecked = append(res.Unchecked, fmt.Sprintf("which Flux object manages %s: reading it: %s", ref, cluster.Reason(err)))
+			res.Unchecked = append(res.Unchecked, cluster.Gap(report.OpGet, ref.ID(), fmt.Sprintf("which Flux object manages %s: reading it", ref), err))
 			continue
 		}
 		labels[key] = l
@@ -72,8 +73,8 @@ func linkFlux(ctx context.Context, c *cluster.Clients, res *Result, now time.Tim
 		}
 		ref := removers[key][0].Object
 		link, gap := fl.linkFor(ref, l)
-		if gap != "" {
-			res.Unchecked = append(res.Unchecked, gap)
+		if gap != nil {
+			res.Unchecked = append(res.Unchecked, *gap)
 		}
 		for _, ctrl := range removers[key] {
 			ctrl.GitOps = link
@@ -156,20 +157,21 @@ func readFlux(ctx context.Context, c *cluster.Clients, now time.Time) *fluxState
 
 // linkFor finds the Flux object that manages the remover ref (labels first, then inventories)
 // and links it; gap names what could not be decided when nothing is linked.
-func (s *fluxState) linkFor(ref finalizers.ObjectRef, labels map[string]string) (*finalizers.GitOpsLink, string) {
+func (s *fluxState) linkFor(ref finalizers.ObjectRef, labels map[string]string) (*finalizers.GitOpsLink, *report.Gap) {
 	if name := labels[helmNameLabel]; name != "" {
 		via := "labels " + helmNameLabel + "=" + name + ", " + helmNamespaceLabel + "=" + labels[helmNamespaceLabel] + " on " + ref.String()
-		return s.helmRelease(labels[helmNamespaceLabel], name, via), ""
+		return s.helmRelease(labels[helmNamespaceLabel], name, via), nil
 	}
 	if name := labels[kustomizeNameLabel]; name != "" {
 		via := "labels " + kustomizeNameLabel + "=" + name + ", " + kustomizeNamespaceLabel + "=" + labels[kustomizeNamespaceLabel] + " on " + ref.String()
-		return s.kustomization(labels[kustomizeNamespaceLabel], name, via), ""
+		return s.kustomization(labels[kustomizeNamespaceLabel], name, via), nil
 	}
 	switch {
 	case s.absent:
-		return nil, ""
+		return nil, nil
 	case s.err != nil:
-		return nil, fmt.Sprintf("whether a Flux Kustomization's inventory lists %s: listing Kustomizations: %s", ref, cluster.Reason(s.err))
+		g := cluster.Gap(report.OpList, gvrID(flux.KustomizationGVR), fmt.Sprintf("whether a Flux Kustomization's inventory lists %s: listing Kustomizations", ref), s.err)
+		return nil, &g
 	}
 	for _, k := range s.objs.Kustomizations {
 		if k.Status.Inventory == nil {
@@ -178,11 +180,11 @@ func (s *fluxState) linkFor(ref finalizers.ObjectRef, labels map[string]string) 
 		for _, entry := range k.Status.Inventory.Entries {
 			m, err := object.ParseObjMetadata(entry.ID)
 			if err == nil && m.Name == ref.Name && m.Namespace == ref.Namespace && m.GroupKind.Group == ref.Group && m.GroupKind.Kind == ref.Kind {
-				return s.kustomization(k.Namespace, k.Name, "listed in the inventory of Kustomization "+k.Namespace+"/"+k.Name), ""
+				return s.kustomization(k.Namespace, k.Name, "listed in the inventory of Kustomization "+k.Namespace+"/"+k.Name), nil
 			}
 		}
 	}
-	return nil, ""
+	return nil, nil
 }
 
 // unreadable returns the link's state when the Flux objects could not be read, or nil.
@@ -231,7 +233,7 @@ func (s *fluxState) helmRelease(namespace, name, via string) *finalizers.GitOpsL
 	if i < 0 {
 		l.State, l.Reason = "NotFound", "no such HelmRelease: the object that installed it is gone"
 		if s.objs.Incomplete {
-			l.State, l.Reason = "Unknown", "not among the HelmReleases read, and some reads failed: "+strings.Join(s.objs.Warnings, "; ")
+			l.State, l.Reason = "Unknown", "not among the HelmReleases read, and some reads failed: "+gapLines(s.objs.Gaps)
 		}
 		return l
 	}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strings"
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +16,6 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
-	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 )
 
@@ -46,7 +44,8 @@ func Plan(ctx context.Context, req Request) (*Result, error) {
 	for _, f := range catalog.Failed {
 		if f.Unchecked {
 			// A check that could not be made (APIServices forbidden) is no discovery failure.
-			res.Unchecked = append(res.Unchecked, "whether every APIService is available: "+f.Error)
+			res.Unchecked = append(res.Unchecked, report.Gap{Op: report.OpCheck, Subject: apiServicesID(), Reason: discoveryReason(f),
+				What: "whether every APIService is available", Error: f.Error})
 			continue
 		}
 		res.DiscoveryFailures = append(res.DiscoveryFailures, f)
@@ -129,15 +128,18 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 	s, explained := x.SweepAndExplain(ctx, scope)
 	res.swept = true
 	for _, f := range s.Failed {
-		res.Incomplete = append(res.Incomplete, output.Gap{What: "listing " + f.Resource, Reason: f.Reason})
+		res.Incomplete = append(res.Incomplete, f.Gap(scope, "listing "+f.Resource))
 	}
 	for _, d := range res.DiscoveryFailures {
-		res.Incomplete = append(res.Incomplete, output.Gap{What: "discovery of " + d.GroupVersion, Reason: d.Error})
+		gv, _ := schema.ParseGroupVersion(d.GroupVersion)
+		res.Incomplete = append(res.Incomplete, report.Gap{Op: report.OpDiscover, Subject: report.ObjectID{Group: gv.Group, Version: gv.Version},
+			Reason: discoveryReason(d), What: "discovery of " + d.GroupVersion, Error: d.Error})
 	}
 	if len(res.Unchecked) > 0 {
 		// Aggregated discovery leaves out a group whose APIService is unavailable: without
 		// the check, a sweep cannot claim it saw every type.
-		res.Incomplete = append(res.Incomplete, output.Gap{What: "checking that every APIService is available (a group whose APIService is down is missing from discovery)", Reason: strings.Join(res.Unchecked, "; ")})
+		res.Incomplete = append(res.Incomplete, report.Gap{Op: report.OpCheck, Subject: apiServicesID(), Reason: res.Unchecked[0].Reason,
+			What: "checking that every APIService is available (a group whose APIService is down is missing from discovery)", Error: gapLines(res.Unchecked)})
 		res.Unchecked = nil
 	}
 	if len(s.Types) > 0 && len(s.Failed) == len(s.Types) {

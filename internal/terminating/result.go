@@ -5,7 +5,6 @@ import (
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
-	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/report"
 )
 
@@ -29,12 +28,12 @@ type Result struct {
 	Shadowed []string `json:"shadowedTypes,omitempty"`
 	// Incomplete lists the reads a sweep missed: each resource type it could not list ("listing
 	// TYPE") and each API group version discovery could not describe; their objects are unknown.
-	Incomplete []output.Gap `json:"incomplete,omitempty"`
+	Incomplete []report.Gap `json:"incomplete,omitempty"`
 	// DiscoveryFailures lists API group versions the server could not describe.
 	DiscoveryFailures []kinds.GroupFailure `json:"discoveryFailures,omitempty"`
 	// Unchecked lists checks that could not be made and that cannot change this result (the
 	// APIServices' availability, for one object's explanation).
-	Unchecked []string `json:"unchecked,omitempty"`
+	Unchecked []report.Gap `json:"unchecked,omitempty"`
 	// Verdict is STUCK, DELETING (every Terminating object's deletion progresses on its own),
 	// CLEAR or UNKNOWN; ExitCode is the process exit code it maps to.
 	Verdict  string `json:"verdict"`
@@ -64,7 +63,7 @@ type Summary struct {
 }
 
 // resultAPIVersion versions the Result schema (docs/report.md).
-const resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta2"
+const resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta3"
 
 // APIVersion is the apiVersion of the plugin's reports, published with their schemas in
 // docs/schema (docs/report.md).

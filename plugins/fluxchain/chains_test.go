@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // The replays below put on the control plane the dependency situations users reported, with
@@ -84,7 +85,7 @@ func TestReadyExprUnevaluated(t *testing.T) {
 	if code != 2 || res.Verdict != "UNKNOWN" {
 		t.Fatalf("exit %d verdict %s, want 2 UNKNOWN", code, res.Verdict)
 	}
-	if len(res.Incomplete) != 1 || !strings.Contains(res.Incomplete[0].What, expr) || !strings.Contains(res.Incomplete[0].Reason, "no such key") {
+	if len(res.Incomplete) != 1 || !strings.Contains(res.Incomplete[0].What, expr) || !strings.Contains(res.Incomplete[0].Error, "no such key") || res.Incomplete[0].Op != report.OpEvaluate {
 		t.Errorf("incomplete = %+v, want the expression and why it did not evaluate", res.Incomplete)
 	}
 	if len(res.RootCauses) != 1 || res.RootCauses[0].Reason != flux.ReasonReadyExprUnevaluated {
@@ -413,7 +414,7 @@ func TestHelmReleaseReadyExprUnevaluated(t *testing.T) {
 	if code != 2 || res.Verdict != "UNKNOWN" {
 		t.Fatalf("exit %d verdict %s, want 2 UNKNOWN", code, res.Verdict)
 	}
-	if len(res.Incomplete) != 1 || !strings.Contains(res.Incomplete[0].What, expr) || !strings.Contains(res.Incomplete[0].What, "helmreleases.helm.toolkit.fluxcd.io/frontend") || !strings.Contains(res.Incomplete[0].Reason, "no such key") {
+	if len(res.Incomplete) != 1 || !strings.Contains(res.Incomplete[0].What, expr) || !strings.Contains(res.Incomplete[0].What, "helmreleases.helm.toolkit.fluxcd.io/frontend") || !strings.Contains(res.Incomplete[0].Error, "no such key") || res.Incomplete[0].Op != report.OpEvaluate {
 		t.Errorf("incomplete = %+v, want the expression and why it did not evaluate", res.Incomplete)
 	}
 	if len(res.RootCauses) != 1 || res.RootCauses[0].Reason != flux.ReasonReadyExprUnevaluated || res.RootCauses[0].AppliedBy != ns+"/apps" {

@@ -283,7 +283,7 @@ func TestForbiddenSecretIsUnknown(t *testing.T) {
 	}
 	named := false
 	for _, g := range res.Incomplete {
-		named = named || strings.Contains(g.What+" "+g.Reason, "podinfo-auth")
+		named = named || strings.Contains(g.String(), "podinfo-auth")
 	}
 	if !named {
 		t.Errorf("the forbidden Secret read is not among the incomplete reads: %+v", res.Incomplete)

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/flux"
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // hrspec describes one HelmRelease of a fixture: the Kustomization that applies it (its labels),
@@ -179,7 +179,7 @@ func TestHelmReleaseDependencyForbidden(t *testing.T) {
 		res.RootCauses[0].Object != "helmreleases.helm.toolkit.fluxcd.io/postgres -n "+other || !strings.Contains(res.RootCauses[0].Message, "forbidden") {
 		t.Errorf("root causes %+v, want postgres unread (forbidden)", res.RootCauses)
 	}
-	if !slices.ContainsFunc(res.Incomplete, func(g output.Gap) bool { return strings.Contains(g.What, "postgres") }) {
+	if !slices.ContainsFunc(res.Incomplete, func(g report.Gap) bool { return strings.Contains(g.What, "postgres") }) {
 		t.Errorf("incomplete %+v does not name postgres", res.Incomplete)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/lint"
-	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sarif"
 	"github.com/kubeforensics/suite/internal/sarif/sariftest"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
@@ -68,8 +68,8 @@ func TestRepoSARIF(t *testing.T) {
 func checkRepoSARIF(t *testing.T, log sarif.Log, code int) {
 	t.Helper()
 	run := log.Runs[0]
-	if len(run.Tool.Driver.Rules) != len(lint.Rules())+4 {
-		t.Errorf("%d rules, want one per lint rule and the four gaps", len(run.Tool.Driver.Rules))
+	if len(run.Tool.Driver.Rules) != len(lint.Rules())+3+len(report.GapReasons()) {
+		t.Errorf("%d rules, want one per lint rule, the three unjudged tiers and objects, and one per gap reason", len(run.Tool.Driver.Rules))
 	}
 	documented := documentedGaps(t)
 	levels := map[string]int{}
@@ -125,7 +125,8 @@ func TestRepoSARIFSuppressedAndGaps(t *testing.T) {
 		BuildFailures: []lint.BuildFailure{{Kustomization: "flux-system/infra", Path: "./infra", Error: "accumulating resources"}},
 		NotCovered:    []string{"flux-system/tenant: its source is GitRepository/flux-system/tenant"},
 		Undecoded:     []string{"Kustomization flux-system/bad: spec.timeout: not a duration"},
-		Incomplete:    []output.Gap{{What: "listing kustomizations.kustomize.toolkit.fluxcd.io", Reason: "forbidden"}},
+		Incomplete: []report.Gap{{Op: report.OpList, Subject: report.TypeID("kustomizations.kustomize.toolkit.fluxcd.io"), Reason: report.GapForbidden,
+			What: "listing kustomizations.kustomize.toolkit.fluxcd.io", Error: "forbidden"}},
 	}
 	var buf bytes.Buffer
 	if err := fluxchain.PrintRepoSARIF(&buf, res); err != nil {
@@ -144,7 +145,7 @@ func TestRepoSARIFSuppressedAndGaps(t *testing.T) {
 		}
 		got = append(got, entry)
 	}
-	want := []string{"suspend-committed:warning:suppressed migration window (.flux-chain.yaml)", "tier-not-built:warning", "tier-not-covered:warning", "object-undecoded:warning", "incomplete-read:warning"}
+	want := []string{"suspend-committed:warning:suppressed migration window (.flux-chain.yaml)", "tier-not-built:warning", "tier-not-covered:warning", "object-undecoded:warning", "incomplete-forbidden:warning"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("results\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -49,7 +49,7 @@ func annotations(res *Result) []ghactions.Annotation {
 		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN tier " + u.Kustomization, Message: unbuiltLine(u)})
 	}
 	for _, s := range res.Incomplete {
-		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN", Message: s.String()})
+		out = append(out, ghactions.Annotation{Level: ghactions.Warning, Title: "safe-retire: UNKNOWN (" + string(s.Reason) + ")", Message: s.String()})
 	}
 	return out
 }
@@ -109,7 +109,7 @@ func writeSummary(w io.Writer, res *Result) error {
 		fmt.Fprintf(&b, "- not covered (another source): %s\n", md(s))
 	}
 	for _, s := range res.Incomplete {
-		fmt.Fprintf(&b, "- ⚠️ %s\n", md(s.String()))
+		fmt.Fprintf(&b, "- ⚠️ %s %s\n", ghactions.Code(string(s.Reason)), md(s.String()))
 	}
 	if c := res.Confirm; c != nil && c.Command != "" {
 		fmt.Fprintf(&b, "\nPlan digest %s (%d step(s)); carry out exactly this plan, refused if anything in it changed:\n%s", md(c.Digest), len(c.Plan.Steps), ghactions.CodeBlock("", c.Command))

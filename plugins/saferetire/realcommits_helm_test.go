@@ -186,7 +186,7 @@ func helmVerdict(t *testing.T, dir, base string, flags []string) (string, int) {
 		parts = append(parts, fmt.Sprintf("values validated without the remote schemas values.schema.json refers to, not fetched offline (%d warning(s))", schemas))
 	}
 	for _, g := range res.Incomplete {
-		parts = append(parts, "incomplete: "+g.What+": "+g.Reason)
+		parts = append(parts, "incomplete: "+g.String())
 	}
 	return fmt.Sprintf("%s (%d): %s", res.Verdict, res.ExitCode, strings.Join(parts, "; ")), code
 }

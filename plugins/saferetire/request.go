@@ -19,8 +19,11 @@ type (
 )
 
 // APIVersion is the apiVersion of the plugin's reports, published with their schemas in
-// docs/schema (docs/report.md).
-const APIVersion = sr.APIVersion
+// docs/schema (docs/report.md); ChartsAPIVersion that of `charts pull`.
+const (
+	APIVersion       = sr.APIVersion
+	ChartsAPIVersion = sr.ChartsAPIVersion
+)
 
 // ToRequest checks the flags, once, and turns them into the request Plan and Execute run: it
 // opens the caches the run reads (Request.OpenCaches), reads where --github-comment posts, and

@@ -48,7 +48,7 @@ func sarifReport(res *Result) sarif.Report {
 			Properties: map[string]any{"kustomization": u.Kustomization, "side": u.Side}})
 	}
 	for _, g := range res.Incomplete {
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.IncompleteRead.ID, Level: sarif.Warning, Message: g.String(), Identity: g.What})
+		r.Findings = append(r.Findings, sarif.GapFinding(g))
 	}
 	for _, nc := range res.NotCovered {
 		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.TierNotCovered.ID, Level: sarif.Note,
@@ -63,7 +63,8 @@ func sarifRules() []sarif.Rule {
 	for _, info := range retire.Reasons() {
 		out = append(out, sarif.Rule{ID: string(info.Code), Level: reasonLevel(info.Code, info.Unsafe), Summary: info.Summary, Help: info.Help})
 	}
-	return append(out, sarif.TierNotBuilt, sarif.TierNotCovered, sarif.IncompleteRead)
+	out = append(out, sarif.TierNotBuilt, sarif.TierNotCovered)
+	return append(out, sarif.GapRules()...)
 }
 
 // reasonLevel: error for the codes that make a removal unsafe, warning for a move (whichever

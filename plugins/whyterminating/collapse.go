@@ -2,9 +2,9 @@ package whyterminating
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // collapseGaps returns a copy of e for the text printer in which each finalizer's failed lists
@@ -17,17 +17,17 @@ func collapseGaps(e *finalizers.Explanation, unreadable map[string]bool) *finali
 	c := *e
 	c.Finalizers = make([]finalizers.Finalizer, len(e.Finalizers))
 	for i, f := range e.Finalizers {
-		var kept []string
-		folded := 0
+		var kept, folded []report.Gap
 		for _, gap := range f.Incomplete {
 			if unreadable[listedType(gap)] {
-				folded++
+				folded = append(folded, gap)
 				continue
 			}
 			kept = append(kept, gap)
 		}
-		if folded > 0 {
-			kept = append(kept, fmt.Sprintf("%d type(s) could not be listed here either (each named once at the end)", folded))
+		if len(folded) > 0 {
+			kept = append(kept, report.Gap{Op: report.OpList, Reason: sameReason(folded),
+				What: fmt.Sprintf("%d type(s) could not be listed here either (each named once at the end)", len(folded))})
 		}
 		f.Incomplete = kept
 		f.Blockers = append([]finalizers.Blocker(nil), f.Blockers...)
@@ -39,13 +39,22 @@ func collapseGaps(e *finalizers.Explanation, unreadable map[string]bool) *finali
 	return &c
 }
 
-// listedType returns TYPE of a gap "listing TYPE in the namespace: reason" or "listing TYPE
-// (could hold dependents): reason", "" for any other gap.
-func listedType(gap string) string {
-	rest, ok := strings.CutPrefix(gap, "listing ")
-	if !ok {
+// listedType returns the type, fully qualified, of a gap that is a failed list of a type, ""
+// for any other gap.
+func listedType(gap report.Gap) string {
+	if gap.Op != report.OpList || gap.Subject.Name != "" {
 		return ""
 	}
-	t, _, _ := strings.Cut(rest, " ")
-	return t
+	return gap.Subject.QualifiedType()
+}
+
+// sameReason is the reason the gaps share, GapFailed when they differ.
+func sameReason(gaps []report.Gap) report.GapReason {
+	r := gaps[0].Reason
+	for _, g := range gaps[1:] {
+		if g.Reason != r {
+			return report.GapFailed
+		}
+	}
+	return r
 }

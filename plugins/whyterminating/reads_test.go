@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
@@ -51,7 +52,7 @@ func TestForbiddenTypeIsUnknown(t *testing.T) {
 	}
 	named := false
 	for _, g := range res.Incomplete {
-		named = named || (g.What == "listing secrets" && strings.Contains(g.Reason, "forbidden"))
+		named = named || (g.What == "listing secrets" && g.Reason == report.GapForbidden && g.Op == report.OpList && g.Subject.Resource == "secrets")
 	}
 	if !named {
 		t.Errorf("incomplete reads do not name secrets as forbidden: %+v", res.Incomplete)

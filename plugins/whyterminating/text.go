@@ -21,7 +21,7 @@ func PrintText(w io.Writer, r *Result, p output.Palette) error {
 	}
 	unreadable := map[string]bool{}
 	for _, g := range r.Incomplete {
-		if t := listedType(g.What); t != "" {
+		if t := listedType(g); t != "" {
 			unreadable[t] = true
 		}
 	}
@@ -33,7 +33,7 @@ func PrintText(w io.Writer, r *Result, p output.Palette) error {
 	}
 	output.AddIncomplete(root, r.Incomplete, p)
 	for _, u := range r.Unchecked {
-		root.Add(p.Faint("not checked: " + u))
+		root.Add(p.Faint("not checked: " + u.String()))
 	}
 	if !r.Swept() && len(r.DiscoveryFailures) > 0 {
 		// One object's explanation does not depend on groups it does not touch.
@@ -111,7 +111,7 @@ func addExplanation(parent *output.Node, e *finalizers.Explanation, p output.Pal
 		addFinalizer(n, f, p)
 	}
 	for _, u := range e.Unchecked {
-		n.Add(p.Faint("not checked: " + u))
+		n.Add(p.Faint("not checked: " + u.String()))
 	}
 	addRemedies(n, e.Remedies, p)
 }
@@ -148,10 +148,10 @@ func addFinalizer(parent *output.Node, f finalizers.Finalizer, p output.Palette)
 		n.Add("waiting " + w.Object.QualifiedResource() + " -n " + w.Object.Namespace + ": " + w.Reason).Add(strings.Join(w.Details, ", "))
 	}
 	for _, gap := range f.Incomplete {
-		n.Add(p.Warn("INCOMPLETE: " + gap))
+		n.Add(p.Warn("INCOMPLETE: " + gap.String()))
 	}
 	for _, u := range f.Unchecked {
-		n.Add(p.Faint("not checked: " + u))
+		n.Add(p.Faint("not checked: " + u.String()))
 	}
 	addRemedies(n, f.Remedies, p)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 )
 
@@ -75,7 +76,7 @@ func (e Executor) DeleteChecked(ctx context.Context, rm *retire.Removal, bound B
 	if rm.Object.GroupKind() == "PersistentVolumeClaim" {
 		users, _, gaps := finalizers.New(c, catalog).ClaimConsumers(ctx, rm.Object.Namespace, rm.Object.Name)
 		if len(gaps) > 0 {
-			return fmt.Errorf("could not check who mounts %s: %s", rm.Object, strings.Join(gaps, "; "))
+			return fmt.Errorf("could not check who mounts %s: %s", rm.Object, strings.Join(report.GapLines(gaps), "; "))
 		}
 		if len(users) > 0 {
 			return fmt.Errorf("pod %s still mounts %s: drain it first (stage 2)", users[0].Object.Name, rm.Object)
