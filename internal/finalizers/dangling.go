@@ -117,7 +117,13 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	if !ok {
 		return out, gaps
 	}
-	refs := specReferences(spec, x.referableKinds(o.res.Group), o.obj.GetNamespace())
+	byKind := x.referableKinds(o.res.Group)
+	if reportedSuccess(w) {
+		// It had what it names when it succeeded (a run whose template was deleted since):
+		// that object's absence now is no evidence against its cleanup. Its node still is.
+		byKind = nil
+	}
+	refs := specReferences(spec, byKind, o.obj.GetNamespace())
 	for i, r := range refs {
 		ref := r.ref()
 		if r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName() && ref.Namespace == o.obj.GetNamespace() {
@@ -259,4 +265,15 @@ func validName(s string) bool {
 		}
 	}
 	return true
+}
+
+// successCondition names a condition type that, True, says the object got to where it was
+// going (Ready, Succeeded, Available, Complete).
+var successCondition = map[string]bool{"ready": true, "succeeded": true, "available": true, "complete": true, "completed": true}
+
+// reportedSuccess reports an object whose own conditions say it succeeded or is ready.
+func reportedSuccess(w ownWord) bool {
+	return slices.ContainsFunc(w.conditions, func(c Condition) bool {
+		return c.Status == "True" && successCondition[strings.ToLower(c.Type)]
+	})
 }

@@ -78,18 +78,22 @@ func TestDanglingRefsReads(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		spec    map[string]any
+		conds   []Condition
 		missing string
 		gap     string
 	}{
-		{"the named object exists", map[string]any{"policyServer": "default"}, "", ""},
-		{"the named object does not exist", map[string]any{"policyServer": "typo"}, "policyservers.policies.example.io/typo", ""},
-		{"the node does not exist", map[string]any{"nodeName": "gone-1"}, "nodes/gone-1", ""},
-		{"the read is refused", map[string]any{"backendRef": map[string]any{"name": "b", "namespace": "apps"}}, "", "backends.policies.example.io/b -n apps"},
+		{"the named object exists", map[string]any{"policyServer": "default"}, nil, "", ""},
+		{"the named object does not exist", map[string]any{"policyServer": "typo"}, nil, "policyservers.policies.example.io/typo", ""},
+		{"the node does not exist", map[string]any{"nodeName": "gone-1"}, nil, "nodes/gone-1", ""},
+		{"the read is refused", map[string]any{"backendRef": map[string]any{"name": "b", "namespace": "apps"}}, nil, "", "backends.policies.example.io/b -n apps"},
+		{"it succeeded with what it names", map[string]any{"policyServer": "typo"}, []Condition{{Type: "Succeeded", Status: "True"}}, "", ""},
+		{"it succeeded, on a node now gone", map[string]any{"policyServer": "typo", "nodeName": "gone-1"}, []Condition{{Type: "Ready", Status: "True"}}, "nodes/gone-1", ""},
+		{"it failed with what it names", map[string]any{"policyServer": "typo"}, []Condition{{Type: "Ready", Status: "False"}}, "policyservers.policies.example.io/typo", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := &unstructured.Unstructured{Object: map[string]any{"spec": tc.spec}}
 			o := subject{res: testPolicy, obj: &metav1.ObjectMeta{Name: "p"}}
-			found, gaps := x.danglingRefs(context.Background(), o, ownWord{obj: body})
+			found, gaps := x.danglingRefs(context.Background(), o, ownWord{obj: body, conditions: tc.conds})
 			var got []string
 			for _, d := range found {
 				got = append(got, d.ref.String())
