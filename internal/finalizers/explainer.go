@@ -122,6 +122,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		f.Remedies = append([]Remediation{{Summary: "The object's own status names the dependents its controller waits for: clear each one (delete it if what it holds may go; if it is itself Terminating, its explanation is below). The controller then removes " + f.Name + " itself."}}, f.Remedies...)
 	}
 	x.applyMissing(ctx, o, e, w)
+	x.applyDangling(ctx, o, e, w)
 	x.applyReferrers(ctx, o, e, w)
 	if e.Deleting {
 		return

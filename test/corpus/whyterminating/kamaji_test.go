@@ -160,7 +160,8 @@ data:
 	d.exit(1, "STUCK")
 	f := d.finalizer("secrets/upgrading-ci-cp-test-datastore-config -n ceabf732259b4dc4a06ad44c1f255c70", "finalizer.kamaji.clastix.io/datastore-secret")
 	d.remover(f, "deployments.apps/kamaji -n kamaji-system", true)
-	d.verdict(f, removerStalled, finalizerOrphaned)
+	// The gone owner is itself the blocker (a missing object), whatever the remover's idle time.
+	d.verdict(f, removerStalled, finalizerOrphaned, blockedByObjects)
 	// What the finalizer waits for is the finalization of an owner that no longer exists.
 	d.names(f, "tenantcontrolplanes.kamaji.clastix.io/upgrading-ci-cp-test -n ceabf732259b4dc4a06ad44c1f255c70")
 	d.offers(f, stripFinalizer)

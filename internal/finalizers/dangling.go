@@ -1,0 +1,281 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+
+	"github.com/kubeforensics/suite/internal/report"
+)
+
+// maxDanglingLookups bounds the reads that resolve the stuck object's own references.
+const maxDanglingLookups = 8
+
+// maxDanglingDepth bounds how deep the object's spec is walked for references.
+const maxDanglingDepth = 6
+
+// outRef is one reference the stuck object's spec makes to another object: the field that
+// holds it, and the object it names.
+type outRef struct {
+	path string
+	res  kinds.Resource
+	ns   string
+	name string
+	node bool
+}
+
+func (r outRef) ref() ObjectRef { return refFor(r.res, r.ns, r.name) }
+
+// dangling is a reference of the stuck object that names an object that does not exist.
+type dangling struct {
+	ref    ObjectRef
+	reason string
+	// restorable: creating the object again (or repointing the field) lets the controller act.
+	restorable bool
+	path       string
+}
+
+// applyDangling makes blockers of the objects the stuck object itself refers to that do not
+// exist: its owners (ownerReferences), the node its spec places it on (`nodeName`, `node`),
+// and the objects its spec names by a field whose name, less a `Ref`/`Name` suffix, is a kind
+// of the object's own API group (`policyServer: x`, `fooRef: {name: x}`). A controller that
+// finalizes the object through what it refers to never acts when that is gone: a per-node agent
+// cannot run on a node that no longer exists; a controller that reconciles through the owner
+// never comes back to the object; a cleanup against a referenced object that does not exist
+// never completes. This is evidence at any age, and it outranks reading the remover's logs.
+// A read that fails is a gap, never "missing".
+func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation, w ownWord) {
+	if !slices.ContainsFunc(e.Finalizers, removerRuns) {
+		return
+	}
+	found, gaps := x.danglingRefs(ctx, o, w)
+	for i := range e.Finalizers {
+		f := &e.Finalizers[i]
+		if !removerRuns(*f) {
+			continue
+		}
+		if len(found) == 0 {
+			f.Incomplete = append(f.Incomplete, gaps...)
+			continue
+		}
+		// A missing object is proven: what an unread reference would add cannot clear it.
+		f.Unchecked = append(f.Unchecked, gaps...)
+		var fixes []Remediation
+		var names []string
+		for _, d := range found {
+			f.Blockers = append(f.Blockers, Blocker{Object: d.ref, Code: ReasonMissingObject, Reason: d.reason,
+				Details: []string{"read just now: not found"}})
+			names = append(names, d.ref.String())
+			if d.restorable {
+				fixes = append(fixes, Remediation{Code: ReasonRestoreMissingObject,
+					Summary: fmt.Sprintf("Create %s again, or repoint %s to an object that exists where the field may change: %s then completes the cleanup of %s and removes %s itself.", d.ref.String(), d.path, f.Controllers[0].Object.String(), o.ref().String(), f.Name)})
+			}
+		}
+		// Reading the remover's logs comes last: what holds the finalizer is known.
+		var rest, logs []Remediation
+		for _, r := range f.Remedies {
+			switch {
+			case r.LastResort || r.Code == ReasonStripFinalizer:
+			case r.Code == ReasonReadControllerLogs:
+				logs = append(logs, r)
+			default:
+				rest = append(rest, r)
+			}
+		}
+		f.Remedies = append(fixes, rest...)
+		if f.bypass != nil {
+			strip := *f.bypass
+			strip.Summary = fmt.Sprintf("If %s is gone for good, nothing will ever remove finalizer %s: remove it by hand. The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", quote(names), f.Name)
+			if slices.ContainsFunc(found, func(d dangling) bool { return d.ref.Resource == "nodes" && d.ref.Group == "" }) {
+				strip.Cost += "; what the object held on the gone node's own disks went with the node"
+			}
+			f.Remedies = append(f.Remedies, strip)
+		}
+		f.Remedies = append(f.Remedies, logs...)
+	}
+}
+
+// danglingRefs resolves the object's owners and spec references with a read each (bounded,
+// cached) and returns the ones that do not exist, with the reads that failed as gaps.
+func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]dangling, []report.Gap) {
+	var out []dangling
+	var gaps []report.Gap
+	if gone, why, gap := x.goneOwner(ctx, o); gap != (report.Gap{}) {
+		gaps = append(gaps, gap)
+	} else if gone != nil {
+		out = append(out, dangling{ref: *gone, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
+	}
+	if w.obj == nil {
+		return out, gaps
+	}
+	spec, ok := w.obj.Object["spec"].(map[string]any)
+	if !ok {
+		return out, gaps
+	}
+	byKind := x.referableKinds(o.res.Group)
+	if reportedSuccess(w) {
+		// It had what it names when it succeeded (a run whose template was deleted since):
+		// that object's absence now is no evidence against its cleanup. Its node still is.
+		byKind = nil
+	}
+	refs := specReferences(spec, byKind, o.obj.GetNamespace())
+	for i, r := range refs {
+		ref := r.ref()
+		if r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName() && ref.Namespace == o.obj.GetNamespace() {
+			continue
+		}
+		if i >= maxDanglingLookups {
+			gaps = append(gaps, boundGap(report.OpGet, o.ref().ID(), fmt.Sprintf("more objects named by the object's spec than are looked up (bound of %d): %s (%s) and on", maxDanglingLookups, ref.String(), r.path)))
+			break
+		}
+		_, err := cached(x, "exists/"+ref.String(), func() (*metav1.PartialObjectMetadata, error) {
+			return x.c.Metadata.Resource(r.res.GVR()).Namespace(ref.Namespace).Get(ctx, r.name, metav1.GetOptions{})
+		})
+		switch {
+		case apierrors.IsNotFound(err):
+			out = append(out, danglingFor(r, ref))
+		case err != nil:
+			gaps = append(gaps, getGap(ref.ID(), "reading "+ref.String()+", which the object's "+r.path+" names", err))
+		}
+	}
+	return out, gaps
+}
+
+// danglingFor words why a missing object the spec names holds the finalizer.
+func danglingFor(r outRef, ref ObjectRef) dangling {
+	if r.node {
+		return dangling{ref: ref, path: r.path, reason: fmt.Sprintf("%s names %s, which does not exist: a per-node agent (a DaemonSet's pod) that removes the finalizer after cleaning up on that node can never run there", r.path, ref.String())}
+	}
+	return dangling{ref: ref, path: r.path, restorable: true, reason: fmt.Sprintf("%s names %s, which does not exist: the cleanup its controller runs against the referenced %s never completes", r.path, ref.String(), r.res.Kind)}
+}
+
+// referableKinds maps the lower-cased kinds a spec field may name to their resources: the
+// kinds served in the object's own API group (not the core group: a core object's Secret or
+// ServiceAccount names are as often what a controller creates as what it needs).
+func (x *Explainer) referableKinds(group string) map[string]kinds.Resource {
+	out := map[string]kinds.Resource{}
+	if group == "" {
+		return out
+	}
+	for _, r := range x.catalog.Preferred() {
+		if r.Group == group && !strings.Contains(r.Resource, "/") {
+			out[strings.ToLower(r.Kind)] = r
+		}
+	}
+	return out
+}
+
+// nodeResource is the core Node, which `nodeName`/`node` fields name.
+var nodeResource = kinds.Resource{Version: "v1", Resource: "nodes", Kind: "Node"}
+
+// specReferences walks spec (bounded) for string fields that name another object: `nodeName`
+// or `node` (a core Node), and fields whose name less a `Ref`/`Name` suffix is one of byKind's
+// kinds, holding a name or a `{name: …}` object. Namespaced kinds resolve in namespace (or in
+// the reference's own `namespace`); a namespaced kind named from a cluster-scoped object
+// without a namespace is skipped. The result is sorted by path.
+func specReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string) []outRef {
+	var out []outRef
+	var walk func(m map[string]any, path string, depth int)
+	walk = func(m map[string]any, path string, depth int) {
+		if depth > maxDanglingDepth {
+			return
+		}
+		for k, v := range m {
+			p := path + "." + k
+			if r, ok := fieldReference(k, v, byKind, namespace); ok {
+				r.path = p
+				out = append(out, r)
+				continue
+			}
+			switch t := v.(type) {
+			case map[string]any:
+				walk(t, p, depth+1)
+			case []any:
+				for i, e := range t {
+					if em, ok := e.(map[string]any); ok {
+						walk(em, fmt.Sprintf("%s[%d]", p, i), depth+1)
+					}
+				}
+			}
+		}
+	}
+	walk(spec, "spec", 0)
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+// fieldReference reads one field as a reference, false when it is none.
+func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespace string) (outRef, bool) {
+	lower := strings.ToLower(key)
+	if s, ok := v.(string); ok && (lower == "nodename" || lower == "node") {
+		if !validName(s) {
+			return outRef{}, false
+		}
+		return outRef{res: nodeResource, name: s, node: true}, true
+	}
+	base := lower
+	switch {
+	case strings.HasSuffix(lower, "ref"):
+		base = strings.TrimSuffix(lower, "ref")
+	case strings.HasSuffix(lower, "name"):
+		base = strings.TrimSuffix(lower, "name")
+	}
+	res, ok := byKind[base]
+	if base == "" || !ok {
+		return outRef{}, false
+	}
+	name, ns := "", namespace
+	switch t := v.(type) {
+	case string:
+		name = t
+	case map[string]any:
+		n, _ := t["name"].(string)
+		name = n
+		if s, ok := t["namespace"].(string); ok && s != "" {
+			ns = s
+		}
+		if k, ok := t["kind"].(string); ok && !strings.EqualFold(k, res.Kind) {
+			return outRef{}, false
+		}
+	}
+	if !validName(name) || (res.Namespaced && ns == "") {
+		return outRef{}, false
+	}
+	if !res.Namespaced {
+		ns = ""
+	}
+	return outRef{res: res, ns: ns, name: name}, true
+}
+
+// validName reports a string shaped like an object name (a DNS subdomain), so that free text
+// in a field is never looked up.
+func validName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for i, c := range s {
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (c == '-' || c == '.') && i > 0 && i < len(s)-1
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// successCondition names a condition type that, True, says the object got to where it was
+// going (Ready, Succeeded, Available, Complete).
+var successCondition = map[string]bool{"ready": true, "succeeded": true, "available": true, "complete": true, "completed": true}
+
+// reportedSuccess reports an object whose own conditions say it succeeded or is ready.
+func reportedSuccess(w ownWord) bool {
+	return slices.ContainsFunc(w.conditions, func(c Condition) bool {
+		return c.Status == "True" && successCondition[strings.ToLower(c.Type)]
+	})
+}
