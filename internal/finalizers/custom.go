@@ -32,6 +32,8 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 			lost:      "whatever that controller would have cleaned up",
 		}
 		hints = nil
+	case namedForObject(name, o.obj.GetName()):
+		k, hints = objectNamedKnown(name), nil
 	default:
 		k = known{
 			removedBy: fmt.Sprintf("the controller of the finalizer's domain %s: a workload that may update %s and that the cluster ties to %s", finalizerDomain(name), o.ref().QualifiedResource(), finalizerDomain(name)),

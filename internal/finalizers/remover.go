@@ -17,7 +17,7 @@ import (
 // hints are the names noCandidate already reported.
 func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, known, hints []string, a attribution) (attribution, []string) {
 	domain := finalizerDomain(name)
-	if domain == "" || a.unread || a.guessed {
+	if domain == "" || a.unread || a.guessed || namedForObject(name, o.obj.GetName()) {
 		return a, nil
 	}
 	what := o.ref().QualifiedResource()
