@@ -127,6 +127,7 @@ func (x *Explainer) workloadTies(ctx context.Context, domain string, w workload,
 			}
 		}
 	}
+	ties = append(ties, labelKeyTies(domain, w, idx)...)
 	tokens := domainTokens(domain)
 	for _, img := range w.images {
 		if t, ok := namesDomain(imageName(img), tokens); ok {
