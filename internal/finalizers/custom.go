@@ -57,6 +57,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	// A type whose installer is gone waits for that installer, not for a hand edit.
 	f.Orphaned = a.orphan && !gone
 	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
+	x.applyDeselected(ctx, o, &f, k)
 	x.reinstallRefused(ctx, &f)
 	if !a.unread && !a.guessed {
 		// Kept for a verdict decided once the object's own word is read (a stalled remover).
