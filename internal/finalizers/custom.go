@@ -33,6 +33,8 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 			lost:      "whatever that controller would have cleaned up",
 		}
 		hints = nil
+	case namedForObject(name, o.obj.GetName()):
+		k, hints = objectNamedKnown(name), nil
 	default:
 		k = known{
 			removedBy: fmt.Sprintf("the controller of the finalizer's domain %s: a workload that may update %s and that the cluster ties to %s", finalizerDomain(name), o.ref().QualifiedResource(), finalizerDomain(name)),
@@ -56,6 +58,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	// A type whose installer is gone waits for that installer, not for a hand edit.
 	f.Orphaned = a.orphan && !gone
 	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
+	x.applyDeselected(ctx, o, &f, k)
 	x.reinstallRefused(ctx, &f)
 	if !a.unread && !a.guessed {
 		// Kept for a verdict decided once the object's own word is read (a stalled remover).

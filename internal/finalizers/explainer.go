@@ -151,6 +151,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		return
 	}
 	x.applyStalled(ctx, o, e, w, requested)
+	x.applyReportedFailure(e, w, requested)
 }
 
 // dropLastResorts removes every step that bypasses a controller whose work is on course.

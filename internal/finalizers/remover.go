@@ -19,7 +19,7 @@ import (
 // hints are the names noCandidate already reported.
 func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, known, hints []string, a attribution) (attribution, []report.Gap) {
 	domain := finalizerDomain(name)
-	if domain == "" || a.unread || a.guessed {
+	if domain == "" || a.unread || a.guessed || namedForObject(name, o.obj.GetName()) {
 		return a, nil
 	}
 	what := o.ref().QualifiedResource()
@@ -43,7 +43,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		if w, ok := byRef[c.Object.String()]; ok && c.Found {
 			ts := x.workloadTies(ctx, domain, w, idx, rb)
 			if len(known) > 0 && matchScore(w, known) >= 2 {
-				ts = sortTies(append(ts, tie{ConfidenceMedium, "named like the finalizer's known controller (" + quote(known) + ")"}))
+				ts = sortTies(append(ts, tie{conf: ConfidenceMedium, evidence: "named like the finalizer's known controller (" + quote(known) + ")"}))
 			}
 			return ts
 		}
@@ -62,8 +62,10 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		return a, nil
 	}
 	var tied, unrelated []Controller
+	tiesBy := map[string][]tie{}
 	for _, c := range a.controllers {
 		ts := tiesOf(c)
+		tiesBy[c.Object.String()] = ts
 		c.Confidence, c.Ties = confidenceOf(ts), tieLines(ts)
 		if c.Confidence == ConfidenceNone {
 			c.Note = fmt.Sprintf("may update %s, but nothing in the cluster ties it to the finalizer's domain %s", what, domain)
@@ -72,6 +74,8 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		}
 		tied = append(tied, c)
 	}
+	tied, dropped := dropCandidacyOnly(tied, tiesBy, byRef, o.res.Group, o.res.Resource, what, rb)
+	unrelated = append(unrelated, dropped...)
 	spec := map[string]int{}
 	for _, c := range tied {
 		if w, ok := byRef[c.Object.String()]; ok {

@@ -100,7 +100,7 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 func activitySince(w ownWord, requested time.Time) []string {
 	var out []string
 	for _, ev := range w.events {
-		if ev.Last.After(requested) {
+		if sinceRequest(ev.Last, requested) {
 			out = append(out, "event "+ev.Reason)
 		}
 	}

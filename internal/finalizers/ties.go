@@ -17,6 +17,8 @@ const maxTies = 4
 type tie struct {
 	conf     Confidence
 	evidence string
+	// group is the API group of a tie through the service account's RBAC, empty otherwise.
+	group string
 }
 
 // servedGroup is an API group a Service answers for: an admission webhook whose rules name the
@@ -98,7 +100,7 @@ func (x *Explainer) workloadTies(ctx context.Context, domain string, w workload,
 	var ties []tie
 	add := func(c Confidence, ev string) {
 		if c.rank() > 0 {
-			ties = append(ties, tie{c, ev})
+			ties = append(ties, tie{conf: c, evidence: ev})
 		}
 	}
 	ties = append(ties, rbacTies(domain, w.ref.Namespace, w.serviceAccount, idx, rb)...)
@@ -125,6 +127,7 @@ func (x *Explainer) workloadTies(ctx context.Context, domain string, w workload,
 			}
 		}
 	}
+	ties = append(ties, labelKeyTies(domain, w, idx)...)
 	tokens := domainTokens(domain)
 	for _, img := range w.images {
 		if t, ok := namesDomain(imageName(img), tokens); ok {
@@ -155,7 +158,7 @@ func rbacTies(domain, ns, sa string, idx *productIndex, rb *rbacObjects) []tie {
 			continue
 		}
 		if c, why := groupTie(domain, g); c != ConfidenceNone {
-			ties = append(ties, tie{c, fmt.Sprintf("its service account may act on custom resources of %s (%s) through %s", g, why, via)})
+			ties = append(ties, tie{c, fmt.Sprintf("its service account may act on custom resources of %s (%s) through %s", g, why, via), g})
 		}
 	}
 	return sortTies(ties)
@@ -218,7 +221,7 @@ func (x *Explainer) selects(ctx context.Context, s serviceRef, w workload) bool 
 // to every service account of the cluster are no evidence of one product's rights.
 func (o *rbacObjects) groupsOf(ns, sa string) map[string]string {
 	out := map[string]string{}
-	collect := func(rules []rbacv1.PolicyRule, via string) {
+	o.boundRules(ns, sa, func(rules []rbacv1.PolicyRule, via string) {
 		for _, r := range rules {
 			for _, g := range r.APIGroups {
 				if g != "" && g != "*" {
@@ -228,7 +231,13 @@ func (o *rbacObjects) groupsOf(ns, sa string) map[string]string {
 				}
 			}
 		}
-	}
+	})
+	return out
+}
+
+// boundRules calls collect with the rules of every role bound to one service account name,
+// each with the role and binding that grant them (bootstrap bindings left out).
+func (o *rbacObjects) boundRules(ns, sa string, collect func(rules []rbacv1.PolicyRule, via string)) {
 	bound := func(subjects []rbacv1.Subject, bindingNS string) bool {
 		for _, s := range subjects {
 			sns, sname, ok := serviceAccountOf(s, bindingNS)
@@ -253,7 +262,6 @@ func (o *rbacObjects) groupsOf(ns, sa string) map[string]string {
 		}
 		collect(rules, fmt.Sprintf("%s %s via RoleBinding %s -n %s", kind, b.RoleRef.Name, b.Name, b.Namespace))
 	}
-	return out
 }
 
 // addWebhook records the groups an admission webhook's rules name, served by its Service.

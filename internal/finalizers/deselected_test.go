@@ -1,0 +1,77 @@
+package finalizers
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+func TestOwnerNames(t *testing.T) {
+	if got, want := ownerNames("ces-repro"), []string{"ces-repro", "repro"}; !slices.Equal(got, want) {
+		t.Errorf("ownerNames = %q, want %q", got, want)
+	}
+	if got := ownerNames("a-b-c-d-e-f"); len(got) != maxOwnerNames {
+		t.Errorf("ownerNames = %q, want %d names", got, maxOwnerNames)
+	}
+}
+
+// A cluster-scoped custom resource of the finalizer's own group, named by the finalizer's path,
+// whose namespace selectors no longer match the namespace, orphans the finalizer; one that still
+// selects it, or whose only selector is of other objects, does not.
+func TestDeselectedOwner(t *testing.T) {
+	gvr := schema.GroupVersionResource{Group: "sync.example.io", Version: "v1", Resource: "clustersyncs"}
+	crd := crdObject("sync.example.io", "clustersyncs")
+	crd.Spec.Scope = apiextensionsv1.ClusterScoped
+	crd.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}}
+	owner := func(spec map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "sync.example.io/v1", "kind": "ClusterSync", "metadata": map[string]any{"name": "repro"}, "spec": spec}}
+		return u
+	}
+	nsSel := func(v string) map[string]any {
+		return map[string]any{"namespaceSelectors": []any{map[string]any{"matchLabels": map[string]any{"team": v}}}}
+	}
+	ns := subject{res: kinds.Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"},
+		obj: &metav1.ObjectMeta{Name: "work", Labels: map[string]string{"team": "no"}}}
+	name := "syncs.sync.example.io/cs-repro"
+	for _, c := range []struct {
+		desc string
+		spec map[string]any
+		want bool
+	}{
+		{"no longer selected", nsSel("yes"), true},
+		{"still selected", nsSel("no"), false},
+		{"a selector of other objects", map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"team": "yes"}}}, false},
+	} {
+		scheme := runtime.NewScheme()
+		lists := map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList", apiServiceGVR: "APIServiceList", gvr: "ClusterSyncList"}
+		cl := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(),
+			APIExtensions: apiextensionsfake.NewSimpleClientset(crd),
+			Dynamic:       dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, owner(c.spec)),
+			Metadata:      metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())}
+		x := New(cl, kinds.NewCatalog(nil, nil))
+		why, gaps := x.deselectedOwner(context.Background(), ns, name)
+		if len(gaps) > 0 {
+			t.Fatalf("%s: gaps %v", c.desc, gaps)
+		}
+		if got := why != ""; got != c.want {
+			t.Errorf("%s: %q, want deselected %v", c.desc, why, c.want)
+		}
+		if c.want && !strings.Contains(why, "clustersyncs.sync.example.io/repro") {
+			t.Errorf("%s: %q does not name the owner", c.desc, why)
+		}
+	}
+}
