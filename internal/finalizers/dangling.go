@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforensics/suite/internal/kinds"
-
 	"github.com/kubeforensics/suite/internal/report"
 )
 

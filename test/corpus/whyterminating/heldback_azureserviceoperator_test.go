@@ -1,5 +1,3 @@
-//go:build heldback
-
 package whyterminating_test
 
 import "testing"
