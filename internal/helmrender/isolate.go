@@ -8,12 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,39 +85,8 @@ type response struct {
 	Bound  *BoundError
 }
 
-// renderIsolated renders in a render worker and reads its answer: one opts.Workers started
-// ahead of need when it has one, else one started now.
+// renderIsolated renders in a render worker and reads its answer.
 func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, vals map[string]any, opts Options) (*output, error) {
-	opts = limits(opts)
-	in, err := json.Marshal(request{HelmRelease: hr, Chart: toWire(c), Values: vals, Options: opts})
-	if err != nil {
-		return nil, fmt.Errorf("the render process: its input: %w", err)
-	}
-	w := opts.Workers.take(opts)
-	if w == nil {
-		if w, err = startWorker(ctx, opts); err != nil {
-			return nil, err
-		}
-	}
-	return w.render(ctx, in, opts)
-}
-
-// worker is a started render process waiting for its request on standard input.
-type worker struct {
-	exe            string
-	cmd            *exec.Cmd
-	stdin          io.WriteCloser
-	stdout, stderr *capped
-	// kill stops the process; timedOut is set when the render's deadline did.
-	kill     context.CancelFunc
-	timedOut atomic.Bool
-	// maxBytes and maxMemory are the bounds it was started with.
-	maxBytes  int
-	maxMemory int64
-}
-
-// startWorker starts a render process bounded by opts, stopped with ctx.
-func startWorker(ctx context.Context, opts Options) (*worker, error) {
 	opts = limits(opts)
 	if os.Getenv(WorkerEnv) != "" {
 		return nil, errors.New("a render worker does not start another")
@@ -128,58 +95,39 @@ func startWorker(ctx context.Context, opts Options) (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the render process: this executable: %w", err)
 	}
-	pctx, kill := context.WithCancel(ctx)
+	in, err := json.Marshal(request{HelmRelease: hr, Chart: toWire(c), Values: vals, Options: opts})
+	if err != nil {
+		return nil, fmt.Errorf("the render process: its input: %w", err)
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
 	var args []string
 	if testing.Testing() {
 		// A test binary whose TestMain lacks the hook must not run its tests as a worker.
 		args = []string{"-test.run=^$", "-test.bench=^$"}
 	}
-	w := &worker{exe: exe, kill: kill, maxBytes: opts.MaxBytes, maxMemory: opts.MaxMemory}
-	w.cmd = exec.CommandContext(pctx, exe, args...)
-	w.cmd.Env = workerEnv(opts.MaxMemory)
-	if w.stdin, err = w.cmd.StdinPipe(); err != nil {
-		kill()
-		return nil, fmt.Errorf("the render process: %w", err)
-	}
-	w.stdout = &capped{max: len(workerTag) + 1 + opts.MaxBytes + 1<<20, full: kill}
-	w.stderr = &capped{max: stderrBytes}
-	w.cmd.Stdout, w.cmd.Stderr = w.stdout, w.stderr
-	w.cmd.WaitDelay = 2 * time.Second
-	if err := w.cmd.Start(); err != nil {
-		kill()
-		return nil, fmt.Errorf("the render process (%s): %w", exe, err)
-	}
-	return w, nil
-}
-
-// render hands the worker its request and reads its answer, within opts.Timeout from now.
-func (w *worker) render(parent context.Context, in []byte, opts Options) (*output, error) {
-	defer w.kill()
-	deadline := time.AfterFunc(opts.Timeout, func() { w.timedOut.Store(true); w.kill() })
-	defer deadline.Stop()
-	stop := context.AfterFunc(parent, w.kill)
-	defer stop()
-	_, werr := w.stdin.Write(in)
-	if cerr := w.stdin.Close(); werr == nil {
-		werr = cerr
-	}
-	runErr := w.cmd.Wait()
-	if runErr == nil && werr != nil {
-		runErr = werr
-	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = workerEnv(opts.MaxMemory)
+	cmd.Stdin = bytes.NewReader(in)
+	stdout := &capped{max: len(workerTag) + 1 + opts.MaxBytes + 1<<20, full: cancel}
+	stderr := &capped{max: stderrBytes}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = 2 * time.Second
+	runErr := cmd.Run()
 	switch {
-	case w.stdout.over:
-		return nil, &BoundError{Bound: BoundOutput, Detail: fmt.Sprintf("its answer passed %d bytes, more than the %d a release may render", w.stdout.max, opts.MaxBytes)}
+	case stdout.over:
+		return nil, &BoundError{Bound: BoundOutput, Detail: fmt.Sprintf("its answer passed %d bytes, more than the %d a release may render", stdout.max, opts.MaxBytes)}
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("the render was stopped: %w", context.Cause(parent))
-	case w.timedOut.Load():
+	case ctx.Err() != nil:
 		return nil, &BoundError{Bound: BoundTime, Detail: fmt.Sprintf("not rendered within %s; its process was killed", opts.Timeout)}
-	case outOfMemory(w.stderr.String()):
+	case outOfMemory(stderr.String()):
 		return nil, &BoundError{Bound: BoundMemory, Detail: fmt.Sprintf("its process needed more than the %d MiB a render may use, and was stopped", opts.MaxMemory>>20)}
 	}
-	res, err := readAnswer(w.stdout.Bytes())
+	res, err := readAnswer(stdout.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("the render process (%s) %v%s: %w", w.exe, exitText(runErr), fatal(w.stderr.String()), err)
+		return nil, fmt.Errorf("the render process (%s) %v%s: %w", exe, exitText(runErr), fatal(stderr.String()), err)
 	}
 	switch {
 	case res.Bound != nil:

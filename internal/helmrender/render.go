@@ -61,9 +61,6 @@ type Options struct {
 	// Cache, when set, answers renders an earlier run made with the same inputs, and keeps
 	// the renders this run makes (cache.go). It never reaches a render process.
 	Cache *Cache `json:"-"`
-	// Workers, when set, holds render processes started ahead of need (workers.go). It never
-	// reaches a render process.
-	Workers *Workers `json:"-"`
 }
 
 // Render is what one HelmRelease installs.

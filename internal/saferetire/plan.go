@@ -117,15 +117,11 @@ func (req *Request) compute(ctx context.Context) (*Result, error) {
 		res.finish(req.Clock)
 		return res, nil
 	}
-	// A render process starts beside the walk of the trees, so the release a pull request
-	// changes renders without waiting for a process to start (helmrender.Workers).
-	workers := helmrender.StartWorkers(ctx, helmrender.Options{})
-	defer workers.Close()
 	gate := retire.Request{RepoDir: req.Repo, Base: req.Base, Candidate: req.Candidate, Entry: req.Path,
 		SourceRoot: req.SourceRoot, AllowNetwork: req.AllowNetwork, PersistentKinds: req.PersistentKinds, Target: req.Target, Full: req.Full, Cache: req.BuildCache,
 		Helm: &retire.HelmRender{
 			Charts:  &charts.Getter{Dir: req.ChartsDir, Cache: req.ChartCache, AllowNetwork: req.AllowNetwork, Timeout: req.NetworkTimeout},
-			Options: helmrender.Options{KubeVersion: req.KubeVersion, AllowNetwork: req.AllowNetwork, Cache: req.RenderCache, Workers: workers},
+			Options: helmrender.Options{KubeVersion: req.KubeVersion, AllowNetwork: req.AllowNetwork, Cache: req.RenderCache},
 		}}
 	var live retire.Cluster
 	if req.Clients != nil {
