@@ -7,16 +7,10 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	metadatafake "k8s.io/client-go/metadata/fake"
 
-	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
 )
 
@@ -56,13 +50,7 @@ func TestDeselectedOwner(t *testing.T) {
 		{"still selected", nsSel("no"), false},
 		{"a selector of other objects", map[string]any{"podSelector": map[string]any{"matchLabels": map[string]any{"team": "yes"}}}, false},
 	} {
-		scheme := runtime.NewScheme()
-		lists := map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList", apiServiceGVR: "APIServiceList", gvr: "ClusterSyncList"}
-		cl := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(),
-			APIExtensions: apiextensionsfake.NewSimpleClientset(crd),
-			Dynamic:       dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists, owner(c.spec)),
-			Metadata:      metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())}
-		x := New(cl, kinds.NewCatalog(nil, nil))
+		x := fakeExplainerWith(nil, []*apiextensionsv1.CustomResourceDefinition{crd}, map[schema.GroupVersionResource]string{gvr: "ClusterSyncList"}, owner(c.spec))
 		why, gaps := x.deselectedOwner(context.Background(), ns, name)
 		if len(gaps) > 0 {
 			t.Fatalf("%s: gaps %v", c.desc, gaps)

@@ -48,15 +48,23 @@ func crdObject(group, plural string) *apiextensionsv1.CustomResourceDefinition {
 // fakeExplainer is an Explainer over client-go's fakes: for the ranking rules alone, which the
 // integration tests check on the real control plane.
 func fakeExplainer(kube []runtime.Object, crds ...*apiextensionsv1.CustomResourceDefinition) *Explainer {
-	scheme := runtime.NewScheme()
-	lists := map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList", apiServiceGVR: "APIServiceList"}
+	return fakeExplainerWith(kube, crds, nil)
+}
+
+// fakeExplainerWith is fakeExplainer with custom resources served by the dynamic fake, listed
+// as the kinds lists names.
+func fakeExplainerWith(kube []runtime.Object, crds []*apiextensionsv1.CustomResourceDefinition, lists map[schema.GroupVersionResource]string, dyn ...runtime.Object) *Explainer {
+	all := map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList", apiServiceGVR: "APIServiceList"}
+	for gvr, kind := range lists {
+		all[gvr] = kind
+	}
 	var ext []runtime.Object
 	for _, c := range crds {
 		ext = append(ext, c)
 	}
 	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(kube...),
 		APIExtensions: apiextensionsfake.NewSimpleClientset(ext...),
-		Dynamic:       dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, lists),
+		Dynamic:       dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), all, dyn...),
 		Metadata:      metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())}
 	return New(c, kinds.NewCatalog(nil, nil))
 }
