@@ -57,17 +57,6 @@ type UnavailableAPIService struct {
 	Reason string
 }
 
-// UnavailableAPIServices lists every APIService whose Available condition is not True, in the
-// order the server lists them. An APIService without the condition (not yet checked by the
-// aggregator) is not counted as unavailable.
-func UnavailableAPIServices(ctx context.Context, dyn dynamic.Interface) ([]UnavailableAPIService, error) {
-	list, err := dyn.Resource(apiServiceGVR).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return unavailableOf(list.Items), nil
-}
-
 // APIServices returns the APIServices DiscoverCluster read for its check, so a command that
 // needs them again (who serves a group) does not list them a second time; false when the
 // check did not read them (Discover alone, or the list failed).
