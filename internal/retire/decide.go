@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // Unit is one Kustomization with what its path builds to at base and at candidate.
@@ -126,7 +127,7 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 	}
 	var out []Removal
 	for _, u := range units {
-		cand := ids(u.Candidate)
+		cand := inventory.IDs(u.Candidate)
 		inv := map[string]bool{}
 		for _, id := range u.Inventory {
 			inv[id] = true
@@ -159,14 +160,6 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 	}
 	sortRemovals(out)
 	return out, unparsed
-}
-
-func ids(objs []*unstructured.Unstructured) map[string]bool {
-	m := make(map[string]bool, len(objs))
-	for _, o := range objs {
-		m[RefOf(o).ID()] = true
-	}
-	return m
 }
 
 func sortRemovals(rs []Removal) {

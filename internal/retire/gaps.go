@@ -6,11 +6,6 @@ import (
 	"github.com/kubeforensics/suite/internal/report"
 )
 
-// GapID is the object as a gap's subject.
-func (r Ref) GapID() report.ObjectID {
-	return report.ObjectID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-}
-
 // GapID is the Kustomization (or ResourceSet) as a gap's subject.
 func (k Kustomization) GapID() report.ObjectID {
 	if k.Kind != "" {

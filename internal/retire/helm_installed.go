@@ -17,6 +17,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // HelmDrift names the objects a render and the installed release's manifest disagree on: drift
@@ -119,7 +120,7 @@ func (lc *LiveCluster) manifestFacts(ctx context.Context, rel *helmstorage.Relea
 			out = append(out, o)
 		}
 	}
-	inManifest := ids(rel.Objects)
+	inManifest := inventory.IDs(rel.Objects)
 	out = slices.DeleteFunc(out, func(o HelmObject) bool { // a template claim the manifest also holds
 		return !o.InManifest && inManifest[o.Object.ID()]
 	})
@@ -129,7 +130,7 @@ func (lc *LiveCluster) manifestFacts(ctx context.Context, rel *helmstorage.Relea
 
 // helmDrift compares a render with the installed manifest, nil when they hold the same objects.
 func helmDrift(rendered string, render, installed []*unstructured.Unstructured) *HelmDrift {
-	in, re := ids(installed), ids(render)
+	in, re := inventory.IDs(installed), inventory.IDs(render)
 	d := &HelmDrift{Rendered: rendered}
 	for _, o := range installed {
 		if !re[RefOf(o).ID()] {

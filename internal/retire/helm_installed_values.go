@@ -15,6 +15,7 @@ import (
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // releaseTarget are the parts of a HelmRelease's spec besides its values that decide which
@@ -155,7 +156,7 @@ func readCapabilities(installed *liveReleases) *capabilities {
 // installedEvidence says how the upgrade of c was judged: the candidate rendered against the
 // installed chart and compared with the installed manifest.
 func installedEvidence(c *unstructured.Unstructured, u Unit, rel *helmstorage.Release, rd *helmrender.Render, kubeVersion string) string {
-	kept := ids(rd.Manifest)
+	kept := inventory.IDs(rd.Manifest)
 	var dropped []string
 	for _, o := range rel.Objects {
 		if !kept[RefOf(o).ID()] {
