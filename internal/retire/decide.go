@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
@@ -181,7 +182,7 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 		byID[u.Kustomization.ID()] = u
 	}
 	all := allBase(units)
-	sources := chartSources(all)
+	sources := helmjudge.ChartSources(all)
 	var cand []*unstructured.Unstructured
 	for _, u := range units {
 		cand = append(cand, u.Candidate...)
@@ -193,7 +194,7 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 			continue
 		}
 		if r.Outcome == Upgraded {
-			continue // HelmUpgrades judged it
+			continue // helmUpgrades judged it
 		}
 		u := byID[r.Kustomization]
 		r.OptOut = optOut(u, r)

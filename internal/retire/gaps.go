@@ -21,11 +21,6 @@ func tierGapID(t *gitops.Tier) report.ObjectID {
 	return k.GapID()
 }
 
-// helmReleaseID is the HelmRelease namespace/name as a gap's subject.
-func helmReleaseID(namespace, name string) report.ObjectID {
-	return report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: helmReleaseKind, Namespace: namespace, Name: name}
-}
-
 // notJudged is a change that was not judged, not for a failed read but for what it is (a
 // sourceRef switch, a path in neither revision, an uninstall not seen): what names it (the
 // Kustomization or HelmRelease), why says why it was not judged.

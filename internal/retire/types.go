@@ -15,6 +15,7 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
@@ -79,6 +80,10 @@ const (
 	Moved Outcome = "Moved"
 	// NotManaged: the object is in no live inventory, so Flux prunes nothing (live mode only).
 	NotManaged Outcome = "NotManaged"
+	// Upgraded: both revisions declare the HelmRelease and the candidate changes what its chart
+	// renders: helm-controller upgrades the release, and Helm deletes every object of the old
+	// manifest that the new one no longer has (except those it keeps).
+	Upgraded Outcome = "Upgraded"
 )
 
 // Persistence says why an object holds state that a deletion loses.
@@ -106,13 +111,13 @@ type Live struct {
 	// Count is the live cascade count (namespace content, custom resources); -1 when unread.
 	Count int `json:"count,omitempty"`
 	// Helm is what a removed HelmRelease's release owns, listed live.
-	Helm *HelmLive `json:"helm,omitempty"`
+	Helm *helmjudge.Live `json:"helm,omitempty"`
 	// Templates is a StatefulSet's volumeClaimTemplates and retention policy, as read live, ""
 	// when it has none; Claims are the claims it made from them, each deleted with it
 	// (WithOwner, whenDeleted: Delete) or left orphaned.
-	Templates  string       `json:"templates,omitempty"`
-	Claims     []HelmObject `json:"claims,omitempty"`
-	Incomplete []report.Gap `json:"incomplete,omitempty"`
+	Templates  string             `json:"templates,omitempty"`
+	Claims     []helmjudge.Object `json:"claims,omitempty"`
+	Incomplete []report.Gap       `json:"incomplete,omitempty"`
 }
 
 // Wedge says that a prune which cannot finish would hold a Kustomization's health check and
@@ -147,10 +152,10 @@ type Removal struct {
 	Live                 *Live        `json:"live,omitempty"`
 	Wedge                *Wedge       `json:"wedge,omitempty"`
 	// Helm is what deleting a HelmRelease does to its Helm release.
-	Helm *HelmUninstall `json:"helm,omitempty"`
+	Helm *helmjudge.Uninstall `json:"helm,omitempty"`
 	// HelmDrop is set when Helm, not Flux, deletes the object: its release's new manifest
 	// drops it, or the release is reinstalled.
-	HelmDrop *HelmDrop `json:"helmDrop,omitempty"`
+	HelmDrop *helmjudge.Drop `json:"helmDrop,omitempty"`
 	// DeclaredConsumers are workloads in the candidate build that still mount a removed claim.
 	DeclaredConsumers []Ref `json:"declaredConsumers,omitempty"`
 	Unsafe            bool  `json:"unsafe"`
