@@ -17,17 +17,17 @@ func TestRetargets(t *testing.T) {
 		_ = unstructured.SetNestedField(u.Object, v, path...)
 		return u
 	}
-	base := helmRelease(t, "gatus", "persistence: {config: {size: 1Gi}}")
+	base := hrAt(t, "1.2.0", "{persistence: {config: {size: 1Gi}}}")
 	cases := []struct {
 		name string
 		cand *unstructured.Unstructured
 		want string
 	}{
 		{"values only", set(base, int64(2), "spec", "values", "replicas"), ""},
-		{"release name", set(base, "status", "spec", "releaseName"), "changes its release from x/gatus to x/status, so helm-controller uninstalls release x/gatus"},
-		{"target namespace", set(base, "o11y", "spec", "targetNamespace"), "changes its release from x/gatus to o11y/o11y-gatus"},
+		{"release name", set(base, "status", "spec", "releaseName"), "changes its release from x/web to x/status, so helm-controller uninstalls release x/web"},
+		{"target namespace", set(base, "o11y", "spec", "targetNamespace"), "changes its release from x/web to o11y/o11y-web"},
 		{"storage namespace", set(base, "helm", "spec", "storageNamespace"), "changes its storage namespace from x to helm"},
-		{"chart", set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), `changes its chart from "app-template" to "gatus-sidecar"`},
+		{"chart", set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), `changes its chart from "web" to "gatus-sidecar"`},
 		{"chart in place", set(set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), "InPlaceUpdate", "spec", "upgrade", "chartNameChangeStrategy"), ""},
 		{"suspended", set(set(base, "status", "spec", "releaseName"), true, "spec", "suspend"), ""},
 	}
@@ -55,7 +55,7 @@ func TestRetargetsThroughOCIRepository(t *testing.T) {
 		_ = unstructured.SetNestedField(o.Object, tag, "spec", "ref", "tag")
 		return o
 	}
-	hr := helmRelease(t, "kromgo", "")
+	hr := hrAt(t, "1.2.0", "{}")
 	unstructured.RemoveNestedField(hr.Object, "spec", "chart")
 	_ = unstructured.SetNestedMap(hr.Object, map[string]any{"kind": "OCIRepository", "name": "kromgo"}, "spec", "chartRef")
 	from := oci("oci://ghcr.io/bjw-s-labs/helm/app-template", "5.0.1")
