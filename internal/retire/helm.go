@@ -213,23 +213,23 @@ func (p Planner) planHelmDrop(r *Removal) {
 	r.Plan = []Stage{protect, p.drain(r), remove, p.delete(r)}
 }
 
-// helm reads, live, what a HelmRelease's release owns.
-func (lc *LiveCluster) helm() *helmjudge.Reader {
+// helmReader reads, live, what a HelmRelease's release owns.
+func (lc *LiveCluster) helmReader() *helmjudge.Reader {
 	return &helmjudge.Reader{Clients: lc.c, Catalog: lc.catalog, Explainer: lc.explainer}
 }
 
 // Installed reads the deployed release of the live HelmRelease namespace/name
 // (helmjudge.Reader.Installed).
 func (lc *LiveCluster) Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
-	return lc.helm().Installed(ctx, namespace, name)
+	return lc.helmReader().Installed(ctx, namespace, name)
 }
 
 // InstalledChart is Installed with the chart Helm stored for it.
 func (lc *LiveCluster) InstalledChart(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
-	return lc.helm().InstalledChart(ctx, namespace, name)
+	return lc.helmReader().InstalledChart(ctx, namespace, name)
 }
 
 // Capabilities are the server's version and the API versions it serves, as Helm reads them.
 func (lc *LiveCluster) Capabilities(ctx context.Context) (string, []string, error) {
-	return lc.helm().Capabilities(ctx)
+	return lc.helmReader().Capabilities(ctx)
 }
