@@ -25,7 +25,8 @@ func TestCorpusK8gbGslbEdgeDNSUnreachable(t *testing.T) {
 	replay{
 		crds: []crd{
 			{group: "k8gb.absa.oss", kind: "Gslb", plural: "gslbs", namespaced: true, versions: []string{"v1beta1"}, labels: chart},
-			{group: "externaldns.k8s.io", kind: "DNSEndpoint", plural: "dnsendpoints", namespaced: true, versions: []string{"v1alpha1"}, labels: chart},
+			{group: "externaldns.k8s.io", kind: "DNSEndpoint", plural: "dnsendpoints", namespaced: true, versions: []string{"v1alpha1"}, labels: chart,
+				annotations: map[string]string{"api-approved.kubernetes.io": "https://github.com/kubernetes-sigs/external-dns/pull/2007"}},
 		},
 		install: `
 apiVersion: v1
