@@ -1,6 +1,7 @@
 package whyterminating_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -206,6 +207,10 @@ status:
 	for _, r := range f.Remedies {
 		if r.Code == stripFinalizer && !r.LastResort {
 			t.Errorf("the strip is offered as a fix while k8gb runs, want it only as the last resort")
+		}
+		// The Gslb's spec.ingress paths are where requests go: nothing of them stays on a node.
+		if strings.Contains(r.Cost, "node-local path") {
+			t.Errorf("step %s: cost %q names an HTTP route's path as a node-local path", r.Code, r.Cost)
 		}
 	}
 }
