@@ -43,8 +43,9 @@ type dangling struct {
 
 // applyDangling makes blockers of the objects the stuck object itself refers to that do not
 // exist: its owners (ownerReferences), the node its spec places it on (`nodeName`, `node`),
-// and the objects its spec names by a field whose name, less a `Ref`/`Name` suffix, is a kind
-// of the object's own API group (`policyServer: x`, `fooRef: {name: x}`). A controller that
+// the objects its spec names by a field whose name, less a `Ref`/`Name` suffix, is a kind
+// of the object's own API group (`policyServer: x`, `fooRef: {name: x}`), and the typed
+// references that state their own kind and group, in any served group (typedReferences). A controller that
 // finalizes the object through what it refers to never acts when that is gone: a per-node agent
 // cannot run on a node that no longer exists; a controller that reconciles through the owner
 // never comes back to the object; a cleanup against a referenced object that does not exist
@@ -125,6 +126,9 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 		byKind = nil
 	}
 	refs := specReferences(spec, byKind, o.obj.GetNamespace())
+	if byKind != nil {
+		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
+	}
 	for i, r := range refs {
 		ref := r.ref()
 		if r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName() && ref.Namespace == o.obj.GetNamespace() {
@@ -206,8 +210,13 @@ func specReferences(spec map[string]any, byKind map[string]kinds.Resource, names
 		}
 	}
 	walk(spec, "spec", 0)
-	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	sortByPath(out)
 	return out
+}
+
+// sortByPath orders references by the field that holds them.
+func sortByPath(refs []outRef) {
+	sort.Slice(refs, func(i, j int) bool { return refs[i].path < refs[j].path })
 }
 
 // fieldReference reads one field as a reference, false when it is none.
