@@ -19,7 +19,9 @@ import (
 //
 // Modelled on the operator's Helm chart (deploy/helm/pulumi-operator, v2.0): namespace
 // pulumi-kubernetes-operator, the ServiceAccount, ClusterRole (rules abbreviated to the groups
-// that bear on the case) and binding, the Deployment with the chart's labels and image; the CRDs
+// that bear on the case) and binding, the Deployment with the chart's labels and image, and the
+// Service its program file server advertises itself by (added after the first run: the first
+// replay left it out); the CRDs
 // of pulumi.com and auto.pulumi.com. The Stack's Workspace and its pods went with the
 // namespace's content (not replayed: without a kubelet they would wait for one).
 func TestCorpusPulumiStackDestroyInTerminatingNamespace(t *testing.T) {
@@ -116,6 +118,23 @@ spec:
         image: pulumi/pulumi-kubernetes-operator:v2.0.0
         command: ["/manager"]
         args: ["--leader-elect", "--health-probe-bind-address=:8081", "--metrics-bind-address=:8383", "--program-fs-adv-addr=pulumi-kubernetes-operator.pulumi-kubernetes-operator.svc.cluster.local:80"]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: pulumi-kubernetes-operator
+  namespace: pulumi-kubernetes-operator
+  labels:
+    app.kubernetes.io/name: pulumi-kubernetes-operator
+    app.kubernetes.io/instance: pulumi-kubernetes-operator
+spec:
+  selector:
+    app.kubernetes.io/name: pulumi-kubernetes-operator
+    app.kubernetes.io/instance: pulumi-kubernetes-operator
+  ports:
+  - name: http-fileserver
+    port: 80
+    targetPort: 9090
 `,
 		objects: `
 apiVersion: v1
