@@ -185,6 +185,25 @@ var nodeResource = kinds.Resource{Version: "v1", Resource: "nodes", Kind: "Node"
 // without a namespace is skipped. The result is sorted by path.
 func specReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string) []outRef {
 	var out []outRef
+	walkSpecFields(spec, func(key, path string, v any, listed bool) bool {
+		if listed {
+			return false
+		}
+		r, ok := fieldReference(key, v, byKind, namespace)
+		if ok {
+			r.path = path
+			out = append(out, r)
+		}
+		return ok
+	})
+	sortByPath(out)
+	return out
+}
+
+// walkSpecFields visits every field of spec (bounded by maxDanglingDepth) with its path, and
+// every object in a list with the list's key, its indexed path and listed set; visit returns
+// true when it took the value as a reference, which is then not walked into.
+func walkSpecFields(spec map[string]any, visit func(key, path string, v any, listed bool) bool) {
 	var walk func(m map[string]any, path string, depth int)
 	walk = func(m map[string]any, path string, depth int) {
 		if depth > maxDanglingDepth {
@@ -192,9 +211,7 @@ func specReferences(spec map[string]any, byKind map[string]kinds.Resource, names
 		}
 		for k, v := range m {
 			p := path + "." + k
-			if r, ok := fieldReference(k, v, byKind, namespace); ok {
-				r.path = p
-				out = append(out, r)
+			if visit(k, p, v, false) {
 				continue
 			}
 			switch t := v.(type) {
@@ -202,16 +219,19 @@ func specReferences(spec map[string]any, byKind map[string]kinds.Resource, names
 				walk(t, p, depth+1)
 			case []any:
 				for i, e := range t {
-					if em, ok := e.(map[string]any); ok {
-						walk(em, fmt.Sprintf("%s[%d]", p, i), depth+1)
+					em, ok := e.(map[string]any)
+					if !ok {
+						continue
+					}
+					ep := fmt.Sprintf("%s[%d]", p, i)
+					if !visit(k, ep, em, true) {
+						walk(em, ep, depth+1)
 					}
 				}
 			}
 		}
 	}
 	walk(spec, "spec", 0)
-	sortByPath(out)
-	return out
 }
 
 // sortByPath orders references by the field that holds them.

@@ -1,7 +1,6 @@
 package finalizers
 
 import (
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -9,9 +8,9 @@ import (
 	"github.com/kubeforensics/suite/internal/kinds"
 )
 
-// typedReferences walks spec (bounded) for references that say what they point at: an object
-// under a field whose name ends in `Ref`/`Refs` or is `target`, holding `kind` and `name` and its API
-// group, as `apiVersion` (`apps/v1`; `v1` is the core group) or `apiGroup`/`group`
+// typedReferences walks spec (bounded) for target references that say what they point at: an
+// object under a field that names the object's target (targetField), holding `kind` and `name`
+// and its API group, as `apiVersion` (`apps/v1`; `v1` is the core group) or `apiGroup`/`group`
 // (`targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}`, an autoscaler's
 // `scaleTargetRef`). Such a reference names its type itself, so it is resolved in any group
 // the server serves, not only the object's own; one without its group, or of a type the server
@@ -19,42 +18,32 @@ import (
 // else in namespace; from a cluster-scoped object without one they are skipped.
 func typedReferences(spec map[string]any, resolve func(schema.GroupKind) (kinds.Resource, bool), namespace string) []outRef {
 	var out []outRef
-	var walk func(m map[string]any, path string, depth int)
-	walk = func(m map[string]any, path string, depth int) {
-		if depth > maxDanglingDepth {
-			return
+	walkSpecFields(spec, func(key, path string, v any, _ bool) bool {
+		lower := strings.ToLower(key)
+		m, isMap := v.(map[string]any)
+		if !isMap || !targetField(lower) {
+			return false
 		}
-		for k, v := range m {
-			p := path + "." + k
-			lower := strings.ToLower(k)
-			refField := strings.HasSuffix(lower, "ref") || strings.HasSuffix(lower, "refs") || lower == "target"
-			switch t := v.(type) {
-			case map[string]any:
-				if r, ok := typedReference(t, resolve, namespace); refField && ok {
-					r.path = p
-					out = append(out, r)
-					continue
-				}
-				walk(t, p, depth+1)
-			case []any:
-				for i, e := range t {
-					em, ok := e.(map[string]any)
-					if !ok {
-						continue
-					}
-					ep := fmt.Sprintf("%s[%d]", p, i)
-					if r, ok := typedReference(em, resolve, namespace); refField && ok {
-						r.path = ep
-						out = append(out, r)
-						continue
-					}
-					walk(em, ep, depth+1)
-				}
-			}
+		r, ok := typedReference(m, resolve, namespace)
+		if ok {
+			r.path = path
+			out = append(out, r)
 		}
-	}
-	walk(spec, "spec", 0)
+		return ok
+	})
 	return out
+}
+
+// targetField reports a field (lower-cased) that names the object's target: `target`,
+// `targets`, or a `…Ref`/`…Refs` field whose name says target (`targetRef`, `scaleTargetRef`,
+// `targetRefs`). What a controller acts on, and must undo or release when the object goes, is
+// its target; a reference it only reads from (`parametersRef`, `configRef`, `secretRef`, a
+// class) says nothing about what its finalizer waits for.
+func targetField(lower string) bool {
+	if lower == "target" || lower == "targets" {
+		return true
+	}
+	return strings.Contains(lower, "target") && (strings.HasSuffix(lower, "ref") || strings.HasSuffix(lower, "refs"))
 }
 
 // typedReference reads one object as a reference that states its kind and group.

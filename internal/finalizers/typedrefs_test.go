@@ -21,10 +21,11 @@ var (
 	testClusterRole = kinds.Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole", Verbs: []string{"get", "list"}}
 )
 
-// Which typed references name another object, as a table: a `…Ref` or `target` object with its
-// kind, name and group (apiVersion, apiGroup or group) names that object in any served group;
-// without its group, of a type not served, outside a reference field, or free text, it names
-// nothing.
+// Which typed references name another object, as a table: a target reference (`target`,
+// `targetRef`, `scaleTargetRef`, `targetRefs`) with its kind, name and group (apiVersion,
+// apiGroup or group) names that object in any served group; without its group, of a type not
+// served, outside a target field (a parametersRef the controller only reads), or free text, it
+// names nothing.
 func TestTypedReferencesTable(t *testing.T) {
 	catalog := kinds.NewCatalog([]kinds.Resource{testDeployments, testHPAs, testClusterRole}, nil)
 	for _, tc := range []struct {
@@ -39,10 +40,12 @@ func TestTypedReferencesTable(t *testing.T) {
 			[]string{"spec.scaleTargetRef=deployments.apps/web -n other"}},
 		{"target, cluster-scoped kind", map[string]any{"target": map[string]any{"group": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}}, "shop",
 			[]string{"spec.target=clusterroles.rbac.authorization.k8s.io/view"}},
-		{"in a list under a Ref field", map[string]any{"autoscalerRefs": []any{map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": "web"}}}, "shop",
-			[]string{"spec.autoscalerRefs[0]=horizontalpodautoscalers.autoscaling/web -n shop"}},
-		{"nested", map[string]any{"rollout": map[string]any{"workloadRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"}}}, "shop",
-			[]string{"spec.rollout.workloadRef=deployments.apps/api -n shop"}},
+		{"in a list of targets", map[string]any{"targetRefs": []any{map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": "web"}}}, "shop",
+			[]string{"spec.targetRefs[0]=horizontalpodautoscalers.autoscaling/web -n shop"}},
+		{"nested", map[string]any{"autoscaling": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"}}}, "shop",
+			[]string{"spec.autoscaling.scaleTargetRef=deployments.apps/api -n shop"}},
+		{"a reference read from, not a target", map[string]any{"parametersRef": map[string]any{"group": "apps", "kind": "Deployment", "name": "params"},
+			"autoscalerRef": map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": "web"}}, "shop", nil},
 		{"no group stated", map[string]any{"targetRef": map[string]any{"kind": "Deployment", "name": "web"}}, "shop", nil},
 		{"a type not served", map[string]any{"targetRef": map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "web"}}, "shop", nil},
 		{"not a reference field", map[string]any{"template": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}, "shop", nil},
