@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,9 @@ type diagnosis struct {
 	res    whyterminating.Result
 }
 
-// diagnose runs the plugin as kubectl would, pinned to the corpus cluster, with -o json.
+// diagnose runs the plugin as kubectl would, pinned to the corpus cluster, with -o json. The
+// output is logged when the test fails, or always with KF_CORPUS_SHOW set (to judge a passing
+// case from the whole report, not only from its assertions).
 func diagnose(t *testing.T, args ...string) *diagnosis {
 	t.Helper()
 	return diagnoseAfter(t, 0, args...)
@@ -56,7 +59,7 @@ func diagnoseAfter(t *testing.T, later time.Duration, args ...string) *diagnosis
 	}
 	d.noRepeatedSteps()
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("KF_CORPUS_SHOW") != "" {
 			t.Logf("why-terminating %s (exit %d):\n%s\nstderr:\n%s", strings.Join(args, " "), d.code, d.raw, d.stderr)
 		}
 	})
