@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func diagnoseAfter(t *testing.T, later time.Duration, args ...string) *diagnosis
 		t.Fatalf("exit %d, output is not the JSON report: %v\nstdout:\n%s\nstderr:\n%s", d.code, err, d.raw, d.stderr)
 	}
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("KF_CORPUS_SHOW") != "" {
 			t.Logf("why-terminating %s (exit %d):\n%s\nstderr:\n%s", strings.Join(args, " "), d.code, d.raw, d.stderr)
 		}
 	})
