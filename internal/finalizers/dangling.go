@@ -111,11 +111,16 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	} else if gone != nil {
 		out = append(out, dangling{ref: *gone, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
 	}
-	if w.obj == nil {
-		return out, gaps
+	var spec map[string]any
+	if w.obj != nil {
+		spec, _ = w.obj.Object["spec"].(map[string]any)
+	} else {
+		var gap report.Gap
+		if spec, gap = x.podSpecForRefs(ctx, o); gap != (report.Gap{}) {
+			gaps = append(gaps, gap)
+		}
 	}
-	spec, ok := w.obj.Object["spec"].(map[string]any)
-	if !ok {
+	if spec == nil {
 		return out, gaps
 	}
 	byKind := x.referableKinds(o.res.Group)
