@@ -111,14 +111,9 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	} else if gone != nil {
 		out = append(out, dangling{ref: *gone, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
 	}
-	var spec map[string]any
-	if w.obj != nil {
-		spec, _ = w.obj.Object["spec"].(map[string]any)
-	} else {
-		var gap report.Gap
-		if spec, gap = x.podSpecForRefs(ctx, o); gap != (report.Gap{}) {
-			gaps = append(gaps, gap)
-		}
+	spec, gap := x.refSpec(ctx, o, w)
+	if gap != (report.Gap{}) {
+		gaps = append(gaps, gap)
 	}
 	if spec == nil {
 		return out, gaps
@@ -231,8 +226,8 @@ func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespa
 	case strings.HasSuffix(lower, "name"):
 		base = strings.TrimSuffix(lower, "name")
 	}
-	res, ok := byKind[base]
-	if base == "" || !ok {
+	res, ok := kindFor(base, byKind)
+	if !ok {
 		return outRef{}, false
 	}
 	name, ns := "", namespace

@@ -1,3 +1,5 @@
+//go:build corpusopen
+
 package whyterminating_test
 
 import (
@@ -14,6 +16,10 @@ import (
 // (issue #118 is the same failure three years later). The fix (#45) made the operator clean up
 // users of a deleted Postgres itself; for a user already stuck the way out is to remove the
 // finalizer by hand, which leaves the user's role (status.postgresRole) in the PostgreSQL server.
+//
+// Still open (tag corpusopen): the reference is a field named neither after the kind it names nor
+// with a Ref/Name suffix (spec.database holds the name of a Postgres CR), which no general rule
+// here resolves without the CRD's own description; the tool says "read the logs" first.
 //
 // Modelled on the operator's deploy/ manifests (0.4.x): namespace ext-postgres-operator, the
 // ServiceAccount, ClusterRole (its rules on db.movetokube.com and the Secrets it writes) and

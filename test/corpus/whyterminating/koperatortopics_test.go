@@ -22,8 +22,11 @@ import (
 // ServiceAccount kafka-operator-operator, its ClusterRole (rules on kafka.banzaicloud.io and the
 // core and apps types it manages, abbreviated) and binding, the Deployment
 // kafka-operator-operator with the chart's labels and image; the CRDs of kafka.banzaicloud.io.
-// The webhook is left out (the replay's pods answer no requests); ZooKeeper (namespace zookeeper)
-// is gone, as in the report, and so are the brokers.
+// The webhook is left out (the replay's pods answer no requests). ZooKeeper was installed as the
+// operator's docs say, by the Pravega zookeeper-operator in namespace zookeeper; the reporter
+// deleted the ZookeeperCluster and its claims, so its Service zookeeper-client is gone while the
+// namespace and the zookeeper-operator stay (added after the first run, which had no namespace
+// zookeeper at all: the install the report implies). The brokers are gone too.
 func TestCorpusKoperatorClusterWaitsForTopic(t *testing.T) {
 	chart := map[string]string{"app.kubernetes.io/name": "kafka-operator", "app.kubernetes.io/instance": "kafka-operator", "app.kubernetes.io/managed-by": "Tiller", "helm.sh/chart": "kafka-operator-0.2.6"}
 	replay{
@@ -120,6 +123,40 @@ spec:
         args: ["--enable-leader-election", "--cert-manager-enabled=false"]
 `,
 		objects: `
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: zookeeper
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: zookeeper-operator
+  namespace: zookeeper
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: zookeeper-operator
+  namespace: zookeeper
+  labels:
+    app.kubernetes.io/name: zookeeper-operator
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      name: zookeeper-operator
+  template:
+    metadata:
+      labels:
+        name: zookeeper-operator
+    spec:
+      serviceAccountName: zookeeper-operator
+      containers:
+      - name: zookeeper-operator
+        image: pravega/zookeeper-operator:0.2.4
+        command: ["zookeeper-operator"]
+---
 apiVersion: kafka.banzaicloud.io/v1beta1
 kind: KafkaCluster
 metadata:
@@ -191,6 +228,9 @@ status:
 	// The topic is stuck on its own finalizer; removing that one is the way out.
 	tf := d.finalizer("kafkatopics.kafka.banzaicloud.io/kafka-cruise-control-topic -n kafka", "finalizer.kafkatopics.kafka.banzaicloud.io")
 	d.remover(tf, "deployments.apps/kafka-operator-operator -n kafka", true)
+	// Why it can never go: the cluster it refers to is being deleted, and the ZooKeeper that
+	// cluster names is gone already.
+	d.names(tf, "services/zookeeper-client -n zookeeper")
 	d.offers(tf, stripFinalizer)
 	d.never(tf, reinstall, restoreController)
 }
