@@ -78,16 +78,7 @@ func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation
 			}
 		}
 		// Reading the remover's logs comes last: what holds the finalizer is known.
-		var rest, logs []Remediation
-		for _, r := range f.Remedies {
-			switch {
-			case r.LastResort || r.Code == ReasonStripFinalizer:
-			case r.Code == ReasonReadControllerLogs:
-				logs = append(logs, r)
-			default:
-				rest = append(rest, r)
-			}
-		}
+		rest, logs := splitRemedies(f.Remedies)
 		f.Remedies = append(fixes, rest...)
 		if f.bypass != nil {
 			strip := *f.bypass

@@ -57,16 +57,7 @@ func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Expla
 			f.Blockers = append(f.Blockers, Blocker{Object: g.ref, Code: ReasonReferentTerminating, Reason: g.reason,
 				Details: []string{"read just now: being deleted"}})
 		}
-		var rest, logs []Remediation
-		for _, r := range f.Remedies {
-			switch {
-			case r.LastResort || r.Code == ReasonStripFinalizer:
-			case r.Code == ReasonReadControllerLogs:
-				logs = append(logs, r)
-			default:
-				rest = append(rest, r)
-			}
-		}
+		rest, logs := splitRemedies(f.Remedies)
 		f.Remedies = rest
 		if f.bypass != nil {
 			strip := *f.bypass
@@ -81,6 +72,21 @@ func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Expla
 	}
 	// The strip's cost names what the object records outside the cluster.
 	nameLeftovers(e, w.obj)
+}
+
+// splitRemedies sorts a finalizer's steps once what holds it is known: the remover's logs (to
+// come last) apart from the rest, the strips dropped (the caller words its own).
+func splitRemedies(rs []Remediation) (rest, logs []Remediation) {
+	for _, r := range rs {
+		switch {
+		case r.LastResort || r.Code == ReasonStripFinalizer:
+		case r.Code == ReasonReadControllerLogs:
+			logs = append(logs, r)
+		default:
+			rest = append(rest, r)
+		}
+	}
+	return rest, logs
 }
 
 // goingReferents reads (cached, bounded as danglingRefs) the objects the stuck object's spec
