@@ -171,6 +171,17 @@ var nodeResource = kinds.Resource{Version: "v1", Resource: "nodes", Kind: "Node"
 // the reference's own `namespace`); a namespaced kind named from a cluster-scoped object
 // without a namespace is skipped. The result is sorted by path.
 func specReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string) []outRef {
+	return walkReferences(spec, byKind, namespace, exactKind)
+}
+
+// exactKind resolves the base of a reference field to the kind of that very name.
+func exactKind(base string, byKind map[string]kinds.Resource) (kinds.Resource, bool) {
+	r, ok := byKind[base]
+	return r, ok && base != ""
+}
+
+// walkReferences is specReferences with the base of a field resolved by kindOf.
+func walkReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string, kindOf func(string, map[string]kinds.Resource) (kinds.Resource, bool)) []outRef {
 	var out []outRef
 	var walk func(m map[string]any, path string, depth int)
 	walk = func(m map[string]any, path string, depth int) {
@@ -179,7 +190,7 @@ func specReferences(spec map[string]any, byKind map[string]kinds.Resource, names
 		}
 		for k, v := range m {
 			p := path + "." + k
-			if r, ok := fieldReference(k, v, byKind, namespace); ok {
+			if r, ok := fieldReference(k, v, byKind, namespace, kindOf); ok {
 				r.path = p
 				out = append(out, r)
 				continue
@@ -202,7 +213,7 @@ func specReferences(spec map[string]any, byKind map[string]kinds.Resource, names
 }
 
 // fieldReference reads one field as a reference, false when it is none.
-func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespace string) (outRef, bool) {
+func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespace string, kindOf func(string, map[string]kinds.Resource) (kinds.Resource, bool)) (outRef, bool) {
 	lower := strings.ToLower(key)
 	if s, ok := v.(string); ok && (lower == "nodename" || lower == "node") {
 		if !validName(s) {
@@ -217,7 +228,7 @@ func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespa
 	case strings.HasSuffix(lower, "name"):
 		base = strings.TrimSuffix(lower, "name")
 	}
-	res, ok := kindFor(base, byKind)
+	res, ok := kindOf(base, byKind)
 	if !ok {
 		return outRef{}, false
 	}

@@ -52,3 +52,22 @@ func TestDanglingRefsOfAPod(t *testing.T) {
 		})
 	}
 }
+
+// A `clusterRef` resolves to the group's one kind ending in "cluster" only where an object
+// that exists is judged (a referent being deleted), never where an absence would be claimed.
+func TestLooseKindOnlyForReferents(t *testing.T) {
+	cluster := kinds.Resource{Group: "streams.example.io", Version: "v1", Resource: "brokerclusters", Kind: "BrokerCluster", Namespaced: true}
+	byKind := map[string]kinds.Resource{"brokercluster": cluster, "topic": {Group: "streams.example.io", Resource: "topics", Kind: "Topic", Namespaced: true}}
+	spec := map[string]any{"clusterRef": map[string]any{"name": "c1"}}
+	if got := specReferences(spec, byKind, "kafka"); len(got) != 0 {
+		t.Errorf("specReferences = %+v, want none: a loose match must not make an object missing", got)
+	}
+	got := walkReferences(spec, byKind, "kafka", kindFor)
+	if len(got) != 1 || got[0].ref().String() != "brokerclusters.streams.example.io/c1 -n kafka" {
+		t.Errorf("walkReferences(kindFor) = %+v, want brokerclusters.streams.example.io/c1 -n kafka", got)
+	}
+	byKind["mirrorcluster"] = kinds.Resource{Group: "streams.example.io", Resource: "mirrorclusters", Kind: "MirrorCluster", Namespaced: true}
+	if got := walkReferences(spec, byKind, "kafka", kindFor); len(got) != 0 {
+		t.Errorf("walkReferences(kindFor) = %+v, want none when two kinds end in cluster", got)
+	}
+}

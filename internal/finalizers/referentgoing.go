@@ -113,7 +113,10 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 		}
 	}
 	if spec, _ := x.refSpec(ctx, o, w); spec != nil {
-		for _, r := range specReferences(spec, x.referableKinds(o.res.Group), o.obj.GetNamespace()) {
+		// A field may name the group's one kind ending in its base (clusterRef): only an object
+		// that exists and is being deleted is acted on here, so a loose match claims nothing
+		// missing.
+		for _, r := range walkReferences(spec, x.referableKinds(o.res.Group), o.obj.GetNamespace(), kindFor) {
 			if r.node || (r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName()) {
 				continue
 			}
