@@ -27,6 +27,7 @@ const (
 	ReasonReferrer                  report.Reason = "referrer"
 	ReasonNamedByObject             report.Reason = "named-by-object"
 	ReasonMissingObject             report.Reason = "missing-object"
+	ReasonReferentTerminating       report.Reason = "referent-terminating"
 
 	// Finalizer verdicts: why the finalizer is still there, one per finalizer.
 	ReasonBlockedByObjects       report.Reason = "blocked-by-objects"

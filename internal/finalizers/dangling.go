@@ -79,16 +79,7 @@ func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation
 			}
 		}
 		// Reading the remover's logs comes last: what holds the finalizer is known.
-		var rest, logs []Remediation
-		for _, r := range f.Remedies {
-			switch {
-			case r.LastResort || r.Code == ReasonStripFinalizer:
-			case r.Code == ReasonReadControllerLogs:
-				logs = append(logs, r)
-			default:
-				rest = append(rest, r)
-			}
-		}
+		rest, logs := splitRemedies(f.Remedies)
 		f.Remedies = append(fixes, rest...)
 		if f.bypass != nil {
 			strip := *f.bypass
@@ -112,11 +103,11 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	} else if gone != nil {
 		out = append(out, dangling{ref: *gone, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
 	}
-	if w.obj == nil {
-		return out, gaps
+	spec, gap := x.refSpec(ctx, o, w)
+	if gap != (report.Gap{}) {
+		gaps = append(gaps, gap)
 	}
-	spec, ok := w.obj.Object["spec"].(map[string]any)
-	if !ok {
+	if spec == nil {
 		return out, gaps
 	}
 	byKind := x.referableKinds(o.res.Group)
@@ -184,12 +175,23 @@ var nodeResource = kinds.Resource{Version: "v1", Resource: "nodes", Kind: "Node"
 // the reference's own `namespace`); a namespaced kind named from a cluster-scoped object
 // without a namespace is skipped. The result is sorted by path.
 func specReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string) []outRef {
+	return walkReferences(spec, byKind, namespace, exactKind)
+}
+
+// exactKind resolves the base of a reference field to the kind of that very name.
+func exactKind(base string, byKind map[string]kinds.Resource) (kinds.Resource, bool) {
+	r, ok := byKind[base]
+	return r, ok && base != ""
+}
+
+// walkReferences is specReferences with the base of a field resolved by kindOf.
+func walkReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string, kindOf func(string, map[string]kinds.Resource) (kinds.Resource, bool)) []outRef {
 	var out []outRef
 	walkSpecFields(spec, func(key, path string, v any, listed bool) bool {
 		if listed {
 			return false
 		}
-		r, ok := fieldReference(key, v, byKind, namespace)
+		r, ok := fieldReference(key, v, byKind, namespace, kindOf)
 		if ok {
 			r.path = path
 			out = append(out, r)
@@ -240,7 +242,7 @@ func sortByPath(refs []outRef) {
 }
 
 // fieldReference reads one field as a reference, false when it is none.
-func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespace string) (outRef, bool) {
+func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespace string, kindOf func(string, map[string]kinds.Resource) (kinds.Resource, bool)) (outRef, bool) {
 	lower := strings.ToLower(key)
 	if s, ok := v.(string); ok && (lower == "nodename" || lower == "node") {
 		if !validName(s) {
@@ -255,8 +257,8 @@ func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespa
 	case strings.HasSuffix(lower, "name"):
 		base = strings.TrimSuffix(lower, "name")
 	}
-	res, ok := byKind[base]
-	if base == "" || !ok {
+	res, ok := kindOf(base, byKind)
+	if !ok {
 		return outRef{}, false
 	}
 	name, ns := "", namespace

@@ -69,3 +69,40 @@ func TestRecordedResources(t *testing.T) {
 		}
 	}
 }
+
+// What a controller recorded in the status as made outside the cluster is named: where a backup
+// put its files, the role and database it created in a server. A spec's storage location, a
+// bare status role (a state) and free text are not.
+func TestRecordedStorage(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"spec": map[string]any{
+			"s3":     map[string]any{"bucket": "in-bucket", "path": "s3://restore-source/full"},
+			"source": "gs://watched/prefix",
+		},
+		"status": map[string]any{
+			"backupPath":    "s3://tidb-backups/demo1/2020-07-07/",
+			"postgresRole":  "app-6xq2kd",
+			"databaseName":  "app_db",
+			"role":          "primary",
+			"message":       "role app could not be dropped",
+			"lastTopicName": "orders",
+			"endpoint":      "https://s3.eu-west-1.amazonaws.com",
+		},
+	}}
+	got := strings.Join(recordedResources(obj), "; ")
+	for _, want := range []string{
+		"object storage location s3://tidb-backups/demo1/2020-07-07/ (status.backupPath)",
+		"server-side role app-6xq2kd (status.postgresRole)",
+		"server-side database app_db (status.databaseName)",
+		"server-side topic orders (status.lastTopicName)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("recordedResources lacks %q: %s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"in-bucket", "restore-source", "watched", "primary", "could not", "https://"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("recordedResources names %q: %s", unwanted, got)
+		}
+	}
+}

@@ -30,6 +30,9 @@ func recordedKind(path []string, value string) string {
 	}
 	key := strings.ToLower(path[len(path)-1])
 	joined := strings.ToLower(strings.Join(path, "."))
+	if kind := recordedStorage(path, key, value); kind != "" {
+		return kind
+	}
 	switch {
 	case key == "providerid" || key == "instanceid":
 		return "cloud instance"

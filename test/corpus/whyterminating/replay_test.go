@@ -157,6 +157,9 @@ func (r replay) run(t *testing.T) map[string]created {
 		if m.Scope.Name() != meta.RESTScopeNameNamespace {
 			d.SetNamespace("")
 		}
+		if err := bindOwners(d, byKey); err != nil {
+			t.Fatalf("%s: %v", c.key(), err)
+		}
 		status, hasStatus := d.Object["status"]
 		obj, err := c.client().Create(ctx, d, metav1.CreateOptions{})
 		if d.GetKind() == "Namespace" && apierrors.IsAlreadyExists(err) && preexisting[d.GetName()] {
@@ -231,6 +234,29 @@ func (r replay) run(t *testing.T) map[string]created {
 		recordEvent(t, c, e)
 	}
 	return byKey
+}
+
+// bindOwners gives each ownerReference of d written without a uid the uid of the replay's
+// object it names (created earlier, in d's namespace), as the API server would have known it.
+func bindOwners(d *unstructured.Unstructured, byKey map[string]created) error {
+	refs := d.GetOwnerReferences()
+	for i, r := range refs {
+		if r.UID != "" {
+			continue
+		}
+		owner, ok := byKey[r.Kind+"/"+d.GetNamespace()+"/"+r.Name]
+		if !ok {
+			owner, ok = byKey[r.Kind+"//"+r.Name]
+		}
+		if !ok {
+			return fmt.Errorf("owner %s/%s: not among the objects created before it", r.Kind, r.Name)
+		}
+		refs[i].UID = owner.obj.GetUID()
+	}
+	if len(refs) > 0 {
+		d.SetOwnerReferences(refs)
+	}
+	return nil
 }
 
 // parseDocs splits YAML documents into objects.
