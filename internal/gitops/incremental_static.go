@@ -143,9 +143,10 @@ func newStaticSkip(ctx context.Context, files gitrev.Files, changes *gitrev.Chan
 	return s
 }
 
-// skippable reports whether t need not be built at this root: see LoadPair.
-func (s *staticSkip) skippable(t *Tier, opts kbuild.Options) bool {
-	if s.off != "" || linksOf(opts) == nil || specFingerprint(t.Kustomization) == "" {
+// skippable reports whether t need not be built at this root: see LoadPair. spec is
+// specFingerprint(t.Kustomization), which the caller has already computed.
+func (s *staticSkip) skippable(t *Tier, opts kbuild.Options, spec string) bool {
+	if s.off != "" || linksOf(opts) == nil || spec == "" {
 		return false
 	}
 	if s.reader.kind(kbuild.CleanPath(t.Kustomization.Path)) != "dir" {
@@ -197,10 +198,14 @@ func (i *incremental) staticReuse(t *Tier, opts kbuild.Options) (skip, decided b
 	}
 	switch {
 	case i.base == nil && t.Inputs == nil: // the base's walk
-		if i.static == nil || !i.static.skippable(t, opts) {
+		if i.static == nil {
 			return false, false
 		}
-		t.Inputs = &Inputs{spec: specFingerprint(t.Kustomization), skipped: true}
+		spec := specFingerprint(t.Kustomization)
+		if !i.static.skippable(t, opts, spec) {
+			return false, false
+		}
+		t.Inputs = &Inputs{spec: spec, skipped: true}
 		t.Inputs.subst[0] = substFingerprint(t.Kustomization.Object, opts)
 		return true, true
 	case i.base == nil && t.NotBuilt(): // the base's build with every source
@@ -210,8 +215,9 @@ func (i *incremental) staticReuse(t *Tier, opts kbuild.Options) (skip, decided b
 		return false, false
 	case t.Inputs == nil: // the candidate's walk, of a tier the base did not build
 		fp := substFingerprint(t.Kustomization.Object, opts)
-		if i.static != nil && i.off == "" && specFingerprint(t.Kustomization) == bt.Inputs.spec &&
-			fp != "" && fp == bt.Inputs.subst[0] && i.static.skippable(t, opts) {
+		if i.static != nil && i.off == "" && fp != "" && fp == bt.Inputs.subst[0] &&
+			bt.Inputs.spec != "" && specFingerprint(t.Kustomization) == bt.Inputs.spec &&
+			i.static.skippable(t, opts, bt.Inputs.spec) {
 			in := *bt.Inputs
 			t.Inputs, t.Unchanged = &in, true
 			return true, true

@@ -54,7 +54,8 @@ type pending struct {
 	done  chan struct{}
 }
 
-func open(ctx context.Context, repo *Repo, rev string) *pending {
+// open starts reading rev, which Resolve made commit ("" for both: the working tree).
+func open(ctx context.Context, repo *Repo, rev, commit string) *pending {
 	p := &pending{ctx: ctx, rev: rev, done: make(chan struct{})}
 	if rev == "" {
 		p.files = Disk(repo.Dir)
@@ -63,7 +64,7 @@ func open(ctx context.Context, repo *Repo, rev string) *pending {
 	}
 	go func() {
 		defer close(p.done)
-		p.tree, p.err = repo.OpenTree(ctx, rev)
+		p.tree, p.err = repo.openTree(ctx, rev, commit)
 		if p.err == nil {
 			p.files = p.tree
 		}
@@ -118,7 +119,7 @@ func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisio
 	if r.Candidate.Commit == r.Base.Commit {
 		return nil, exitcode.UsageErrorf("--base %s and --candidate %s are the same commit %s: there is no change to judge", base, cand, shortCommit(r.Base.Commit))
 	}
-	r.base, r.cand = open(ctx, repo, base), open(ctx, repo, cand)
+	r.base, r.cand = open(ctx, repo, base, r.Base.Commit), open(ctx, repo, cand, r.Candidate.Commit)
 	return r, nil
 }
 

@@ -72,6 +72,12 @@ func (r *Repo) OpenTree(ctx context.Context, rev string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.openTree(ctx, rev, commit)
+}
+
+// openTree is OpenTree of rev, already resolved to commit (OpenRevisions resolves both
+// revisions first, to report an unknown one before any work).
+func (r *Repo) openTree(ctx context.Context, rev, commit string) (*Tree, error) {
 	defer progress.Begin(ctx, "listing revision %s (%s)", rev, shortCommit(commit))()
 	entries, total, err := r.listTree(ctx, commit)
 	if err != nil {

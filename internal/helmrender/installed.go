@@ -22,18 +22,21 @@ import (
 // it fails to render Helm's message is not shown: it may quote the chart's values. The render
 // runs in a render worker, bounded, as every render does.
 func DoInstalled(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, objs []*unstructured.Unstructured, opts Options) (*Render, error) {
+	// Refused even when the HelmRelease disables schema validation, unlike Do: the stored
+	// chart is the cluster's, not the repository's.
 	if err := refuseLocalSchemaRefs(c); err != nil {
-		return nil, fmt.Errorf("the installed %w", err) // Do refuses it too, but its error is hidden here
+		return nil, fmt.Errorf("the installed %w", err)
 	}
 	hr, err := Decode(u)
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := ComposeValues(ctx, hr, objs); err != nil {
+	vals, secret, err := ComposeValues(ctx, hr, objs)
+	if err != nil {
 		return nil, err // the HelmRelease's own values: their error is the repository's
 	}
 	opts.AllowNetwork, opts.Cache = false, nil
-	r, err := Do(ctx, u, c, "", objs, opts)
+	r, err := render(ctx, hr, c, "", vals, secret, opts)
 	if err != nil && !errors.Is(err, ErrBound) {
 		return nil, fmt.Errorf("rendering release %s/%s with the installed chart %s %s failed; Helm's message is not shown, as it may quote the stored chart's values", hr.GetReleaseNamespace(), ReleaseName(hr), c.Name(), c.Metadata.Version)
 	}

@@ -27,6 +27,17 @@ func TestDoInstalled(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refers to files") {
 		t.Fatalf("file reference: got %v", err)
 	}
+	// The stored chart is the cluster's: refused even when the HelmRelease turns schema
+	// validation off, where Do renders a repository's chart without looking at its schema.
+	off := obj(t, "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: apps}\nspec:\n  install: {disableSchemaValidation: true}\n  chart: {spec: {chart: web, version: 1.0.0, sourceRef: {kind: HelmRepository, name: r}}}\n")
+	_, err = helmrender.DoInstalled(context.Background(), off, storedChart(`{"$ref":"../../etc/passwd"}`), nil, helmrender.Options{InProcess: true})
+	if err == nil || !strings.Contains(err.Error(), "the installed chart web 1.0.0: values.schema.json refers to files") {
+		t.Fatalf("file reference, schema validation off: got %v", err)
+	}
+	_, err = helmrender.Do(context.Background(), off, storedChart(`{"$ref":"../../etc/passwd"}`), "", nil, helmrender.Options{InProcess: true})
+	if err == nil || strings.Contains(err.Error(), "refers to files") || !strings.Contains(err.Error(), "bad token") {
+		t.Fatalf("Do, schema validation off: got %v, want the template's own failure", err)
+	}
 	_, err = helmrender.DoInstalled(context.Background(), hr, storedChart(""), nil, helmrender.Options{InProcess: true})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "with the installed chart web 1.0.0 failed; Helm's message is not shown") {
 		t.Fatalf("failing template: got %v", err)

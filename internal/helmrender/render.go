@@ -125,6 +125,17 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 	if err != nil {
 		return nil, err
 	}
+	if !hr.GetInstall().DisableSchemaValidation {
+		if err := refuseLocalSchemaRefs(c); err != nil {
+			return nil, err
+		}
+	}
+	return render(ctx, hr, c, digest, vals, secret, opts)
+}
+
+// render is Do of the decoded hr with its composed values vals (secret: some are a Secret's),
+// the chart's schema references already checked.
+func render(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, digest string, vals map[string]any, secret bool, opts Options) (*Render, error) {
 	r := &Render{
 		Release:          hr.GetReleaseNamespace() + "/" + ReleaseName(hr),
 		StorageNamespace: hr.GetStorageNamespace(),
@@ -133,12 +144,8 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 		UpgradeCRDs:  crdPolicy(string(hr.GetUpgrade().CRDs), "Skip"),
 		SecretValues: secret,
 	}
-	if !hr.GetInstall().DisableSchemaValidation {
-		if err := refuseLocalSchemaRefs(c); err != nil {
-			return nil, err
-		}
-	}
 	var skipped []string
+	var err error
 	if !opts.AllowNetwork && !hr.GetInstall().DisableSchemaValidation {
 		if c, skipped, err = offlineSchemas(c); err != nil {
 			return nil, err

@@ -58,7 +58,7 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 		b.fullBuild = "--full"
 	} else {
 		var changes *gitrev.Changes
-		if ch, err := repo.Changes(ctx, revs.Base.Commit, revs.Candidate.Commit); err == nil {
+		if ch, err := revs.Changes(ctx, repo); err == nil {
 			changes = ch.Under(layout.SourceRoot)
 		}
 		b.base, b.cand, errB, errC = gitops.LoadPairFiles(ctx, under(baseFiles, layout), under(candFiles, layout), opts, changes)
