@@ -157,13 +157,7 @@ func (x *Explainer) derivedScan(ctx context.Context, namespace string) *Scan {
 			relist = append(relist, t.Resource)
 			continue
 		}
-		mine := TypeObjects{Resource: t.Resource}
-		for _, it := range t.Items {
-			if it.Namespace == namespace {
-				mine.Items = append(mine.Items, it)
-			}
-		}
-		s.Types = append(s.Types, mine)
+		s.Types = append(s.Types, TypeObjects{Resource: t.Resource, Items: inNamespace(t.Items, namespace)})
 	}
 	if len(relist) > 0 {
 		again := Sweep(ctx, x.c, kinds.NewCatalog(relist, nil), ScanOptions{Namespace: namespace})
@@ -171,6 +165,35 @@ func (x *Explainer) derivedScan(ctx context.Context, namespace string) *Scan {
 		s.Failed, s.Requests = again.Failed, again.Requests
 	}
 	return s
+}
+
+// inNamespace returns the items in namespace, nil when there are none. A LIST returns a type's
+// objects in storage key order, one namespace after another: their run is shared (capacity
+// cut, so that nothing appended to it reaches the next), not copied; items in any other order
+// are copied.
+func inNamespace(items []metav1.PartialObjectMetadata, namespace string) []metav1.PartialObjectMetadata {
+	lo, hi, n := -1, 0, 0
+	for i := range items {
+		if items[i].Namespace == namespace {
+			if lo < 0 {
+				lo = i
+			}
+			hi, n = i+1, n+1
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case hi-lo == n:
+		return items[lo:hi:hi]
+	}
+	out := make([]metav1.PartialObjectMetadata, 0, n)
+	for i := lo; i < hi; i++ {
+		if items[i].Namespace == namespace {
+			out = append(out, items[i])
+		}
+	}
+	return out
 }
 
 // prefetchHeld explains, concurrently, the Terminating objects of types that addContent will

@@ -125,12 +125,23 @@ func listPages(ctx context.Context, md metadata.Interface, r kinds.Resource, o S
 		if err != nil {
 			return out, err
 		}
+		// The kept items are compacted in place: the first page (for most types the only one)
+		// becomes the result without a copy.
+		kept := list.Items[:0]
 		for i := range list.Items {
 			if o.Keep != nil && !o.Keep(r, &list.Items[i]) {
 				continue
 			}
 			list.Items[i].ManagedFields = nil
-			out = append(out, list.Items[i])
+			kept = append(kept, list.Items[i])
+		}
+		clear(list.Items[len(kept):])
+		switch {
+		case len(kept) == 0:
+		case out == nil:
+			out = kept
+		default:
+			out = append(out, kept...)
 		}
 		if list.Continue == "" {
 			return out, nil
