@@ -98,6 +98,9 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 // products they belong to, and their metadata for who installed each type). They are cached:
 // an explanation that needs one waits for it, and a read that failed is its gap as before.
 func (x *Explainer) prefetchShared(ctx context.Context, wg *sync.WaitGroup) {
+	x.mu.Lock()
+	x.sharedRead = true
+	x.mu.Unlock()
 	reads := []func(){
 		func() { _, _ = x.rbac(ctx) },
 		func() { _, _ = x.workloads(ctx) },
