@@ -57,21 +57,21 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 	sem := make(chan struct{}, sweepWorkers)
 	var namespaces []Item
 	var shared sync.Once
-	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
-		if m.DeletionTimestamp == nil {
-			return true
-		}
+	// stuck starts the explanation of a Terminating object; it is apart from keep, which runs
+	// for every object listed, so that only these few copies of their resource go to the heap.
+	stuck := func(r kinds.Resource, m *metav1.PartialObjectMetadata) {
 		// Something is stuck: the cluster-wide reads its explanations share start now, beside
 		// the LISTs still under way, rather than when the first explanation needs them.
 		shared.Do(func() { x.prefetchShared(ctx, &wg) })
+		// The sweep drops managedFields from what it keeps: they are not copied either.
+		m.ManagedFields = nil
 		obj := m.DeepCopy()
-		obj.ManagedFields = nil
 		if r.Group == "" && r.Resource == "namespaces" {
 			// A namespace's content is explained once the objects above are: it reuses them.
 			mu.Lock()
 			namespaces = append(namespaces, Item{Resource: r, Object: obj})
 			mu.Unlock()
-			return true
+			return
 		}
 		wg.Add(1)
 		// The LIST goes on at once: an explanation may wait for the sweep to finish.
@@ -84,6 +84,11 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 			out = append(out, e)
 			mu.Unlock()
 		}()
+	}
+	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
+		if m.DeletionTimestamp != nil {
+			stuck(r, m)
+		}
 		return true
 	}
 	s, _ := cached(x, "scan/"+scope, func() (*Scan, error) {
