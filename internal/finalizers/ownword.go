@@ -38,7 +38,10 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 	var w ownWord
 	var gaps []report.Gap
 	if readsStatus(o) {
-		obj, err := x.readAsListed(ctx, o)
+		ri := x.c.Dynamic.Resource(o.res.GVR()).Namespace(o.obj.GetNamespace())
+		obj, err := asListed(ctx, o.obj.GetResourceVersion(), func(opts metav1.GetOptions) (*unstructured.Unstructured, error) {
+			return ri.Get(ctx, o.obj.GetName(), opts)
+		})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
@@ -55,23 +58,6 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 	}
 	w.events = events
 	return w, gaps
-}
-
-// readAsListed reads the object in full, not older than the version already read of it (by the
-// sweep's LIST, or the metadata GET of a named object): the API server answers that from its
-// watch cache, where a read at the latest version would go to etcd again, which on a sweep of
-// many stuck custom resources costs the server more than twice as much. A read the cache cannot
-// answer (it lags behind, or the object's version is unknown) is made at the latest version; a
-// refusal or a missing object is the answer either way.
-func (x *Explainer) readAsListed(ctx context.Context, o subject) (*unstructured.Unstructured, error) {
-	ri := x.c.Dynamic.Resource(o.res.GVR()).Namespace(o.obj.GetNamespace())
-	if rv := o.obj.GetResourceVersion(); rv != "" {
-		obj, err := ri.Get(ctx, o.obj.GetName(), metav1.GetOptions{ResourceVersion: rv})
-		if err == nil || apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || ctx.Err() != nil {
-			return obj, err
-		}
-	}
-	return ri.Get(ctx, o.obj.GetName(), metav1.GetOptions{})
 }
 
 // readsStatus says whether the object's full body is read for its status: only for custom and
