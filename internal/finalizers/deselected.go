@@ -60,16 +60,17 @@ func (x *Explainer) deselectedOwner(ctx context.Context, o subject, name string)
 		for _, n := range ownerNames(path) {
 			gvr := crdGVR
 			gvr.Group, gvr.Version, gvr.Resource = c.Spec.Group, version, c.Spec.Names.Plural
-			ri := x.c.Dynamic.Resource(gvr)
-			var u *unstructured.Unstructured
+			ns := ""
 			if c.Spec.Scope == apiextensionsv1.NamespaceScoped {
-				if o.obj.GetNamespace() == "" {
+				if ns = o.obj.GetNamespace(); ns == "" {
 					continue
 				}
-				u, err = ri.Namespace(o.obj.GetNamespace()).Get(ctx, n, metav1.GetOptions{})
-			} else {
-				u, err = ri.Get(ctx, n, metav1.GetOptions{})
 			}
+			// Stuck objects that carry the same finalizer in one namespace name the same owner:
+			// it is read once per command.
+			u, err := cached(x, "deselected/"+gvr.String()+"/"+ns+"/"+n, func() (*unstructured.Unstructured, error) {
+				return x.c.Dynamic.Resource(gvr).Namespace(ns).Get(ctx, n, metav1.GetOptions{})
+			})
 			switch {
 			case apierrors.IsNotFound(err):
 				continue
