@@ -6,6 +6,8 @@
 #   hack/bench-why-terminating.sh             # print the table and the ratios
 #   PROFILE=1 hack/bench-why-terminating.sh   # also write CPU and memory profiles to bin/bench/
 #   KF_BENCH_ONLY=A hack/bench-why-terminating.sh  # only -A against its floor, with its requests
+#   KF_BENCH_PROFILE=dir KF_BENCH_ONLY=A hack/bench-why-terminating.sh  # and CPU/allocation
+#                                                  # profiles of ten more -A runs alone, in dir
 #
 # Extra arguments go to `go test`. KF_SKIP_INTEGRATION keeps TestMain from starting the shared
 # integration control plane, which the benchmark does not use.

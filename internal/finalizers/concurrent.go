@@ -57,21 +57,21 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 	sem := make(chan struct{}, sweepWorkers)
 	var namespaces []Item
 	var shared sync.Once
-	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
-		if m.DeletionTimestamp == nil {
-			return true
-		}
+	// stuck starts the explanation of a Terminating object; it is apart from keep, which runs
+	// for every object listed, so that only these few copies of their resource go to the heap.
+	stuck := func(r kinds.Resource, m *metav1.PartialObjectMetadata) {
 		// Something is stuck: the cluster-wide reads its explanations share start now, beside
 		// the LISTs still under way, rather than when the first explanation needs them.
 		shared.Do(func() { x.prefetchShared(ctx, &wg) })
+		// The sweep drops managedFields from what it keeps: they are not copied either.
+		m.ManagedFields = nil
 		obj := m.DeepCopy()
-		obj.ManagedFields = nil
 		if r.Group == "" && r.Resource == "namespaces" {
 			// A namespace's content is explained once the objects above are: it reuses them.
 			mu.Lock()
 			namespaces = append(namespaces, Item{Resource: r, Object: obj})
 			mu.Unlock()
-			return true
+			return
 		}
 		wg.Add(1)
 		// The LIST goes on at once: an explanation may wait for the sweep to finish.
@@ -84,6 +84,11 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 			out = append(out, e)
 			mu.Unlock()
 		}()
+	}
+	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
+		if m.DeletionTimestamp != nil {
+			stuck(r, m)
+		}
 		return true
 	}
 	s, _ := cached(x, "scan/"+scope, func() (*Scan, error) {
@@ -98,6 +103,9 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 // products they belong to, and their metadata for who installed each type). They are cached:
 // an explanation that needs one waits for it, and a read that failed is its gap as before.
 func (x *Explainer) prefetchShared(ctx context.Context, wg *sync.WaitGroup) {
+	x.mu.Lock()
+	x.sharedRead = true
+	x.mu.Unlock()
 	reads := []func(){
 		func() { _, _ = x.rbac(ctx) },
 		func() { _, _ = x.workloads(ctx) },
@@ -157,13 +165,7 @@ func (x *Explainer) derivedScan(ctx context.Context, namespace string) *Scan {
 			relist = append(relist, t.Resource)
 			continue
 		}
-		mine := TypeObjects{Resource: t.Resource}
-		for _, it := range t.Items {
-			if it.Namespace == namespace {
-				mine.Items = append(mine.Items, it)
-			}
-		}
-		s.Types = append(s.Types, mine)
+		s.Types = append(s.Types, TypeObjects{Resource: t.Resource, Items: inNamespace(t.Items, namespace)})
 	}
 	if len(relist) > 0 {
 		again := Sweep(ctx, x.c, kinds.NewCatalog(relist, nil), ScanOptions{Namespace: namespace})
@@ -171,6 +173,35 @@ func (x *Explainer) derivedScan(ctx context.Context, namespace string) *Scan {
 		s.Failed, s.Requests = again.Failed, again.Requests
 	}
 	return s
+}
+
+// inNamespace returns the items in namespace, nil when there are none. A LIST returns a type's
+// objects in storage key order, one namespace after another: their run is shared (capacity
+// cut, so that nothing appended to it reaches the next), not copied; items in any other order
+// are copied.
+func inNamespace(items []metav1.PartialObjectMetadata, namespace string) []metav1.PartialObjectMetadata {
+	lo, hi, n := -1, 0, 0
+	for i := range items {
+		if items[i].Namespace == namespace {
+			if lo < 0 {
+				lo = i
+			}
+			hi, n = i+1, n+1
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case hi-lo == n:
+		return items[lo:hi:hi]
+	}
+	out := make([]metav1.PartialObjectMetadata, 0, n)
+	for i := lo; i < hi; i++ {
+		if items[i].Namespace == namespace {
+			out = append(out, items[i])
+		}
+	}
+	return out
 }
 
 // prefetchHeld explains, concurrently, the Terminating objects of types that addContent will

@@ -46,26 +46,31 @@ func (x *Explainer) deselectedOwner(ctx context.Context, o subject, name string)
 	if err != nil {
 		return "", []report.Gap{listGap(objectID("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", ""), "reading the CRDs of "+domain+" to find the owner "+name+" names", err)}
 	}
-	sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
-	var gaps []report.Gap
+	// The shared list is not sorted in place: other explanations read it at the same time.
+	var mine []apiextensionsv1.CustomResourceDefinition
 	for _, c := range crds {
-		if !own[c.Spec.Group] {
-			continue
+		if own[c.Spec.Group] && maySelect(c, strings.ToLower(o.res.Kind)) {
+			mine = append(mine, c)
 		}
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].Name < mine[j].Name })
+	var gaps []report.Gap
+	for _, c := range mine {
 		version := storageVersion(c)
 		for _, n := range ownerNames(path) {
 			gvr := crdGVR
 			gvr.Group, gvr.Version, gvr.Resource = c.Spec.Group, version, c.Spec.Names.Plural
-			ri := x.c.Dynamic.Resource(gvr)
-			var u *unstructured.Unstructured
+			ns := ""
 			if c.Spec.Scope == apiextensionsv1.NamespaceScoped {
-				if o.obj.GetNamespace() == "" {
+				if ns = o.obj.GetNamespace(); ns == "" {
 					continue
 				}
-				u, err = ri.Namespace(o.obj.GetNamespace()).Get(ctx, n, metav1.GetOptions{})
-			} else {
-				u, err = ri.Get(ctx, n, metav1.GetOptions{})
 			}
+			// Stuck objects that carry the same finalizer in one namespace name the same owner:
+			// it is read once per command.
+			u, err := cached(x, "deselected/"+gvr.String()+"/"+ns+"/"+n, func() (*unstructured.Unstructured, error) {
+				return x.c.Dynamic.Resource(gvr).Namespace(ns).Get(ctx, n, metav1.GetOptions{})
+			})
 			switch {
 			case apierrors.IsNotFound(err):
 				continue
@@ -103,6 +108,45 @@ func ownerNames(path string) []string {
 		out, rest = append(out, after), after
 	}
 	return out
+}
+
+// maySelect reports whether objects of the CRD can hold, in their spec, a selector that
+// specSelectors reads for objects of kind: its storage version's schema has such a field, or
+// leaves room for one (no schema, unknown fields preserved, a map of free keys). A structural
+// schema without one rules it out (the API server prunes fields it does not declare), so its
+// objects are not read for it.
+func maySelect(c apiextensionsv1.CustomResourceDefinition, kind string) bool {
+	for _, v := range c.Spec.Versions {
+		if v.Name != storageVersion(c) {
+			continue
+		}
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			return true
+		}
+		root := v.Schema.OpenAPIV3Schema
+		spec, ok := root.Properties["spec"]
+		if !ok {
+			return (root.XPreserveUnknownFields != nil && *root.XPreserveUnknownFields) || root.AdditionalProperties != nil
+		}
+		return schemaMaySelect(&spec, kind)
+	}
+	return true
+}
+
+func schemaMaySelect(s *apiextensionsv1.JSONSchemaProps, kind string) bool {
+	if (s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields) || s.AdditionalProperties != nil {
+		return true
+	}
+	for k, p := range s.Properties {
+		lk := strings.ToLower(k)
+		if kind != "" && strings.Contains(lk, kind) && (strings.HasSuffix(lk, "selector") || strings.HasSuffix(lk, "selectors")) {
+			return true
+		}
+		if schemaMaySelect(&p, kind) {
+			return true
+		}
+	}
+	return false
 }
 
 type fieldSelector struct {

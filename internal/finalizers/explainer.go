@@ -29,6 +29,9 @@ type Explainer struct {
 	cache map[string]any
 	// filling holds a channel per cache key being filled, closed when its value is stored.
 	filling map[string]chan struct{}
+	// sharedRead is set once a sweep has started the cluster-wide reads its explanations share
+	// (prefetchShared): what can be derived from them is not read again.
+	sharedRead bool
 }
 
 // New returns an Explainer for the cluster behind c, resolving kinds through catalog.

@@ -23,7 +23,9 @@ var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io",
 // deletions, CRD conversion webhooks that make a type unlistable, unavailable APIServices. Any
 // other spec finalizer is attributed to whoever may update namespaces/finalize.
 func (x *Explainer) namespaceFinalizers(ctx context.Context, o subject, e *Explanation) []Finalizer {
-	ns, err := x.c.Kube.CoreV1().Namespaces().Get(ctx, o.obj.GetName(), metav1.GetOptions{})
+	ns, err := asListed(ctx, o.obj.GetResourceVersion(), func(opts metav1.GetOptions) (*corev1.Namespace, error) {
+		return x.c.Kube.CoreV1().Namespaces().Get(ctx, o.obj.GetName(), opts)
+	})
 	if err != nil {
 		f := Finalizer{Name: "kubernetes", RemovedBy: "kube-controller-manager (namespace controller)", WaitsFor: "every object in the namespace is deleted"}
 		f.Incomplete = append(f.Incomplete, getGap(o.ref().ID(), "reading namespace "+o.obj.GetName(), err))

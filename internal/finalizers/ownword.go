@@ -38,7 +38,10 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 	var w ownWord
 	var gaps []report.Gap
 	if readsStatus(o) {
-		obj, err := x.c.Dynamic.Resource(o.res.GVR()).Namespace(o.obj.GetNamespace()).Get(ctx, o.obj.GetName(), metav1.GetOptions{})
+		ri := x.c.Dynamic.Resource(o.res.GVR()).Namespace(o.obj.GetNamespace())
+		obj, err := asListed(ctx, o.obj.GetResourceVersion(), func(opts metav1.GetOptions) (*unstructured.Unstructured, error) {
+			return ri.Get(ctx, o.obj.GetName(), opts)
+		})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:

@@ -17,6 +17,9 @@ import (
 // scanWorkers bounds the LISTs in flight during a sweep.
 const scanWorkers = 16
 
+// maxPrealloc bounds the room made in advance for the items of one type's later pages.
+const maxPrealloc = 100_000
+
 // TypeObjects are the objects of one resource type found by a sweep.
 type TypeObjects struct {
 	Resource kinds.Resource
@@ -125,12 +128,28 @@ func listPages(ctx context.Context, md metadata.Interface, r kinds.Resource, o S
 		if err != nil {
 			return out, err
 		}
+		// The kept items are compacted in place: the first page (for most types the only one)
+		// becomes the result without a copy.
+		kept := list.Items[:0]
 		for i := range list.Items {
 			if o.Keep != nil && !o.Keep(r, &list.Items[i]) {
 				continue
 			}
 			list.Items[i].ManagedFields = nil
-			out = append(out, list.Items[i])
+			kept = append(kept, list.Items[i])
+		}
+		clear(list.Items[len(kept):])
+		switch {
+		case len(kept) == 0:
+		case out == nil && list.Continue != "" && list.RemainingItemCount != nil && *list.RemainingItemCount > 0:
+			// More pages follow, and the server says how many items: room for them all at
+			// once, rather than growing page by page (bounded: the count is the server's word).
+			out = make([]metav1.PartialObjectMetadata, 0, len(kept)+int(min(*list.RemainingItemCount, maxPrealloc)))
+			out = append(out, kept...)
+		case out == nil:
+			out = kept
+		default:
+			out = append(out, kept...)
 		}
 		if list.Continue == "" {
 			return out, nil

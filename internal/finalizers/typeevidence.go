@@ -84,9 +84,22 @@ func (x *Explainer) crdMetadata(ctx context.Context, name string) (*metav1.Parti
 	})
 }
 
-// crdsMetadata lists the metadata of every CRD once per command, by name.
+// crdsMetadata lists the metadata of every CRD once per command, by name. A sweep reads every
+// CRD in full anyway (prefetchShared): their metadata is taken from that list when it succeeds.
 func (x *Explainer) crdsMetadata(ctx context.Context) (map[string]*metav1.PartialObjectMetadata, error) {
 	return cached(x, "crds-metadata", func() (map[string]*metav1.PartialObjectMetadata, error) {
+		x.mu.Lock()
+		shared := x.sharedRead
+		x.mu.Unlock()
+		if shared {
+			if crds, err := x.crds(ctx); err == nil {
+				out := make(map[string]*metav1.PartialObjectMetadata, len(crds))
+				for i := range crds {
+					out[crds[i].Name] = &metav1.PartialObjectMetadata{TypeMeta: crds[i].TypeMeta, ObjectMeta: crds[i].ObjectMeta}
+				}
+				return out, nil
+			}
+		}
 		l, err := x.c.Metadata.Resource(crdGVR).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err

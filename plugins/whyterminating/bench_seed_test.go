@@ -219,8 +219,9 @@ type benchProxy struct {
 }
 
 // benchTimeline marks when a client's requests happened: the first one, the span of the LISTs
-// in the benchmark namespace (the sweep), and the end of the last one.
-type benchTimeline struct{ first, sweepStart, sweepEnd, last time.Time }
+// in the benchmark namespace (the sweep), the span of every metadata-only LIST (the sweep of
+// -A), and the end of the last one.
+type benchTimeline struct{ first, sweepStart, sweepEnd, metaStart, metaEnd, last time.Time }
 
 // RoundTrip forwards a request and records it.
 func (p *benchProxy) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -241,6 +242,12 @@ func (p *benchProxy) RoundTrip(r *http.Request) (*http.Response, error) {
 			t.sweepStart = start
 		}
 		t.sweepEnd = end
+	}
+	if class == "list" && strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata") {
+		if t.metaStart.IsZero() {
+			t.metaStart = start
+		}
+		t.metaEnd = end
 	}
 	t.last = end
 	return resp, err
@@ -281,13 +288,14 @@ func (p *benchProxy) reset() (map[string]int, benchTimeline) {
 	return c, t
 }
 
-// resetDetail returns the per-resource breakdown so far and starts again from zero.
-func (p *benchProxy) resetDetail() map[string]int {
+// resetDetail returns the per-resource breakdown and the timeline so far and starts again
+// from zero.
+func (p *benchProxy) resetDetail() (map[string]int, benchTimeline) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	d := p.detail
+	d, t := p.detail, p.timeline
 	p.counts, p.timeline, p.detail = map[string]int{}, benchTimeline{}, map[string]int{}
-	return d
+	return d, t
 }
 
 // benchDetail names a request by its class, resource (group/resource, namespaced or not) and

@@ -157,6 +157,7 @@ type benchResult struct {
 	why, whyBin, scan, floor, idiom benchTiming
 	// whyAll and floorAll are `-A` and its floor: one discovery plus one LIST per type.
 	whyAll, floorAll                      benchTiming
+	whyAllCPU, floorAllCPU                benchCPUs
 	rssKiB                                int64
 	floorLists, floorAllLists, idiomLines int
 	cold, warm, idiomReqs                 map[string]int
@@ -164,6 +165,8 @@ type benchResult struct {
 	allDetail map[string]int
 	timeline  benchTimeline
 	phases    string
+	// allPhases splits the -A run through the proxy like phases.
+	allPhases string
 }
 
 // measure runs every contender; the fast ones benchReps times, in an order rotated every
@@ -193,11 +196,15 @@ func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 			r.why = append(r.why, d)
 		},
 		func() {
-			d, n := f.runFloorAll(ctx, b)
-			r.floorAll, r.floorAllLists = append(r.floorAll, d), n
+			var d time.Duration
+			var n int
+			cpu := f.cpuOf(b, func() { d, n = f.runFloorAll(ctx, b) })
+			r.floorAll, r.floorAllLists, r.floorAllCPU = append(r.floorAll, d), n, append(r.floorAllCPU, cpu)
 		},
 		func() {
-			r.whyAll = append(r.whyAll, f.runInProcessAll(ctx, b, f.flags))
+			var d time.Duration
+			cpu := f.cpuOf(b, func() { d = f.runInProcessAll(ctx, b, f.flags) })
+			r.whyAll, r.whyAllCPU = append(r.whyAll, d), append(r.whyAllCPU, cpu)
 		},
 		func() {
 			d, rss := f.runBinary(ctx, b, f.flags)
@@ -216,10 +223,14 @@ func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 			contenders[(round+i)%len(contenders)]()
 		}
 	}
+	f.profileAll(ctx, b)
 	if os.Getenv("KF_BENCH_ONLY") == "A" {
 		f.proxy.reset()
-		f.runInProcessAll(ctx, b, f.proxy.flags)
-		r.allDetail = f.proxy.resetDetail()
+		t0 := time.Now()
+		d := f.runInProcessAll(ctx, b, f.proxy.flags)
+		var t benchTimeline
+		r.allDetail, t = f.proxy.resetDetail()
+		r.allPhases = t.phasesAll(t0, t0.Add(d))
 		return r
 	}
 	d, lines := f.runIdiom(ctx, b, f.flags)
@@ -234,8 +245,11 @@ func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 	r.phases = r.timeline.phases(t0, t0.Add(d))
 	f.runIdiom(ctx, b, f.proxy.flags)
 	r.idiomReqs, _ = f.proxy.reset()
-	f.runInProcessAll(ctx, b, f.proxy.flags)
-	r.allDetail = f.proxy.resetDetail()
+	t0 = time.Now()
+	d = f.runInProcessAll(ctx, b, f.proxy.flags)
+	var t benchTimeline
+	r.allDetail, t = f.proxy.resetDetail()
+	r.allPhases = t.phasesAll(t0, t0.Add(d))
 	return r
 }
 
@@ -356,10 +370,10 @@ func (r benchResult) report(b *testing.B) {
 	allRow := func(name string, t benchTiming, reqs string) {
 		fmt.Fprintf(w, "%s\t%8.0f\t%s\t%6.2fx\t\t%s\n", name, benchMS(t.median()), t.spread(), float64(t.median())/float64(floorAll), reqs)
 	}
-	allRow("floor -A: discovery + parallel metadata LIST", r.floorAll, fmt.Sprintf("%d list", r.floorAllLists))
-	allRow("why-terminating -A, in process", r.whyAll, fmt.Sprintf("%d through the proxy", benchTotal(r.allDetail)))
+	allRow("floor -A: discovery + parallel metadata LIST", r.floorAll, fmt.Sprintf("%d list; %s", r.floorAllLists, r.floorAllCPU))
+	allRow("why-terminating -A, in process", r.whyAll, fmt.Sprintf("%d through the proxy; %s", benchTotal(r.allDetail), r.whyAllCPU))
 	w.Flush()
-	b.Logf("requests of one -A run through the proxy, by resource:\n%s", benchFormatDetail(r.allDetail))
+	b.Logf("one -A run through the proxy: %s; its requests by resource:\n%s", r.allPhases, benchFormatDetail(r.allDetail))
 	b.Logf("median of %d runs (idiom: 1 run, %d lines of output)\n%s\nbinary through the proxy: %s\npeak RSS of kubectl-why_terminating: %.1f MB (target < 150)\nwhy-terminating is %.1fx faster than the idiom (target >= 20) and %.2fx the floor (target <= 1.5); -A is %.2fx its floor (target <= 1.25)",
 		benchReps, r.idiomLines, s.String(), r.phases, float64(r.rssKiB)/1024, float64(idiom)/float64(why), float64(why)/float64(floor), float64(whyAll)/float64(floorAll))
 }
@@ -370,8 +384,8 @@ func (r benchResult) reportAll(b *testing.B) {
 	b.ReportMetric(float64(whyAll)/float64(floorAll), "x-of-floor-A")
 	b.ReportMetric(benchMS(whyAll), "why-A-ms")
 	b.ReportMetric(benchMS(floorAll), "floor-A-ms")
-	b.Logf("median of %d runs, -A only\nfloor -A: discovery + parallel metadata LIST  %.0f ms (%s), %d list\nwhy-terminating -A, in process  %.0f ms (%s), %d requests through the proxy\n-A is %.2fx its floor (target <= 1.25)\nrequests of one -A run through the proxy, by resource:\n%s",
-		benchReps, benchMS(floorAll), r.floorAll.spread(), r.floorAllLists, benchMS(whyAll), r.whyAll.spread(), benchTotal(r.allDetail), float64(whyAll)/float64(floorAll), benchFormatDetail(r.allDetail))
+	b.Logf("median of %d runs, -A only\nfloor -A: discovery + parallel metadata LIST  %.0f ms (%s), %d list; %s\nwhy-terminating -A, in process  %.0f ms (%s), %d requests through the proxy; %s\n-A is %.2fx its floor (target <= 1.25)\nload average at the end: %s\none -A run through the proxy: %s; its requests by resource:\n%s",
+		benchReps, benchMS(floorAll), r.floorAll.spread(), r.floorAllLists, r.floorAllCPU, benchMS(whyAll), r.whyAll.spread(), benchTotal(r.allDetail), r.whyAllCPU, float64(whyAll)/float64(floorAll), benchLoad(), r.allPhases, benchFormatDetail(r.allDetail))
 }
 
 // benchTiming is the wall times of one contender over the repetitions.
@@ -391,6 +405,13 @@ func (t benchTiming) spread() string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f-%.0f", benchMS(slices.Min(t)), benchMS(slices.Max(t)))
+}
+
+// phasesAll splits an -A run's wall time, from start to exit, at its first request, the first
+// and last metadata-only LIST (the sweep) and its last request.
+func (t benchTimeline) phasesAll(start, exit time.Time) string {
+	return fmt.Sprintf("%.0f ms to the first request, %.0f ms to the first metadata LIST, %.0f ms of metadata LISTs, %.0f ms to the last request, %.0f ms of explaining, output and exit after it",
+		benchMS(t.first.Sub(start)), benchMS(t.metaStart.Sub(t.first)), benchMS(t.metaEnd.Sub(t.metaStart)), benchMS(t.last.Sub(t.metaEnd)), benchMS(exit.Sub(t.last)))
 }
 
 // phases splits a client's wall time, from start to exit, at its first request and the
