@@ -12,9 +12,10 @@ import (
 // resultAPIVersion versions the live Result schema and repoAPIVersion the RepoResult one
 // (docs/report.md). The live result moved to v1beta2 when reconciliations in progress left
 // rootCauses for progressing, a revision being applied stopped being a revisionLag, and HEALTHY
-// came to need the controllers found alive.
+// came to need the controllers found alive; to v1beta3 when its gaps were typed; and to v1beta4
+// when warnings[] (lines) became unchecked[] (gaps).
 const (
-	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta3"
+	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta4"
 	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta2"
 )
 
@@ -72,9 +73,10 @@ type Result struct {
 	flux.Chain
 	// Incomplete are the reads of Flux objects that failed: the result is UNKNOWN (exit 2).
 	Incomplete []report.Gap `json:"incomplete,omitempty"`
-	// Warnings name reads about a root cause's objects that failed (API discovery, the object a
-	// health check waits on): noted, they do not change the verdict.
-	Warnings []string `json:"warnings"`
+	// Unchecked are the reads about a root cause's objects that failed (API discovery, the
+	// object a health check waits on, the explanation of an object being deleted), as gaps:
+	// noted, they do not change the verdict.
+	Unchecked []report.Gap `json:"unchecked"`
 	// Liveness is what was found of the controllers that write the chain's status (their
 	// Deployments and pods) and of statuses older than their interval explains; nil when not
 	// looked at (a result not made by Plan).

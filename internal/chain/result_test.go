@@ -20,7 +20,7 @@ func TestVerdictWithGaps(t *testing.T) {
 	}{
 		{"live read failed", "UNKNOWN", func() string { r := &Result{Incomplete: gap}; r.finish(nil); return r.Verdict }},
 		{"drill warning only", "HEALTHY", func() string {
-			r := &Result{Warnings: []string{"API discovery: timeout"}}
+			r := &Result{Unchecked: []report.Gap{{Op: report.OpDiscover, Reason: report.GapTimeout, What: "API discovery", Error: "timeout"}}}
 			r.finish(nil)
 			return r.Verdict
 		}},

@@ -23,10 +23,10 @@ func PrintText(w io.Writer, res *Result, p output.Palette) error {
 	addLiveness(root, res.Liveness, p)
 	res.AddText(root, p)
 	output.AddIncomplete(root, res.Incomplete, p)
-	if len(res.Warnings) > 0 {
+	if len(res.Unchecked) > 0 {
 		sec := root.Add(p.Warn("WARNINGS (the root causes' objects may be incompletely explained)"))
-		for _, wr := range res.Warnings {
-			sec.AddMessage("", wr)
+		for _, g := range res.Unchecked {
+			sec.AddMessage("", g.String())
 		}
 	}
 	return root.Render(w, p)
