@@ -19,6 +19,16 @@ func (k Kustomization) GapID() report.ObjectID {
 	return report.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: k.Namespace, Name: k.Name}
 }
 
+// idSubject is the object a Flux inventory id names, as a subject; empty (not known) when the
+// id names none.
+func idSubject(id string) report.ObjectID {
+	r, err := ParseID(id)
+	if err != nil {
+		return report.ObjectID{}
+	}
+	return r.GapID()
+}
+
 // tierGapID is the Kustomization (or ResourceSet) of a built tier as a gap's subject.
 func tierGapID(t *gitops.Tier) report.ObjectID {
 	k := toRetire(t.Kustomization)
@@ -28,7 +38,7 @@ func tierGapID(t *gitops.Tier) report.ObjectID {
 
 // helmReleaseID is the HelmRelease namespace/name as a gap's subject.
 func helmReleaseID(namespace, name string) report.ObjectID {
-	return report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: helmReleaseKind, Namespace: namespace, Name: name}
+	return report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: namespace, Name: name}
 }
 
 // notJudged is a change that was not judged, not for a failed read but for what it is (a

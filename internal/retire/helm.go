@@ -254,12 +254,13 @@ func HelmUnseen(rs []Removal) []report.Gap {
 
 // HelmStateless notes every removed HelmRelease whose uninstall is shown to delete no
 // chart-made state (HelmUninstall.Stateless), with that evidence.
-func HelmStateless(rs []Removal) []string {
-	var out []string
+func HelmStateless(rs []Removal) []report.Note {
+	var out []report.Note
 	for i := range rs {
 		r := &rs[i]
 		if h := r.Helm; h != nil && h.NoUninstall == "" && h.Stateless != "" && r.Persistent == nil && r.Live == nil && (r.Outcome == Pruned || r.Outcome == Moved) {
-			out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): deleting it uninstalls release %s; %s", r.Object.Namespace, r.Object.Name, r.Kustomization, h.Release, h.Stateless))
+			out = append(out, report.Note{Code: report.NoteHelmUninstallStateless, Subject: r.Object.GapID(),
+				Message: fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): deleting it uninstalls release %s; %s", r.Object.Namespace, r.Object.Name, r.Kustomization, h.Release, h.Stateless)})
 		}
 	}
 	return out

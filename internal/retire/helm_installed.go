@@ -169,9 +169,9 @@ func refsText(rs []Ref) string {
 
 // HelmDrifts is one warning per HelmRelease whose installed release and render disagree, as the
 // removals carry it (an uninstall's or an upgrade's): the verdict rests on what is installed.
-func HelmDrifts(rs []Removal) []string {
+func HelmDrifts(rs []Removal) []report.Note {
 	seen := map[string]bool{}
-	var out []string
+	var out []report.Note
 	for i := range rs {
 		var d *HelmDrift
 		var who, release string
@@ -187,7 +187,9 @@ func HelmDrifts(rs []Removal) []string {
 			continue
 		}
 		seen[who] = true
-		out = append(out, fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text()))
+		ns, name, _ := strings.Cut(who, "/")
+		out = append(out, report.Note{Code: report.NoteHelmReleaseDrifted, Subject: helmReleaseID(ns, name),
+			Message: fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text())})
 	}
 	return out
 }

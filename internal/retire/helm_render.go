@@ -62,24 +62,26 @@ type helmSides struct {
 }
 
 // notes are what the renders of both sides say they did otherwise than helm-controller (the
-// remote schemas they did not fetch), each once, sorted: a warning, as the render is used.
-func (s *helmSides) notes() []string {
+// remote schemas they did not fetch), each once, about the first HelmRelease (by inventory id)
+// whose render said it, sorted: a warning, as the render is used.
+func (s *helmSides) notes() []report.Note {
 	seen := map[string]bool{}
-	var out []string
+	var out []report.Note
 	for _, side := range []map[string]*rendered{s.base, s.cand} {
-		for _, r := range side {
+		for _, id := range slices.Sorted(maps.Keys(side)) {
+			r := side[id]
 			if r == nil || r.render == nil {
 				continue
 			}
 			for _, n := range r.render.Notes {
 				if !seen[n] {
 					seen[n] = true
-					out = append(out, n)
+					out = append(out, report.Note{Code: report.NoteHelmSchemaNotFetched, Subject: idSubject(id), Message: n})
 				}
 			}
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b report.Note) int { return strings.Compare(a.Message, b.Message) })
 	return out
 }
 
@@ -228,7 +230,7 @@ func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 // storage; one that cannot be read is a line of incomplete, never the base render instead.
 // Each release compared leaves a line of evidence: what was rendered, against what, and how
 // many of its objects the upgrade deletes, so a SAFE says what it rests on.
-func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete []report.Gap, warnings, evidence []string) {
+func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete, unchecked []report.Gap, evidence []report.Note) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
 			id := RefOf(c).ID()
@@ -242,7 +244,7 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 					What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization.ID()),
 					Error: fmt.Sprintf("the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", err)}
 				if errors.Is(err, charts.ErrUnavailable) {
-					warnings = append(warnings, gap.String())
+					unchecked = append(unchecked, gap)
 				} else {
 					incomplete = append(incomplete, gap)
 				}
@@ -281,10 +283,10 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 				rs = append(rs, Removal{Object: ref, ID: ref.ID(), Kustomization: u.Kustomization.ID(), base: o, HelmDrop: &d})
 				deleted++
 			}
-			evidence = append(evidence, dropEvidence(name, u.Kustomization.ID(), drop, len(old), deleted))
+			evidence = append(evidence, report.Note{Code: report.NoteHelmReleaseCompared, Subject: RefOf(c).GapID(), Message: dropEvidence(name, u.Kustomization.ID(), drop, len(old), deleted)})
 		}
 	}
-	return rs, incomplete, warnings, evidence
+	return rs, incomplete, unchecked, evidence
 }
 
 // dropEvidence is the line a compared release leaves: "HelmRelease ns/web (Kustomization
@@ -327,7 +329,7 @@ func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
 // a HelmRelease whose chart cannot be had and whose values alone the candidate changes is
 // rendered with the chart of its installed release instead (onInstalled), and notes carry that
 // evidence.
-func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed *liveReleases) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete []report.Gap, warnings, notes []string) {
+func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed *liveReleases) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, unchecked []report.Gap, warnings, notes []report.Note) {
 	sides := h.renderHelm(ctx, base, cand, units)
 	notes = h.onInstalled(ctx, sides, base, cand, units, installed)
 	for i := range rs {
@@ -343,8 +345,8 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 			}
 		}
 	}
-	drops, incomplete, warnings, evidence := sides.helmDrops(units, installed)
-	warnings = append(warnings, sides.notes()...)
+	drops, incomplete, unchecked, evidence := sides.helmDrops(units, installed)
+	warnings = sides.notes()
 	notes = append(notes, evidence...)
 	out = append(rs, drops...)
 	sortRemovals(out)
@@ -359,5 +361,5 @@ func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units [
 		v.Candidate = slices.DeleteFunc(slices.Clone(u.Candidate), func(o *unstructured.Unstructured) bool { return judged[RefOf(o).ID()] })
 		retargetUnits = append(retargetUnits, v)
 	}
-	return out, retargetUnits, judged, incomplete, warnings, notes
+	return out, retargetUnits, judged, incomplete, unchecked, warnings, notes
 }

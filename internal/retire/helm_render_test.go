@@ -2,11 +2,13 @@ package retire
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/report"
@@ -49,9 +51,9 @@ func TestHelmDrops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &helmSides{base: map[string]*rendered{id: tc.base}, cand: map[string]*rendered{id: tc.cand}}
-			rs, incomplete, warnings, _ := s.helmDrops(units, nil)
-			if len(incomplete)+len(warnings) > 0 {
-				t.Fatalf("incomplete %v, warnings %v", incomplete, warnings)
+			rs, incomplete, unchecked, _ := s.helmDrops(units, nil)
+			if len(incomplete)+len(unchecked) > 0 {
+				t.Fatalf("incomplete %v, unchecked %v", incomplete, unchecked)
 			}
 			Judge(rs, units, k)
 			var got []string
@@ -80,9 +82,15 @@ func TestHelmDropsFailedRender(t *testing.T) {
 	units := []Unit{{Kustomization: Kustomization{Namespace: "flux-system", Name: "apps"}, Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
 	id := RefOf(hr).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("a")}, cand: map[string]*rendered{id: {err: errors.New("template: app/templates/x.yaml:3: nil pointer")}}}
-	_, incomplete, warnings, _ := s.helmDrops(units, nil)
-	if len(incomplete) != 1 || len(warnings) != 0 || !strings.Contains(incomplete[0].What, "HelmRelease x/app (Kustomization flux-system/apps)") || incomplete[0].Op != report.OpRender || incomplete[0].Reason != report.GapBuildFailed || incomplete[0].Subject.Name != "app" {
-		t.Fatalf("incomplete %v warnings %v", incomplete, warnings)
+	_, incomplete, unchecked, _ := s.helmDrops(units, nil)
+	if len(incomplete) != 1 || len(unchecked) != 0 || !strings.Contains(incomplete[0].What, "HelmRelease x/app (Kustomization flux-system/apps)") || incomplete[0].Op != report.OpRender || incomplete[0].Reason != report.GapBuildFailed || incomplete[0].Subject.Name != "app" {
+		t.Fatalf("incomplete %v unchecked %v", incomplete, unchecked)
+	}
+	s.cand[id] = &rendered{err: fmt.Errorf("%w: app", charts.ErrUnavailable)}
+	_, incomplete, unchecked, _ = s.helmDrops(units, nil)
+	if len(incomplete) != 0 || len(unchecked) != 1 || unchecked[0].Op != report.OpRender || unchecked[0].Subject != RefOf(hr).GapID() ||
+		!strings.Contains(unchecked[0].String(), "HelmRelease x/app (Kustomization flux-system/apps): the candidate changes what it renders from, and it could not be rendered") {
+		t.Fatalf("chart unavailable: incomplete %v unchecked %v, want one unchecked gap", incomplete, unchecked)
 	}
 }
 
@@ -120,8 +128,9 @@ func TestHelmDropsEvidence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: tc.cand}}
 			_, _, _, evidence := s.helmDrops(units, nil)
-			if len(evidence) != 1 || !strings.Contains(evidence[0], "HelmRelease x/app (Kustomization flux-system/apps)") ||
-				!strings.Contains(evidence[0], "compared with its base render") || !strings.Contains(evidence[0], tc.want) {
+			if len(evidence) != 1 || evidence[0].Code != report.NoteHelmReleaseCompared || evidence[0].Subject != RefOf(base).GapID() ||
+				!strings.Contains(evidence[0].Message, "HelmRelease x/app (Kustomization flux-system/apps)") ||
+				!strings.Contains(evidence[0].Message, "compared with its base render") || !strings.Contains(evidence[0].Message, tc.want) {
 				t.Fatalf("evidence %q, want one line naming the release, the base render and %q", evidence, tc.want)
 			}
 		})
@@ -134,9 +143,10 @@ func TestHelmRenderNotes(t *testing.T) {
 	note := "chart a 1.0.0: values.schema.json refers to 1 remote schema(s)"
 	b, c := renderOf("a"), renderOf("a")
 	b.render.Notes, c.render.Notes = []string{note}, []string{note}
-	s := &helmSides{base: map[string]*rendered{"x": b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{"x": c}}
-	if got := s.notes(); len(got) != 1 || got[0] != note {
-		t.Fatalf("notes %q", got)
+	id := "x_app_helm.toolkit.fluxcd.io_HelmRelease"
+	s := &helmSides{base: map[string]*rendered{id: b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{id: c}}
+	if got := s.notes(); len(got) != 1 || got[0] != (report.Note{Code: report.NoteHelmSchemaNotFetched, Subject: helmReleaseID("x", "app"), Message: note}) {
+		t.Fatalf("notes %+v", got)
 	}
 }
 
@@ -196,7 +206,8 @@ func TestHelmUninstallDrift(t *testing.T) {
 		len(h.Deleted) != 1 || h.Deleted[0].Object.Name != "app-old" || h.Installed == "" {
 		t.Fatalf("%+v", h)
 	}
-	if got := HelmDrifts([]Removal{{Object: r.Object, Helm: h}}); len(got) != 1 || !strings.Contains(got[0], "HelmRelease x/app (release x/app): the installed release and the render of chart app-template 1.0.0 at base disagree") {
+	if got := HelmDrifts([]Removal{{Object: r.Object, Helm: h}}); len(got) != 1 || got[0].Code != report.NoteHelmReleaseDrifted || got[0].Subject != helmReleaseID("x", "app") ||
+		!strings.Contains(got[0].Message, "HelmRelease x/app (release x/app): the installed release and the render of chart app-template 1.0.0 at base disagree") {
 		t.Fatalf("%q", got)
 	}
 }
