@@ -13,10 +13,11 @@ import (
 // (docs/report.md). The live result moved to v1beta2 when reconciliations in progress left
 // rootCauses for progressing, a revision being applied stopped being a revisionLag, and HEALTHY
 // came to need the controllers found alive; to v1beta3 when its gaps were typed; and to v1beta4
-// when warnings[] (lines) became unchecked[] (gaps).
+// when warnings[] (lines) became unchecked[] (gaps). The --repo result moved to v1beta3 when
+// undecoded[] (lines) became gaps.
 const (
 	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta4"
-	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta2"
+	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta3"
 )
 
 // APIVersion is the apiVersion of the plugin's live reports and RepoAPIVersion of its --repo
@@ -180,7 +181,7 @@ type RepoResult struct {
 	NotCovered []string `json:"notCovered,omitempty"`
 	// Undecoded are Flux objects whose spec did not decode: the chain holds what could be read
 	// of them, and the verdict cannot be CLEAN.
-	Undecoded []string `json:"undecoded,omitempty"`
+	Undecoded []report.Gap `json:"undecoded,omitempty"`
 	// Unrendered are the HelmReleases whose chart could not be rendered (--charts,
 	// --chart-cache, --allow-network): the CRDs they install are not known, and crd-order
 	// notes those CRDs as not verifiable.

@@ -41,6 +41,7 @@ func TestNotesAndWarningsAreTyped(t *testing.T) {
 	want := map[string]reflect.Type{
 		"incomplete": reflect.TypeFor[[]report.Gap](),
 		"unchecked":  reflect.TypeFor[[]report.Gap](),
+		"undecoded":  reflect.TypeFor[[]report.Gap](),
 		"warnings":   reflect.TypeFor[[]report.Note](),
 		"notes":      reflect.TypeFor[[]report.Note](),
 	}

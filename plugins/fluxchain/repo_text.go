@@ -48,7 +48,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	if len(res.Undecoded) > 0 {
 		sec := root.Add(p.Warn(fmt.Sprintf("NOT DECODED (%d): drawn from what could be read", len(res.Undecoded))))
 		for _, u := range res.Undecoded {
-			sec.Add(u)
+			sec.Add(u.String())
 		}
 	}
 	if len(res.Unrendered) > 0 {
