@@ -14,7 +14,7 @@ import (
 // rootCauses for progressing, a revision being applied stopped being a revisionLag, and HEALTHY
 // came to need the controllers found alive; to v1beta3 when its gaps were typed; and to v1beta4
 // when warnings[] (lines) became unchecked[] (gaps). The --repo result moved to v1beta3 when
-// undecoded[] (lines) became gaps.
+// undecoded[] and unrendered[] (lines) became gaps.
 const (
 	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta4"
 	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta3"
@@ -183,9 +183,9 @@ type RepoResult struct {
 	// of them, and the verdict cannot be CLEAN.
 	Undecoded []report.Gap `json:"undecoded,omitempty"`
 	// Unrendered are the HelmReleases whose chart could not be rendered (--charts,
-	// --chart-cache, --allow-network): the CRDs they install are not known, and crd-order
-	// notes those CRDs as not verifiable.
-	Unrendered []string `json:"unrendered,omitempty"`
+	// --chart-cache, --allow-network), as gaps: the CRDs they install are not known, and
+	// crd-order notes those CRDs as not verifiable.
+	Unrendered []report.Gap `json:"unrendered,omitempty"`
 	// FailOn is the severity at which a finding fails the run.
 	FailOn lint.Severity `json:"failOn"`
 	// Diff is what the working tree changes over the base revision, with --base only

@@ -42,6 +42,7 @@ func TestNotesAndWarningsAreTyped(t *testing.T) {
 		"incomplete": reflect.TypeFor[[]report.Gap](),
 		"unchecked":  reflect.TypeFor[[]report.Gap](),
 		"undecoded":  reflect.TypeFor[[]report.Gap](),
+		"unrendered": reflect.TypeFor[[]report.Gap](),
 		"warnings":   reflect.TypeFor[[]report.Note](),
 		"notes":      reflect.TypeFor[[]report.Note](),
 	}
