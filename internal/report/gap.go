@@ -168,8 +168,8 @@ func (o ObjectID) Named(name string) ObjectID {
 	return o
 }
 
-// GapLines is each gap's String, in order: for a list that is not under "incomplete" and keeps
-// its lines (warnings that do not make a verdict UNKNOWN).
+// GapLines is each gap's String, in order, for text: a printer's line or an error's message.
+// A report never holds them: its gaps stay typed (incomplete[], unchecked[]).
 func GapLines(gaps []Gap) []string {
 	var out []string
 	for _, g := range gaps {
