@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // Unit is one Kustomization with what its path builds to at base and at candidate.
@@ -126,7 +128,7 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 	}
 	var out []Removal
 	for _, u := range units {
-		cand := ids(u.Candidate)
+		cand := inventory.IDs(u.Candidate)
 		inv := map[string]bool{}
 		for _, id := range u.Inventory {
 			inv[id] = true
@@ -161,14 +163,6 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 	return out, unparsed
 }
 
-func ids(objs []*unstructured.Unstructured) map[string]bool {
-	m := make(map[string]bool, len(objs))
-	for _, o := range objs {
-		m[RefOf(o).ID()] = true
-	}
-	return m
-}
-
 func sortRemovals(rs []Removal) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		if rs[i].Kustomization != rs[j].Kustomization {
@@ -188,7 +182,7 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 		byID[u.Kustomization.ID()] = u
 	}
 	all := allBase(units)
-	sources := chartSources(all)
+	sources := helmjudge.ChartSources(all)
 	var cand []*unstructured.Unstructured
 	for _, u := range units {
 		cand = append(cand, u.Candidate...)
@@ -200,7 +194,7 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 			continue
 		}
 		if r.Outcome == Upgraded {
-			continue // HelmUpgrades judged it
+			continue // helmUpgrades judged it
 		}
 		u := byID[r.Kustomization]
 		r.OptOut = optOut(u, r)

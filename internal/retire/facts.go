@@ -53,11 +53,11 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 	case "CustomResourceDefinition.apiextensions.k8s.io":
 		l.Count = lc.crCount(ctx, obj, l)
 	case helmReleaseKind:
-		l.Helm = lc.helmFacts(ctx, obj, l)
+		l.Helm = lc.helmReader().Facts(ctx, obj, &l.Incomplete)
 	case "StatefulSet.apps":
 		if p := statefulSet(obj); p != nil {
 			l.Templates = p.Detail
-			l.Claims = lc.templateClaims(ctx, obj, l)
+			l.Claims = lc.helmReader().TemplateClaims(ctx, obj, &l.Incomplete)
 		}
 	}
 	return l

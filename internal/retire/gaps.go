@@ -6,11 +6,6 @@ import (
 	"github.com/kubeforensics/suite/internal/report"
 )
 
-// GapID is the object as a gap's subject.
-func (r Ref) GapID() report.ObjectID {
-	return report.ObjectID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-}
-
 // GapID is the Kustomization (or ResourceSet) as a gap's subject.
 func (k Kustomization) GapID() report.ObjectID {
 	if k.Kind != "" {
@@ -19,26 +14,11 @@ func (k Kustomization) GapID() report.ObjectID {
 	return report.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: k.Namespace, Name: k.Name}
 }
 
-// idSubject is the object a Flux inventory id names, as a subject; empty (not known) when the
-// id names none.
-func idSubject(id string) report.ObjectID {
-	r, err := ParseID(id)
-	if err != nil {
-		return report.ObjectID{}
-	}
-	return r.GapID()
-}
-
 // tierGapID is the Kustomization (or ResourceSet) of a built tier as a gap's subject.
 func tierGapID(t *gitops.Tier) report.ObjectID {
 	k := toRetire(t.Kustomization)
 	k.Kind = t.Owner
 	return k.GapID()
-}
-
-// helmReleaseID is the HelmRelease namespace/name as a gap's subject.
-func helmReleaseID(namespace, name string) report.ObjectID {
-	return report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: namespace, Name: name}
 }
 
 // notJudged is a change that was not judged, not for a failed read but for what it is (a

@@ -8,6 +8,7 @@ import (
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 	"github.com/kubeforensics/suite/internal/sourceroot"
 )
 
@@ -41,7 +42,7 @@ type Request struct {
 	Cache *gitops.BuildCache
 	// Helm renders the HelmReleases the candidate removes or changes; nil renders none, and
 	// what their releases delete is judged from their values alone.
-	Helm *HelmRender
+	Helm *helmjudge.Renderer
 }
 
 // CacheUse says how much of a run's building the build cache answered.
@@ -199,14 +200,14 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	rep.Incomplete = append(rep.Incomplete, unparsed...)
 	// Renders judge a changed HelmRelease object by object; the values rules judge only those
 	// whose chart could not be rendered at both revisions.
-	retargetUnits := units
+	retargetUnits := helmUnits(units)
 	var rendered map[string]bool
 	if req.Helm != nil {
 		var incomplete, unchecked []report.Gap
 		var warnings, notes []report.Note
 		rc := req.Helm.Options.Cache
 		hits0, misses0, _ := rc.Stats()
-		rs, retargetUnits, rendered, incomplete, unchecked, warnings, notes = req.Helm.apply(ctx, b.base, b.cand, units, rs, installedOf(ctx, live))
+		rs, retargetUnits, rendered, incomplete, unchecked, warnings, notes = applyHelm(ctx, req.Helm, b.base, b.cand, units, rs, live)
 		rep.Incomplete, rep.Unchecked = append(rep.Incomplete, incomplete...), append(rep.Unchecked, unchecked...)
 		rep.Warnings = append(rep.Warnings, warnings...)
 		rep.Notes = append(rep.Notes, notes...)
@@ -215,7 +216,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 			rep.RenderCache = &CacheUse{Dir: rc.Dir(), FromCache: hits - hits0, Built: misses - misses0}
 		}
 	}
-	ups, unseen, notes := HelmUpgrades(units, rendered)
+	ups, unseen, notes := helmUpgrades(units, rendered)
 	rs = append(rs, ups...)
 	rep.Incomplete, rep.Notes = append(rep.Incomplete, unseen...), append(rep.Notes, notes...)
 	if b.base != nil {
@@ -230,7 +231,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 
 // judgeAll reads the live facts of every removal (live only), decides each one and plans the
 // unsafe ones; it returns the removals and incomplete with the reads that failed added.
-func judgeAll(ctx context.Context, rs []Removal, units, retargetUnits []Unit, k Kinds, target cluster.Target, live Cluster, incomplete []report.Gap) ([]Removal, []report.Gap) {
+func judgeAll(ctx context.Context, rs []Removal, units []Unit, retargetUnits []helmjudge.Unit, k Kinds, target cluster.Target, live Cluster, incomplete []report.Gap) ([]Removal, []report.Gap) {
 	if live != nil {
 		for i := range rs {
 			if rs[i].Outcome == Upgraded {
@@ -241,7 +242,7 @@ func judgeAll(ctx context.Context, rs []Removal, units, retargetUnits []Unit, k 
 		}
 	}
 	Judge(rs, units, k)
-	incomplete = append(append(incomplete, HelmUnseen(rs)...), HelmRetargets(retargetUnits)...)
+	incomplete = append(append(incomplete, HelmUnseen(rs)...), helmjudge.Retargets(retargetUnits)...)
 	planner := Planner{Target: target}
 	byID := map[string]Kustomization{}
 	for _, u := range units {

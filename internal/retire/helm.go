@@ -1,234 +1,88 @@
 package retire
 
 import (
+	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
 
-// The labels helm-controller puts on every object of a release (its origin-labels post-renderer,
-// since helm-controller v0.9.0), the annotations Helm puts on every object of a release's
-// manifest, and the annotation by which Helm keeps an object on uninstall.
-const (
-	HelmNameLabel                  = "helm.toolkit.fluxcd.io/name"
-	HelmNamespaceLabel             = "helm.toolkit.fluxcd.io/namespace"
-	HelmReleaseNameAnnotation      = "meta.helm.sh/release-name"
-	HelmReleaseNamespaceAnnotation = "meta.helm.sh/release-namespace"
-	HelmResourcePolicyAnnotation   = helm.ResourcePolicyAnnotation
-)
+// helmReleaseKind is the GroupKind of a Flux HelmRelease.
+const helmReleaseKind = helmjudge.ReleaseKind
 
-// HelmReleaseKind is the GroupKind of a Flux HelmRelease.
-const HelmReleaseKind = "HelmRelease.helm.toolkit.fluxcd.io"
-
-const helmReleaseKind = HelmReleaseKind
-
-// HelmLive is what the cluster says about the release of a removed HelmRelease (Live.Helm).
-type HelmLive struct {
-	// Release is the Helm release, namespace/name, from status.history or the spec.
-	Release   string `json:"release"`
-	Suspended bool   `json:"suspended,omitempty"`
-	// Installed is set when status.storageNamespace is: helm-controller uninstalls nothing
-	// otherwise.
-	Installed bool `json:"installed"`
-	// Stored names the deployed revision read from helm-controller's storage ("web 1.2.0,
-	// revision 2, Secret flux-system/sh.helm.release.v1.web.v2"), "" when it could not be read.
-	Stored string `json:"stored,omitempty"`
-	// Selector is the label selector every type was listed with, when the storage could not
-	// be read ("" otherwise).
-	Selector string `json:"selector"`
-	// Objects are the objects of the deployed revision's manifest (with the claims its
-	// StatefulSets made), else every object listed with Selector.
-	Objects []HelmObject `json:"objects,omitempty"`
-	// Hooks are what the uninstall does with the deployed revision's hooks (helm_hooks.go).
-	Hooks []HelmHook `json:"hooks,omitempty"`
-	// manifest is the deployed revision's manifest, compared with a render for drift.
-	manifest []*unstructured.Unstructured
+// helmUnits are the units as the Helm judgement reads them.
+func helmUnits(units []Unit) []helmjudge.Unit {
+	out := make([]helmjudge.Unit, len(units))
+	for i, u := range units {
+		out[i] = helmjudge.Unit{Kustomization: u.Kustomization.ID(), Base: u.Base, Candidate: u.Candidate}
+	}
+	return out
 }
 
-// HelmObject is one object labelled for a HelmRelease, as listed live.
-type HelmObject struct {
-	Object Ref `json:"object"`
-	// InManifest is set when the object carries Helm's annotations for this release: it is in
-	// the release's manifest, which uninstall deletes. A claim a StatefulSet made from its
-	// volumeClaimTemplates is not.
-	InManifest bool `json:"inManifest"`
-	// Keep is set when the object carries helm.sh/resource-policy: keep.
-	Keep bool `json:"keep,omitempty"`
-	// Consumers and Cost are a claim's mounting pods and what deleting it loses.
-	Consumers []finalizers.Blocker `json:"consumers,omitempty"`
-	Cost      string               `json:"cost,omitempty"`
-	// Detail is a StatefulSet's volumeClaimTemplates, "" when it has none.
-	Detail string `json:"detail,omitempty"`
-	// Via says how an object outside the manifest belongs to the release (a StatefulSet's
-	// template claim); WithOwner is set when it is deleted with that owner all the same.
-	Via       string `json:"via,omitempty"`
-	WithOwner bool   `json:"withOwner,omitempty"`
+// applyHelm renders the HelmReleases the candidate removes or changes (helmjudge.Renderer.Apply)
+// and folds the renders into the gate: each removed HelmRelease keeps its base render, for its
+// uninstall to be judged from it, and every object an upgrade or reinstall deletes becomes a
+// removal. retargetUnits and judged are the renders' (helmjudge.Renders).
+func applyHelm(ctx context.Context, h *helmjudge.Renderer, base, cand *gitops.Tree, units []Unit, rs []Removal, live Cluster) (out []Removal, retargetUnits []helmjudge.Unit, judged map[string]bool, incomplete, unchecked []report.Gap, warnings, notes []report.Note) {
+	renders := h.Apply(ctx, base, cand, helmUnits(units), helmjudge.ReleasesOf(ctx, live))
+	for i := range rs {
+		r := &rs[i]
+		if r.Object.GroupKind() != helmReleaseKind || r.base == nil {
+			continue
+		}
+		r.render, r.renderGap = renders.Base[r.ID], renders.BaseGap[r.ID]
+	}
+	out = rs
+	for _, d := range renders.Dropped {
+		out = append(out, dropRemoval(d))
+	}
+	sortRemovals(out)
+	return out, renders.RetargetUnits, renders.Judged, renders.Incomplete, renders.Unchecked, renders.Warnings, renders.Notes
 }
 
-// HelmValue is one piece of persistent state a HelmRelease's inline values visibly declare
-// (helm.Values).
-type HelmValue = helm.Value
-
-// HelmUninstall is what deleting a HelmRelease does to its Helm release (Removal.Helm).
-type HelmUninstall struct {
-	Release string `json:"release"`
-	// Rendered names the chart the base revision was rendered with ("app-template 4.4.0"):
-	// Deleted, Left and Others then come from its manifest (offline).
-	Rendered string `json:"rendered,omitempty"`
-	// Installed names the deployed revision read from helm-controller's storage (live):
-	// Deleted, Left and Others then come from its manifest.
-	Installed string `json:"installed,omitempty"`
-	// Drift is where the base render and the installed manifest disagree (live, rendered).
-	Drift *HelmDrift `json:"drift,omitempty"`
-	// NoUninstall says why deleting the HelmRelease uninstalls nothing ("" when it does).
-	NoUninstall string `json:"noUninstall,omitempty"`
-	// Deleted are the persistent objects the uninstall deletes, claims first (live).
-	Deleted []HelmObject `json:"deleted,omitempty"`
-	// Left are the persistent objects it leaves: kept by helm.sh/resource-policy, or not in
-	// the release's manifest (live).
-	Left []HelmObject `json:"left,omitempty"`
-	// Others counts the rest of the release's objects by kind, e.g. "Deployment.apps": 2 (live).
-	Others map[string]int `json:"others,omitempty"`
-	// Hooks are the delete hooks the uninstall runs and the hooks whose objects stay after
-	// it (live): hooks are not in the manifest, and the uninstall deletes none of their
-	// objects.
-	Hooks []HelmHook `json:"hooks,omitempty"`
-	// Values is the persistent state the inline values declare (offline).
-	Values []HelmValue `json:"values,omitempty"`
-	// NotSeen says what the verdict could not see: offline, the chart's objects, and values
-	// from ConfigMaps or Secrets.
-	NotSeen []string `json:"notSeen,omitempty"`
-	// Stateless is the evidence that the chart makes no state from these values (offline, a
-	// chart whose templates are known): the uninstall deletes none, though not seen.
-	Stateless string `json:"stateless,omitempty"`
+// dropRemoval is the removal of an object Helm deletes, judged by judgeHelmDrop.
+func dropRemoval(d helmjudge.Dropped) Removal {
+	ref := RefOf(d.Object)
+	return Removal{Object: ref, ID: ref.ID(), Kustomization: d.Kustomization, base: d.Object, HelmDrop: d.Drop}
 }
 
-// judgeHelm decides what deleting the HelmRelease r does to its release: live from what the
-// cluster lists for it, offline from its base manifest's values.
-func judgeHelm(r *Removal, k Kinds, sources map[string]*unstructured.Unstructured) *HelmUninstall {
+// helmUpgrades are the Upgraded removals of the HelmReleases whose upgrade the values alone
+// show deleting claims (helmjudge.Upgrades), with what else that judgement found.
+func helmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incomplete []report.Gap, notes []report.Note) {
+	ups, incomplete, notes := helmjudge.Upgrades(helmUnits(units), rendered)
+	for _, u := range ups {
+		ref := RefOf(u.HelmRelease)
+		r := Removal{Object: ref, ID: ref.ID(), Kustomization: u.Kustomization, Outcome: Upgraded, Helm: u.Uninstall, Unsafe: true, base: u.HelmRelease,
+			Persistent: &Persistence{Detail: u.Loss, Count: u.Count}}
+		r.addReason(ReasonHelmUpgradeDropsClaim, u.Why)
+		rs = append(rs, r)
+	}
+	return rs, incomplete, notes
+}
+
+// judgeHelm decides what deleting the HelmRelease r does to its release
+// (helmjudge.JudgeUninstall).
+func judgeHelm(r *Removal, k Kinds, sources map[string]*unstructured.Unstructured) *helmjudge.Uninstall {
+	in := helmjudge.Removed{Object: r.Object, Base: r.base, Render: r.render, RenderGap: r.renderGap}
 	if r.Live != nil {
-		h := liveUninstall(r, k)
-		if l := r.Live.Helm; h != nil && l != nil && l.Stored != "" && r.render != nil {
-			h.Drift = helmDrift(chartText(r.render)+" at base", r.render.Manifest, l.manifest)
-		}
-		return h
+		in.Live, in.Exists, in.Release = true, r.Live.Exists, r.Live.Helm
 	}
-	if r.base == nil {
-		return nil
-	}
-	if r.render != nil {
-		return renderedUninstall(r, k, r.render)
-	}
-	h := &HelmUninstall{Release: helm.ReleaseName(r.base)}
-	if s, _, _ := unstructured.NestedBool(r.base.Object, "spec", "suspend"); s {
-		h.NoUninstall = "spec.suspend is true at base: helm-controller deletes a suspended HelmRelease without uninstalling, and its objects stay, unmanaged"
-		return h
-	}
-	values, _, _ := unstructured.NestedMap(r.base.Object, "spec", "values")
-	h.Values = helm.Values(values)
-	if r.renderGap != "" {
-		h.NotSeen = append(h.NotSeen, "the chart's objects: "+r.renderGap)
-	} else {
-		h.NotSeen = append(h.NotSeen, "the chart's objects (offline, nothing renders the chart)")
-	}
-	if from, _, _ := unstructured.NestedSlice(r.base.Object, "spec", "valuesFrom"); len(from) > 0 {
-		h.NotSeen = append(h.NotSeen, fmt.Sprintf("spec.valuesFrom (%d ConfigMap or Secret references, not read)", len(from)))
-	}
-	h.Stateless = helm.AppTemplateStateless(r.base, sources)
-	return h
+	return helmjudge.JudgeUninstall(in, k, sources)
 }
 
-// liveUninstall sorts what the cluster lists for the release into what the uninstall deletes,
-// what it leaves, and the rest.
-func liveUninstall(r *Removal, k Kinds) *HelmUninstall {
-	l := r.Live.Helm
-	if !r.Live.Exists {
-		h := &HelmUninstall{Release: r.Object.Namespace + "/" + r.Object.Name, NoUninstall: "the HelmRelease is not on the cluster, so nothing is uninstalled"}
-		if r.base != nil {
-			h.Release = helm.ReleaseName(r.base)
-		}
-		return h
+// helmPersistence is what uninstalling the release loses, nil when nothing seen.
+func helmPersistence(h *helmjudge.Uninstall) *Persistence {
+	if detail, count := h.Loss(); detail != "" {
+		return &Persistence{Detail: detail, Count: count}
 	}
-	if l == nil {
-		return nil
-	}
-	h := &HelmUninstall{Release: l.Release, Installed: l.Stored, Hooks: l.Hooks}
-	switch {
-	case l.Suspended:
-		h.NoUninstall = "spec.suspend is true on the live HelmRelease: helm-controller deletes it without uninstalling, and its objects stay, unmanaged"
-		return h
-	case !l.Installed:
-		h.NoUninstall = "status.storageNamespace is empty on the live HelmRelease: the release was never installed, so nothing is uninstalled"
-		return h
-	}
-	for _, o := range l.Objects {
-		persistent := k.Has(o.Object) && (o.Object.GroupKind() != "StatefulSet.apps" || o.Detail != "")
-		switch {
-		case !persistent && o.Via != "" && !o.InManifest && !o.WithOwner:
-			// not deleted, and holds nothing
-		case !persistent:
-			if h.Others == nil {
-				h.Others = map[string]int{}
-			}
-			h.Others[o.Object.GroupKind()]++
-		case o.InManifest && !o.Keep, o.WithOwner:
-			h.Deleted = append(h.Deleted, o)
-		default:
-			h.Left = append(h.Left, o)
-		}
-	}
-	claimsFirst(h.Deleted)
-	claimsFirst(h.Left)
-	return h
-}
-
-// claimsFirst sorts claims before every other kind, then by id.
-func claimsFirst(os []HelmObject) {
-	sort.SliceStable(os, func(i, j int) bool {
-		ci, cj := os[i].Object.GroupKind() == "PersistentVolumeClaim", os[j].Object.GroupKind() == "PersistentVolumeClaim"
-		if ci != cj {
-			return ci
-		}
-		return os[i].Object.ID() < os[j].Object.ID()
-	})
-}
-
-// persistence is what the uninstall loses, or nil when it loses nothing that is seen.
-func (h *HelmUninstall) persistence() *Persistence {
-	if h == nil {
-		return &Persistence{Detail: "helm-controller uninstalls the release and deletes everything the chart installed"}
-	}
-	if h.NoUninstall != "" {
-		return nil
-	}
-	var lost []string
-	for _, o := range h.Deleted {
-		s := o.Object.String()
-		if o.Object.GroupKind() == "CustomResourceDefinition.apiextensions.k8s.io" && o.Detail != "" {
-			s += " (" + o.Detail + ")"
-		}
-		lost = append(lost, s)
-	}
-	for _, v := range h.Values {
-		if v.Declares() {
-			lost = append(lost, v.Path)
-		}
-	}
-	if len(lost) == 0 {
-		return nil
-	}
-	if len(h.Deleted) > 0 {
-		return &Persistence{Detail: fmt.Sprintf("uninstalling release %s deletes %s", h.Release, strings.Join(lost, ", ")), Count: len(lost)}
-	}
-	return &Persistence{Detail: fmt.Sprintf("uninstalling release %s deletes the chart's objects, and its values declare persistent state: %s", h.Release, strings.Join(lost, ", ")), Count: len(lost)}
+	return nil
 }
 
 // HelmUnseen names every removed HelmRelease whose uninstall deletes objects that were not
@@ -253,7 +107,7 @@ func HelmUnseen(rs []Removal) []report.Gap {
 }
 
 // HelmStateless notes every removed HelmRelease whose uninstall is shown to delete no
-// chart-made state (HelmUninstall.Stateless), with that evidence.
+// chart-made state (helmjudge.Uninstall.Stateless), with that evidence.
 func HelmStateless(rs []Removal) []report.Note {
 	var out []report.Note
 	for i := range rs {
@@ -280,11 +134,105 @@ func (p Planner) suspend(o Ref) string {
 	return p.kubectl(o.Namespace, "patch", o.Resource(), o.Name, "--type=merge", "-p", `{"spec":{"suspend":true}}`)
 }
 
-// OthersText summarises the release's other objects: "2 Deployment.apps, 1 Service".
-func (h *HelmUninstall) OthersText() string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(h.Others)) {
-		parts = append(parts, fmt.Sprintf("%d %s", h.Others[k], k))
+// HelmDrifts is one warning per HelmRelease whose installed release and render disagree, as the
+// removals carry it (an uninstall's or an upgrade's): the verdict rests on what is installed.
+func HelmDrifts(rs []Removal) []report.Note {
+	seen := map[string]bool{}
+	var out []report.Note
+	for i := range rs {
+		var d *helmjudge.Drift
+		var who, release string
+		switch r := &rs[i]; {
+		case r.Helm != nil && r.Helm.Drift != nil:
+			d, who, release = r.Helm.Drift, r.Object.Namespace+"/"+r.Object.Name, r.Helm.Release
+		case r.HelmDrop != nil && r.HelmDrop.Drift != nil:
+			d, who, release = r.HelmDrop.Drift, r.HelmDrop.HelmRelease, r.HelmDrop.Release
+		default:
+			continue
+		}
+		if seen[who] {
+			continue
+		}
+		seen[who] = true
+		ns, name, _ := strings.Cut(who, "/")
+		out = append(out, report.Note{Code: report.NoteHelmReleaseDrifted, Subject: report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: ns, Name: name},
+			Message: fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text())})
 	}
-	return strings.Join(parts, ", ")
+	return out
+}
+
+// judgeHelmDrop decides a removal Helm makes: an object with helm.sh/resource-policy: keep is
+// left in place, unmanaged; any other is deleted, which is unsafe when it holds persistent
+// state. Flux's prune settings play no part: Helm deletes what its new manifest drops.
+func judgeHelmDrop(r *Removal, k Kinds, all []*unstructured.Unstructured) {
+	d := r.HelmDrop
+	r.Persistent = k.Persistence(r, all)
+	r.Unsafe = false
+	r.resetReasons()
+	how := fmt.Sprintf("helm-controller upgrades release %s (HelmRelease %s, chart %s to %s) and Helm deletes %s, which the new manifest no longer has", d.Release, d.HelmRelease, d.FromText(), d.To, r.Object)
+	if d.Reinstall != "" {
+		how = fmt.Sprintf("the candidate reinstalls release %s (HelmRelease %s: %s): helm-controller uninstalls it first, deleting %s of its old manifest", d.Release, d.HelmRelease, d.Reinstall, r.Object)
+	}
+	if d.Suspended {
+		how += " once the HelmRelease is resumed (the candidate sets spec.suspend: true, which only postpones it)"
+	}
+	if v := r.base.GetAnnotations()[helm.ResourcePolicyAnnotation]; helm.IsKeep(v) {
+		r.Outcome, r.OptOut = Retained, helm.ResourcePolicyAnnotation+": keep (Helm leaves it in place, no longer managed by the release)"
+		r.classify()
+		return
+	}
+	r.Outcome = Pruned
+	if r.Persistent == nil {
+		r.classify()
+		return
+	}
+	r.Unsafe = true
+	code := ReasonHelmUpgradeDeletesPersistent
+	if d.Reinstall != "" {
+		code = ReasonHelmReinstallPersistent
+	}
+	r.addReason(code, fmt.Sprintf("%s; it holds persistent state (%s), and nothing protects it", how, r.Persistent.Detail))
+}
+
+// planHelmDrop is the plan of an unsafe object Helm deletes: protect it with
+// helm.sh/resource-policy: keep through the chart before the change, then drain and delete by
+// hand.
+func (p Planner) planHelmDrop(r *Removal) {
+	d := r.HelmDrop
+	hrNS, hrName, _ := strings.Cut(d.HelmRelease, "/")
+	protect := Stage{Number: 1, Title: "protect",
+		Do: []string{
+			fmt.Sprintf("in git, before this change, make the chart put the annotation %s: keep on %s (chart values that set it, e.g. app-template's retain: true, or a spec.postRenderers kustomize patch on HelmRelease %s)", helm.ResourcePolicyAnnotation, r.Object, d.HelmRelease),
+			"merge that change alone",
+			fmt.Sprintf("wait until HelmRelease %s has upgraded to it", d.HelmRelease),
+		},
+		Commands: []string{p.kubectl(hrNS, "get", "helmrelease.helm.toolkit.fluxcd.io", hrName)},
+		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", `jsonpath={.metadata.annotations.helm\.sh/resource-policy}`),
+		Expect:   "keep",
+	}
+	remove := Stage{Number: 3, Title: "change the release",
+		Do: []string{"merge this change: Helm leaves " + r.Object.String() + " in place, no longer in the release"},
+	}
+	r.Plan = []Stage{protect, p.drain(r), remove, p.delete(r)}
+}
+
+// helmReader reads, live, what a HelmRelease's release owns.
+func (lc *LiveCluster) helmReader() *helmjudge.Reader {
+	return &helmjudge.Reader{Clients: lc.c, Catalog: lc.catalog, Explainer: lc.explainer}
+}
+
+// Installed reads the deployed release of the live HelmRelease namespace/name
+// (helmjudge.Reader.Installed).
+func (lc *LiveCluster) Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
+	return lc.helmReader().Installed(ctx, namespace, name)
+}
+
+// InstalledChart is Installed with the chart Helm stored for it.
+func (lc *LiveCluster) InstalledChart(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
+	return lc.helmReader().InstalledChart(ctx, namespace, name)
+}
+
+// Capabilities are the server's version and the API versions it serves, as Helm reads them.
+func (lc *LiveCluster) Capabilities(ctx context.Context) (string, []string, error) {
+	return lc.helmReader().Capabilities(ctx)
 }

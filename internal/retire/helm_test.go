@@ -1,19 +1,16 @@
 package retire
 
 import (
-	"context"
-	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
 
 // helmRelease is a HelmRelease x/name whose spec.values are the YAML given.
@@ -118,147 +115,68 @@ func TestHelmOffline(t *testing.T) {
 	}
 }
 
-// Live: claims in the release's manifest are deleted (claims first); a kept claim and a
-// volumeClaimTemplates claim (no Helm annotations) are left; the rest is counted.
-func TestHelmLive(t *testing.T) {
-	l := &Live{Exists: true, Helm: &HelmLive{Release: "x/a", Installed: true, Objects: []HelmObject{
-		{Object: Ref{Kind: "Service", Namespace: "x", Name: "a"}, InManifest: true},
-		{Object: Ref{Group: "apps", Kind: "StatefulSet", Namespace: "x", Name: "a"}, InManifest: true, Detail: "1 volumeClaimTemplates"},
-		{Object: Ref{Group: "apps", Kind: "Deployment", Namespace: "x", Name: "b"}, InManifest: true},
-		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "config"}, InManifest: true, Cost: "lost"},
-		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "keep"}, InManifest: true, Keep: true},
-		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "data-a-0"}, Via: "a volumeClaimTemplates claim"},
-		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "logs-a-0"}, Via: "a volumeClaimTemplates claim", WithOwner: true},
-	}}}
-	h := liveUninstall(&Removal{Live: l}, mustKinds(t))
-	var deleted, left []string
-	for _, o := range h.Deleted {
-		deleted = append(deleted, o.Object.Name)
-	}
-	for _, o := range h.Left {
-		left = append(left, o.Object.Name)
-	}
-	if strings.Join(deleted, ",") != "config,logs-a-0,a" || strings.Join(left, ",") != "data-a-0,keep" || h.OthersText() != "1 Deployment.apps, 1 Service" {
-		t.Fatalf("deleted %v left %v others %q", deleted, left, h.OthersText())
-	}
-	if p := h.persistence(); p == nil || !strings.Contains(p.Detail, "uninstalling release x/a deletes PersistentVolumeClaim x/config, PersistentVolumeClaim x/logs-a-0, StatefulSet x/a") {
-		t.Fatalf("persistence %+v", p)
-	}
-	l.Helm.Objects = l.Helm.Objects[:1]
-	if p := liveUninstall(&Removal{Live: l}, mustKinds(t)).persistence(); p != nil {
-		t.Fatalf("a release owning no persistent object: %+v", p)
-	}
-}
-
-func mustKinds(t *testing.T) Kinds {
-	t.Helper()
-	k, err := NewKinds()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// A reader without cluster-wide list rights gets one line per kind of failure, not one per type.
-func TestSweepFailures(t *testing.T) {
-	f := func(r, why string, err error) finalizers.ReadFailure {
-		return finalizers.ReadFailure{Resource: r, Reason: why, Err: err}
-	}
-	forbidden := func(r string) error {
-		return apierrors.NewForbidden(schema.GroupResource{Resource: r}, "", errors.New("no"))
-	}
-	two := sweepFailures([]finalizers.ReadFailure{f("secrets", "forbidden: no", forbidden("secrets")), f("pods", "timeout", context.DeadlineExceeded)}, "labelled x")
-	many := sweepFailures([]finalizers.ReadFailure{f("a", "forbidden: x", forbidden("a")), f("b", "forbidden: y", forbidden("b")), f("c", "the server is unavailable", errors.New("the server is unavailable"))}, "labelled x")
-	if len(two) != 2 || two[0].String() != "listing secrets labelled x: forbidden: no" || two[0].Reason != report.GapForbidden || two[1].Reason != report.GapTimeout ||
-		strings.Join(report.GapLines(many), "|") != "listing 1 types labelled x: failed: c|listing 2 types labelled x: forbidden: a, b" {
-		t.Fatalf("two %q, many %q", report.GapLines(two), report.GapLines(many))
-	}
-	// Grouped by the failure's type, never by its wording.
-	if many[1].Reason != report.GapForbidden || many[1].Op != report.OpList {
-		t.Errorf("many[1] = %+v", many[1])
-	}
-}
-
-// A candidate that changes the release's target or chart makes helm-controller uninstall the
-// old release (action.ReleaseTargetChanged): UNKNOWN, named, with the state its values declare.
-func TestHelmRetargets(t *testing.T) {
-	set := func(u *unstructured.Unstructured, v any, path ...string) *unstructured.Unstructured {
-		u = u.DeepCopy()
-		_ = unstructured.SetNestedField(u.Object, v, path...)
-		return u
-	}
-	base := helmRelease(t, "gatus", "persistence: {config: {size: 1Gi}}")
-	cases := []struct {
-		name string
-		cand *unstructured.Unstructured
-		want string
-	}{
-		{"values only", set(base, int64(2), "spec", "values", "replicas"), ""},
-		{"release name", set(base, "status", "spec", "releaseName"), "changes its release from x/gatus to x/status, so helm-controller uninstalls release x/gatus"},
-		{"target namespace", set(base, "o11y", "spec", "targetNamespace"), "changes its release from x/gatus to o11y/o11y-gatus"},
-		{"storage namespace", set(base, "helm", "spec", "storageNamespace"), "changes its storage namespace from x to helm"},
-		{"chart", set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), `changes its chart from "app-template" to "gatus-sidecar"`},
-		{"chart in place", set(set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), "InPlaceUpdate", "spec", "upgrade", "chartNameChangeStrategy"), ""},
-		{"suspended", set(set(base, "status", "spec", "releaseName"), true, "spec", "suspend"), ""},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(report.GapLines(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{base}, Candidate: []*unstructured.Unstructured{tc.cand}}})), "\n")
-			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-			if tc.want != "" && !strings.Contains(got, "its values declare persistent state: spec.values.persistence.config") {
-				t.Errorf("the declared state is not named: %q", got)
-			}
-		})
-	}
-}
-
-// A chartRef to an OCIRepository whose URL now names another chart reinstalls the release, as
-// onedr0p/home-ops cb520a3a41 ("migrate to official OCI chart") did to kromgo: the OCIRepository
-// went from oci://ghcr.io/bjw-s-labs/helm/app-template to oci://ghcr.io/home-operations/charts/kromgo.
-// A new tag of the same chart does not.
-func TestHelmRetargetsThroughOCIRepository(t *testing.T) {
-	oci := func(url, tag string) *unstructured.Unstructured {
-		o := obj("source.toolkit.fluxcd.io/v1", "OCIRepository", "x", "kromgo", nil)
-		_ = unstructured.SetNestedField(o.Object, url, "spec", "url")
-		_ = unstructured.SetNestedField(o.Object, tag, "spec", "ref", "tag")
-		return o
-	}
-	hr := helmRelease(t, "kromgo", "")
-	unstructured.RemoveNestedField(hr.Object, "spec", "chart")
-	_ = unstructured.SetNestedMap(hr.Object, map[string]any{"kind": "OCIRepository", "name": "kromgo"}, "spec", "chartRef")
-	from := oci("oci://ghcr.io/bjw-s-labs/helm/app-template", "5.0.1")
-	for _, tc := range []struct {
-		name string
-		to   *unstructured.Unstructured
-		want string
-	}{
-		{"another chart", oci("oci://ghcr.io/home-operations/charts/kromgo", "0.14.3"), `changes its chart from "app-template" to "kromgo"`},
-		{"another tag", oci("oci://ghcr.io/bjw-s-labs/helm/app-template", "5.0.2"), ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(report.GapLines(HelmRetargets([]Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr, from}, Candidate: []*unstructured.Unstructured{hr, tc.to}}})), "\n")
-			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-// Live, a HelmRelease that is not on the cluster uninstalls nothing.
-func TestHelmLiveAbsent(t *testing.T) {
-	h := liveUninstall(&Removal{Object: Ref{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "x", Name: "a"}, Live: &Live{}}, mustKinds(t))
-	if h == nil || h.NoUninstall == "" || h.persistence() != nil {
-		t.Fatalf("%+v", h)
-	}
-}
-
 // A HelmRelease moving between Kustomizations is uninstalled if the old owner prunes it first.
 func TestHelmUnseenMove(t *testing.T) {
 	hr := helmRelease(t, "a", "")
 	rs := judge(t, []Unit{{Kustomization: apps, Base: []*unstructured.Unstructured{hr}}, {Kustomization: infra, Candidate: []*unstructured.Unstructured{hr}}})
 	if got := strings.Join(report.GapLines(HelmUnseen(rs)), ""); !strings.Contains(got, "if it is pruned before Kustomization flux-system/infra adopts it, deleting it uninstalls release x/a") {
+		t.Fatalf("%q", got)
+	}
+}
+
+// An object Helm deletes is judged by Helm's rules, not Flux's prune: a claim is UNSAFE and gets
+// the Helm plan (protect with helm.sh/resource-policy: keep through the chart), a kept claim is
+// retained, a stateless one is pruned safely, a reinstall says so, and a suspended HelmRelease
+// only postpones it (helmjudge.TestHelmDrops finds what is dropped).
+func TestHelmDropJudged(t *testing.T) {
+	k, _ := NewKinds()
+	apps := Kustomization{Namespace: "flux-system", Name: "apps", Prune: false}
+	claim := func(name string, ann map[string]string) *unstructured.Unstructured {
+		return obj("v1", "PersistentVolumeClaim", "x", name, ann)
+	}
+	drop := helmjudge.Drop{HelmRelease: "x/app", Release: "x/app", From: "app-template 1.0.0", To: "app-template 1.0.0"}
+	reinstall, suspended := drop, drop
+	reinstall.Reinstall, suspended.Suspended = `its chart changes from "app-template" to "paperless-ngx" (chartNameChangeStrategy Reinstall)`, true
+	for _, tc := range []struct {
+		name   string
+		object *unstructured.Unstructured
+		drop   helmjudge.Drop
+		want   string // outcome/unsafe/reason
+	}{
+		{"claim", claim("app-cache", nil), drop, "Pruned/true/helm-upgrade-deletes-persistent"},
+		{"kept claim", claim("app-cache", map[string]string{"helm.sh/resource-policy": " Keep"}), drop, "Retained/false/retained-opt-out"},
+		{"stateless", obj("apps/v1", "Deployment", "x", "app", nil), drop, "Pruned/false/prune-stateless"},
+		{"reinstall", claim("app-data", nil), reinstall, "Pruned/true/helm-reinstall-persistent"},
+		{"suspended", claim("app-cache", nil), suspended, "Pruned/true/helm-upgrade-deletes-persistent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.drop
+			rs := []Removal{dropRemoval(helmjudge.Dropped{Object: tc.object, Kustomization: apps.ID(), Drop: &d})}
+			Judge(rs, []Unit{{Kustomization: apps}}, k)
+			r := &rs[0]
+			Planner{}.Plan(r)
+			if got := fmt.Sprintf("%s/%v/%s", r.Outcome, r.Unsafe, r.Reason); got != tc.want {
+				t.Fatalf("got %s, want %s (%q)", got, tc.want, r.Reasons)
+			}
+			if r.Unsafe && (len(r.Plan) != 4 || !strings.Contains(r.Plan[0].Check, `helm\.sh/resource-policy`)) {
+				t.Errorf("plan of %s: %+v", r.ID, r.Plan)
+			}
+			if d.Suspended && !strings.Contains(strings.Join(r.Reasons, ""), "once the HelmRelease is resumed") {
+				t.Errorf("reasons %q do not say the upgrade waits for the resume", r.Reasons)
+			}
+		})
+	}
+}
+
+// Where a render and the installed manifest disagree is one warning per HelmRelease, whether an
+// uninstall or an upgrade carries it.
+func TestHelmDrifts(t *testing.T) {
+	d := &helmjudge.Drift{Rendered: "app-template 1.0.0 at base", OnlyInstalled: []Ref{{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "app-old"}}}
+	hr := Ref{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "x", Name: "app"}
+	rs := []Removal{{Object: hr, Helm: &helmjudge.Uninstall{Release: "x/app", Drift: d}},
+		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "app-old"}, HelmDrop: &helmjudge.Drop{HelmRelease: "x/app", Release: "x/app", Drift: d}}}
+	if got := HelmDrifts(rs); len(got) != 1 || got[0].Code != report.NoteHelmReleaseDrifted || got[0].Subject != hr.GapID() ||
+		!strings.Contains(got[0].Message, "HelmRelease x/app (release x/app): the installed release and the render of chart app-template 1.0.0 at base disagree") {
 		t.Fatalf("%q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 	"github.com/kubeforensics/suite/internal/workload"
 )
 
@@ -72,7 +73,7 @@ func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persis
 		})
 		return counted(fmt.Sprintf("deleting a CRD deletes every custom resource of it: %d declared at base", n), n, liveCount, "live in the cluster")
 	case helmReleaseKind:
-		return r.Helm.persistence()
+		return helmPersistence(r.Helm)
 	case "Cluster.postgresql.cnpg.io":
 		return &Persistence{Detail: "the CloudNativePG operator deletes the PostgreSQL cluster, its pods and its claims"}
 	}
@@ -99,39 +100,15 @@ func countIn(objs []*unstructured.Unstructured, match func(*unstructured.Unstruc
 }
 
 // statefulSet is persistent only when it has volumeClaimTemplates; its retention policy says
-// whether the claims go with it.
+// whether the claims go with it (helmjudge.StatefulSetDetail).
 func statefulSet(base *unstructured.Unstructured) *Persistence {
 	if base == nil {
 		return &Persistence{Detail: "a StatefulSet known only from the live inventory: check its volumeClaimTemplates by hand"}
 	}
-	tpls, policy := claimTemplates(base)
-	if len(tpls) == 0 {
-		return nil
+	if d := helmjudge.StatefulSetDetail(base); d != "" {
+		return &Persistence{Detail: d}
 	}
-	if policy == "Delete" {
-		return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: Delete: its claims and their data are deleted with it%s", len(tpls), claimNamesText(base))}
-	}
-	return &Persistence{Detail: fmt.Sprintf("%d volumeClaimTemplates with whenDeleted: %s: its pods go and its claims are left orphaned%s", len(tpls), policy, claimNamesText(base))}
-}
-
-// maxNamedClaims bounds the claims named from a manifest's replicas.
-const maxNamedClaims = 10
-
-// claimNamesText names, from the manifest, the claims a StatefulSet makes (templateClaimNames),
-// at most maxNamedClaims of them; a live read lists those that exist
-// (LiveCluster.templateClaims).
-func claimNamesText(sts *unstructured.Unstructured) string {
-	var names []string
-	for _, c := range templateClaimNames(sts) {
-		if len(names) == maxNamedClaims {
-			return " (" + strings.Join(names, ", ") + ", …)"
-		}
-		names = append(names, c.Name)
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(names, ", ") + ")"
+	return nil
 }
 
 // liveStatefulSet is what deleting the live StatefulSet loses: nothing without
@@ -153,17 +130,6 @@ func liveStatefulSet(l *Live) *Persistence {
 		names = append(names, fmt.Sprintf("persistentvolumeclaims/%s -n %s (%s)", c.Object.Name, c.Object.Namespace, fate))
 	}
 	return &Persistence{Detail: l.Templates + ": " + strings.Join(names, ", "), Count: len(l.Claims)}
-}
-
-// claimTemplates are a StatefulSet's volumeClaimTemplates and what becomes of their claims
-// when it is deleted: its persistentVolumeClaimRetentionPolicy.whenDeleted, Retain by default.
-func claimTemplates(sts *unstructured.Unstructured) (tpls []any, whenDeleted string) {
-	tpls, _, _ = unstructured.NestedSlice(sts.Object, "spec", "volumeClaimTemplates")
-	whenDeleted, _, _ = unstructured.NestedString(sts.Object, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
-	if whenDeleted == "" {
-		whenDeleted = "Retain"
-	}
-	return tpls, whenDeleted
 }
 
 // crdKind reads the group and kind a CRD serves, from its manifest or, lacking that, its name.

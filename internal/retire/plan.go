@@ -254,7 +254,7 @@ func (p Planner) upgradePlan(r *Removal) []Stage {
 	remove := Stage{Number: 2, Title: "remove the values", Do: []string{}}
 	var deletes Stage
 	for _, v := range r.Helm.Values {
-		protect.Do = append(protect.Do, fmt.Sprintf("in git, keep %s in HelmRelease %s/%s%s and set retain: true on it (app-template; for another chart, the annotation %s: keep on the claim through its values)", v.Path, hr.Namespace, hr.Name, inFile(r.File), HelmResourcePolicyAnnotation))
+		protect.Do = append(protect.Do, fmt.Sprintf("in git, keep %s in HelmRelease %s/%s%s and set retain: true on it (app-template; for another chart, the annotation %s: keep on the claim through its values)", v.Path, hr.Namespace, hr.Name, inFile(r.File), helm.ResourcePolicyAnnotation))
 		remove.Do = append(remove.Do, fmt.Sprintf("in git, drop %s, merge: Helm leaves the kept claim in place", v.Path))
 		if v.Claim != "" {
 			ns, _ := helm.SplitRelease(r.Helm.Release)

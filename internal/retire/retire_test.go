@@ -214,21 +214,6 @@ func TestPlanInvalidName(t *testing.T) {
 	}
 }
 
-func TestParseID(t *testing.T) {
-	for _, tc := range []struct {
-		id string
-		ok bool
-	}{{"headlamp_headlamp__PersistentVolumeClaim", true}, {"_headlamp__Namespace", true}, {"a_b_apps_Deployment", true}, {"bad", false}, {"a_b_c", false}, {"a__apps_", false},
-		{"_system__controller__foo_rbac.authorization.k8s.io_ClusterRole", true}, {"kube-system_system__leader-locking_rbac.authorization.k8s.io_Role", true}} {
-		t.Run(tc.id, func(t *testing.T) {
-			r, err := ParseID(tc.id)
-			if (err == nil) != tc.ok || (tc.ok && r.ID() != tc.id) {
-				t.Fatalf("ParseID(%q) = %+v, %v", tc.id, r, err)
-			}
-		})
-	}
-}
-
 // Flux writes the ":" of an RBAC name as "__" in its inventory (fluxcd/cli-utils
 // object.ObjMetadata.String(); ids like `_system__controller__foo_rbac.authorization.k8s.io_ClusterRole`
 // are in every flux-system inventory, see fluxcd/flux2#2262). Such an entry used to be skipped

@@ -10,16 +10,13 @@
 package retire
 
 import (
-	"fmt"
-	"strings"
-
-	"github.com/fluxcd/cli-utils/pkg/object"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // The annotations kustomize-controller honours on a live object before pruning it.
@@ -31,63 +28,14 @@ const (
 	Disabled = "disabled"
 )
 
-// Ref identifies one object the way a Flux inventory does.
-type Ref struct {
-	Group     string `json:"group,omitempty"`
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-}
+// Ref identifies one object the way a Flux inventory does (inventory.Ref).
+type Ref = inventory.Ref
 
 // RefOf is the identity of a built or live object.
-func RefOf(u *unstructured.Unstructured) Ref {
-	gvk := u.GroupVersionKind()
-	return Ref{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
-}
+func RefOf(u *unstructured.Unstructured) Ref { return inventory.RefOf(u) }
 
-// ParseID reads a Flux inventory id with fluxcd/cli-utils' object package, as Flux writes it:
-// `<namespace>_<name>_<group>_<kind>`, a ":" in the name written "__".
-func ParseID(id string) (Ref, error) {
-	m, err := object.ParseObjMetadata(id)
-	if err != nil {
-		return Ref{}, fmt.Errorf("inventory id %q: %w", id, err)
-	}
-	if m.Name == "" || m.GroupKind.Kind == "" {
-		return Ref{}, fmt.Errorf("inventory id %q names no object: want <namespace>_<name>_<group>_<kind>", id)
-	}
-	return Ref{Namespace: m.Namespace, Name: m.Name, Group: m.GroupKind.Group, Kind: m.GroupKind.Kind}, nil
-}
-
-// ID is the Flux inventory id, e.g. `headlamp_headlamp__PersistentVolumeClaim`, written by
-// fluxcd/cli-utils' object package (`system:foo` is `system__foo`).
-func (r Ref) ID() string {
-	return object.ObjMetadata{Namespace: r.Namespace, Name: r.Name, GroupKind: schema.GroupKind{Group: r.Group, Kind: r.Kind}}.String()
-}
-
-// Resource is the type as kubectl accepts it: `persistentvolumeclaim`, `customresourcedefinition.apiextensions.k8s.io`.
-func (r Ref) Resource() string {
-	s := strings.ToLower(r.Kind)
-	if r.Group != "" {
-		s += "." + r.Group
-	}
-	return s
-}
-
-// String renders `PersistentVolumeClaim headlamp/headlamp` (no namespace part when cluster-scoped).
-func (r Ref) String() string {
-	if r.Namespace == "" {
-		return r.Kind + " " + r.Name
-	}
-	return r.Kind + " " + r.Namespace + "/" + r.Name
-}
-
-// GroupKind is `Kind.group`, or `Kind` for the core group.
-func (r Ref) GroupKind() string {
-	if r.Group == "" {
-		return r.Kind
-	}
-	return r.Kind + "." + r.Group
-}
+// ParseID reads a Flux inventory id (inventory.ParseID).
+func ParseID(id string) (Ref, error) { return inventory.ParseID(id) }
 
 // Kustomization is the part of a Flux Kustomization a retirement depends on.
 type Kustomization struct {
@@ -132,6 +80,10 @@ const (
 	Moved Outcome = "Moved"
 	// NotManaged: the object is in no live inventory, so Flux prunes nothing (live mode only).
 	NotManaged Outcome = "NotManaged"
+	// Upgraded: both revisions declare the HelmRelease and the candidate changes what its chart
+	// renders: helm-controller upgrades the release, and Helm deletes every object of the old
+	// manifest that the new one no longer has (except those it keeps).
+	Upgraded Outcome = "Upgraded"
 )
 
 // Persistence says why an object holds state that a deletion loses.
@@ -159,13 +111,13 @@ type Live struct {
 	// Count is the live cascade count (namespace content, custom resources); -1 when unread.
 	Count int `json:"count,omitempty"`
 	// Helm is what a removed HelmRelease's release owns, listed live.
-	Helm *HelmLive `json:"helm,omitempty"`
+	Helm *helmjudge.Live `json:"helm,omitempty"`
 	// Templates is a StatefulSet's volumeClaimTemplates and retention policy, as read live, ""
 	// when it has none; Claims are the claims it made from them, each deleted with it
 	// (WithOwner, whenDeleted: Delete) or left orphaned.
-	Templates  string       `json:"templates,omitempty"`
-	Claims     []HelmObject `json:"claims,omitempty"`
-	Incomplete []report.Gap `json:"incomplete,omitempty"`
+	Templates  string             `json:"templates,omitempty"`
+	Claims     []helmjudge.Object `json:"claims,omitempty"`
+	Incomplete []report.Gap       `json:"incomplete,omitempty"`
 }
 
 // Wedge says that a prune which cannot finish would hold a Kustomization's health check and
@@ -200,10 +152,10 @@ type Removal struct {
 	Live                 *Live        `json:"live,omitempty"`
 	Wedge                *Wedge       `json:"wedge,omitempty"`
 	// Helm is what deleting a HelmRelease does to its Helm release.
-	Helm *HelmUninstall `json:"helm,omitempty"`
+	Helm *helmjudge.Uninstall `json:"helm,omitempty"`
 	// HelmDrop is set when Helm, not Flux, deletes the object: its release's new manifest
 	// drops it, or the release is reinstalled.
-	HelmDrop *HelmDrop `json:"helmDrop,omitempty"`
+	HelmDrop *helmjudge.Drop `json:"helmDrop,omitempty"`
 	// DeclaredConsumers are workloads in the candidate build that still mount a removed claim.
 	DeclaredConsumers []Ref `json:"declaredConsumers,omitempty"`
 	Unsafe            bool  `json:"unsafe"`

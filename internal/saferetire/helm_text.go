@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
 
 // addHelm draws what deleting a HelmRelease does to its Helm release: live, the persistent
@@ -79,7 +80,7 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 	}
 }
 
-func helmObjectText(o retire.HelmObject) string {
+func helmObjectText(o helmjudge.Object) string {
 	s := o.Object.String()
 	if o.Detail != "" {
 		s += " (" + o.Detail + ")"
@@ -87,7 +88,7 @@ func helmObjectText(o retire.HelmObject) string {
 	return s
 }
 
-func addHelmClaim(n *output.Node, o retire.HelmObject) {
+func addHelmClaim(n *output.Node, o helmjudge.Object) {
 	for _, b := range o.Consumers {
 		n.Add(fmt.Sprintf("mounted by pods/%s: %s", b.Object.Name, b.Reason))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubeforensics/suite/internal/progress"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
 
 // maxCacheBytes bounds the build cache: its least recently used entries go beyond it.
@@ -121,7 +122,7 @@ func (req *Request) compute(ctx context.Context) (*Result, error) {
 	}
 	gate := retire.Request{RepoDir: req.Repo, Base: req.Base, Candidate: req.Candidate, Entry: req.Path,
 		SourceRoot: req.SourceRoot, AllowNetwork: req.AllowNetwork, PersistentKinds: req.PersistentKinds, Target: req.Target, Full: req.Full, Cache: req.BuildCache,
-		Helm: &retire.HelmRender{
+		Helm: &helmjudge.Renderer{
 			Charts:  &charts.Getter{Dir: req.ChartsDir, Cache: req.ChartCache, AllowNetwork: req.AllowNetwork, Timeout: req.NetworkTimeout},
 			Options: helmrender.Options{KubeVersion: req.KubeVersion, AllowNetwork: req.AllowNetwork, Cache: req.RenderCache},
 		}}

@@ -8,6 +8,7 @@ import (
 	"github.com/kubeforensics/suite/internal/ghactions"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/retire/helm"
 )
 
 // github adds what a GitHub Actions run shows (only when GITHUB_ACTIONS=true): an ::error
@@ -40,7 +41,7 @@ func annotations(res *Result) []ghactions.Annotation {
 		}
 		msg := strings.Join(rm.Reasons, "\n") + "\nRetire it in stages: protect (" + retire.PruneAnnotation + ": " + retire.Disabled + "), drain, then remove the manifest."
 		if rm.Outcome == retire.Upgraded {
-			msg = strings.Join(rm.Reasons, "\n") + "\nRetire it in stages: keep the claim first (retain: true, or " + retire.HelmResourcePolicyAnnotation + ": keep), then drop it from the values."
+			msg = strings.Join(rm.Reasons, "\n") + "\nRetire it in stages: keep the claim first (retain: true, or " + helm.ResourcePolicyAnnotation + ": keep), then drop it from the values."
 		}
 		out = append(out, ghactions.Annotation{Level: ghactions.Error, File: rm.File,
 			Title: "safe-retire: unsafe removal of " + rm.Object.String(), Message: msg})

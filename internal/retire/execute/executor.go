@@ -21,6 +21,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
 
 // Executor carries out the live steps of a plan that a change leaves to a person: stage 2,
@@ -99,7 +100,7 @@ func (e Executor) DeleteChecked(ctx context.Context, rm *retire.Removal, bound B
 // helm-controller uninstalls the release of a HelmRelease deleted unsuspended, deleting every
 // object its chart installed, which stage 4 must never do as a side effect.
 func (e Executor) helmSuspended(ctx context.Context, rm *retire.Removal, gvr schema.GroupVersionResource) error {
-	if rm.Object.GroupKind() != retire.HelmReleaseKind {
+	if rm.Object.GroupKind() != helmjudge.ReleaseKind {
 		return nil
 	}
 	hr, err := e.Clients.Dynamic.Resource(gvr).Namespace(rm.Object.Namespace).Get(ctx, rm.Object.Name, metav1.GetOptions{})

@@ -2,8 +2,8 @@
 // offline: the release it installs (ReleaseName), the persistent state its inline values
 // declare (Values), the chart source it names (ChartSource), and the rules of charts whose
 // templates were read (app-template: AppTemplateVersion, AppTemplateClaim,
-// AppTemplateStateless). internal/retire judges removals and upgrades with it; this package
-// reads objects only, never a cluster or a chart.
+// AppTemplateStateless). internal/retire/helmjudge judges removals and upgrades with it;
+// this package reads objects only, never a cluster or a chart.
 package helm
 
 import (

@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"context"
@@ -18,45 +18,54 @@ import (
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
-// helmFacts reads what the release of the live HelmRelease hr owns: the objects of its deployed
+// Reader reads, live, what a HelmRelease's release owns and what deleting each of its objects
+// loses. Every read that fails is added to the gaps its methods are given (UNKNOWN).
+type Reader struct {
+	Clients   *cluster.Clients
+	Catalog   *kinds.Catalog
+	Explainer *finalizers.Explainer
+}
+
+// Facts reads what the release of the live HelmRelease hr owns: the objects of its deployed
 // revision's manifest, read from helm-controller's storage (helmstorage), which is what the
-// uninstall deletes. When the storage cannot be read, that is added to l.Incomplete (UNKNOWN)
+// uninstall deletes. When the storage cannot be read, that is added to gaps (UNKNOWN)
 // and, as further evidence only, every served type is listed once, cluster-wide, metadata only
 // and page by page, with helm-controller's origin labels as the selector; an object is then in
 // the release's manifest when Helm's release annotations name this release. Claims get their
 // mounting pods and reclaim cost, StatefulSets their volumeClaimTemplates. Every type or object
-// that could not be read is added to l.Incomplete.
-func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructured, l *Live) *HelmLive {
-	h := &HelmLive{Release: liveReleaseName(hr)}
+// that could not be read is added to gaps.
+func (lr *Reader) Facts(ctx context.Context, hr *unstructured.Unstructured, gaps *[]report.Gap) *Live {
+	h := &Live{Release: liveReleaseName(hr)}
 	h.Suspended, _, _ = unstructured.NestedBool(hr.Object, "spec", "suspend")
 	storage, _, _ := unstructured.NestedString(hr.Object, "status", "storageNamespace")
 	h.Installed = storage != ""
 	if h.Suspended || !h.Installed {
 		return h
 	}
-	rel, err := lc.installed(ctx, hr, false)
+	rel, err := lr.installed(ctx, hr, false)
 	if err == nil {
 		h.Release, h.Stored, h.manifest = rel.Namespace+"/"+rel.Name, installedText(rel), rel.Objects
-		h.Objects = lc.manifestFacts(ctx, rel, l)
-		var left []HelmObject
-		h.Hooks, left = lc.hookFacts(ctx, rel, hr, l)
+		h.Objects = lr.manifestFacts(ctx, rel, gaps)
+		var left []Object
+		h.Hooks, left = lr.hookFacts(ctx, rel, hr, gaps)
 		h.Objects = append(h.Objects, left...)
 		return h
 	}
-	l.Incomplete = append(l.Incomplete, report.Gap{Op: report.OpReadStorage, Subject: helmReleaseID(hr.GetNamespace(), hr.GetName()), Reason: cluster.GapReason(err),
+	*gaps = append(*gaps, report.Gap{Op: report.OpReadStorage, Subject: helmReleaseID(hr.GetNamespace(), hr.GetName()), Reason: cluster.GapReason(err),
 		What:  fmt.Sprintf("HelmRelease %s/%s", hr.GetNamespace(), hr.GetName()),
 		Error: fmt.Sprintf("%v; what its uninstall deletes is not known (below: the objects labelled for it, which may not be its manifest)", err)})
-	h.Selector = labels.SelectorFromSet(labels.Set{HelmNameLabel: hr.GetName(), HelmNamespaceLabel: hr.GetNamespace()}).String()
-	scan := finalizers.Sweep(ctx, lc.c, lc.catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
-	l.Incomplete = append(l.Incomplete, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
+	h.Selector = labels.SelectorFromSet(labels.Set{NameLabel: hr.GetName(), NamespaceLabel: hr.GetNamespace()}).String()
+	scan := finalizers.Sweep(ctx, lr.Clients, lr.Catalog, finalizers.ScanOptions{LabelSelector: h.Selector})
+	*gaps = append(*gaps, sweepFailures(scan.Failed, fmt.Sprintf("labelled %s for HelmRelease %s/%s", h.Selector, hr.GetNamespace(), hr.GetName()))...)
 	relNS, relName := helm.SplitRelease(h.Release)
 	seen := map[string]bool{}
 	for _, t := range scan.Types {
 		for i := range t.Items {
-			o, claims := lc.helmObject(ctx, t.Resource, &t.Items[i], relNS, relName, l)
-			for _, c := range append([]HelmObject{o}, claims...) {
+			o, claims := lr.helmObject(ctx, t.Resource, &t.Items[i], relNS, relName, gaps)
+			for _, c := range append([]Object{o}, claims...) {
 				if !seen[c.Object.ID()] {
 					seen[c.Object.ID()] = true
 					h.Objects = append(h.Objects, c)
@@ -71,39 +80,39 @@ func (lc *LiveCluster) helmFacts(ctx context.Context, hr *unstructured.Unstructu
 // helmObject reads one labelled object: whether the release's manifest holds it, whether Helm
 // keeps it, and for a claim or a StatefulSet what deleting it loses; for a StatefulSet it also
 // returns the claims it made from its volumeClaimTemplates.
-func (lc *LiveCluster) helmObject(ctx context.Context, res kinds.Resource, m *metav1.PartialObjectMetadata, relNS, relName string, l *Live) (HelmObject, []HelmObject) {
+func (lr *Reader) helmObject(ctx context.Context, res kinds.Resource, m *metav1.PartialObjectMetadata, relNS, relName string, gaps *[]report.Gap) (Object, []Object) {
 	ann := m.GetAnnotations()
-	o := HelmObject{
-		Object:     Ref{Group: res.Group, Kind: res.Kind, Namespace: m.GetNamespace(), Name: m.GetName()},
-		InManifest: ann[HelmReleaseNameAnnotation] == relName && (relNS == "" || ann[HelmReleaseNamespaceAnnotation] == relNS),
-		Keep:       helm.IsKeep(ann[HelmResourcePolicyAnnotation]),
+	o := Object{
+		Object:     inventory.Ref{Group: res.Group, Kind: res.Kind, Namespace: m.GetNamespace(), Name: m.GetName()},
+		InManifest: ann[ReleaseNameAnnotation] == relName && (relNS == "" || ann[ReleaseNamespaceAnnotation] == relNS),
+		Keep:       helm.IsKeep(ann[helm.ResourcePolicyAnnotation]),
 	}
-	return lc.objectFacts(ctx, res, o, l)
+	return lr.objectFacts(ctx, res, o, gaps)
 }
 
 // objectFacts reads what deleting a release's object o loses: a claim's mounting pods and
 // reclaim cost; a StatefulSet's volumeClaimTemplates and the claims it made from them, each
 // left orphaned unless it goes with its owner.
-func (lc *LiveCluster) objectFacts(ctx context.Context, res kinds.Resource, o HelmObject, l *Live) (HelmObject, []HelmObject) {
+func (lr *Reader) objectFacts(ctx context.Context, res kinds.Resource, o Object, gaps *[]report.Gap) (Object, []Object) {
 	switch o.Object.GroupKind() {
 	case "PersistentVolumeClaim":
-		var gaps []report.Gap
-		o.Consumers, o.Cost, gaps = lc.explainer.ClaimConsumers(ctx, o.Object.Namespace, o.Object.Name)
-		l.Incomplete = append(l.Incomplete, gaps...)
+		var found []report.Gap
+		o.Consumers, o.Cost, found = lr.Explainer.ClaimConsumers(ctx, o.Object.Namespace, o.Object.Name)
+		*gaps = append(*gaps, found...)
 	case "StatefulSet.apps":
-		sts, err := lc.c.Dynamic.Resource(res.GVR()).Namespace(o.Object.Namespace).Get(ctx, o.Object.Name, metav1.GetOptions{})
+		sts, err := lr.Clients.Dynamic.Resource(res.GVR()).Namespace(o.Object.Namespace).Get(ctx, o.Object.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			break // in the manifest but not on the cluster: it holds nothing
 		}
 		if err != nil {
-			l.Incomplete = append(l.Incomplete, readGap(report.OpGet, o.Object.GapID(), fmt.Sprintf("reading %s", o.Object), err))
+			*gaps = append(*gaps, cluster.Gap(report.OpGet, o.Object.GapID(), fmt.Sprintf("reading %s", o.Object), err))
 			o.Detail = "its volumeClaimTemplates could not be read"
 			break
 		}
-		if p := statefulSet(sts); p != nil {
-			o.Detail = p.Detail
+		if d := StatefulSetDetail(sts); d != "" {
+			o.Detail = d
 		}
-		claims := lc.templateClaims(ctx, sts, l)
+		claims := lr.TemplateClaims(ctx, sts, gaps)
 		if !o.InManifest || o.Keep {
 			for i := range claims {
 				claims[i].WithOwner = false // the uninstall leaves the StatefulSet, so its claims too

@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"github.com/kubeforensics/suite/internal/helmstorage"
 )
 
-// What an uninstall does with each hook, by Helm's rules (helm_hooks.go): delete hooks run and
+// What an uninstall does with each hook, by Helm's rules (hooks.go): delete hooks run and
 // their object stays unless hook-succeeded deletes it; another hook's object stays once it ran,
 // unless its policy deleted it then; Helm never deletes a CRD a hook made.
 func TestUninstallHook(t *testing.T) {

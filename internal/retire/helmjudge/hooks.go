@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/helmstorage"
+	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // What an uninstall does with a release's hooks, as Helm's own code does it (helm/helm v4.2.2,
@@ -26,11 +28,11 @@ import (
 // unless its delete policy removed it when the hook ran, and a delete hook's object stays
 // after the uninstall unless hook-succeeded removes it.
 
-// HelmHook is one hook of the installed release and what an uninstall does with the object it
-// creates (HelmUninstall.Hooks).
-type HelmHook struct {
-	Object Ref    `json:"object"`
-	Path   string `json:"path"`
+// Hook is one hook of the installed release and what an uninstall does with the object it
+// creates (Uninstall.Hooks).
+type Hook struct {
+	Object inventory.Ref `json:"object"`
+	Path   string        `json:"path"`
 	// Events are the hook's helm.sh/hook events, DeletePolicies its delete policies as
 	// written (none: Helm's default, before-hook-creation).
 	Events         []string `json:"events"`
@@ -53,13 +55,13 @@ const (
 	hookBeforeHookCreation = "before-hook-creation"
 )
 
-// hookFacts reads what uninstalling hr's release rel does with its hooks: one HelmHook per hook
+// hookFacts reads what uninstalling hr's release rel does with its hooks: one Hook per hook
 // that runs or whose object stays, and, for each claim or StatefulSet a hook created that
-// stays, the HelmObject the uninstall leaves, with its mounting pods and reclaim cost.
-func (lc *LiveCluster) hookFacts(ctx context.Context, rel *helmstorage.Release, hr *unstructured.Unstructured, l *Live) ([]HelmHook, []HelmObject) {
+// stays, the Object the uninstall leaves, with its mounting pods and reclaim cost.
+func (lr *Reader) hookFacts(ctx context.Context, rel *helmstorage.Release, hr *unstructured.Unstructured, gaps *[]report.Gap) ([]Hook, []Object) {
 	disabled, _, _ := unstructured.NestedBool(hr.Object, "spec", "uninstall", "disableHooks")
-	var hooks []HelmHook
-	var left []HelmObject
+	var hooks []Hook
+	var left []Object
 	for _, h := range rel.Hooks {
 		hh := uninstallHook(h, disabled)
 		if hh == nil {
@@ -71,11 +73,11 @@ func (lc *LiveCluster) hookFacts(ctx context.Context, rel *helmstorage.Release, 
 		}
 		switch hh.Object.GroupKind() {
 		case "PersistentVolumeClaim", "StatefulSet.apps":
-			res, ok := lc.catalog.ForGroupKind(h.Object.GroupVersionKind().GroupKind())
+			res, ok := lr.Catalog.ForGroupKind(h.Object.GroupVersionKind().GroupKind())
 			if !ok {
 				continue
 			}
-			o, claims := lc.objectFacts(ctx, res, HelmObject{Object: hh.Object, Via: fmt.Sprintf("made by the %s hook %s, which the uninstall does not delete", strings.Join(hh.Events, ", "), hh.Path)}, l)
+			o, claims := lr.objectFacts(ctx, res, Object{Object: hh.Object, Via: fmt.Sprintf("made by the %s hook %s, which the uninstall does not delete", strings.Join(hh.Events, ", "), hh.Path)}, gaps)
 			left = append(left, o)
 			left = append(left, claims...)
 		}
@@ -86,8 +88,8 @@ func (lc *LiveCluster) hookFacts(ctx context.Context, rel *helmstorage.Release, 
 // uninstallHook is what an uninstall does with hook h (the rules above), nil when it neither
 // runs it nor leaves an object of it: a hook that never ran, or whose object its policy
 // deleted when it ran.
-func uninstallHook(h helmstorage.Hook, disabled bool) *HelmHook {
-	hh := &HelmHook{Object: RefOf(h.Object), Path: h.Path, Events: h.Events, DeletePolicies: h.DeletePolicies}
+func uninstallHook(h helmstorage.Hook, disabled bool) *Hook {
+	hh := &Hook{Object: inventory.RefOf(h.Object), Path: h.Path, Events: h.Events, DeletePolicies: h.DeletePolicies}
 	policies := h.DeletePolicies
 	if len(policies) == 0 {
 		policies = []string{hookBeforeHookCreation}

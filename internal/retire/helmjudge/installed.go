@@ -1,10 +1,8 @@
-package retire
+package helmjudge
 
 import (
 	"context"
 	"fmt"
-	"github.com/kubeforensics/suite/internal/report"
-	"github.com/kubeforensics/suite/internal/retire/helm"
 	"slices"
 	"sort"
 	"strings"
@@ -17,16 +15,19 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
-// HelmDrift names the objects a render and the installed release's manifest disagree on: drift
+// Drift names the objects a render and the installed release's manifest disagree on: drift
 // or manual changes since helm-controller last installed it (a chart version or values the
 // cluster never got, an upgrade that failed, an edit by hand).
-type HelmDrift struct {
+type Drift struct {
 	// Rendered is the render compared ("web 1.2.0 at base").
-	Rendered      string `json:"rendered"`
-	OnlyInstalled []Ref  `json:"onlyInstalled,omitempty"`
-	OnlyRendered  []Ref  `json:"onlyRendered,omitempty"`
+	Rendered      string          `json:"rendered"`
+	OnlyInstalled []inventory.Ref `json:"onlyInstalled,omitempty"`
+	OnlyRendered  []inventory.Ref `json:"onlyRendered,omitempty"`
 }
 
 // installedText names a deployed release: "web 1.2.0, revision 2, Secret ns/sh.helm.release.v1.web.v2".
@@ -37,22 +38,22 @@ func installedText(rel *helmstorage.Release) string {
 // Installed reads the deployed release of the live HelmRelease namespace/name from its storage
 // namespace (helmstorage): nil, nil when the HelmRelease is not served, not on the cluster or
 // never installed (empty status.storageNamespace).
-func (lc *LiveCluster) Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
-	hr, err := lc.installedHelmRelease(ctx, namespace, name)
+func (lr *Reader) Installed(ctx context.Context, namespace, name string) (*helmstorage.Release, error) {
+	hr, err := lr.installedHelmRelease(ctx, namespace, name)
 	if hr == nil || err != nil {
 		return nil, err
 	}
-	return lc.installed(ctx, hr, false)
+	return lr.installed(ctx, hr, false)
 }
 
 // installedHelmRelease reads the live HelmRelease namespace/name: nil, nil when it is not
 // served, not on the cluster or never installed (empty status.storageNamespace).
-func (lc *LiveCluster) installedHelmRelease(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
-	res, ok := lc.catalog.ForGroupKind(schema.GroupKind{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"})
+func (lr *Reader) installedHelmRelease(ctx context.Context, namespace, name string) (*unstructured.Unstructured, error) {
+	res, ok := lr.Catalog.ForGroupKind(schema.GroupKind{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"})
 	if !ok {
 		return nil, nil
 	}
-	hr, err := lc.c.Dynamic.Resource(res.GVR()).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	hr, err := lr.Clients.Dynamic.Resource(res.GVR()).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -68,12 +69,12 @@ func (lc *LiveCluster) installedHelmRelease(ctx context.Context, namespace, name
 // installed reads hr's deployed release (withChart: with its stored chart) and places its
 // manifest's and its hooks' objects as Helm creates them: a namespaced object without a
 // namespace goes in the release's namespace.
-func (lc *LiveCluster) installed(ctx context.Context, hr *unstructured.Unstructured, withChart bool) (*helmstorage.Release, error) {
+func (lr *Reader) installed(ctx context.Context, hr *unstructured.Unstructured, withChart bool) (*helmstorage.Release, error) {
 	read := helmstorage.Deployed
 	if withChart {
 		read = helmstorage.DeployedChart
 	}
-	rel, err := read(ctx, lc.c.Kube, helmstorage.Locate(hr))
+	rel, err := read(ctx, lr.Clients.Kube, helmstorage.Locate(hr))
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (lc *LiveCluster) installed(ctx context.Context, hr *unstructured.Unstructu
 	}
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
-		res, ok := lc.catalog.ForGroupKind(gvk.GroupKind())
+		res, ok := lr.Catalog.ForGroupKind(gvk.GroupKind())
 		switch {
 		case ok && !res.Namespaced:
 			o.SetNamespace("")
@@ -98,29 +99,29 @@ func (lc *LiveCluster) installed(ctx context.Context, hr *unstructured.Unstructu
 // claim's mounting pods and reclaim cost, a StatefulSet's templates and the claims it made, a
 // CRD's custom resources on the cluster. Keep is read from the manifest, as Helm's uninstall
 // reads it.
-func (lc *LiveCluster) manifestFacts(ctx context.Context, rel *helmstorage.Release, l *Live) []HelmObject {
-	var out []HelmObject
+func (lr *Reader) manifestFacts(ctx context.Context, rel *helmstorage.Release, gaps *[]report.Gap) []Object {
+	var out []Object
 	for _, m := range rel.Objects {
-		o := HelmObject{Object: RefOf(m), InManifest: true, Keep: helm.IsKeep(m.GetAnnotations()[HelmResourcePolicyAnnotation])}
+		o := Object{Object: inventory.RefOf(m), InManifest: true, Keep: helm.IsKeep(m.GetAnnotations()[helm.ResourcePolicyAnnotation])}
 		switch o.Object.GroupKind() {
 		case "CustomResourceDefinition.apiextensions.k8s.io":
-			o.Detail = lc.manifestCRDCount(ctx, m, l)
+			o.Detail = lr.manifestCRDCount(ctx, m, gaps)
 			out = append(out, o)
 		case "StatefulSet.apps", "PersistentVolumeClaim":
-			res, ok := lc.catalog.ForGroupKind(m.GroupVersionKind().GroupKind())
+			res, ok := lr.Catalog.ForGroupKind(m.GroupVersionKind().GroupKind())
 			if !ok {
 				out = append(out, o)
 				continue
 			}
-			o, claims := lc.objectFacts(ctx, res, o, l)
+			o, claims := lr.objectFacts(ctx, res, o, gaps)
 			out = append(out, o)
 			out = append(out, claims...)
 		default:
 			out = append(out, o)
 		}
 	}
-	inManifest := ids(rel.Objects)
-	out = slices.DeleteFunc(out, func(o HelmObject) bool { // a template claim the manifest also holds
+	inManifest := inventory.IDs(rel.Objects)
+	out = slices.DeleteFunc(out, func(o Object) bool { // a template claim the manifest also holds
 		return !o.InManifest && inManifest[o.Object.ID()]
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Object.ID() < out[j].Object.ID() })
@@ -128,17 +129,17 @@ func (lc *LiveCluster) manifestFacts(ctx context.Context, rel *helmstorage.Relea
 }
 
 // helmDrift compares a render with the installed manifest, nil when they hold the same objects.
-func helmDrift(rendered string, render, installed []*unstructured.Unstructured) *HelmDrift {
-	in, re := ids(installed), ids(render)
-	d := &HelmDrift{Rendered: rendered}
+func helmDrift(rendered string, render, installed []*unstructured.Unstructured) *Drift {
+	in, re := inventory.IDs(installed), inventory.IDs(render)
+	d := &Drift{Rendered: rendered}
 	for _, o := range installed {
-		if !re[RefOf(o).ID()] {
-			d.OnlyInstalled = append(d.OnlyInstalled, RefOf(o))
+		if !re[inventory.RefOf(o).ID()] {
+			d.OnlyInstalled = append(d.OnlyInstalled, inventory.RefOf(o))
 		}
 	}
 	for _, o := range render {
-		if !in[RefOf(o).ID()] {
-			d.OnlyRendered = append(d.OnlyRendered, RefOf(o))
+		if !in[inventory.RefOf(o).ID()] {
+			d.OnlyRendered = append(d.OnlyRendered, inventory.RefOf(o))
 		}
 	}
 	if len(d.OnlyInstalled)+len(d.OnlyRendered) == 0 {
@@ -148,7 +149,7 @@ func helmDrift(rendered string, render, installed []*unstructured.Unstructured) 
 }
 
 // Text says where the render and the installed manifest disagree.
-func (d *HelmDrift) Text() string {
+func (d *Drift) Text() string {
 	var parts []string
 	if len(d.OnlyInstalled) > 0 {
 		parts = append(parts, "installed but not rendered: "+refsText(d.OnlyInstalled))
@@ -159,7 +160,7 @@ func (d *HelmDrift) Text() string {
 	return fmt.Sprintf("the installed release and the render of chart %s disagree (drift, a failed upgrade or a change by hand): %s", d.Rendered, strings.Join(parts, "; "))
 }
 
-func refsText(rs []Ref) string {
+func refsText(rs []inventory.Ref) string {
 	s := make([]string, len(rs))
 	for i, r := range rs {
 		s[i] = r.String()
@@ -167,35 +168,8 @@ func refsText(rs []Ref) string {
 	return strings.Join(s, ", ")
 }
 
-// HelmDrifts is one warning per HelmRelease whose installed release and render disagree, as the
-// removals carry it (an uninstall's or an upgrade's): the verdict rests on what is installed.
-func HelmDrifts(rs []Removal) []report.Note {
-	seen := map[string]bool{}
-	var out []report.Note
-	for i := range rs {
-		var d *HelmDrift
-		var who, release string
-		switch r := &rs[i]; {
-		case r.Helm != nil && r.Helm.Drift != nil:
-			d, who, release = r.Helm.Drift, r.Object.Namespace+"/"+r.Object.Name, r.Helm.Release
-		case r.HelmDrop != nil && r.HelmDrop.Drift != nil:
-			d, who, release = r.HelmDrop.Drift, r.HelmDrop.HelmRelease, r.HelmDrop.Release
-		default:
-			continue
-		}
-		if seen[who] {
-			continue
-		}
-		seen[who] = true
-		ns, name, _ := strings.Cut(who, "/")
-		out = append(out, report.Note{Code: report.NoteHelmReleaseDrifted, Subject: helmReleaseID(ns, name),
-			Message: fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text())})
-	}
-	return out
-}
-
 // FromText names what the upgrade starts from: the installed revision live, else the base render.
-func (d *HelmDrop) FromText() string {
+func (d *Drop) FromText() string {
 	if d.Installed != "" {
 		return "installed " + d.Installed
 	}
@@ -205,7 +179,7 @@ func (d *HelmDrop) FromText() string {
 // manifestCRDCount says how many custom resources deleting the manifest's CRD crd deletes: they
 // are listed by the resource the CRD itself declares (its group, plural and served version, not
 // a discovery cache that may predate it); a CRD not on the cluster serves none.
-func (lc *LiveCluster) manifestCRDCount(ctx context.Context, crd *unstructured.Unstructured, l *Live) string {
+func (lr *Reader) manifestCRDCount(ctx context.Context, crd *unstructured.Unstructured, gaps *[]report.Gap) string {
 	res := kinds.Resource{}
 	res.Group, _, _ = unstructured.NestedString(crd.Object, "spec", "group")
 	res.Resource, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "plural")
@@ -220,15 +194,15 @@ func (lc *LiveCluster) manifestCRDCount(ctx context.Context, crd *unstructured.U
 		}
 	}
 	if res.Group == "" || res.Resource == "" || res.Version == "" {
-		l.Incomplete = append(l.Incomplete, notJudged(RefOf(crd).GapID(), report.GapUnsupported, fmt.Sprintf("counting the custom resources of %s", RefOf(crd)), "its manifest names no group, plural or served version"))
+		*gaps = append(*gaps, notJudged(inventory.RefOf(crd).GapID(), report.GapUnsupported, fmt.Sprintf("counting the custom resources of %s", inventory.RefOf(crd)), "its manifest names no group, plural or served version"))
 		return "its custom resources could not be counted"
 	}
-	n, err := kinds.CountObjects(ctx, lc.c.Metadata, res, "")
+	n, err := kinds.CountObjects(ctx, lr.Clients.Metadata, res, "")
 	if apierrors.IsNotFound(err) {
 		n, err = 0, nil
 	}
 	if err != nil {
-		l.Incomplete = append(l.Incomplete, readGap(report.OpList, report.ObjectID{Group: res.Group, Version: res.Version, Kind: res.Kind, Resource: res.Resource}, "counting "+res.QualifiedName(), err))
+		*gaps = append(*gaps, cluster.Gap(report.OpList, report.ObjectID{Group: res.Group, Version: res.Version, Kind: res.Kind, Resource: res.Resource}, "counting "+res.QualifiedName(), err))
 		return "its custom resources could not be counted"
 	}
 	return fmt.Sprintf("in the chart's templates, so Helm deletes it, and with it its %d custom resources on the cluster", n)

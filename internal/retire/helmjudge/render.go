@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"context"
@@ -17,18 +17,19 @@ import (
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
-// HelmRender renders the HelmReleases a gate compares (Request.Helm): Charts obtains each
+// Renderer renders the HelmReleases a gate compares (retire.Request.Helm): Charts obtains each
 // chart, Options bounds and parameterises each render.
-type HelmRender struct {
+type Renderer struct {
 	Charts  *charts.Getter
 	Options helmrender.Options
 }
 
-// HelmDrop says that Helm, not Flux, deletes a removal's object: helm-controller upgrades the
-// release to a manifest that no longer has it, or reinstalls the release (Removal.HelmDrop).
-type HelmDrop struct {
+// Drop says that Helm, not Flux, deletes a removal's object: helm-controller upgrades the
+// release to a manifest that no longer has it, or reinstalls the release (retire.Removal.HelmDrop).
+type Drop struct {
 	// HelmRelease is namespace/name; Release the Helm release it upgrades.
 	HelmRelease string `json:"helmRelease"`
 	Release     string `json:"release"`
@@ -43,8 +44,16 @@ type HelmDrop struct {
 	Suspended bool `json:"suspended,omitempty"`
 	// Installed names the deployed revision read from helm-controller's storage (live): the
 	// old manifest is then its manifest, not the base render; Drift is where they disagree.
-	Installed string     `json:"installed,omitempty"`
-	Drift     *HelmDrift `json:"drift,omitempty"`
+	Installed string `json:"installed,omitempty"`
+	Drift     *Drift `json:"drift,omitempty"`
+}
+
+// Dropped is one object Helm, not Flux, deletes: an upgrade's or a reinstall's (Drop says
+// which), in the Kustomization that declares its HelmRelease.
+type Dropped struct {
+	Object        *unstructured.Unstructured
+	Kustomization string
+	Drop          *Drop
 }
 
 // rendered is one HelmRelease's render on one side, or why there is none.
@@ -101,7 +110,7 @@ func sideObjects(t *gitops.Tree) []*unstructured.Unstructured {
 
 // renderHelm renders, on each side, every HelmRelease the candidate removes or whose inputs it
 // changes; the others install what they installed and are not rendered.
-func (h *HelmRender) renderHelm(ctx context.Context, base, cand *gitops.Tree, units []Unit) *helmSides {
+func (h *Renderer) renderHelm(ctx context.Context, base, cand *gitops.Tree, units []Unit) *helmSides {
 	s := &helmSides{base: map[string]*rendered{}, cand: map[string]*rendered{}}
 	if base == nil || cand == nil {
 		return s
@@ -112,13 +121,13 @@ func (h *HelmRender) renderHelm(ctx context.Context, base, cand *gitops.Tree, un
 	for _, u := range units {
 		candHR := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Candidate {
-			if RefOf(o).GroupKind() == helmReleaseKind {
-				candHR[RefOf(o).ID()] = o
+			if inventory.RefOf(o).GroupKind() == ReleaseKind {
+				candHR[inventory.RefOf(o).ID()] = o
 			}
 		}
 		for _, o := range u.Base {
-			id := RefOf(o).ID()
-			if RefOf(o).GroupKind() != helmReleaseKind {
+			id := inventory.RefOf(o).ID()
+			if inventory.RefOf(o).GroupKind() != ReleaseKind {
 				continue
 			}
 			c, both := candHR[id]
@@ -196,7 +205,7 @@ func (s *side) inputs(hr *unstructured.Unstructured) string {
 	return string(data)
 }
 
-func (h *HelmRender) render(ctx context.Context, s *side, hr *unstructured.Unstructured) *rendered {
+func (h *Renderer) render(ctx context.Context, s *side, hr *unstructured.Unstructured) *rendered {
 	out := &rendered{inputs: s.inputs(hr)}
 	ref, err := charts.RefFor(hr, s.srcs, s.own)
 	if err != nil {
@@ -223,25 +232,25 @@ func (h *HelmRender) render(ctx context.Context, s *side, hr *unstructured.Unstr
 func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 
 // helmDrops lists the objects helm-controller deletes when it upgrades (or reinstalls) a
-// HelmRelease both revisions declare, one Removal each; a release whose render failed on a side
+// HelmRelease both revisions declare, one Dropped each; a release whose render failed on a side
 // is a line of incomplete (UNKNOWN) naming it, unless its chart is only unavailable, which is
 // a warning: without the chart nothing is compared, as without rendering at all. Live
 // (installed not nil), the old manifest is the deployed release's, read from helm-controller's
 // storage; one that cannot be read is a line of incomplete, never the base render instead.
 // Each release compared leaves a line of evidence: what was rendered, against what, and how
 // many of its objects the upgrade deletes, so a SAFE says what it rests on.
-func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Removal, incomplete, unchecked []report.Gap, evidence []report.Note) {
+func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, incomplete, unchecked []report.Gap, evidence []report.Note) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
-			id := RefOf(c).ID()
+			id := inventory.RefOf(c).ID()
 			b, rc := s.base[id], s.cand[id]
 			if b == nil || rc == nil {
 				continue
 			}
 			name := "HelmRelease " + c.GetNamespace() + "/" + c.GetName()
 			if err := errors.Join(b.err, rc.err); err != nil {
-				gap := report.Gap{Op: report.OpRender, Subject: RefOf(c).GapID(), Reason: report.GapBuildFailed,
-					What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization.ID()),
+				gap := report.Gap{Op: report.OpRender, Subject: inventory.RefOf(c).GapID(), Reason: report.GapBuildFailed,
+					What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization),
 					Error: fmt.Sprintf("the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", err)}
 				if errors.Is(err, charts.ErrUnavailable) {
 					unchecked = append(unchecked, gap)
@@ -250,15 +259,15 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 				}
 				continue
 			}
-			drop := HelmDrop{HelmRelease: c.GetNamespace() + "/" + c.GetName(), Release: b.render.Release, From: chartText(b.render), To: chartText(rc.render)}
+			drop := Drop{HelmRelease: c.GetNamespace() + "/" + c.GetName(), Release: b.render.Release, From: chartText(b.render), To: chartText(rc.render)}
 			drop.Reinstall = reinstall(b.render, rc.render, c)
 			drop.Suspended, _, _ = unstructured.NestedBool(c.Object, "spec", "suspend")
 			old := b.render.Manifest
 			if installed != nil {
 				rel, err := installed.release(c.GetNamespace(), c.GetName())
 				if err != nil {
-					incomplete = append(incomplete, report.Gap{Op: report.OpReadStorage, Subject: RefOf(c).GapID(), Reason: cluster.GapReason(err),
-						What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization.ID()),
+					incomplete = append(incomplete, report.Gap{Op: report.OpReadStorage, Subject: inventory.RefOf(c).GapID(), Reason: cluster.GapReason(err),
+						What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization),
 						Error: fmt.Sprintf("the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", err)})
 					continue
 				}
@@ -270,20 +279,19 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 			kept := map[string]bool{}
 			if drop.Reinstall == "" {
 				for _, o := range rc.render.Manifest {
-					kept[RefOf(o).ID()] = true
+					kept[inventory.RefOf(o).ID()] = true
 				}
 			}
 			deleted := 0
 			for _, o := range old {
-				ref := RefOf(o)
-				if kept[ref.ID()] {
+				if kept[inventory.RefOf(o).ID()] {
 					continue
 				}
 				d := drop
-				rs = append(rs, Removal{Object: ref, ID: ref.ID(), Kustomization: u.Kustomization.ID(), base: o, HelmDrop: &d})
+				rs = append(rs, Dropped{Object: o, Kustomization: u.Kustomization, Drop: &d})
 				deleted++
 			}
-			evidence = append(evidence, report.Note{Code: report.NoteHelmReleaseCompared, Subject: RefOf(c).GapID(), Message: dropEvidence(name, u.Kustomization.ID(), drop, len(old), deleted)})
+			evidence = append(evidence, report.Note{Code: report.NoteHelmReleaseCompared, Subject: inventory.RefOf(c).GapID(), Message: dropEvidence(name, u.Kustomization, drop, len(old), deleted)})
 		}
 	}
 	return rs, incomplete, unchecked, evidence
@@ -292,7 +300,7 @@ func (s *helmSides) helmDrops(units []Unit, installed *liveReleases) (rs []Remov
 // dropEvidence is the line a compared release leaves: "HelmRelease ns/web (Kustomization
 // flux-system/apps): chart web 1.2.0 rendered at the candidate and compared with the installed
 // release (web 1.1.0, revision 3, …): the upgrade deletes 0 of its 7 objects".
-func dropEvidence(name, ks string, d HelmDrop, objects, deleted int) string {
+func dropEvidence(name, ks string, d Drop, objects, deleted int) string {
 	against := "its base render (" + d.From + ")"
 	if d.Installed != "" {
 		against = "the installed release (" + d.Installed + ")"
@@ -319,47 +327,4 @@ func reinstall(b, c *helmrender.Render, hr *unstructured.Unstructured) string {
 		return fmt.Sprintf("its chart changes from %q to %q (chartNameChangeStrategy Reinstall)", b.Chart, c.Chart)
 	}
 	return ""
-}
-
-// apply renders the HelmReleases the candidate removes or changes and folds the renders into
-// the gate: each removed HelmRelease's uninstall is judged from its base render, and every
-// object an upgrade or reinstall deletes becomes a removal. retargetUnits are units without the
-// candidate HelmReleases whose reinstall the renders judge object by object, so HelmRetargets
-// no longer calls those UNKNOWN; judged are the HelmReleases rendered at both revisions. Live,
-// a HelmRelease whose chart cannot be had and whose values alone the candidate changes is
-// rendered with the chart of its installed release instead (onInstalled), and notes carry that
-// evidence.
-func (h *HelmRender) apply(ctx context.Context, base, cand *gitops.Tree, units []Unit, rs []Removal, installed *liveReleases) (out []Removal, retargetUnits []Unit, judged map[string]bool, incomplete, unchecked []report.Gap, warnings, notes []report.Note) {
-	sides := h.renderHelm(ctx, base, cand, units)
-	notes = h.onInstalled(ctx, sides, base, cand, units, installed)
-	for i := range rs {
-		r := &rs[i]
-		if r.Object.GroupKind() != helmReleaseKind || r.base == nil {
-			continue
-		}
-		if x := sides.base[r.ID]; x != nil {
-			if x.err != nil {
-				r.renderGap = x.err.Error()
-			} else {
-				r.render = x.render
-			}
-		}
-	}
-	drops, incomplete, unchecked, evidence := sides.helmDrops(units, installed)
-	warnings = sides.notes()
-	notes = append(notes, evidence...)
-	out = append(rs, drops...)
-	sortRemovals(out)
-	judged = map[string]bool{}
-	for id, b := range sides.base {
-		if c := sides.cand[id]; c != nil && b.err == nil && c.err == nil {
-			judged[id] = true
-		}
-	}
-	for _, u := range units {
-		v := u
-		v.Candidate = slices.DeleteFunc(slices.Clone(u.Candidate), func(o *unstructured.Unstructured) bool { return judged[RefOf(o).ID()] })
-		retargetUnits = append(retargetUnits, v)
-	}
-	return out, retargetUnits, judged, incomplete, unchecked, warnings, notes
 }

@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"fmt"
@@ -7,21 +7,22 @@ import (
 
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // renderedUninstall is what deleting HelmRelease r uninstalls, from its base render: every
 // persistent object of the manifest (claims first, a StatefulSet's template claims by the names
 // the StatefulSet controller gives them, CRDs with the custom resources declared at base), those
 // helm.sh/resource-policy: keep leaves, the crds/ Helm never deletes, and a count of the rest.
-func renderedUninstall(r *Removal, k Kinds, rd *helmrender.Render) *HelmUninstall {
-	h := &HelmUninstall{Release: rd.Release, Rendered: chartText(rd)}
-	if s, _, _ := unstructured.NestedBool(r.base.Object, "spec", "suspend"); s {
+func renderedUninstall(r Removed, k Kinds, rd *helmrender.Render) *Uninstall {
+	h := &Uninstall{Release: rd.Release, Rendered: chartText(rd)}
+	if s, _, _ := unstructured.NestedBool(r.Base.Object, "spec", "suspend"); s {
 		h.NoUninstall = "spec.suspend is true at base: helm-controller deletes a suspended HelmRelease without uninstalling, and its objects stay, unmanaged"
 		return h
 	}
 	for _, o := range rd.Manifest {
-		ref := RefOf(o)
-		ho := HelmObject{Object: ref, InManifest: true, Keep: helm.IsKeep(o.GetAnnotations()[HelmResourcePolicyAnnotation])}
+		ref := inventory.RefOf(o)
+		ho := Object{Object: ref, InManifest: true, Keep: helm.IsKeep(o.GetAnnotations()[helm.ResourcePolicyAnnotation])}
 		claims := templateClaimNames(o)
 		if ref.GroupKind() == "StatefulSet.apps" {
 			_, policy := claimTemplates(o)
@@ -29,7 +30,7 @@ func renderedUninstall(r *Removal, k Kinds, rd *helmrender.Render) *HelmUninstal
 				ho.Detail = fmt.Sprintf("volumeClaimTemplates, whenDeleted: %s", policy)
 			}
 			for _, c := range claims {
-				via := HelmObject{Object: c, Via: fmt.Sprintf("a volumeClaimTemplates claim of StatefulSet %s/%s (whenDeleted: %s)", o.GetNamespace(), o.GetName(), policy), WithOwner: policy == "Delete" && !ho.Keep}
+				via := Object{Object: c, Via: fmt.Sprintf("a volumeClaimTemplates claim of StatefulSet %s/%s (whenDeleted: %s)", o.GetNamespace(), o.GetName(), policy), WithOwner: policy == "Delete" && !ho.Keep}
 				if via.WithOwner {
 					h.Deleted = append(h.Deleted, via)
 				} else {
@@ -52,33 +53,10 @@ func renderedUninstall(r *Removal, k Kinds, rd *helmrender.Render) *HelmUninstal
 	}
 	if rd.InstallCRDs != "Skip" {
 		for _, o := range rd.CRDs {
-			h.Left = append(h.Left, HelmObject{Object: RefOf(o), Via: "in the chart's crds/, which Helm installs and never deletes"})
+			h.Left = append(h.Left, Object{Object: inventory.RefOf(o), Via: "in the chart's crds/, which Helm installs and never deletes"})
 		}
 	}
 	claimsFirst(h.Deleted)
 	claimsFirst(h.Left)
 	return h
-}
-
-// templateClaimNames are the claims a StatefulSet's volumeClaimTemplates make, named as the
-// StatefulSet controller names them: <template>-<statefulset>-<ordinal>, for each replica
-// (spec.replicas, default 1).
-func templateClaimNames(sts *unstructured.Unstructured) []Ref {
-	if RefOf(sts).GroupKind() != "StatefulSet.apps" {
-		return nil
-	}
-	tpls, _ := claimTemplates(sts)
-	replicas, ok, _ := unstructured.NestedInt64(sts.Object, "spec", "replicas")
-	if !ok {
-		replicas = 1
-	}
-	var out []Ref
-	for _, t := range tpls {
-		m, _ := t.(map[string]any)
-		name, _, _ := unstructured.NestedString(m, "metadata", "name")
-		for i := range min(replicas, 100) {
-			out = append(out, Ref{Kind: "PersistentVolumeClaim", Namespace: sts.GetNamespace(), Name: fmt.Sprintf("%s-%s-%d", name, sts.GetName(), i)})
-		}
-	}
-	return out
 }

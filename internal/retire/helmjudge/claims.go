@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"context"
@@ -9,18 +9,20 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // templateClaimPages bounds the pages of claims read for one StatefulSet.
 const templateClaimPages = 20
 
-// templateClaims names the claims a release's StatefulSet made from its volumeClaimTemplates:
+// TemplateClaims names the claims a release's StatefulSet made from its volumeClaimTemplates:
 // they are not in the release's manifest, so the uninstall leaves them, orphaned, unless the
 // StatefulSet's persistentVolumeClaimRetentionPolicy.whenDeleted is Delete, when they go with
 // it. The StatefulSet controller names them <template>-<statefulset>-<ordinal> and labels them
 // with the StatefulSet's selector, which is what is listed.
-func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Unstructured, l *Live) []HelmObject {
+func (lr *Reader) TemplateClaims(ctx context.Context, sts *unstructured.Unstructured, gaps *[]report.Gap) []Object {
 	tpls, policy := claimTemplates(sts)
 	if len(tpls) == 0 {
 		return nil
@@ -35,28 +37,28 @@ func (lc *LiveCluster) templateClaims(ctx context.Context, sts *unstructured.Uns
 		}
 	}
 	opts := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(match).String(), Limit: 500}
-	var out []HelmObject
+	var out []Object
 	for page := 0; ; page++ {
-		list, err := lc.c.Kube.CoreV1().PersistentVolumeClaims(sts.GetNamespace()).List(ctx, opts)
+		list, err := lr.Clients.Kube.CoreV1().PersistentVolumeClaims(sts.GetNamespace()).List(ctx, opts)
 		if err != nil {
-			l.Incomplete = append(l.Incomplete, readGap(report.OpList, report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: sts.GetNamespace()}, fmt.Sprintf("listing the claims of StatefulSet %s/%s", sts.GetNamespace(), sts.GetName()), err))
+			*gaps = append(*gaps, cluster.Gap(report.OpList, report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: sts.GetNamespace()}, fmt.Sprintf("listing the claims of StatefulSet %s/%s", sts.GetNamespace(), sts.GetName()), err))
 			return out
 		}
 		for _, c := range list.Items {
 			if !hasOrdinalPrefix(c.Name, prefixes) {
 				continue
 			}
-			o := HelmObject{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name}, Via: via, WithOwner: policy == "Delete"}
-			var gaps []report.Gap
-			o.Consumers, o.Cost, gaps = lc.explainer.ClaimConsumers(ctx, c.Namespace, c.Name)
-			l.Incomplete = append(l.Incomplete, gaps...)
+			o := Object{Object: inventory.Ref{Kind: "PersistentVolumeClaim", Namespace: c.Namespace, Name: c.Name}, Via: via, WithOwner: policy == "Delete"}
+			var found []report.Gap
+			o.Consumers, o.Cost, found = lr.Explainer.ClaimConsumers(ctx, c.Namespace, c.Name)
+			*gaps = append(*gaps, found...)
 			out = append(out, o)
 		}
 		if list.Continue == "" {
 			return out
 		}
 		if page+1 >= templateClaimPages {
-			l.Incomplete = append(l.Incomplete, report.Gap{Op: report.OpList, Subject: report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: sts.GetNamespace()}, Reason: report.GapTooLarge,
+			*gaps = append(*gaps, report.Gap{Op: report.OpList, Subject: report.ObjectID{Version: "v1", Resource: "persistentvolumeclaims", Namespace: sts.GetNamespace()}, Reason: report.GapTooLarge,
 				What: fmt.Sprintf("listing the claims of StatefulSet %s/%s", sts.GetNamespace(), sts.GetName()), Error: fmt.Sprintf("more than %d pages, the rest not read", templateClaimPages)})
 			return out
 		}

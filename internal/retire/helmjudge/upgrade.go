@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"fmt"
@@ -9,12 +9,8 @@ import (
 
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
-
-// Upgraded is the outcome of a HelmRelease that both revisions declare and whose candidate
-// changes what its chart renders: helm-controller upgrades the release, and Helm deletes every
-// object of the old manifest that the new one no longer has (except those it keeps).
-const Upgraded Outcome = "Upgraded"
 
 // renderInputs are the parts of a HelmRelease's spec that decide what its chart renders.
 var renderInputs = []string{"chart", "chartRef", "values", "valuesFrom", "postRenderers"}
@@ -27,23 +23,23 @@ type helmChange struct {
 	chart string
 }
 
-// HelmUpgrades judges, without rendering the chart, every HelmRelease that both revisions
+// Upgrades judges, without rendering the chart, every HelmRelease that both revisions
 // declare and whose chart or values the candidate changes (a release target change is
-// HelmRetargets'). A claim the base values make the chart create and the candidate values no
+// Retargets'). A claim the base values make the chart create and the candidate values no
 // longer do (an item removed or disabled, switched to another type or to existingClaim, or its
 // name changed) is deleted by the upgrade: an Upgraded removal, unsafe, naming the values
 // path. For a chart known to make state only as its values declare (appTemplate), values that
 // keep every claim prove the upgrade deletes none: a note with that evidence. Any other change
 // is in incomplete: what the upgrade deletes is not seen, so it is UNKNOWN, never SAFE.
 // HelmReleases in rendered (rendered at both revisions) are left to the renders.
-func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incomplete []report.Gap, notes []report.Note) {
+func Upgrades(units []Unit, rendered map[string]bool) (rs []Upgrade, incomplete []report.Gap, notes []report.Note) {
 	var bases, cands []*unstructured.Unstructured
 	for _, u := range units {
 		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
 	}
-	sides := [2]map[string]*unstructured.Unstructured{chartSources(bases), chartSources(cands)}
+	sides := [2]map[string]*unstructured.Unstructured{ChartSources(bases), ChartSources(cands)}
 	for _, c := range helmChanges(units, sides) {
-		if rendered[RefOf(c.base).ID()] {
+		if rendered[inventory.RefOf(c.base).ID()] {
 			continue // its renders are compared object by object
 		}
 		if r, ok := droppedClaims(c, sides); ok {
@@ -51,10 +47,10 @@ func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incompl
 			continue
 		}
 		if ev := appTemplateEvidence(c, sides); ev != "" {
-			notes = append(notes, report.Note{Code: report.NoteHelmValuesKeepClaims, Subject: RefOf(c.base).GapID(), Message: ev})
+			notes = append(notes, report.Note{Code: report.NoteHelmValuesKeepClaims, Subject: inventory.RefOf(c.base).GapID(), Message: ev})
 			continue
 		}
-		incomplete = append(incomplete, notJudged(RefOf(c.base).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID()),
+		incomplete = append(incomplete, notJudged(inventory.RefOf(c.base).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization),
 			fmt.Sprintf("the candidate changes %s, and its chart is not rendered here, so what upgrading release %s deletes is unknown", c.chart, helm.ReleaseName(c.base))))
 	}
 	return rs, incomplete, notes
@@ -62,19 +58,19 @@ func HelmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incompl
 
 // helmChanges lists the HelmReleases both revisions of a unit declare whose render inputs, or
 // the chart source a chartRef names, the candidate changes; retargeted and suspended ones are
-// left out (HelmRetargets names the first; helm-controller leaves the second alone).
+// left out (Retargets names the first; helm-controller leaves the second alone).
 func helmChanges(units []Unit, sides [2]map[string]*unstructured.Unstructured) []helmChange {
 	var out []helmChange
 	for _, u := range units {
 		base := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Base {
-			if RefOf(o).GroupKind() == helmReleaseKind {
-				base[RefOf(o).ID()] = o
+			if inventory.RefOf(o).GroupKind() == ReleaseKind {
+				base[inventory.RefOf(o).ID()] = o
 			}
 		}
 		for _, c := range u.Candidate {
-			b, ok := base[RefOf(c).ID()]
-			if !ok || RefOf(c).GroupKind() != helmReleaseKind || retarget(b, c, sides) != "" {
+			b, ok := base[inventory.RefOf(c).ID()]
+			if !ok || inventory.RefOf(c).GroupKind() != ReleaseKind || retarget(b, c, sides) != "" {
 				continue
 			}
 			if s, _, _ := unstructured.NestedBool(c.Object, "spec", "suspend"); s {
@@ -116,10 +112,23 @@ func sourceChanged(b, c *unstructured.Unstructured, sides [2]map[string]*unstruc
 	return nil
 }
 
-// droppedClaims is the Upgraded removal of c when the candidate's values stop making a claim
+// Upgrade is a HelmRelease whose upgrade deletes claims its base values make the chart create
+// (retire's Upgraded removal): Loss says what it loses and Count how many claims, Why is the
+// reason it is unsafe.
+type Upgrade struct {
+	// HelmRelease is the HelmRelease as built at base, in Kustomization (its id).
+	HelmRelease   *unstructured.Unstructured
+	Kustomization string
+	Uninstall     *Uninstall
+	Loss          string
+	Count         int
+	Why           string
+}
+
+// droppedClaims is the Upgrade of c when the candidate's values stop making a claim
 // the base's make the chart create and delete with the release; ok is false when none is
 // dropped. A claim kept with helm.sh/resource-policy: keep is left by Helm and not counted.
-func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured) (Removal, bool) {
+func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured) (Upgrade, bool) {
 	bv, cv := helm.InlineValues(c.base), helm.InlineValues(c.cand)
 	renamed := !reflect.DeepEqual(nameInputs(bv), nameInputs(cv))
 	still := map[string]bool{}
@@ -129,7 +138,7 @@ func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured)
 		}
 	}
 	known := helm.AppTemplateVersion(c.base, sides[0]) != ""
-	var dropped []HelmValue
+	var dropped []helm.Value
 	for _, v := range helm.Values(bv) {
 		if !v.Deleted || (still[v.Key()] && !renamed) {
 			continue
@@ -144,10 +153,10 @@ func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured)
 		dropped = append(dropped, v)
 	}
 	if len(dropped) == 0 {
-		return Removal{}, false
+		return Upgrade{}, false
 	}
-	ref := RefOf(c.base)
-	h := &HelmUninstall{Release: helm.ReleaseName(c.base), Values: dropped}
+	ref := inventory.RefOf(c.base)
+	h := &Uninstall{Release: helm.ReleaseName(c.base), Values: dropped}
 	var paths []string
 	for _, v := range dropped {
 		p := v.Path
@@ -159,11 +168,10 @@ func droppedClaims(c helmChange, sides [2]map[string]*unstructured.Unstructured)
 	if _, has := helm.Spec(c.cand)["valuesFrom"]; has {
 		h.NotSeen = append(h.NotSeen, "spec.valuesFrom at the candidate (not read): a value there could declare the claim again")
 	}
-	r := Removal{Object: ref, ID: ref.ID(), Kustomization: c.unit.Kustomization.ID(), Outcome: Upgraded, Helm: h, Unsafe: true, base: c.base,
-		Persistent: &Persistence{Detail: fmt.Sprintf("upgrading release %s deletes the claims its values no longer declare: %s", h.Release, strings.Join(paths, ", ")), Count: len(dropped)}}
-	r.addReason(ReasonHelmUpgradeDropsClaim, fmt.Sprintf("the candidate changes %s of HelmRelease %s/%s: helm-controller upgrades release %s and Helm deletes what the new manifest no longer has, here %s, and nothing keeps it (retain: true or helm.sh/resource-policy: keep)",
-		c.chart, ref.Namespace, ref.Name, h.Release, strings.Join(paths, ", ")))
-	return r, true
+	return Upgrade{HelmRelease: c.base, Kustomization: c.unit.Kustomization, Uninstall: h,
+		Loss: fmt.Sprintf("upgrading release %s deletes the claims its values no longer declare: %s", h.Release, strings.Join(paths, ", ")), Count: len(dropped),
+		Why: fmt.Sprintf("the candidate changes %s of HelmRelease %s/%s: helm-controller upgrades release %s and Helm deletes what the new manifest no longer has, here %s, and nothing keeps it (retain: true or helm.sh/resource-policy: keep)",
+			c.chart, ref.Namespace, ref.Name, h.Release, strings.Join(paths, ", "))}, true
 }
 
 // nameInputs are the values that name every claim a chart makes (app-template's and most
@@ -205,5 +213,5 @@ func appTemplateEvidence(c helmChange, sides [2]map[string]*unstructured.Unstruc
 		kept = append(kept, "its values declare no claim the chart creates (no persistentVolumeClaim item in persistence.*) and no volumeClaimTemplates")
 	}
 	return fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): the candidate changes %s; app-template %s → %s makes claims only from persistence.* and volumeClaimTemplates and installs no CRDs, and %s, so the upgrade deletes no chart-made state",
-		c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization.ID(), c.chart, from, to, strings.Join(kept, "; "))
+		c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization, c.chart, from, to, strings.Join(kept, "; "))
 }

@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"errors"
@@ -31,10 +31,10 @@ func hrAt(t *testing.T, version, values string) *unstructured.Unstructured {
 func TestInstalledFor(t *testing.T) {
 	repo := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmRepository",
 		"metadata": map[string]any{"name": "r", "namespace": "flux-system"}, "spec": map[string]any{"url": "https://charts.example.com"}}}
-	srcs := [2]map[string]*unstructured.Unstructured{chartSources([]*unstructured.Unstructured{repo}), chartSources([]*unstructured.Unstructured{repo})}
+	srcs := [2]map[string]*unstructured.Unstructured{ChartSources([]*unstructured.Unstructured{repo}), ChartSources([]*unstructured.Unstructured{repo})}
 	cside := &side{srcs: charts.IndexSources([]*unstructured.Unstructured{repo})}
-	stored := func(version, incomplete string, err error) *liveReleases {
-		return &liveReleases{withChart: func(string, string) (*helmstorage.Release, error) {
+	stored := func(version, incomplete string, err error) *Releases {
+		return &Releases{withChart: func(string, string) (*helmstorage.Release, error) {
 			if err != nil {
 				return nil, err
 			}
@@ -45,7 +45,7 @@ func TestInstalledFor(t *testing.T) {
 		name      string
 		base      string
 		cand      *unstructured.Unstructured
-		installed *liveReleases
+		installed *Releases
 		why, err  string
 	}{
 		{"values only", "1.2.0", hrAt(t, "1.2.0", "{a: 2}"), stored("1.2.0", "", nil), "", ""},

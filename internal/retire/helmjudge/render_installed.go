@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
 // releaseTarget are the parts of a HelmRelease's spec besides its values that decide which
@@ -34,21 +35,21 @@ var releaseTarget = []string{"chart", "chartRef", "postRenderers", "releaseName"
 // the render's error says why not and the values rules judge it as before. A release that
 // cannot be read, or that fails to render, is UNKNOWN (an error that is not ErrUnavailable).
 // notes are the evidence of each one rendered so.
-func (h *HelmRender) onInstalled(ctx context.Context, sides *helmSides, base, cand *gitops.Tree, units []Unit, installed *liveReleases) (notes []report.Note) {
+func (h *Renderer) onInstalled(ctx context.Context, sides *helmSides, base, cand *gitops.Tree, units []Unit, installed *Releases) (notes []report.Note) {
 	if installed == nil || base == nil || cand == nil {
 		return nil
 	}
 	bobjs, cobjs := sideObjects(base), sideObjects(cand)
-	srcs := [2]map[string]*unstructured.Unstructured{chartSources(bobjs), chartSources(cobjs)}
+	srcs := [2]map[string]*unstructured.Unstructured{ChartSources(bobjs), ChartSources(cobjs)}
 	var cside *side
 	var caps *capabilities
 	for _, u := range units {
 		bases := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Base {
-			bases[RefOf(o).ID()] = o
+			bases[inventory.RefOf(o).ID()] = o
 		}
 		for _, c := range u.Candidate {
-			id := RefOf(c).ID()
+			id := inventory.RefOf(c).ID()
 			rb, rc := sides.base[id], sides.cand[id]
 			if rb == nil || rc == nil || bases[id] == nil || !errors.Is(errors.Join(rb.err, rc.err), charts.ErrUnavailable) {
 				continue
@@ -85,7 +86,7 @@ func (h *HelmRender) onInstalled(ctx context.Context, sides *helmSides, base, ca
 			sides.base[id] = &rendered{inputs: rb.inputs, render: &helmrender.Render{Release: rel.Namespace + "/" + rel.Name, StorageNamespace: rel.StorageNamespace,
 				Chart: rel.Chart, Version: rel.ChartVersion, Manifest: rel.Objects}}
 			sides.cand[id] = &rendered{inputs: rc.inputs, render: rd}
-			notes = append(notes, report.Note{Code: report.NoteHelmRenderedInstalled, Subject: RefOf(c).GapID(), Message: installedEvidence(c, u, rel, rd, caps.kubeVersion)})
+			notes = append(notes, report.Note{Code: report.NoteHelmRenderedInstalled, Subject: inventory.RefOf(c).GapID(), Message: installedEvidence(c, u, rel, rd, caps.kubeVersion)})
 		}
 	}
 	return notes
@@ -94,7 +95,7 @@ func (h *HelmRender) onInstalled(ctx context.Context, sides *helmSides, base, ca
 // installedFor reads the deployed release of the candidate HelmRelease c with its chart when
 // that chart is the one c installs; why says otherwise why it does not apply, err that the
 // release could not be read.
-func installedFor(b, c *unstructured.Unstructured, srcs [2]map[string]*unstructured.Unstructured, cside *side, installed *liveReleases) (rel *helmstorage.Release, why string, err error) {
+func installedFor(b, c *unstructured.Unstructured, srcs [2]map[string]*unstructured.Unstructured, cside *side, installed *Releases) (rel *helmstorage.Release, why string, err error) {
 	var changed []string
 	for _, f := range releaseTarget {
 		if !reflect.DeepEqual(helm.Spec(b)[f], helm.Spec(c)[f]) {
@@ -145,7 +146,7 @@ type capabilities struct {
 	err         error
 }
 
-func readCapabilities(installed *liveReleases) *capabilities {
+func readCapabilities(installed *Releases) *capabilities {
 	kv, apis, err := installed.capabilities()
 	if err != nil {
 		err = fmt.Errorf("reading the cluster's Capabilities to render the installed chart: %w", err)
@@ -156,11 +157,11 @@ func readCapabilities(installed *liveReleases) *capabilities {
 // installedEvidence says how the upgrade of c was judged: the candidate rendered against the
 // installed chart and compared with the installed manifest.
 func installedEvidence(c *unstructured.Unstructured, u Unit, rel *helmstorage.Release, rd *helmrender.Render, kubeVersion string) string {
-	kept := ids(rd.Manifest)
+	kept := inventory.IDs(rd.Manifest)
 	var dropped []string
 	for _, o := range rel.Objects {
-		if !kept[RefOf(o).ID()] {
-			dropped = append(dropped, RefOf(o).String())
+		if !kept[inventory.RefOf(o).ID()] {
+			dropped = append(dropped, inventory.RefOf(o).String())
 		}
 	}
 	what := fmt.Sprintf("it keeps every one of the installed manifest's %d objects, so the upgrade deletes none of them", len(rel.Objects))
@@ -168,5 +169,5 @@ func installedEvidence(c *unstructured.Unstructured, u Unit, rel *helmstorage.Re
 		what = fmt.Sprintf("the upgrade deletes %d of the installed manifest's %d objects, judged as removals: %s", len(dropped), len(rel.Objects), strings.Join(dropped, ", "))
 	}
 	return fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): its chart is not available here and the candidate changes only its values, so they were rendered against the installed chart %s %s (stored with revision %d, %s; with Kubernetes %s and the API versions the cluster serves, as release %s, with its post-renderers) and compared with the installed manifest: %s",
-		c.GetNamespace(), c.GetName(), u.Kustomization.ID(), rel.Chart, rel.ChartVersion, rel.Version, rel.Record, kubeVersion, rd.Release, what)
+		c.GetNamespace(), c.GetName(), u.Kustomization, rel.Chart, rel.ChartVersion, rel.Version, rel.Record, kubeVersion, rd.Release, what)
 }

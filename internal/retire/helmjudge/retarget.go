@@ -1,4 +1,4 @@
-package retire
+package helmjudge
 
 import (
 	"fmt"
@@ -8,32 +8,33 @@ import (
 
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
+	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
 
-// HelmRetargets names every HelmRelease that both revisions declare and whose candidate makes
+// Retargets names every HelmRelease that both revisions declare and whose candidate makes
 // helm-controller uninstall its current release before installing again (action.
 // ReleaseTargetChanged): another release name, release namespace or storage namespace, or
 // another chart under upgrade.chartNameChangeStrategy Reinstall (the default), the chart's name
 // read through a chartRef from the OCIRepository or HelmChart the builds declare. A chartRef
 // pointing elsewhere whose chart is not seen may change it too. Each is a line
 // for Report.Incomplete: the uninstall is not judged object by object, so it is UNKNOWN.
-func HelmRetargets(units []Unit) []report.Gap {
+func Retargets(units []Unit) []report.Gap {
 	var bases, cands []*unstructured.Unstructured
 	for _, u := range units {
 		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
 	}
-	sides := [2]map[string]*unstructured.Unstructured{chartSources(bases), chartSources(cands)}
+	sides := [2]map[string]*unstructured.Unstructured{ChartSources(bases), ChartSources(cands)}
 	var out []report.Gap
 	for _, u := range units {
 		base := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Base {
-			if RefOf(o).GroupKind() == helmReleaseKind {
-				base[RefOf(o).ID()] = o
+			if inventory.RefOf(o).GroupKind() == ReleaseKind {
+				base[inventory.RefOf(o).ID()] = o
 			}
 		}
 		for _, c := range u.Candidate {
-			b, ok := base[RefOf(c).ID()]
-			if !ok || RefOf(c).GroupKind() != helmReleaseKind {
+			b, ok := base[inventory.RefOf(c).ID()]
+			if !ok || inventory.RefOf(c).GroupKind() != ReleaseKind {
 				continue
 			}
 			if why := retarget(b, c, sides); why != "" {
@@ -44,8 +45,8 @@ func HelmRetargets(units []Unit) []report.Gap {
 	return out
 }
 
-// chartSources indexes the OCIRepositories, HelmCharts and HelmRepositories a build declares, by Kind/namespace/name.
-func chartSources(objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
+// ChartSources indexes the OCIRepositories, HelmCharts and HelmRepositories a build declares, by Kind/namespace/name.
+func ChartSources(objs []*unstructured.Unstructured) map[string]*unstructured.Unstructured {
 	m := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
 		if gvk := o.GroupVersionKind(); gvk.Group == "source.toolkit.fluxcd.io" && (gvk.Kind == "OCIRepository" || gvk.Kind == "HelmChart" || gvk.Kind == "HelmRepository") {
@@ -127,7 +128,7 @@ func retargetGap(u Unit, b *unstructured.Unstructured, why string) report.Gap {
 	if len(declared) > 0 {
 		line += "; its values declare persistent state: " + strings.Join(declared, ", ")
 	}
-	return notJudged(RefOf(b).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", b.GetNamespace(), b.GetName(), u.Kustomization.ID()),
+	return notJudged(inventory.RefOf(b).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", b.GetNamespace(), b.GetName(), u.Kustomization),
 		line+"; not judged object by object")
 }
 
