@@ -43,8 +43,9 @@ type dangling struct {
 
 // applyDangling makes blockers of the objects the stuck object itself refers to that do not
 // exist: its owners (ownerReferences), the node its spec places it on (`nodeName`, `node`),
-// and the objects its spec names by a field whose name, less a `Ref`/`Name` suffix, is a kind
-// of the object's own API group (`policyServer: x`, `fooRef: {name: x}`). A controller that
+// the objects its spec names by a field whose name, less a `Ref`/`Name` suffix, is a kind
+// of the object's own API group (`policyServer: x`, `fooRef: {name: x}`), and the typed
+// references that state their own kind and group, in any served group (typedReferences). A controller that
 // finalizes the object through what it refers to never acts when that is gone: a per-node agent
 // cannot run on a node that no longer exists; a controller that reconciles through the owner
 // never comes back to the object; a cleanup against a referenced object that does not exist
@@ -125,6 +126,9 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 		byKind = nil
 	}
 	refs := specReferences(spec, byKind, o.obj.GetNamespace())
+	if byKind != nil {
+		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
+	}
 	for i, r := range refs {
 		ref := r.ref()
 		if r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName() && ref.Namespace == o.obj.GetNamespace() {
@@ -181,6 +185,25 @@ var nodeResource = kinds.Resource{Version: "v1", Resource: "nodes", Kind: "Node"
 // without a namespace is skipped. The result is sorted by path.
 func specReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string) []outRef {
 	var out []outRef
+	walkSpecFields(spec, func(key, path string, v any, listed bool) bool {
+		if listed {
+			return false
+		}
+		r, ok := fieldReference(key, v, byKind, namespace)
+		if ok {
+			r.path = path
+			out = append(out, r)
+		}
+		return ok
+	})
+	sortByPath(out)
+	return out
+}
+
+// walkSpecFields visits every field of spec (bounded by maxDanglingDepth) with its path, and
+// every object in a list with the list's key, its indexed path and listed set; visit returns
+// true when it took the value as a reference, which is then not walked into.
+func walkSpecFields(spec map[string]any, visit func(key, path string, v any, listed bool) bool) {
 	var walk func(m map[string]any, path string, depth int)
 	walk = func(m map[string]any, path string, depth int) {
 		if depth > maxDanglingDepth {
@@ -188,9 +211,7 @@ func specReferences(spec map[string]any, byKind map[string]kinds.Resource, names
 		}
 		for k, v := range m {
 			p := path + "." + k
-			if r, ok := fieldReference(k, v, byKind, namespace); ok {
-				r.path = p
-				out = append(out, r)
+			if visit(k, p, v, false) {
 				continue
 			}
 			switch t := v.(type) {
@@ -198,16 +219,24 @@ func specReferences(spec map[string]any, byKind map[string]kinds.Resource, names
 				walk(t, p, depth+1)
 			case []any:
 				for i, e := range t {
-					if em, ok := e.(map[string]any); ok {
-						walk(em, fmt.Sprintf("%s[%d]", p, i), depth+1)
+					em, ok := e.(map[string]any)
+					if !ok {
+						continue
+					}
+					ep := fmt.Sprintf("%s[%d]", p, i)
+					if !visit(k, ep, em, true) {
+						walk(em, ep, depth+1)
 					}
 				}
 			}
 		}
 	}
 	walk(spec, "spec", 0)
-	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out
+}
+
+// sortByPath orders references by the field that holds them.
+func sortByPath(refs []outRef) {
+	sort.Slice(refs, func(i, j int) bool { return refs[i].path < refs[j].path })
 }
 
 // fieldReference reads one field as a reference, false when it is none.

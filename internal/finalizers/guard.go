@@ -79,9 +79,11 @@ func (x *Explainer) guardExplanation(ctx context.Context, e *Explanation) {
 	var gaps []report.Gap
 	var g []report.Gap
 	e.Remedies, g = x.guard(ctx, e.Remedies)
+	e.Remedies = withoutRepeats(e.Remedies)
 	gaps = append(gaps, g...)
 	for i := range e.Finalizers {
 		e.Finalizers[i].Remedies, g = x.guard(ctx, e.Finalizers[i].Remedies)
+		e.Finalizers[i].Remedies = withoutRepeats(e.Finalizers[i].Remedies)
 		gaps = append(gaps, g...)
 	}
 	for _, gap := range gaps {

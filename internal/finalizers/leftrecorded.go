@@ -37,7 +37,7 @@ func recordedKind(path []string, value string) string {
 		return "volume"
 	case (key == "hostname" || key == "ip") && strings.Contains(joined, "loadbalancer"):
 		return "load balancer"
-	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && strings.HasPrefix(value, "/") && !strings.Contains(joined, "mount"):
+	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && nodeLocalPath(path, value):
 		return "node-local path"
 	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids") || strings.HasSuffix(key, "uri"):
 		if cloudIDRe.MatchString(value) {

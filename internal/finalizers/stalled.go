@@ -87,6 +87,9 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 		s.Evidence, s.LikelyReasons = append(s.Evidence, ev...), append(reasons, s.LikelyReasons...)
 		f.Stalled = s
 		f.Remedies = x.stalledRemedies(o, *f, s, note)
+		dev, dreasons, dfixes, dgaps := x.removerDependencies(ctx, c)
+		f.Unchecked = append(f.Unchecked, dgaps...)
+		withDependencies(f, s, dev, dreasons, dfixes)
 		changed = true
 	}
 	if changed {

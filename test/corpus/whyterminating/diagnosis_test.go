@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,9 @@ type diagnosis struct {
 	res    whyterminating.Result
 }
 
-// diagnose runs the plugin as kubectl would, pinned to the corpus cluster, with -o json.
+// diagnose runs the plugin as kubectl would, pinned to the corpus cluster, with -o json. The
+// output is logged when the test fails, or always with KF_CORPUS_SHOW set (to judge a passing
+// case from the whole report, not only from its assertions).
 func diagnose(t *testing.T, args ...string) *diagnosis {
 	t.Helper()
 	return diagnoseAfter(t, 0, args...)
@@ -54,8 +57,9 @@ func diagnoseAfter(t *testing.T, later time.Duration, args ...string) *diagnosis
 	if err := json.Unmarshal(out.Bytes(), &d.res); err != nil {
 		t.Fatalf("exit %d, output is not the JSON report: %v\nstdout:\n%s\nstderr:\n%s", d.code, err, d.raw, d.stderr)
 	}
+	d.noRepeatedSteps()
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("KF_CORPUS_SHOW") != "" {
 			t.Logf("why-terminating %s (exit %d):\n%s\nstderr:\n%s", strings.Join(args, " "), d.code, d.raw, d.stderr)
 		}
 	})
@@ -90,6 +94,28 @@ func (d *diagnosis) explanations() []*finalizers.Explanation {
 		walk(e)
 	}
 	return out
+}
+
+// noRepeatedSteps checks that no list of steps names the same step (code and command) twice:
+// an operator following them in order has done the second already (db-operator's webhook
+// Deployment was named twice, https://github.com/db-operator/db-operator/issues/68).
+func (d *diagnosis) noRepeatedSteps() {
+	d.t.Helper()
+	check := func(where string, steps []finalizers.Remediation) {
+		for i, a := range steps {
+			for _, b := range steps[:i] {
+				if a.Command != "" && a.Code == b.Code && a.Command == b.Command {
+					d.t.Errorf("%s: step %s %q given twice", where, a.Code, a.Command)
+				}
+			}
+		}
+	}
+	for _, e := range d.explanations() {
+		check(e.Object.String(), e.Remedies)
+		for _, f := range e.Finalizers {
+			check(e.Object.String()+" finalizer "+f.Name, f.Remedies)
+		}
+	}
 }
 
 // object is the explanation of ref (`kind.group/name -n ns`), wherever it appears in the report.

@@ -1,0 +1,30 @@
+package finalizers
+
+import "strings"
+
+// requestPathWords are field names under which a path is part of a request, not a place on a
+// node: HTTP routes and their matches, probes, rewrites and redirects, URLs and endpoints.
+var requestPathWords = []string{"http", "paths", "route", "rule", "match", "prefix", "rewrite", "redirect",
+	"probe", "httpget", "url", "uri", "ingress", "endpoint", "webhook", "backend", "listener"}
+
+// nodeLocalPath reports whether a field ending in `path` or `dir` (path, the field's path from
+// spec or status, lowercased) holding value names a place on a node's filesystem: an absolute
+// path below the root, outside mounts, and not under a field that describes a request (an HTTP
+// route's `paths[].path: /` is where requests go, and nothing of it stays on a node).
+func nodeLocalPath(path []string, value string) bool {
+	if !strings.HasPrefix(value, "/") || strings.Trim(value, "/") == "" {
+		return false
+	}
+	for _, p := range path {
+		p = strings.ToLower(p)
+		if strings.Contains(p, "mount") {
+			return false
+		}
+		for _, w := range requestPathWords {
+			if strings.Contains(p, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
