@@ -51,7 +51,7 @@ func Plan(ctx context.Context, req Request) (*Result, error) {
 	objs.FetchReferences(ctx, c.Dynamic, c.Metadata)
 	objs.Now = clock.Now()
 	chain := flux.Build(objs)
-	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: objs.Gaps, Warnings: append([]string{}, objs.Unlisted...)}
+	res := &Result{Target: c.Target, Namespace: namespace, Incomplete: objs.Gaps, Unchecked: append([]report.Gap{}, objs.Unlisted...)}
 	if name != "" {
 		res.Focus = namespace + "/" + name
 		if chain.Node(res.Focus) == nil {
@@ -59,8 +59,8 @@ func Plan(ctx context.Context, req Request) (*Result, error) {
 		}
 		chain = chain.Focus(res.Focus)
 	}
-	d, warnings := flux.NewDrill(c, chain)
-	res.Warnings = append(append(res.Warnings, warnings...), d.Run(ctx, chain, objs)...)
+	d, unchecked := flux.NewDrill(c, chain)
+	res.Unchecked = append(append(res.Unchecked, unchecked...), d.Run(ctx, chain, objs)...)
 	res.Incomplete = append(res.Incomplete, chain.Unevaluated...)
 	res.Liveness = flux.CheckLiveness(ctx, c.Kube, chain, objs, objs.Now)
 	res.Chain = *chain

@@ -73,7 +73,7 @@ func computeRepo(ctx context.Context, root, top, entry string, allowNetwork bool
 	case len(r.Tiers) == 0:
 		return nil, exitcode.UsageErrorf("%s: the build of entry path %s holds no Flux Kustomization (kustomize.toolkit.fluxcd.io); give --path the directory with the root Kustomization or the Kustomizations it applies", root, r.Entry)
 	}
-	var unrendered []string
+	var unrendered []report.Gap
 	if crds != nil {
 		unrendered = r.RenderCRDs(ctx, *crds)
 	}

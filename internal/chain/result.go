@@ -12,10 +12,12 @@ import (
 // resultAPIVersion versions the live Result schema and repoAPIVersion the RepoResult one
 // (docs/report.md). The live result moved to v1beta2 when reconciliations in progress left
 // rootCauses for progressing, a revision being applied stopped being a revisionLag, and HEALTHY
-// came to need the controllers found alive.
+// came to need the controllers found alive; to v1beta3 when its gaps were typed; and to v1beta4
+// when warnings[] (lines) became unchecked[] (gaps). The --repo result moved to v1beta3 when
+// undecoded[] and unrendered[] (lines) became gaps.
 const (
-	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta3"
-	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta2"
+	resultAPIVersion = "fluxchain.kubeforensics.dev/v1beta4"
+	repoAPIVersion   = "fluxchain.kubeforensics.dev/v1beta3"
 )
 
 // APIVersion is the apiVersion of the plugin's live reports and RepoAPIVersion of its --repo
@@ -72,9 +74,10 @@ type Result struct {
 	flux.Chain
 	// Incomplete are the reads of Flux objects that failed: the result is UNKNOWN (exit 2).
 	Incomplete []report.Gap `json:"incomplete,omitempty"`
-	// Warnings name reads about a root cause's objects that failed (API discovery, the object a
-	// health check waits on): noted, they do not change the verdict.
-	Warnings []string `json:"warnings"`
+	// Unchecked are the reads about a root cause's objects that failed (API discovery, the
+	// object a health check waits on, the explanation of an object being deleted), as gaps:
+	// noted, they do not change the verdict.
+	Unchecked []report.Gap `json:"unchecked"`
 	// Liveness is what was found of the controllers that write the chain's status (their
 	// Deployments and pods) and of statuses older than their interval explains; nil when not
 	// looked at (a result not made by Plan).
@@ -178,11 +181,11 @@ type RepoResult struct {
 	NotCovered []string `json:"notCovered,omitempty"`
 	// Undecoded are Flux objects whose spec did not decode: the chain holds what could be read
 	// of them, and the verdict cannot be CLEAN.
-	Undecoded []string `json:"undecoded,omitempty"`
+	Undecoded []report.Gap `json:"undecoded,omitempty"`
 	// Unrendered are the HelmReleases whose chart could not be rendered (--charts,
-	// --chart-cache, --allow-network): the CRDs they install are not known, and crd-order
-	// notes those CRDs as not verifiable.
-	Unrendered []string `json:"unrendered,omitempty"`
+	// --chart-cache, --allow-network), as gaps: the CRDs they install are not known, and
+	// crd-order notes those CRDs as not verifiable.
+	Unrendered []report.Gap `json:"unrendered,omitempty"`
 	// FailOn is the severity at which a finding fails the run.
 	FailOn lint.Severity `json:"failOn"`
 	// Diff is what the working tree changes over the base revision, with --base only

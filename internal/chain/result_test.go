@@ -20,7 +20,7 @@ func TestVerdictWithGaps(t *testing.T) {
 	}{
 		{"live read failed", "UNKNOWN", func() string { r := &Result{Incomplete: gap}; r.finish(nil); return r.Verdict }},
 		{"drill warning only", "HEALTHY", func() string {
-			r := &Result{Warnings: []string{"API discovery: timeout"}}
+			r := &Result{Unchecked: []report.Gap{{Op: report.OpDiscover, Reason: report.GapTimeout, What: "API discovery", Error: "timeout"}}}
 			r.finish(nil)
 			return r.Verdict
 		}},
@@ -30,12 +30,12 @@ func TestVerdictWithGaps(t *testing.T) {
 			return r.Verdict
 		}},
 		{"liveness not verified, otherwise healthy", "UNKNOWN", func() string {
-			r := &Result{Liveness: &flux.Liveness{Unchecked: "forbidden"}}
+			r := &Result{Liveness: &flux.Liveness{Unchecked: gap}}
 			r.finish(nil)
 			return r.Verdict
 		}},
 		{"liveness not verified, failing", "FAILING", func() string {
-			r := &Result{Liveness: &flux.Liveness{Unchecked: "forbidden"}, Chain: flux.Chain{RootCauses: []flux.RootCause{{Kustomization: "a"}}}}
+			r := &Result{Liveness: &flux.Liveness{Unchecked: gap}, Chain: flux.Chain{RootCauses: []flux.RootCause{{Kustomization: "a"}}}}
 			r.finish(nil)
 			return r.Verdict
 		}},

@@ -47,7 +47,9 @@ func repoSARIF(res *RepoResult) sarif.Report {
 		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.TierNotCovered.ID, Level: sarif.Warning, Message: "not covered: " + nc, Identity: id})
 	}
 	for _, u := range res.Undecoded {
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.ObjectUndecoded.ID, Level: sarif.Warning, Message: "did not decode: " + u, Identity: u})
+		f := sarif.GapFinding(u)
+		f.Rule, f.Message, f.Identity = sarif.ObjectUndecoded.ID, "did not decode: "+u.String(), u.String()
+		r.Findings = append(r.Findings, f)
 	}
 	for _, g := range res.Incomplete {
 		r.Findings = append(r.Findings, sarif.GapFinding(g))

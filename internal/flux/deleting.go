@@ -8,7 +8,9 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // explainDeleting explains, through the Explainer (why-terminating's explanation: the
@@ -16,27 +18,29 @@ import (
 // hand), every Kustomization and HelmRelease of the chain that is being deleted. It returns
 // the explanations by the objects' fully qualified names, so an object a health check names
 // or a root cause lists is explained with the same reads, and the explanations that could not
-// be made as warnings.
-func (d *Drill) explainDeleting(ctx context.Context, c *Chain) (map[string]*finalizers.Explanation, []string) {
-	var warnings []string
+// be made, or were made with reads that failed, as gaps that do not change the verdict.
+func (d *Drill) explainDeleting(ctx context.Context, c *Chain) (map[string]*finalizers.Explanation, []report.Gap) {
+	var gaps []report.Gap
 	known := map[string]*finalizers.Explanation{}
 	explain := func(gk schema.GroupKind, ns, name string) *finalizers.Explanation {
+		subject := report.ObjectID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
+		what := fmt.Sprintf("explaining %s %s/%s", gk.Kind, ns, name)
 		if d.Catalog == nil || d.Explainer == nil {
-			warnings = append(warnings, fmt.Sprintf("explaining %s %s/%s: API discovery unavailable", gk.Kind, ns, name))
+			gaps = append(gaps, report.Gap{Op: report.OpExplain, Subject: subject, Reason: report.GapNotRead, What: what, Error: "API discovery unavailable"})
 			return nil
 		}
 		res, err := d.Catalog.ResolveGroupKind(gk)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("explaining %s %s/%s: %v", gk.Kind, ns, name, err))
+			gaps = append(gaps, explainGap(subject, what, err))
 			return nil
 		}
 		exp, err := d.Explainer.Explain(ctx, res, ns, name)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("explaining %s %s/%s: %v", gk.Kind, ns, name, err))
+			gaps = append(gaps, explainGap(subject, what, err))
 			return nil
 		}
 		if exp.Incomplete() {
-			warnings = append(warnings, fmt.Sprintf("explaining %s %s/%s: some reads failed, see its finalizers", gk.Kind, ns, name))
+			gaps = append(gaps, report.Gap{Op: report.OpExplain, Subject: subject, Reason: firstGapReason(exp), What: what, Error: "some reads failed, see its finalizers"})
 		}
 		return exp
 	}
@@ -59,7 +63,28 @@ func (d *Drill) explainDeleting(ctx context.Context, c *Chain) (map[string]*fina
 			hr.Terminating = known[helmReleaseRef(hr.Namespace, hr.Name)]
 		}
 	}
-	return known, warnings
+	return known, gaps
+}
+
+// explainGap is an explanation of subject that failed with err.
+func explainGap(subject report.ObjectID, what string, err error) report.Gap {
+	return report.Gap{Op: report.OpExplain, Subject: subject, Reason: cluster.GapReason(err), What: what, Error: err.Error()}
+}
+
+// firstGapReason is the reason of the first read an explanation's finalizers (or the
+// explanations of their blockers) could not make; GapFailed when none is found.
+func firstGapReason(exp *finalizers.Explanation) report.GapReason {
+	for _, f := range exp.Finalizers {
+		if len(f.Incomplete) > 0 {
+			return f.Incomplete[0].Reason
+		}
+		for _, b := range f.Blockers {
+			if b.Terminating != nil && b.Terminating.Incomplete() {
+				return firstGapReason(b.Terminating)
+			}
+		}
+	}
+	return report.GapFailed
 }
 
 // helmReleaseRef renders a HelmRelease fully qualified, the way kubectl accepts it back.

@@ -17,6 +17,7 @@ import (
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Explainer explains why an object is Terminating; *finalizers.Explainer implements it.
@@ -34,11 +35,12 @@ type Drill struct {
 }
 
 // Run fills in the root causes' blocking objects and commands. Reads that fail become notes
-// on the object and warnings in the returned list; they never hide the root cause itself.
-func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
-	inventory, warnings := inventories(objs)
+// on the object and gaps in the returned list, which do not change the verdict; they never
+// hide the root cause itself.
+func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []report.Gap {
+	inventory, gaps := inventories(objs)
 	known, more := d.explainDeleting(ctx, c)
-	warnings = append(warnings, more...)
+	gaps = append(gaps, more...)
 	for i := range c.RootCauses {
 		rc := &c.RootCauses[i]
 		if rc.Object != "" {
@@ -55,14 +57,12 @@ func (d *Drill) Run(ctx context.Context, c *Chain, objs *Objects) []string {
 			rc.Commands = append(rc.Commands, releaseCommands(d.Target, hr)...)
 		}
 		for _, item := range rc.Failure.Objects {
-			bo, warn := d.examine(ctx, item, inventory[rc.Kustomization], known)
-			if warn != "" {
-				warnings = append(warnings, warn)
-			}
+			bo, gap := d.examine(ctx, item, inventory[rc.Kustomization], known)
+			gaps = append(gaps, gap...)
 			rc.Objects = append(rc.Objects, bo)
 		}
 	}
-	return warnings
+	return gaps
 }
 
 // objectCommands are the commands that show an object cause: describing it, or, when it does
@@ -87,12 +87,13 @@ func (d *Drill) objectCommands(rc *RootCause) []string {
 
 // examine resolves, reads and, when it is Terminating, explains one named object; one the
 // chain explained already (a deleting HelmRelease or Kustomization) keeps that explanation.
-func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]string, known map[string]*finalizers.Explanation) (BlockingObject, string) {
+// A read or explanation that fails is a note on the object and the gap returned.
+func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]string, known map[string]*finalizers.Explanation) (BlockingObject, []report.Gap) {
 	bo := BlockingObject{Item: item}
 	res, note := d.resolve(item, inv)
 	if note != "" {
 		bo.Note = note
-		return bo, ""
+		return bo, nil
 	}
 	ref := finalizers.ObjectRef{Group: res.Group, Version: res.Version, Resource: res.Resource, Kind: res.Kind, Namespace: item.Namespace, Name: item.Name}
 	bo.Object = &ref
@@ -101,10 +102,10 @@ func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]str
 	case apierrors.IsNotFound(err):
 		bo.KStatus = string(status.NotFoundStatus)
 		bo.Note = "not found on the server now"
-		return bo, ""
+		return bo, nil
 	case err != nil:
 		bo.Note = "could not read it: " + cluster.Reason(err)
-		return bo, fmt.Sprintf("reading %s: %s", ref, cluster.Reason(err))
+		return bo, []report.Gap{cluster.Gap(report.OpGet, ref.ID(), "reading "+ref.String(), err)}
 	}
 	bo.Found = true
 	if r, err := status.Compute(u); err == nil {
@@ -113,23 +114,23 @@ func (d *Drill) examine(ctx context.Context, item ObjectItem, inv map[string]str
 	bo.Conditions = unhealthyConditions(u, bo.KMessage)
 	bo.Command = d.Target.Command(objectArgs("describe", ref.QualifiedResource(), ref.Namespace, ref.Name)...)
 	if u.GetDeletionTimestamp() == nil {
-		return bo, ""
+		return bo, nil
 	}
 	bo.Command = d.Target.Plugin("why-terminating", objectArgs("", ref.QualifiedResource(), ref.Namespace, ref.Name)...)
 	if exp := known[ref.String()]; exp != nil {
 		bo.Terminating = exp
-		return bo, ""
+		return bo, nil
 	}
 	if d.Explainer == nil {
-		return bo, ""
+		return bo, nil
 	}
 	exp, err := d.Explainer.Explain(ctx, res, item.Namespace, item.Name)
 	if err != nil {
 		bo.Note = "could not explain why it is Terminating: " + err.Error()
-		return bo, fmt.Sprintf("explaining %s: %v", ref, err)
+		return bo, []report.Gap{explainGap(ref.ID(), "explaining "+ref.String(), err)}
 	}
 	bo.Terminating = exp
-	return bo, ""
+	return bo, nil
 }
 
 // resolve finds the resource of a Kind the message named: the group recorded in the
@@ -159,10 +160,10 @@ func (d *Drill) resolve(item ObjectItem, inv map[string]string) (kinds.Resource,
 }
 
 // inventories maps each Kustomization id to its applied objects, Kind/ns/name -> group; an
-// entry that names no object is a warning, not skipped in silence.
-func inventories(objs *Objects) (map[string]map[string]string, []string) {
+// entry that names no object is a gap, not skipped in silence.
+func inventories(objs *Objects) (map[string]map[string]string, []report.Gap) {
 	out := map[string]map[string]string{}
-	var warnings []string
+	var gaps []report.Gap
 	for i := range objs.Kustomizations {
 		ks := &objs.Kustomizations[i]
 		if ks.Status.Inventory == nil {
@@ -172,14 +173,15 @@ func inventories(objs *Objects) (map[string]map[string]string, []string) {
 		for _, e := range ks.Status.Inventory.Entries {
 			om, err := object.ParseObjMetadata(e.ID)
 			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("inventory of %s: %v", kustomizationRef(ks.Namespace+"/"+ks.Name), err))
+				gaps = append(gaps, report.Gap{Op: report.OpDecode, Subject: gvrID(KustomizationGVR, ks.Namespace, ks.Name), Reason: report.GapDecodeError,
+					What: "inventory of " + kustomizationRef(ks.Namespace+"/"+ks.Name), Error: err.Error()})
 				continue
 			}
 			m[om.GroupKind.Kind+"/"+om.Namespace+"/"+om.Name] = om.GroupKind.Group
 		}
 		out[ks.Namespace+"/"+ks.Name] = m
 	}
-	return out, warnings
+	return out, gaps
 }
 
 // objectArgs are the words that name one object to kubectl after verb ("" for none):
@@ -198,16 +200,16 @@ func objectArgs(verb, resource, namespace, name string) []string {
 
 // NewDrill returns a Drill over c for chain. API discovery (and the explainer it feeds) runs
 // only when a root cause names objects or a Flux object is being deleted, so a chain without
-// either costs no discovery; a discovery that fails is returned as a warning and the drill
-// reads without it.
-func NewDrill(c *cluster.Clients, chain *Chain) (*Drill, []string) {
+// either costs no discovery; a discovery that fails is returned as a gap and the drill reads
+// without it.
+func NewDrill(c *cluster.Clients, chain *Chain) (*Drill, []report.Gap) {
 	d := &Drill{Dynamic: c.Dynamic, Target: c.Target}
 	if !needsDiscovery(chain) {
 		return d, nil
 	}
 	catalog, err := kinds.Discover(c.Discovery)
 	if err != nil {
-		return d, []string{fmt.Sprintf("API discovery: %s", cluster.Reason(err))}
+		return d, []report.Gap{cluster.Gap(report.OpDiscover, report.ObjectID{}, "API discovery", err)}
 	}
 	d.Catalog, d.Explainer = catalog, finalizers.New(c, catalog)
 	return d, nil

@@ -51,3 +51,11 @@ func (objs *Objects) addDecodeGap(err error) {
 		What: fmt.Sprintf("decoding %s %s/%s", de.gvr.GroupResource(), de.namespace, de.name), Error: de.err.Error()})
 	objs.Incomplete = true
 }
+
+// addUnlisted records a LIST that failed on which only a cause that rests on it depends
+// (Objects.Unlisted): what was listed, the error, and after it what was done instead ("" for
+// nothing).
+func (objs *Objects) addUnlisted(gvr schema.GroupVersionResource, what string, err error, instead string) {
+	objs.Unlisted = append(objs.Unlisted, report.Gap{Op: report.OpList, Subject: gvrID(gvr, "", ""), Reason: cluster.GapReason(err),
+		What: what, Error: err.Error() + instead})
+}

@@ -22,6 +22,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubeforensics/suite/internal/cluster"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // The Flux controllers whose objects the chain reads.
@@ -49,6 +52,9 @@ var graphControllers = map[string]string{
 // app.kubernetes.io/name=flux-operator).
 var controllerSelectors = []string{"app.kubernetes.io/part-of=flux", "control-plane=controller", "app.kubernetes.io/name=" + FluxOperator}
 
+// deploymentsID is the Deployments, the subject of the gap that leaves liveness unchecked.
+var deploymentsID = report.ObjectID{Group: "apps", Version: "v1", Resource: "deployments"}
+
 // staleSlack is the queueing a controller may take beyond an object's interval and its 5%
 // interval jitter (fluxcd/pkg runtime/jitter/interval.go:31) before its status is stale.
 const staleSlack = 2 * time.Minute
@@ -56,9 +62,10 @@ const staleSlack = 2 * time.Minute
 // Liveness is what the chain found of the controllers that write its objects' status.
 type Liveness struct {
 	// Checked is set when every controller the chain needs was found and judged; Unchecked
-	// says why not (Deployments could not be read, a controller was not found).
-	Checked   bool   `json:"checked"`
-	Unchecked string `json:"unchecked,omitempty"`
+	// says why not, as the gap that left it unchecked (Deployments could not be read, a
+	// controller was not found).
+	Checked   bool         `json:"checked"`
+	Unchecked []report.Gap `json:"unchecked,omitempty"`
 	// Controllers are the controllers the chain's kinds need, found or not.
 	Controllers []Controller `json:"controllers"`
 	// Stale are the objects whose status is older than their controller can explain.
@@ -165,7 +172,8 @@ func CheckLiveness(ctx context.Context, kube kubernetes.Interface, c *Chain, obj
 	}
 	deps, err := controllerDeployments(ctx, kube)
 	if err != nil {
-		l.Unchecked = "listing the Flux controllers' Deployments failed: " + err.Error()
+		l.Unchecked = []report.Gap{{Op: report.OpList, Subject: deploymentsID, Reason: cluster.GapReason(err),
+			What: "listing the Flux controllers' Deployments failed", Error: err.Error()}}
 	}
 	var missing []string
 	for _, name := range slices.Sorted(maps.Keys(need)) {
@@ -179,9 +187,10 @@ func CheckLiveness(ctx context.Context, kube kubernetes.Interface, c *Chain, obj
 		l.Controllers = append(l.Controllers, ctrl)
 	}
 	if len(missing) > 0 {
-		l.Unchecked = fmt.Sprintf("no Deployment of %s found in any namespace by Flux's labels (%s)", joinList(missing), strings.Join(controllerSelectors, " or "))
+		l.Unchecked = []report.Gap{{Op: report.OpCheck, Subject: deploymentsID, Reason: report.GapNotFound,
+			What: fmt.Sprintf("no Deployment of %s found in any namespace by Flux's labels (%s)", joinList(missing), strings.Join(controllerSelectors, " or "))}}
 	}
-	l.Checked = l.Unchecked == ""
+	l.Checked = len(l.Unchecked) == 0
 	if i := slices.IndexFunc(l.Controllers, func(c Controller) bool { return c.Name == KustomizeController }); i >= 0 && l.Controllers[i].Found {
 		// Ages are judged against a controller found: without one, liveness is unverified
 		// already, and an old status is not told from a test or a restored backup.

@@ -63,9 +63,10 @@ type Objects struct {
 	// Gaps are the reads that failed; Incomplete is set when any did.
 	Gaps       []report.Gap
 	Incomplete bool
-	// Unlisted name the LISTs of ExtraGVRs that failed: only a cause that rests on one is
-	// UNKNOWN (its reads are the cause's), so they are warnings, not incomplete reads.
-	Unlisted []string
+	// Unlisted are the LISTs of ExtraGVRs (and of what Kustomizations applied in other
+	// namespaces) that failed: only a cause that rests on one is UNKNOWN (its reads are the
+	// cause's), so they are gaps that do not change the verdict, not incomplete reads.
+	Unlisted []report.Gap
 	// unread holds the source kinds whose LIST failed (and HelmRelease, when the HelmRelease
 	// LIST failed): their absence proves nothing.
 	unread map[string]bool
@@ -118,7 +119,7 @@ func Read(ctx context.Context, dyn dynamic.Interface, namespace string) (*Object
 			case err != nil && extra[gvr]:
 				// a kind only the walk of the graph reads: a cause that rests on it is UNKNOWN
 				// (stateOf), the rest of the chain does not
-				objs.Unlisted = append(objs.Unlisted, fmt.Sprintf("listing %s: %v", gvr.GroupResource(), err))
+				objs.addUnlisted(gvr, fmt.Sprintf("listing %s", gvr.GroupResource()), err, "")
 				objs.unread[kindOf[gvr]] = true
 			case err != nil:
 				objs.addGap(report.OpList, gvrID(gvr, "", ""), fmt.Sprintf("listing %s", gvr.GroupResource()), err)
@@ -361,7 +362,8 @@ func (objs *Objects) listApplied(ctx context.Context, dyn dynamic.Interface, nam
 	for _, gvr := range []schema.GroupVersionResource{HelmReleaseGVR, KustomizationGVR} {
 		items, err := listSelected(ctx, dyn.Resource(gvr), appliedFromLabel+"="+namespace)
 		if err != nil {
-			objs.Unlisted = append(objs.Unlisted, fmt.Sprintf("listing %s that Kustomizations in %s applied in other namespaces: %v; only their inventories were followed", gvr.GroupResource(), namespace, err))
+			objs.addUnlisted(gvr, fmt.Sprintf("listing %s that Kustomizations in %s applied in other namespaces", gvr.GroupResource(), namespace),
+				err, "; only their inventories were followed")
 			continue
 		}
 		var elsewhere []unstructured.Unstructured

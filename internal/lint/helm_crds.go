@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/helmrender"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // ChartCRDs says how to find the CRDs a HelmRelease installs: by rendering its chart
@@ -20,8 +21,8 @@ type ChartCRDs struct {
 // RenderCRDs renders the chart of every HelmRelease in the tiers that built and records the
 // CRDs each installs (its crds/ unless spec.install.crds is Skip, and the CRDs among its
 // templates): crd-order then counts them as declared by the HelmRelease's tier. It returns one
-// line per HelmRelease that could not be rendered, whose CRDs stay unknown.
-func (r *Repo) RenderCRDs(ctx context.Context, c ChartCRDs) []string {
+// gap per HelmRelease that could not be rendered, whose CRDs stay unknown.
+func (r *Repo) RenderCRDs(ctx context.Context, c ChartCRDs) []report.Gap {
 	var all []*unstructured.Unstructured
 	if r.EntryBuild != nil {
 		all = append(all, r.EntryBuild.Objects...)
@@ -34,7 +35,7 @@ func (r *Repo) RenderCRDs(ctx context.Context, c ChartCRDs) []string {
 	opts := c.Options
 	opts.APIVersions = append(append([]string(nil), opts.APIVersions...), helmrender.APIVersions(all)...)
 	r.chartCRDs = map[string][]string{}
-	var unrendered []string
+	var unrendered []report.Gap
 	for _, t := range r.Built() {
 		for _, o := range t.Objects {
 			if !isHelmRelease(o) {
@@ -43,7 +44,10 @@ func (r *Repo) RenderCRDs(ctx context.Context, c ChartCRDs) []string {
 			id := o.GetNamespace() + "/" + o.GetName()
 			kinds, err := renderCRDs(ctx, c.Charts, o, srcs, own, all, opts)
 			if err != nil {
-				unrendered = append(unrendered, fmt.Sprintf("HelmRelease %s (Kustomization %s): %v", id, t.ID(), err))
+				gvk := o.GroupVersionKind()
+				unrendered = append(unrendered, report.Gap{Op: report.OpRender, Reason: report.GapBuildFailed,
+					Subject: report.ObjectID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()},
+					What:    fmt.Sprintf("HelmRelease %s (Kustomization %s)", id, t.ID()), Error: err.Error()})
 				continue
 			}
 			r.chartCRDs[id] = kinds

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Repo is a repository's chain as built (gitops.Tree: the entry path's build and every tier
@@ -21,9 +22,10 @@ type Repo struct {
 	// Chain is the dependsOn graph of the tiers, the same analysis live mode draws.
 	Chain *flux.Chain
 
-	// Undecoded names the Flux objects whose spec did not decode (a Kustomization, a
-	// HelmRelease): the chain holds what could be read of them, and the result is incomplete.
-	Undecoded []string
+	// Undecoded are the Flux objects whose spec did not decode (a Kustomization, a
+	// HelmRelease), as gaps: the chain holds what could be read of them, and the result is
+	// incomplete.
+	Undecoded []report.Gap
 
 	lines lineCache
 	// upstream caches Chain.Upstream per tier for dependsOn.
@@ -98,7 +100,10 @@ func (r *Repo) chain() {
 			}
 			var hr helmv2.HelmRelease
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &hr); err != nil {
-				r.Undecoded = append(r.Undecoded, fmt.Sprintf("%s (in %s): %v", objectRef(o), id, err))
+				gvk := o.GroupVersionKind()
+				r.Undecoded = append(r.Undecoded, report.Gap{Op: report.OpDecode, Reason: report.GapDecodeError,
+					Subject: report.ObjectID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()},
+					What:    fmt.Sprintf("%s (in %s)", objectRef(o), id), Error: err.Error()})
 				continue
 			}
 			d.HelmReleases[id] = append(d.HelmReleases[id], hr)
@@ -121,7 +126,9 @@ func (r *Repo) decodeKustomization(t *Tier) kustomizev1.Kustomization {
 	if err == nil {
 		return ks
 	}
-	r.Undecoded = append(r.Undecoded, fmt.Sprintf("Kustomization %s: %v", t.ID(), err))
+	r.Undecoded = append(r.Undecoded, report.Gap{Op: report.OpDecode, Reason: report.GapDecodeError,
+		Subject: report.ObjectID{Group: kustomizev1.GroupVersion.Group, Kind: kustomizev1.KustomizationKind, Namespace: t.Kustomization.Namespace, Name: t.Kustomization.Name},
+		What:    "Kustomization " + t.ID(), Error: err.Error()})
 	k := t.Kustomization
 	ks = kustomizev1.Kustomization{}
 	ks.Namespace, ks.Name = k.Namespace, k.Name

@@ -61,11 +61,14 @@ const (
 	// OpJudge is judging a change whose effect cannot be read from what was built (an
 	// uninstall whose release moved, an upgrade not rendered).
 	OpJudge GapOp = "judge"
+	// OpExplain is explaining why an object is Terminating (why-terminating's explanation,
+	// made for an object a chain names): it could not be made, or some of its reads failed.
+	OpExplain GapOp = "explain"
 )
 
 // GapOps lists every GapOp, in the order docs/report.md lists them.
 func GapOps() []GapOp {
-	return []GapOp{OpList, OpGet, OpDiscover, OpCheck, OpBuild, OpRender, OpDecode, OpReadStorage, OpEvaluate, OpJudge}
+	return []GapOp{OpList, OpGet, OpDiscover, OpCheck, OpBuild, OpRender, OpDecode, OpReadStorage, OpEvaluate, OpJudge, OpExplain}
 }
 
 // GapReason is why a gap's attempt failed, from a closed set; a SARIF rule and a script match
@@ -165,8 +168,8 @@ func (o ObjectID) Named(name string) ObjectID {
 	return o
 }
 
-// GapLines is each gap's String, in order: for a list that is not under "incomplete" and keeps
-// its lines (warnings that do not make a verdict UNKNOWN).
+// GapLines is each gap's String, in order, for text: a printer's line or an error's message.
+// A report never holds them: its gaps stay typed (incomplete[], unchecked[]).
 func GapLines(gaps []Gap) []string {
 	var out []string
 	for _, g := range gaps {

@@ -23,6 +23,8 @@ func Schema(t reflect.Type) (*jsonschema.Schema, error) {
 	// A gap's op and reason are closed sets: the schema lists them.
 	refs[reflect.TypeFor[GapOp]()] = &jsonschema.Schema{Type: "string", Enum: enumOf(GapOps())}
 	refs[reflect.TypeFor[GapReason]()] = &jsonschema.Schema{Type: "string", Enum: enumOf(GapReasons())}
+	// So is a note's code.
+	refs[reflect.TypeFor[NoteCode]()] = &jsonschema.Schema{Type: "string", Enum: enumOf(NoteCodes())}
 	opts := &jsonschema.ForOptions{TypeSchemas: refs}
 	top, err := jsonschema.ForType(t, opts)
 	if err != nil {

@@ -50,8 +50,9 @@ type LiveKustomizations struct {
 	Items []kbuild.Kustomization
 	// Inventory is each one's status.inventory ids, by namespace/name.
 	Inventory map[string][]string
-	// Warnings are what the listing could not read (a type not served, a forbidden list).
-	Warnings []string
+	// Unchecked are what the listing could not read (a type not served, a forbidden list):
+	// gaps that do not make the verdict UNKNOWN.
+	Unchecked []report.Gap
 }
 
 // LiveCluster is the Cluster of a real API server.
@@ -80,7 +81,7 @@ func (lc *LiveCluster) Kustomizations(ctx context.Context, namespace string) (*L
 		return nil, cluster.ReadError(c.Target, "discovering the API", err)
 	}
 	lc.catalog, lc.explainer, lc.chain = catalog, finalizers.New(c, catalog), flux.Build(objs)
-	out := &LiveKustomizations{Inventory: map[string][]string{}, Warnings: report.GapLines(objs.Gaps)}
+	out := &LiveKustomizations{Inventory: map[string][]string{}, Unchecked: objs.Gaps}
 	for i := range objs.Kustomizations {
 		ks := objs.Kustomizations[i].DeepCopy()
 		ks.APIVersion, ks.Kind = kustomizev1.GroupVersion.String(), kustomizev1.KustomizationKind

@@ -91,8 +91,15 @@ type Report struct {
 	// Notes are what was not judged and needs no judging, each with the evidence why (a tier
 	// that deletes nothing, an unresolved variable in a tier the candidate does not change, a
 	// HelmRelease whose chart is known to make no state): they never make the verdict UNKNOWN.
-	Notes    []string `json:"notes,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	Notes []report.Note `json:"notes,omitempty"`
+	// Warnings are what a reviewer should read although the verdict stands (an installed
+	// release that drifted from its render, a render that skipped remote schemas, a plan
+	// left without a digest).
+	Warnings []report.Note `json:"warnings,omitempty"`
+	// Unchecked are reads and renders that failed without making the verdict UNKNOWN (a
+	// Flux type the live listing could not read, a chart not available, judged by the values
+	// rules instead), as gaps.
+	Unchecked []report.Gap `json:"unchecked,omitempty"`
 }
 
 // Unbuilt is one Kustomization's path that did not build at one revision.
@@ -156,7 +163,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		if lk, err = live.Kustomizations(ctx, req.Namespace); err != nil {
 			return nil, err
 		}
-		rep.Warnings = append(rep.Warnings, lk.Warnings...)
+		rep.Unchecked = append(rep.Unchecked, lk.Unchecked...)
 		b, err = liveTrees(ctx, revs, req, live, lk)
 	}
 	if err != nil {
@@ -196,12 +203,13 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 	retargetUnits := helmUnits(units)
 	var rendered map[string]bool
 	if req.Helm != nil {
-		var incomplete []report.Gap
-		var warnings, notes []string
+		var incomplete, unchecked []report.Gap
+		var warnings, notes []report.Note
 		rc := req.Helm.Options.Cache
 		hits0, misses0, _ := rc.Stats()
-		rs, retargetUnits, rendered, incomplete, warnings, notes = applyHelm(ctx, req.Helm, b.base, b.cand, units, rs, live)
-		rep.Incomplete, rep.Warnings = append(rep.Incomplete, incomplete...), append(rep.Warnings, warnings...)
+		rs, retargetUnits, rendered, incomplete, unchecked, warnings, notes = applyHelm(ctx, req.Helm, b.base, b.cand, units, rs, live)
+		rep.Incomplete, rep.Unchecked = append(rep.Incomplete, incomplete...), append(rep.Unchecked, unchecked...)
+		rep.Warnings = append(rep.Warnings, warnings...)
 		rep.Notes = append(rep.Notes, notes...)
 		if rc != nil {
 			hits, misses, _ := rc.Stats()

@@ -30,7 +30,7 @@ func helmUnits(units []Unit) []helmjudge.Unit {
 // and folds the renders into the gate: each removed HelmRelease keeps its base render, for its
 // uninstall to be judged from it, and every object an upgrade or reinstall deletes becomes a
 // removal. retargetUnits and judged are the renders' (helmjudge.Renders).
-func applyHelm(ctx context.Context, h *helmjudge.Renderer, base, cand *gitops.Tree, units []Unit, rs []Removal, live Cluster) (out []Removal, retargetUnits []helmjudge.Unit, judged map[string]bool, incomplete []report.Gap, warnings, notes []string) {
+func applyHelm(ctx context.Context, h *helmjudge.Renderer, base, cand *gitops.Tree, units []Unit, rs []Removal, live Cluster) (out []Removal, retargetUnits []helmjudge.Unit, judged map[string]bool, incomplete, unchecked []report.Gap, warnings, notes []report.Note) {
 	renders := h.Apply(ctx, base, cand, helmUnits(units), helmjudge.ReleasesOf(ctx, live))
 	for i := range rs {
 		r := &rs[i]
@@ -44,7 +44,7 @@ func applyHelm(ctx context.Context, h *helmjudge.Renderer, base, cand *gitops.Tr
 		out = append(out, dropRemoval(d))
 	}
 	sortRemovals(out)
-	return out, renders.RetargetUnits, renders.Judged, renders.Incomplete, renders.Warnings, renders.Notes
+	return out, renders.RetargetUnits, renders.Judged, renders.Incomplete, renders.Unchecked, renders.Warnings, renders.Notes
 }
 
 // dropRemoval is the removal of an object Helm deletes, judged by judgeHelmDrop.
@@ -55,7 +55,7 @@ func dropRemoval(d helmjudge.Dropped) Removal {
 
 // helmUpgrades are the Upgraded removals of the HelmReleases whose upgrade the values alone
 // show deleting claims (helmjudge.Upgrades), with what else that judgement found.
-func helmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incomplete []report.Gap, notes []string) {
+func helmUpgrades(units []Unit, rendered map[string]bool) (rs []Removal, incomplete []report.Gap, notes []report.Note) {
 	ups, incomplete, notes := helmjudge.Upgrades(helmUnits(units), rendered)
 	for _, u := range ups {
 		ref := RefOf(u.HelmRelease)
@@ -108,12 +108,13 @@ func HelmUnseen(rs []Removal) []report.Gap {
 
 // HelmStateless notes every removed HelmRelease whose uninstall is shown to delete no
 // chart-made state (helmjudge.Uninstall.Stateless), with that evidence.
-func HelmStateless(rs []Removal) []string {
-	var out []string
+func HelmStateless(rs []Removal) []report.Note {
+	var out []report.Note
 	for i := range rs {
 		r := &rs[i]
 		if h := r.Helm; h != nil && h.NoUninstall == "" && h.Stateless != "" && r.Persistent == nil && r.Live == nil && (r.Outcome == Pruned || r.Outcome == Moved) {
-			out = append(out, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): deleting it uninstalls release %s; %s", r.Object.Namespace, r.Object.Name, r.Kustomization, h.Release, h.Stateless))
+			out = append(out, report.Note{Code: report.NoteHelmUninstallStateless, Subject: r.Object.GapID(),
+				Message: fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): deleting it uninstalls release %s; %s", r.Object.Namespace, r.Object.Name, r.Kustomization, h.Release, h.Stateless)})
 		}
 	}
 	return out
@@ -135,9 +136,9 @@ func (p Planner) suspend(o Ref) string {
 
 // HelmDrifts is one warning per HelmRelease whose installed release and render disagree, as the
 // removals carry it (an uninstall's or an upgrade's): the verdict rests on what is installed.
-func HelmDrifts(rs []Removal) []string {
+func HelmDrifts(rs []Removal) []report.Note {
 	seen := map[string]bool{}
-	var out []string
+	var out []report.Note
 	for i := range rs {
 		var d *helmjudge.Drift
 		var who, release string
@@ -153,7 +154,9 @@ func HelmDrifts(rs []Removal) []string {
 			continue
 		}
 		seen[who] = true
-		out = append(out, fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text()))
+		ns, name, _ := strings.Cut(who, "/")
+		out = append(out, report.Note{Code: report.NoteHelmReleaseDrifted, Subject: report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: ns, Name: name},
+			Message: fmt.Sprintf("HelmRelease %s (release %s): %s; the verdict rests on the installed manifest", who, release, d.Text())})
 	}
 	return out
 }

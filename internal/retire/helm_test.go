@@ -175,7 +175,8 @@ func TestHelmDrifts(t *testing.T) {
 	hr := Ref{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: "x", Name: "app"}
 	rs := []Removal{{Object: hr, Helm: &helmjudge.Uninstall{Release: "x/app", Drift: d}},
 		{Object: Ref{Kind: "PersistentVolumeClaim", Namespace: "x", Name: "app-old"}, HelmDrop: &helmjudge.Drop{HelmRelease: "x/app", Release: "x/app", Drift: d}}}
-	if got := HelmDrifts(rs); len(got) != 1 || !strings.Contains(got[0], "HelmRelease x/app (release x/app): the installed release and the render of chart app-template 1.0.0 at base disagree") {
+	if got := HelmDrifts(rs); len(got) != 1 || got[0].Code != report.NoteHelmReleaseDrifted || got[0].Subject != hr.GapID() ||
+		!strings.Contains(got[0].Message, "HelmRelease x/app (release x/app): the installed release and the render of chart app-template 1.0.0 at base disagree") {
 		t.Fatalf("%q", got)
 	}
 }

@@ -43,7 +43,9 @@ type Orphans struct {
 	Orphans        []Orphan
 	// Incomplete names what could not be read, or why the inventories may still change.
 	Incomplete []report.Gap
-	Warnings   []string
+	// Unchecked are the reads of Flux objects that failed: gaps that do not change the
+	// verdict, as the inventories were read.
+	Unchecked []report.Gap
 }
 
 // FindOrphans lists the objects that carry kustomize-controller's owner label and a
@@ -58,7 +60,7 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 	if err != nil {
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
-	out := &Orphans{Warnings: report.GapLines(objs.Gaps)}
+	out := &Orphans{Unchecked: objs.Gaps}
 	inv := map[string]bool{}
 	for _, ks := range objs.Kustomizations {
 		out.Kustomizations = append(out.Kustomizations, ks.Namespace+"/"+ks.Name)

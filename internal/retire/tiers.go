@@ -29,7 +29,7 @@ type pairing struct {
 	unbuilt    []Unbuilt
 	incomplete []report.Gap
 	// notes are what was not judged and did not need to be (Report.Notes).
-	notes []string
+	notes []report.Note
 }
 
 // pairTiers pairs each Kustomization's base and candidate builds. One known on one side only is
@@ -73,7 +73,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		if keep := keepsAll(bt, ct); keep != "" {
-			p.notes = append(p.notes, keep)
+			p.notes = append(p.notes, report.Note{Code: report.NoteTierKeepsAll, Subject: tierGapID(ks), Message: keep})
 			continue
 		}
 		if missing(bt) && missing(ct) {
@@ -88,7 +88,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		if note := unchangedUnresolved(id, bt, ct); note != "" {
-			p.notes = append(p.notes, note)
+			p.notes = append(p.notes, report.Note{Code: report.NoteUnresolvedUnchanged, Subject: tierGapID(ks), Message: note})
 			continue
 		}
 		if u, ok := p.pair(id, bt, ct); ok {
@@ -137,7 +137,8 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 			continue
 		}
 		if len(side.t.Defaulted) > 0 {
-			p.notes = append(p.notes, fmt.Sprintf("Kustomization %s: %s build names objects with the default of %s, as Flux's envsubst does when no source defines it; a substituteFrom source that is not read (a Secret) could define it otherwise", id, side.name, strings.Join(side.t.Defaulted, ", ")))
+			p.notes = append(p.notes, report.Note{Code: report.NoteEnvsubstDefault, Subject: tierGapID(side.t),
+				Message: fmt.Sprintf("Kustomization %s: %s build names objects with the default of %s, as Flux's envsubst does when no source defines it; a substituteFrom source that is not read (a Secret) could define it otherwise", id, side.name, strings.Join(side.t.Defaulted, ", "))})
 		}
 		if len(side.t.Unresolved) > 0 {
 			p.incomplete = append(p.incomplete, report.Gap{Op: report.OpBuild, Subject: tierGapID(side.t), Reason: report.GapBuildFailed,

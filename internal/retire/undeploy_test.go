@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
@@ -86,7 +87,8 @@ func TestDeletedNoPruneOrphans(t *testing.T) {
 	f.change = map[string]string{"clusters/prod/kustomization.yaml": "resources:\n- flux-system.yaml\n", "clusters/prod/apps.yaml": ""}
 	rep := f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil)
 	wantCode(t, rep, exitcode.OK)
-	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "Kustomization flux-system/apps: its path k8s/gone is not built at base") || !strings.Contains(rep.Notes[0], "spec.prune is false (deletionPolicy MirrorPrune (prune: false))") {
+	if len(rep.Notes) != 1 || rep.Notes[0].Code != report.NoteTierKeepsAll || rep.Notes[0].Subject.Name != "apps" ||
+		!strings.Contains(rep.Notes[0].Message, "Kustomization flux-system/apps: its path k8s/gone is not built at base") || !strings.Contains(rep.Notes[0].Message, "spec.prune is false (deletionPolicy MirrorPrune (prune: false))") {
 		t.Errorf("notes: %q", rep.Notes)
 	}
 	f.files["clusters/prod/apps.yaml"] = incident.KustomizationManifest("flux-system", "apps", "./k8s/gone", true)
@@ -107,7 +109,8 @@ func TestUnchangedTierUnresolved(t *testing.T) {
 	for _, full := range []bool{false, true} {
 		rep := f.mustGate(t, retire.Request{Full: full}, nil)
 		wantCode(t, rep, exitcode.OK)
-		if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "Kustomization flux-system/platform: SECRET_DOMAIN unresolved in object names, but the candidate does not change the tier") {
+		if len(rep.Notes) != 1 || rep.Notes[0].Code != report.NoteUnresolvedUnchanged || rep.Notes[0].Subject.Name != "platform" ||
+			!strings.Contains(rep.Notes[0].Message, "Kustomization flux-system/platform: SECRET_DOMAIN unresolved in object names, but the candidate does not change the tier") {
 			t.Errorf("full %t: notes %q", full, rep.Notes)
 		}
 	}

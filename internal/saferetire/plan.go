@@ -12,6 +12,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/progress"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
@@ -36,7 +37,8 @@ func Plan(ctx context.Context, req Request) (*Result, error) {
 	if r.DryRun && !r.Orphans {
 		if err := r.confirmPlan(ctx, res, r.liveSteps(res)); err != nil {
 			// The gate stands; only the digest that would bind a run to it is missing.
-			res.Warnings = append(res.Warnings, "no plan digest: "+err.Error()+"; nothing can be carried out with --confirm from this review")
+			res.Warnings = append(res.Warnings, report.Note{Code: report.NoteNoPlanDigest,
+				Message: "no plan digest: " + err.Error() + "; nothing can be carried out with --confirm from this review"})
 		}
 	}
 	return res, nil
@@ -114,7 +116,7 @@ func (req *Request) compute(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		res.Mode, res.Orphans = "orphans", found.Orphans
-		res.Kustomizations, res.Report.Incomplete, res.Warnings = found.Kustomizations, found.Incomplete, found.Warnings
+		res.Kustomizations, res.Report.Incomplete, res.Unchecked = found.Kustomizations, found.Incomplete, found.Unchecked
 		res.finish(req.Clock)
 		return res, nil
 	}

@@ -44,8 +44,10 @@ type Action struct {
 	Detail  string `json:"detail,omitempty"`
 }
 
-// resultAPIVersion versions the Result schema (docs/report.md).
-const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta2"
+// resultAPIVersion versions the Result schema (docs/report.md): v1beta2 when its gaps were
+// typed, v1beta3 when notes[] and warnings[] became typed notes and the reads that failed
+// without changing the verdict moved from warnings[] to unchecked[] as gaps.
+const resultAPIVersion = "saferetire.kubeforensics.dev/v1beta3"
 
 // chartsAPIVersion versions the ChartsPullResult schema, which holds no gaps and so stayed
 // at v1beta1 when the Result's incomplete[] became typed gaps (docs/report.md).

@@ -47,7 +47,7 @@ func TestResultSummary(t *testing.T) {
 	if r.Summary != want {
 		t.Errorf("summary %+v, want %+v", r.Summary, want)
 	}
-	if r.Timestamp != "2026-12-01T18:00:00Z" || r.Reporter.Name != "safe-retire" || r.APIVersion != "saferetire.kubeforensics.dev/v1beta2" {
+	if r.Timestamp != "2026-12-01T18:00:00Z" || r.Reporter.Name != "safe-retire" || r.APIVersion != "saferetire.kubeforensics.dev/v1beta3" {
 		t.Errorf("envelope %s %+v %s", r.Timestamp, r.Reporter, r.APIVersion)
 	}
 }

@@ -29,8 +29,11 @@ func PrintText(w io.Writer, r *Result, p output.Palette) error {
 			n.AddMessage("", a.Detail)
 		}
 	}
+	for _, g := range r.Unchecked {
+		root.AddMessage(p.Warn("warning: "), g.String())
+	}
 	for _, wn := range r.Warnings {
-		root.AddMessage(p.Warn("warning: "), wn)
+		root.AddMessage(p.Warn("warning: "), wn.Message)
 	}
 	if len(r.Unbuilt) > 0 {
 		n := root.Add(p.Warn("UNKNOWN: these tiers did not build, so their removals are not judged:"))
@@ -57,7 +60,7 @@ func PrintText(w io.Writer, r *Result, p output.Palette) error {
 		root.Add(fmt.Sprintf("Render cache %s: %d HelmRelease render(s) read from it, %d rendered", c.Dir, c.FromCache, c.Built))
 	}
 	for _, note := range r.Notes {
-		root.AddMessage("note: ", note)
+		root.AddMessage("note: ", note.Message)
 	}
 	output.AddIncomplete(root, r.Incomplete, p)
 	addConfirm(root, r.Confirm)

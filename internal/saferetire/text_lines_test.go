@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // A warning of several lines (a chart unavailable at both revisions: errors.Join's two
 // messages) is printed as lines under its item, never with a literal `\n`; json keeps it as is.
 func TestWarningLines(t *testing.T) {
 	r := &Result{Verdict: "SAFE"}
-	r.Warnings = []string{"HelmRelease a/b: could not be rendered: chart not available: x\nchart not available: x\x1b[2J; not judged"}
+	r.Unchecked = []report.Gap{{Op: report.OpRender, Reason: report.GapBuildFailed, What: "HelmRelease a/b", Error: "could not be rendered: chart not available: x\nchart not available: x\x1b[2J; not judged"}}
 	var b strings.Builder
 	if err := PrintText(&b, r, output.Palette{}); err != nil {
 		t.Fatal(err)

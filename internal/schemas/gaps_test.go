@@ -34,6 +34,38 @@ func TestIncompleteIsOneShape(t *testing.T) {
 	}
 }
 
+// Nothing a report says beside its findings is a bare line: every warnings[] and notes[] is a
+// list of report.Note, every unchecked[] a list of report.Gap, at every level of every report;
+// and no list of strings hides under another key that says it holds gaps, warnings or notes.
+func TestNotesAndWarningsAreTyped(t *testing.T) {
+	want := map[string]reflect.Type{
+		"incomplete": reflect.TypeFor[[]report.Gap](),
+		"unchecked":  reflect.TypeFor[[]report.Gap](),
+		"undecoded":  reflect.TypeFor[[]report.Gap](),
+		"unrendered": reflect.TypeFor[[]report.Gap](),
+		"warnings":   reflect.TypeFor[[]report.Note](),
+		"notes":      reflect.TypeFor[[]report.Note](),
+	}
+	for _, k := range Kinds() {
+		t.Run(k.Name, func(t *testing.T) {
+			walk(k.Type, map[reflect.Type]bool{}, func(owner reflect.Type, f reflect.StructField) {
+				name := jsonName(f)
+				if k := f.Type.Kind(); k == reflect.Bool || (k == reflect.Int && strings.HasSuffix(owner.Name(), "Summary")) {
+					return // a flag, or a summary's count of them
+				}
+				if typ, ok := want[name]; ok && f.Type != typ {
+					t.Errorf("%s.%s (json %s) is %s, not %s", owner, f.Name, name, f.Type, typ)
+				}
+				lower := strings.ToLower(name)
+				if _, ok := want[name]; !ok && f.Type == reflect.TypeFor[[]string]() &&
+					(strings.Contains(lower, "warning") || strings.Contains(lower, "note") || strings.Contains(lower, "gap") || strings.Contains(lower, "unchecked")) {
+					t.Errorf("%s.%s (json %s) is a list of lines; type it as report.Note or report.Gap", owner, f.Name, name)
+				}
+			})
+		})
+	}
+}
+
 // walk calls visit for every field of every struct reachable from t, embedded ones included,
 // each struct type once.
 func walk(t reflect.Type, seen map[reflect.Type]bool, visit func(owner reflect.Type, f reflect.StructField)) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 const rev2 = "main@sha1:2222222222222222222222222222222222222222"
@@ -88,7 +89,7 @@ func TestUnreadableControllersAreUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, code := decode(t, "-n", f.ns, "--as=flux-viewer")
-	if code != 2 || res.Verdict != "UNKNOWN" || res.Liveness == nil || res.Liveness.Checked || !strings.Contains(res.Liveness.Unchecked, "forbidden") {
+	if code != 2 || res.Verdict != "UNKNOWN" || res.Liveness == nil || res.Liveness.Checked || len(res.Liveness.Unchecked) != 1 || res.Liveness.Unchecked[0].Reason != report.GapForbidden || res.Liveness.Unchecked[0].Op != report.OpList {
 		t.Fatalf("exit %d verdict %s liveness %+v, want 2 UNKNOWN, liveness not checked", code, res.Verdict, res.Liveness)
 	}
 	out, _, _ := run(t, "-n", f.ns, "--as=flux-viewer")

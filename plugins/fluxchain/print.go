@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // PrintText draws the result for people: the chain (flux.Chain.AddText: root causes, tiers,
@@ -23,10 +24,10 @@ func PrintText(w io.Writer, res *Result, p output.Palette) error {
 	addLiveness(root, res.Liveness, p)
 	res.AddText(root, p)
 	output.AddIncomplete(root, res.Incomplete, p)
-	if len(res.Warnings) > 0 {
+	if len(res.Unchecked) > 0 {
 		sec := root.Add(p.Warn("WARNINGS (the root causes' objects may be incompletely explained)"))
-		for _, wr := range res.Warnings {
-			sec.AddMessage("", wr)
+		for _, g := range res.Unchecked {
+			sec.AddMessage("", g.String())
 		}
 	}
 	return root.Render(w, p)
@@ -61,7 +62,7 @@ func addLiveness(root *output.Node, l *flux.Liveness, p output.Palette) {
 		}
 	}
 	if !l.Checked {
-		root.Add(p.Warn("controller liveness not verified: ") + l.Unchecked + "; the status read may be older than it says")
+		root.Add(p.Warn("controller liveness not verified: ") + strings.Join(report.GapLines(l.Unchecked), "; ") + "; the status read may be older than it says")
 	}
 	for _, c := range l.Controllers {
 		if c.Up && c.Restarts > 0 {

@@ -48,13 +48,13 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	if len(res.Undecoded) > 0 {
 		sec := root.Add(p.Warn(fmt.Sprintf("NOT DECODED (%d): drawn from what could be read", len(res.Undecoded))))
 		for _, u := range res.Undecoded {
-			sec.Add(u)
+			sec.Add(u.String())
 		}
 	}
 	if len(res.Unrendered) > 0 {
 		sec := root.Add(p.Warn(fmt.Sprintf("NOT RENDERED (%d): the CRDs they install are not known, so custom resources of those CRDs are noted as not verifiable", len(res.Unrendered))))
 		for _, u := range res.Unrendered {
-			sec.Add(u)
+			sec.Add(u.String())
 		}
 	}
 	res.Diff.AddText(root, p)

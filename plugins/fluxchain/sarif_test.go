@@ -124,7 +124,8 @@ func TestRepoSARIFSuppressedAndGaps(t *testing.T) {
 			Message: "Kustomization flux-system/apps is committed with suspend: true", Suppressed: &lint.Suppressed{Reason: "migration window", By: ".flux-chain.yaml"}}},
 		BuildFailures: []lint.BuildFailure{{Kustomization: "flux-system/infra", Path: "./infra", Error: "accumulating resources"}},
 		NotCovered:    []string{"flux-system/tenant: its source is GitRepository/flux-system/tenant"},
-		Undecoded:     []string{"Kustomization flux-system/bad: spec.timeout: not a duration"},
+		Undecoded: []report.Gap{{Op: report.OpDecode, Subject: report.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: "flux-system", Name: "bad"},
+			Reason: report.GapDecodeError, What: "Kustomization flux-system/bad", Error: "spec.timeout: not a duration"}},
 		Incomplete: []report.Gap{{Op: report.OpList, Subject: report.TypeID("kustomizations.kustomize.toolkit.fluxcd.io"), Reason: report.GapForbidden,
 			What: "listing kustomizations.kustomize.toolkit.fluxcd.io", Error: "forbidden"}},
 	}

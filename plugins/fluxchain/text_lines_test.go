@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // A warning of several lines is printed as lines under its item, never with a literal `\n`.
 func TestWarningLines(t *testing.T) {
 	res := &Result{}
-	res.Warnings = []string{"reading pods -n a: failed\nsecond line\x1b[2J"}
+	res.Unchecked = []report.Gap{{Op: report.OpGet, Reason: report.GapFailed, What: "reading pods -n a", Error: "failed\nsecond line\x1b[2J"}}
 	var b strings.Builder
 	if err := PrintText(&b, res, output.Palette{}); err != nil {
 		t.Fatal(err)

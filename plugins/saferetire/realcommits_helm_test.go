@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
@@ -175,12 +176,15 @@ func helmVerdict(t *testing.T, dir, base string, flags []string) (string, int) {
 		parts = append(parts, fmt.Sprintf("%d HelmRelease render(s) compared", rc.Built+rc.FromCache))
 	}
 	schemas := 0
+	for _, g := range res.Unchecked {
+		parts = append(parts, "warning: "+g.String())
+	}
 	for _, w := range res.Warnings {
-		if strings.Contains(w, "values.schema.json refers to") && strings.Contains(w, "remote schema(s)") {
+		if w.Code == report.NoteHelmSchemaNotFetched {
 			schemas++
 			continue
 		}
-		parts = append(parts, "warning: "+w)
+		parts = append(parts, "warning: "+w.Message)
 	}
 	if schemas > 0 {
 		parts = append(parts, fmt.Sprintf("values validated without the remote schemas values.schema.json refers to, not fetched offline (%d warning(s))", schemas))

@@ -25,8 +25,11 @@ type Renders struct {
 	RetargetUnits []Unit
 	Judged        map[string]bool
 	Incomplete    []report.Gap
-	Warnings      []string
-	Notes         []string
+	// Unchecked are the renders that failed without making the verdict UNKNOWN (a chart not
+	// available: the values rules judge it instead); Warnings and Notes are typed notes.
+	Unchecked []report.Gap
+	Warnings  []report.Note
+	Notes     []report.Note
 }
 
 // Apply renders the HelmReleases the candidate removes or changes: the base render of each
@@ -47,9 +50,9 @@ func (h *Renderer) Apply(ctx context.Context, base, cand *gitops.Tree, units []U
 			out.Base[id] = x.render
 		}
 	}
-	var evidence []string
-	out.Dropped, out.Incomplete, out.Warnings, evidence = sides.helmDrops(units, installed)
-	out.Warnings = append(out.Warnings, sides.notes()...)
+	var evidence []report.Note
+	out.Dropped, out.Incomplete, out.Unchecked, evidence = sides.helmDrops(units, installed)
+	out.Warnings = sides.notes()
 	out.Notes = append(out.Notes, evidence...)
 	out.Judged = map[string]bool{}
 	for id, b := range sides.base {

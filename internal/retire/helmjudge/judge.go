@@ -40,9 +40,20 @@ type Kinds interface {
 	Has(ref inventory.Ref) bool
 }
 
-// helmReleaseID is the HelmRelease namespace/name as a gap's subject.
+// helmReleaseID is the HelmRelease namespace/name as a gap's subject: its kind is HelmRelease,
+// not the qualified ReleaseKind.
 func helmReleaseID(namespace, name string) report.ObjectID {
-	return report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: ReleaseKind, Namespace: namespace, Name: name}
+	return report.ObjectID{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: namespace, Name: name}
+}
+
+// idSubject is the object a Flux inventory id names, as a subject; empty (not known) when the
+// id names none.
+func idSubject(id string) report.ObjectID {
+	r, err := inventory.ParseID(id)
+	if err != nil {
+		return report.ObjectID{}
+	}
+	return r.GapID()
 }
 
 // notJudged is a change that was not judged for what it is (a reinstall, an upgrade not

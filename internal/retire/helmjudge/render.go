@@ -71,24 +71,26 @@ type helmSides struct {
 }
 
 // notes are what the renders of both sides say they did otherwise than helm-controller (the
-// remote schemas they did not fetch), each once, sorted: a warning, as the render is used.
-func (s *helmSides) notes() []string {
+// remote schemas they did not fetch), each once, about the first HelmRelease (by inventory id)
+// whose render said it, sorted: a warning, as the render is used.
+func (s *helmSides) notes() []report.Note {
 	seen := map[string]bool{}
-	var out []string
+	var out []report.Note
 	for _, side := range []map[string]*rendered{s.base, s.cand} {
-		for _, r := range side {
+		for _, id := range slices.Sorted(maps.Keys(side)) {
+			r := side[id]
 			if r == nil || r.render == nil {
 				continue
 			}
 			for _, n := range r.render.Notes {
 				if !seen[n] {
 					seen[n] = true
-					out = append(out, n)
+					out = append(out, report.Note{Code: report.NoteHelmSchemaNotFetched, Subject: idSubject(id), Message: n})
 				}
 			}
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b report.Note) int { return strings.Compare(a.Message, b.Message) })
 	return out
 }
 
@@ -237,7 +239,7 @@ func chartText(r *helmrender.Render) string { return r.Chart + " " + r.Version }
 // storage; one that cannot be read is a line of incomplete, never the base render instead.
 // Each release compared leaves a line of evidence: what was rendered, against what, and how
 // many of its objects the upgrade deletes, so a SAFE says what it rests on.
-func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, incomplete []report.Gap, warnings, evidence []string) {
+func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, incomplete, unchecked []report.Gap, evidence []report.Note) {
 	for _, u := range units {
 		for _, c := range u.Candidate {
 			id := inventory.RefOf(c).ID()
@@ -251,7 +253,7 @@ func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, 
 					What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization),
 					Error: fmt.Sprintf("the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", err)}
 				if errors.Is(err, charts.ErrUnavailable) {
-					warnings = append(warnings, gap.String())
+					unchecked = append(unchecked, gap)
 				} else {
 					incomplete = append(incomplete, gap)
 				}
@@ -289,10 +291,10 @@ func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, 
 				rs = append(rs, Dropped{Object: o, Kustomization: u.Kustomization, Drop: &d})
 				deleted++
 			}
-			evidence = append(evidence, dropEvidence(name, u.Kustomization, drop, len(old), deleted))
+			evidence = append(evidence, report.Note{Code: report.NoteHelmReleaseCompared, Subject: inventory.RefOf(c).GapID(), Message: dropEvidence(name, u.Kustomization, drop, len(old), deleted)})
 		}
 	}
-	return rs, incomplete, warnings, evidence
+	return rs, incomplete, unchecked, evidence
 }
 
 // dropEvidence is the line a compared release leaves: "HelmRelease ns/web (Kustomization

@@ -14,6 +14,7 @@ import (
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/helmstorage"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 	"github.com/kubeforensics/suite/internal/retire/inventory"
 )
@@ -34,7 +35,7 @@ var releaseTarget = []string{"chart", "chartRef", "postRenderers", "releaseName"
 // the render's error says why not and the values rules judge it as before. A release that
 // cannot be read, or that fails to render, is UNKNOWN (an error that is not ErrUnavailable).
 // notes are the evidence of each one rendered so.
-func (h *Renderer) onInstalled(ctx context.Context, sides *helmSides, base, cand *gitops.Tree, units []Unit, installed *Releases) (notes []string) {
+func (h *Renderer) onInstalled(ctx context.Context, sides *helmSides, base, cand *gitops.Tree, units []Unit, installed *Releases) (notes []report.Note) {
 	if installed == nil || base == nil || cand == nil {
 		return nil
 	}
@@ -85,7 +86,7 @@ func (h *Renderer) onInstalled(ctx context.Context, sides *helmSides, base, cand
 			sides.base[id] = &rendered{inputs: rb.inputs, render: &helmrender.Render{Release: rel.Namespace + "/" + rel.Name, StorageNamespace: rel.StorageNamespace,
 				Chart: rel.Chart, Version: rel.ChartVersion, Manifest: rel.Objects}}
 			sides.cand[id] = &rendered{inputs: rc.inputs, render: rd}
-			notes = append(notes, installedEvidence(c, u, rel, rd, caps.kubeVersion))
+			notes = append(notes, report.Note{Code: report.NoteHelmRenderedInstalled, Subject: inventory.RefOf(c).GapID(), Message: installedEvidence(c, u, rel, rd, caps.kubeVersion)})
 		}
 	}
 	return notes

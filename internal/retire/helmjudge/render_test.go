@@ -2,11 +2,13 @@ package helmjudge
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/charts"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/helmstorage"
 	"github.com/kubeforensics/suite/internal/report"
@@ -47,9 +49,9 @@ func TestHelmDrops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &helmSides{base: map[string]*rendered{id: tc.base}, cand: map[string]*rendered{id: tc.cand}}
-			ds, incomplete, warnings, _ := s.helmDrops(units, nil)
-			if len(incomplete)+len(warnings) > 0 {
-				t.Fatalf("incomplete %v, warnings %v", incomplete, warnings)
+			ds, incomplete, unchecked, _ := s.helmDrops(units, nil)
+			if len(incomplete)+len(unchecked) > 0 {
+				t.Fatalf("incomplete %v, unchecked %v", incomplete, unchecked)
 			}
 			var got []string
 			for _, d := range ds {
@@ -75,9 +77,15 @@ func TestHelmDropsFailedRender(t *testing.T) {
 	units := []Unit{{Kustomization: "flux-system/apps", Base: []*unstructured.Unstructured{hr}, Candidate: []*unstructured.Unstructured{hr}}}
 	id := inventory.RefOf(hr).ID()
 	s := &helmSides{base: map[string]*rendered{id: renderOf("a")}, cand: map[string]*rendered{id: {err: errors.New("template: app/templates/x.yaml:3: nil pointer")}}}
-	_, incomplete, warnings, _ := s.helmDrops(units, nil)
-	if len(incomplete) != 1 || len(warnings) != 0 || !strings.Contains(incomplete[0].What, "HelmRelease x/app (Kustomization flux-system/apps)") || incomplete[0].Op != report.OpRender || incomplete[0].Reason != report.GapBuildFailed || incomplete[0].Subject.Name != "app" {
-		t.Fatalf("incomplete %v warnings %v", incomplete, warnings)
+	_, incomplete, unchecked, _ := s.helmDrops(units, nil)
+	if len(incomplete) != 1 || len(unchecked) != 0 || !strings.Contains(incomplete[0].What, "HelmRelease x/app (Kustomization flux-system/apps)") || incomplete[0].Op != report.OpRender || incomplete[0].Reason != report.GapBuildFailed || incomplete[0].Subject.Name != "app" {
+		t.Fatalf("incomplete %v unchecked %v", incomplete, unchecked)
+	}
+	s.cand[id] = &rendered{err: fmt.Errorf("%w: app", charts.ErrUnavailable)}
+	_, incomplete, unchecked, _ = s.helmDrops(units, nil)
+	if len(incomplete) != 0 || len(unchecked) != 1 || unchecked[0].Op != report.OpRender || unchecked[0].Subject != inventory.RefOf(hr).GapID() ||
+		!strings.Contains(unchecked[0].String(), "HelmRelease x/app (Kustomization flux-system/apps): the candidate changes what it renders from, and it could not be rendered") {
+		t.Fatalf("chart unavailable: incomplete %v unchecked %v, want one unchecked gap", incomplete, unchecked)
 	}
 }
 
@@ -113,8 +121,9 @@ func TestHelmDropsEvidence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &helmSides{base: map[string]*rendered{id: renderOf("app-template", claim("app-cache", nil))}, cand: map[string]*rendered{id: tc.cand}}
 			_, _, _, evidence := s.helmDrops(units, nil)
-			if len(evidence) != 1 || !strings.Contains(evidence[0], "HelmRelease x/app (Kustomization flux-system/apps)") ||
-				!strings.Contains(evidence[0], "compared with its base render") || !strings.Contains(evidence[0], tc.want) {
+			if len(evidence) != 1 || evidence[0].Code != report.NoteHelmReleaseCompared || evidence[0].Subject != inventory.RefOf(base).GapID() ||
+				!strings.Contains(evidence[0].Message, "HelmRelease x/app (Kustomization flux-system/apps)") ||
+				!strings.Contains(evidence[0].Message, "compared with its base render") || !strings.Contains(evidence[0].Message, tc.want) {
 				t.Fatalf("evidence %q, want one line naming the release, the base render and %q", evidence, tc.want)
 			}
 		})
@@ -127,9 +136,10 @@ func TestHelmRenderNotes(t *testing.T) {
 	note := "chart a 1.0.0: values.schema.json refers to 1 remote schema(s)"
 	b, c := renderOf("a"), renderOf("a")
 	b.render.Notes, c.render.Notes = []string{note}, []string{note}
-	s := &helmSides{base: map[string]*rendered{"x": b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{"x": c}}
-	if got := s.notes(); len(got) != 1 || got[0] != note {
-		t.Fatalf("notes %q", got)
+	id := "x_app_helm.toolkit.fluxcd.io_HelmRelease"
+	s := &helmSides{base: map[string]*rendered{id: b, "y": {err: errors.New("failed")}}, cand: map[string]*rendered{id: c}}
+	if got := s.notes(); len(got) != 1 || got[0] != (report.Note{Code: report.NoteHelmSchemaNotFetched, Subject: helmReleaseID("x", "app"), Message: note}) {
+		t.Fatalf("notes %+v", got)
 	}
 }
 

@@ -32,7 +32,7 @@ type helmChange struct {
 // keep every claim prove the upgrade deletes none: a note with that evidence. Any other change
 // is in incomplete: what the upgrade deletes is not seen, so it is UNKNOWN, never SAFE.
 // HelmReleases in rendered (rendered at both revisions) are left to the renders.
-func Upgrades(units []Unit, rendered map[string]bool) (rs []Upgrade, incomplete []report.Gap, notes []string) {
+func Upgrades(units []Unit, rendered map[string]bool) (rs []Upgrade, incomplete []report.Gap, notes []report.Note) {
 	var bases, cands []*unstructured.Unstructured
 	for _, u := range units {
 		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
@@ -47,7 +47,7 @@ func Upgrades(units []Unit, rendered map[string]bool) (rs []Upgrade, incomplete 
 			continue
 		}
 		if ev := appTemplateEvidence(c, sides); ev != "" {
-			notes = append(notes, ev)
+			notes = append(notes, report.Note{Code: report.NoteHelmValuesKeepClaims, Subject: inventory.RefOf(c.base).GapID(), Message: ev})
 			continue
 		}
 		incomplete = append(incomplete, notJudged(inventory.RefOf(c.base).GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", c.base.GetNamespace(), c.base.GetName(), c.unit.Kustomization),
