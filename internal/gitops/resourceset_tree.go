@@ -73,10 +73,16 @@ func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unst
 // resourceSetFiles names, for each object of ResourceSet tier t, the file that declares the
 // ResourceSet (found in a build of the tier that applies it, with files); "" when unknown.
 func (r *Tree) resourceSetFiles(ctx context.Context, t *Tier) []string {
-	if t.AppliedBy == "" {
-		return nil
+	var parent *Tier
+	if t.AppliedBy == "" { // declared by the entry itself
+		opts := r.opts
+		opts.NoFiles = false
+		if eb := kbuild.BuildPath(ctx, r.Root, r.Entry, opts); eb.Err == nil {
+			parent = &Tier{Objects: eb.Objects, Files: eb.Files}
+		}
+	} else {
+		parent = r.WithFiles(ctx, t.AppliedBy)
 	}
-	parent := r.WithFiles(ctx, t.AppliedBy)
 	if parent == nil {
 		return nil
 	}

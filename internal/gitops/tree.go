@@ -233,6 +233,9 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	r.Source = opts.Source
 	if r.Source == "" {
 		r.Source = PrimarySource(ext.SourcesThrough(kss), entry)
+		if synced := fluxInstanceSource(eb.Objects, entry); synced != "" && !declaresRoot(kss, entry) {
+			r.Source = synced // the root Kustomization is the FluxInstance's, not in the repository
+		}
 	}
 	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, reuse: reuse,
 		cache: opts.Cache.forRoot(root, static, bopts)}
@@ -246,6 +249,11 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 		level = append(level, &Tier{Kustomization: ks, AppliedBy: ap})
 	}
 	all := append([]*unstructured.Unstructured(nil), eb.Objects...)
+	if len(level) == 0 {
+		// An entry that declares no Kustomization may still declare ResourceSets (a
+		// FluxInstance's sync path often does): they are the first level.
+		level = l.resourceSetTiers(r, all)
+	}
 	for len(level) > 0 {
 		if ctx.Err() != nil { // stopped: build no further level
 			return nil, fmt.Errorf("walking the Kustomizations under %s: %w", root, context.Cause(ctx))

@@ -118,3 +118,102 @@ func TestResourceSetTenantDropped(t *testing.T) {
 		}
 	}
 }
+
+// updateRepo is laid out as d2-fleet's clusters/update is
+// (https://github.com/controlplaneio-fluxcd/d2-fleet/tree/64e4953/clusters/update): no Flux
+// Kustomization in the entry at all; a FluxInstance syncs the entry path from the
+// repository's OCI artifact, and a ResourceSet beside it renders, per input, a Namespace and a
+// GitRepository of another repository with a Kustomization of it. Before the walk started
+// from the entry's ResourceSets the gate refused the entry (exit 3); with them but without the
+// FluxInstance's source as the repository's, the tenant Kustomization, whose path happens to
+// exist here too, was built from this repository's files: a false SAFE.
+func updateRepo(inputs ...string) map[string]string {
+	list := ""
+	for _, in := range inputs {
+		list += "    - namespace: \"" + in + "\"\n"
+	}
+	return map[string]string{
+		"clusters/update/flux-instance.yaml": `apiVersion: fluxcd.controlplane.io/v1
+kind: FluxInstance
+metadata:
+  name: flux
+  namespace: flux-system
+spec:
+  distribution:
+    version: "2.x"
+    registry: "ghcr.io/fluxcd"
+  sync:
+    kind: OCIRepository
+    url: "oci://ghcr.io/example/fleet"
+    ref: "latest"
+    path: "clusters/update"
+`,
+		"clusters/update/automation.yaml": `apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata:
+  name: image-update-automation
+  namespace: flux-system
+spec:
+  inputs:
+` + list + `  resources:
+    - apiVersion: v1
+      kind: Namespace
+      metadata:
+        name: << inputs.namespace >>
+    - apiVersion: source.toolkit.fluxcd.io/v1
+      kind: GitRepository
+      metadata:
+        name: << inputs.namespace >>
+        namespace: << inputs.namespace >>
+      spec:
+        interval: 10m
+        url: https://github.com/example/<< inputs.namespace >>.git
+        ref:
+          branch: main
+    - apiVersion: kustomize.toolkit.fluxcd.io/v1
+      kind: Kustomization
+      metadata:
+        name: << inputs.namespace >>
+        namespace: << inputs.namespace >>
+      spec:
+        interval: 10m
+        path: ./update-policies
+        prune: true
+        sourceRef:
+          kind: GitRepository
+          name: << inputs.namespace >>
+`,
+		"update-policies/policy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: policy\n  namespace: apps\n",
+	}
+}
+
+func TestFluxInstanceEntry(t *testing.T) {
+	r := gittest.New(t, updateRepo("apps", "infra"))
+	base := r.Git("rev-parse", "HEAD")
+
+	t.Run("another repository's Kustomization is not built from this one", func(t *testing.T) {
+		r.Write(map[string]string{"update-policies/policy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: apps\n"})
+		defer r.Git("checkout", "-q", "--", ".")
+		out, errOut, code := offlineGate(t, r.Dir, "clusters/update", base)
+		if code != 2 {
+			t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
+		}
+		outputHas(t, out, "apps/apps: its source GitRepository/apps/apps is not the repository's (OCIRepository/flux-system/flux-system)",
+			"verdict: UNKNOWN (exit 2)")
+		if strings.Contains(out, "ConfigMap apps/policy") {
+			t.Errorf("judged from this repository's files:\n%s", out)
+		}
+	})
+	t.Run("an input dropped from the entry's ResourceSet deletes its namespace", func(t *testing.T) {
+		r.Write(updateRepo("apps"))
+		defer r.Git("checkout", "-q", "--", ".")
+		out, errOut, code := offlineGate(t, r.Dir, "clusters/update", base)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
+		}
+		outputHas(t, out, "UNSAFE Namespace infra (clusters/update/automation.yaml)",
+			"in git, change ResourceSet flux-system/image-update-automation (clusters/update/automation.yaml) so that it no longer renders Namespace infra",
+			"Kustomization infra/infra: built from another source (GitRepository/infra/infra) and the candidate removes it",
+			"verdict: UNSAFE (exit 1)")
+	})
+}
