@@ -60,7 +60,7 @@ func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unst
 	ks := kbuild.Kustomization{Namespace: rset.GetNamespace(), Name: rset.GetName(), Prune: true, Timeout: resourceset.Timeout(rset), Object: rset,
 		DependsOn: resourceset.DependsOn(rset)}
 	ks.Wait, _, _ = unstructured.NestedBool(rset.Object, "spec", "wait")
-	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet}
+	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet, RenderedFrom: append([]*unstructured.Unstructured{rset}, rsips...)}
 	objs, unresolved, err := resourceset.Render(rset, rsips)
 	if err != nil {
 		t.Err = fmt.Errorf("rendering ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)

@@ -63,6 +63,10 @@ type Tier struct {
 	Unchanged bool
 	// Inputs is what the build read (LoadOptions.RecordInputs); nil when not recorded.
 	Inputs *Inputs
+	// RenderedFrom, for a ResourceSet's tier, is everything its render reads: the ResourceSet
+	// and every ResourceSetInputProvider the walk had found. The same at both revisions, the
+	// operator renders the same objects from them, even when their inputs come from outside.
+	RenderedFrom []*unstructured.Unstructured
 }
 
 // Undefined is a variable an object references and nothing defines.

@@ -217,3 +217,91 @@ func TestFluxInstanceEntry(t *testing.T) {
 			"verdict: UNSAFE (exit 1)")
 	})
 }
+
+// previewRepo is laid out as xunholy/k8s-gitops's preview environments are
+// (https://github.com/xunholy/k8s-gitops/tree/c56dc9de4/kubernetes/apps/base/preview-system/app):
+// a ResourceSet renders a Namespace per open pull request, its inputs read by a
+// ResourceSetInputProvider of type GitHubPullRequest, beside an ordinary app. Such a
+// ResourceSet cannot be rendered offline, and every commit of the repository was UNKNOWN for it,
+// even one that only removed a DNS record of another app (xunholy/k8s-gitops 055489fa7).
+func previewRepo(template, app string) map[string]string {
+	return map[string]string{
+		"clusters/main/apps.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  path: ./apps
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`,
+		"apps/preview.yaml": `apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSetInputProvider
+metadata:
+  name: github-pr-previews
+  namespace: preview-system
+spec:
+  type: GitHubPullRequest
+  url: https://github.com/example/app
+  filter:
+    labels:
+      - "deploy/preview"
+---
+apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata:
+  name: preview
+  namespace: preview-system
+spec:
+  inputsFrom:
+    - kind: ResourceSetInputProvider
+      name: github-pr-previews
+  resources:
+    - apiVersion: v1
+      kind: Namespace
+      metadata:
+        name: ` + template + `
+`,
+		"apps/app.yaml": app,
+	}
+}
+
+func TestUnchangedResourceSetFromPullRequests(t *testing.T) {
+	const dns = "apiVersion: externaldns.k8s.io/v1alpha1\nkind: DNSEndpoint\nmetadata:\n  name: wotlk\n  namespace: games\nspec:\n  endpoints: []\n"
+	r := gittest.New(t, previewRepo("preview-pr-<< inputs.id >>", dns))
+	base := r.Git("rev-parse", "HEAD")
+
+	t.Run("another app's change is judged", func(t *testing.T) {
+		r.Write(map[string]string{"apps/app.yaml": ""})
+		defer r.Git("checkout", "-q", "--", ".")
+		out, errOut, code := offlineGate(t, r.Dir, "clusters/main", base)
+		if code != 0 {
+			t.Fatalf("exit %d, want 0 (safe)\n%s\n%s", code, out, errOut)
+		}
+		outputHas(t, out, "pruned DNSEndpoint games/wotlk",
+			"note: ResourceSet preview-system/preview is not rendered here, but the candidate changes neither it nor any ResourceSetInputProvider",
+			"verdict: SAFE (exit 0)")
+	})
+	t.Run("a change to the ResourceSet is unknown", func(t *testing.T) {
+		r.Write(previewRepo("pr-<< inputs.id >>", dns))
+		defer r.Git("checkout", "-q", "--", ".")
+		out, errOut, code := offlineGate(t, r.Dir, "clusters/main", base)
+		if code != 2 {
+			t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
+		}
+		outputHas(t, out, "ResourceSetInputProvider preview-system/github-pr-previews is of type GitHubPullRequest", "verdict: UNKNOWN (exit 2)")
+	})
+	t.Run("a change to its input provider is unknown", func(t *testing.T) {
+		files := previewRepo("preview-pr-<< inputs.id >>", dns)
+		files["apps/preview.yaml"] = strings.Replace(files["apps/preview.yaml"], `"deploy/preview"`, `"preview"`, 1)
+		r.Write(files)
+		defer r.Git("checkout", "-q", "--", ".")
+		out, errOut, code := offlineGate(t, r.Dir, "clusters/main", base)
+		if code != 2 {
+			t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
+		}
+	})
+}
