@@ -305,3 +305,75 @@ func TestUnchangedResourceSetFromPullRequests(t *testing.T) {
 		}
 	})
 }
+
+// sharedSourceRepo keeps a chart's OCIRepository in one tier and the HelmRelease that reads it
+// in another, as xunholy/k8s-gitops keeps its Helm repositories
+// (https://github.com/xunholy/k8s-gitops/tree/c56dc9de4/kubernetes/apps/base/flux-system/repositories)
+// and szinn/k8s-homelab's konflate-staging reads the OCIRepository konflate-main declares
+// (https://github.com/szinn/k8s-homelab/commit/8c8742b00, a chart bump there). The incremental
+// gate built only the tier the bump touched, and said SAFE; --full said UNKNOWN.
+func sharedSourceRepo(tag string) map[string]string {
+	return map[string]string{
+		"clusters/main/apps.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: repositories
+  namespace: flux-system
+spec:
+  path: ./repositories
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: podinfo
+  namespace: flux-system
+spec:
+  dependsOn:
+    - name: repositories
+  path: ./apps/podinfo
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`,
+		"repositories/podinfo.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata:
+  name: podinfo
+  namespace: flux-system
+spec:
+  interval: 1h
+  url: oci://ghcr.io/stefanprodan/charts/podinfo
+  ref:
+    tag: ` + tag + `
+`,
+		"apps/podinfo/helmrelease.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: podinfo
+spec:
+  interval: 1h
+  chartRef:
+    kind: OCIRepository
+    name: podinfo
+    namespace: flux-system
+`,
+	}
+}
+
+func TestChartSourceInAnotherTier(t *testing.T) {
+	r := gittest.New(t, sharedSourceRepo("6.5.0"))
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(sharedSourceRepo("6.6.0"))
+	out, errOut, code := offlineGate(t, r.Dir, "clusters/main", base)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
+	}
+	outputHas(t, out, "HelmRelease podinfo/podinfo (Kustomization flux-system/podinfo): the candidate changes the chart its source OCIRepository flux-system/podinfo serves",
+		"verdict: UNKNOWN (exit 2)")
+}
