@@ -221,6 +221,13 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	if err != nil {
 		return nil, fmt.Errorf("entry path %s: %w", entry, err)
 	}
+	if !declaresRoot(kss, entry) {
+		if root, err := fluxInstanceRoot(eb.Objects, entry); err != nil {
+			return nil, fmt.Errorf("entry path %s: %w", entry, err)
+		} else if root != nil {
+			kss = append(kss, *root) // the root Kustomization the FluxInstance syncs the entry with
+		}
+	}
 	r := &Tree{Root: root, FS: opts.filesOf(root), Entry: entry, Tiers: map[string]*Tier{},
 		EntryBuild: &Tier{Kustomization: kbuild.Kustomization{Path: entry}, Objects: eb.Objects, Files: eb.Files}}
 	parent := ""
@@ -237,9 +244,6 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	r.Source = opts.Source
 	if r.Source == "" {
 		r.Source = PrimarySource(ext.SourcesThrough(kss), entry)
-		if synced := fluxInstanceSource(eb.Objects, entry); synced != "" && !declaresRoot(kss, entry) {
-			r.Source = synced // the root Kustomization is the FluxInstance's, not in the repository
-		}
 	}
 	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, reuse: reuse,
 		cache: opts.Cache.forRoot(root, static, bopts)}

@@ -377,3 +377,45 @@ func TestChartSourceInAnotherTier(t *testing.T) {
 	outputHas(t, out, "HelmRelease podinfo/podinfo (Kustomization flux-system/podinfo): the candidate changes the chart its source OCIRepository flux-system/podinfo serves",
 		"verdict: UNKNOWN (exit 2)")
 }
+
+// fleetEntry is d2-fleet's clusters/staging
+// (https://github.com/controlplaneio-fluxcd/d2-fleet/tree/64e4953/clusters/staging): the entry
+// holds the FluxInstance that syncs it, beside a Kustomization of tenants. No Kustomization in
+// the repository builds the entry, so what the entry itself stopped declaring was judged by
+// nothing: dropping the FluxInstance, which uninstalls Flux and its CRDs, said "Nothing is
+// removed … SAFE".
+func fleetEntry(withInstance bool) map[string]string {
+	files := tenantsRepo("frontend")
+	if withInstance {
+		files["clusters/staging/flux-instance.yaml"] = `apiVersion: fluxcd.controlplane.io/v1
+kind: FluxInstance
+metadata:
+  name: flux
+  namespace: flux-system
+spec:
+  distribution:
+    version: "2.x"
+    registry: "ghcr.io/fluxcd"
+  sync:
+    kind: OCIRepository
+    url: "oci://ghcr.io/example/fleet"
+    ref: "latest"
+    path: "clusters/staging"
+`
+	}
+	return files
+}
+
+func TestFluxInstanceDropped(t *testing.T) {
+	r := gittest.New(t, fleetEntry(true))
+	base := r.Git("rev-parse", "HEAD")
+	r.Git("rm", "-q", "clusters/staging/flux-instance.yaml")
+	out, errOut, code := offlineGate(t, r.Dir, "clusters/staging", base)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
+	}
+	outputHas(t, out, "Kustomization flux-system/flux-system",
+		"UNSAFE FluxInstance flux-system/flux (clusters/staging/flux-instance.yaml)",
+		"the Flux Operator uninstalls Flux with its CRDs",
+		"verdict: UNSAFE (exit 1)")
+}
