@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/resourceset"
@@ -97,4 +98,13 @@ func (r *Tree) resourceSetFiles(ctx context.Context, t *Tier) []string {
 		files[i] = file
 	}
 	return files
+}
+
+// TierName names tier id for a reader: "Kustomization namespace/name (path p)", or
+// "ResourceSet namespace/name" for a ResourceSet's tier, which has no path.
+func TierName(id, path string) string {
+	if rset, ok := strings.CutPrefix(id, OwnerResourceSet+"/"); ok {
+		return OwnerResourceSet + " " + rset
+	}
+	return fmt.Sprintf("Kustomization %s (path %s)", id, path)
 }
