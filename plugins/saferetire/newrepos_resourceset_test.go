@@ -7,6 +7,39 @@ import (
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
 
+// fluxInstanceYAML is a FluxInstance that syncs path from the repository's OCI artifact, as
+// d2-fleet's clusters/<name>/flux-system/flux-instance.yaml do.
+func fluxInstanceYAML(path string) string {
+	return `apiVersion: fluxcd.controlplane.io/v1
+kind: FluxInstance
+metadata:
+  name: flux
+  namespace: flux-system
+spec:
+  distribution:
+    version: "2.x"
+    registry: "ghcr.io/fluxcd"
+  sync:
+    kind: OCIRepository
+    url: "oci://ghcr.io/example/fleet"
+    ref: "latest"
+    path: "` + path + `"
+`
+}
+
+// gateAfter writes files over r's working tree, runs the offline gate from base to it and
+// fails unless it exits want; the working tree is restored after.
+func gateAfter(t *testing.T, r *gittest.Repo, files map[string]string, entry, base string, want int) string {
+	t.Helper()
+	r.Write(files)
+	defer r.Git("checkout", "-q", "--", ".")
+	out, errOut, code := offlineGate(t, r.Dir, entry, base)
+	if code != want {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, want, out, errOut)
+	}
+	return out
+}
+
 // tenantsRepo is laid out as controlplaneio-fluxcd/d2-fleet is
 // (https://github.com/controlplaneio-fluxcd/d2-fleet/tree/64e4953, clusters/staging/tenants.yaml
 // and tenants/apps.yaml): a Kustomization applies ResourceSets, and each ResourceSet renders,
@@ -133,21 +166,7 @@ func updateRepo(inputs ...string) map[string]string {
 		list += "    - namespace: \"" + in + "\"\n"
 	}
 	return map[string]string{
-		"clusters/update/flux-instance.yaml": `apiVersion: fluxcd.controlplane.io/v1
-kind: FluxInstance
-metadata:
-  name: flux
-  namespace: flux-system
-spec:
-  distribution:
-    version: "2.x"
-    registry: "ghcr.io/fluxcd"
-  sync:
-    kind: OCIRepository
-    url: "oci://ghcr.io/example/fleet"
-    ref: "latest"
-    path: "clusters/update"
-`,
+		"clusters/update/flux-instance.yaml": fluxInstanceYAML("clusters/update"),
 		"clusters/update/automation.yaml": `apiVersion: fluxcd.controlplane.io/v1
 kind: ResourceSet
 metadata:
@@ -192,12 +211,7 @@ func TestFluxInstanceEntry(t *testing.T) {
 	base := r.Git("rev-parse", "HEAD")
 
 	t.Run("another repository's Kustomization is not built from this one", func(t *testing.T) {
-		r.Write(map[string]string{"update-policies/policy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: apps\n"})
-		defer r.Git("checkout", "-q", "--", ".")
-		out, errOut, code := offlineGate(t, r.Dir, "clusters/update", base)
-		if code != 2 {
-			t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
-		}
+		out := gateAfter(t, r, map[string]string{"update-policies/policy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: apps\n"}, "clusters/update", base, 2)
 		outputHas(t, out, "apps/apps: its source GitRepository/apps/apps is not the repository's (OCIRepository/flux-system/flux-system)",
 			"verdict: UNKNOWN (exit 2)")
 		if strings.Contains(out, "ConfigMap apps/policy") {
@@ -205,12 +219,7 @@ func TestFluxInstanceEntry(t *testing.T) {
 		}
 	})
 	t.Run("an input dropped from the entry's ResourceSet deletes its namespace", func(t *testing.T) {
-		r.Write(updateRepo("apps"))
-		defer r.Git("checkout", "-q", "--", ".")
-		out, errOut, code := offlineGate(t, r.Dir, "clusters/update", base)
-		if code != 1 {
-			t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
-		}
+		out := gateAfter(t, r, updateRepo("apps"), "clusters/update", base, 1)
 		outputHas(t, out, "UNSAFE Namespace infra (clusters/update/automation.yaml)",
 			"in git, change ResourceSet flux-system/image-update-automation (clusters/update/automation.yaml) so that it no longer renders Namespace infra",
 			"Kustomization infra/infra: built from another source (GitRepository/infra/infra) and the candidate removes it",
@@ -275,33 +284,18 @@ func TestUnchangedResourceSetFromPullRequests(t *testing.T) {
 	base := r.Git("rev-parse", "HEAD")
 
 	t.Run("another app's change is judged", func(t *testing.T) {
-		r.Write(map[string]string{"apps/app.yaml": ""})
-		defer r.Git("checkout", "-q", "--", ".")
-		out, errOut, code := offlineGate(t, r.Dir, "clusters/main", base)
-		if code != 0 {
-			t.Fatalf("exit %d, want 0 (safe)\n%s\n%s", code, out, errOut)
-		}
+		out := gateAfter(t, r, map[string]string{"apps/app.yaml": ""}, "clusters/main", base, 0)
 		outputHas(t, out, "pruned DNSEndpoint games/wotlk",
 			"note: ResourceSet preview-system/preview is not rendered here, but the candidate changes neither it nor any ResourceSetInputProvider",
 			"verdict: SAFE (exit 0)")
 	})
 	t.Run("a change to the ResourceSet is unknown", func(t *testing.T) {
-		r.Write(previewRepo("pr-<< inputs.id >>", dns))
-		defer r.Git("checkout", "-q", "--", ".")
-		out, errOut, code := offlineGate(t, r.Dir, "clusters/main", base)
-		if code != 2 {
-			t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
-		}
+		out := gateAfter(t, r, previewRepo("pr-<< inputs.id >>", dns), "clusters/main", base, 2)
 		outputHas(t, out, "ResourceSetInputProvider preview-system/github-pr-previews is of type GitHubPullRequest", "verdict: UNKNOWN (exit 2)")
 	})
 	t.Run("a change to its input provider is unknown", func(t *testing.T) {
 		files := previewRepo("preview-pr-<< inputs.id >>", dns)
 		files["apps/preview.yaml"] = strings.Replace(files["apps/preview.yaml"], `"deploy/preview"`, `"preview"`, 1)
-		r.Write(files)
-		defer r.Git("checkout", "-q", "--", ".")
-		out, errOut, code := offlineGate(t, r.Dir, "clusters/main", base)
-		if code != 2 {
-			t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
-		}
+		gateAfter(t, r, files, "clusters/main", base, 2)
 	})
 }

@@ -1,6 +1,7 @@
 package saferetire_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
@@ -87,21 +88,7 @@ func TestChartSourceInAnotherTier(t *testing.T) {
 func fleetEntry(withInstance bool) map[string]string {
 	files := tenantsRepo("frontend")
 	if withInstance {
-		files["clusters/staging/flux-instance.yaml"] = `apiVersion: fluxcd.controlplane.io/v1
-kind: FluxInstance
-metadata:
-  name: flux
-  namespace: flux-system
-spec:
-  distribution:
-    version: "2.x"
-    registry: "ghcr.io/fluxcd"
-  sync:
-    kind: OCIRepository
-    url: "oci://ghcr.io/example/fleet"
-    ref: "latest"
-    path: "clusters/staging"
-`
+		files["clusters/staging/flux-instance.yaml"] = fluxInstanceYAML("clusters/staging")
 	}
 	return files
 }
@@ -118,4 +105,30 @@ func TestFluxInstanceDropped(t *testing.T) {
 		"UNSAFE FluxInstance flux-system/flux (clusters/staging/flux-instance.yaml)",
 		"the Flux Operator uninstalls Flux with its CRDs",
 		"verdict: UNSAFE (exit 1)")
+}
+
+// d2-fleet 89d842c (https://github.com/controlplaneio-fluxcd/d2-fleet/commit/89d842c) dropped
+// helm-controller and notification-controller from clusters/update's FluxInstance: the operator
+// deletes their CRDs, and with them every HelmRelease, Alert and Provider in the cluster. The
+// gate said SAFE: a FluxInstance's spec was not read.
+func TestFluxInstanceComponents(t *testing.T) {
+	withComponents := func(list ...string) map[string]string {
+		files := fleetEntry(true)
+		spec := "spec:\n  components:\n"
+		for _, c := range list {
+			spec += "    - " + c + "\n"
+		}
+		files["clusters/staging/flux-instance.yaml"] = strings.Replace(files["clusters/staging/flux-instance.yaml"], "spec:\n", spec, 1)
+		return files
+	}
+	r := gittest.New(t, fleetEntry(true)) // no components: the operator's four
+	base := r.Git("rev-parse", "HEAD")
+
+	t.Run("components dropped are unknown", func(t *testing.T) {
+		out := gateAfter(t, r, withComponents("source-controller", "kustomize-controller", "image-reflector-controller"), "clusters/staging", base, 2)
+		outputHas(t, out, "FluxInstance flux-system/flux: the candidate drops its components helm-controller, notification-controller", "verdict: UNKNOWN (exit 2)")
+	})
+	t.Run("a component added drops nothing", func(t *testing.T) {
+		gateAfter(t, r, withComponents("source-controller", "kustomize-controller", "helm-controller", "notification-controller", "source-watcher"), "clusters/staging", base, 0)
+	})
 }
