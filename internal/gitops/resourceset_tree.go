@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/resourceset"
@@ -60,7 +61,7 @@ func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unst
 	ks := kbuild.Kustomization{Namespace: rset.GetNamespace(), Name: rset.GetName(), Prune: true, Timeout: resourceset.Timeout(rset), Object: rset,
 		DependsOn: resourceset.DependsOn(rset)}
 	ks.Wait, _, _ = unstructured.NestedBool(rset.Object, "spec", "wait")
-	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet}
+	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet, RenderedFrom: append([]*unstructured.Unstructured{rset}, rsips...)}
 	objs, unresolved, err := resourceset.Render(rset, rsips)
 	if err != nil {
 		t.Err = fmt.Errorf("rendering ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
@@ -73,10 +74,16 @@ func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unst
 // resourceSetFiles names, for each object of ResourceSet tier t, the file that declares the
 // ResourceSet (found in a build of the tier that applies it, with files); "" when unknown.
 func (r *Tree) resourceSetFiles(ctx context.Context, t *Tier) []string {
-	if t.AppliedBy == "" {
-		return nil
+	var parent *Tier
+	if t.AppliedBy == "" { // declared by the entry itself
+		opts := r.opts
+		opts.NoFiles = false
+		if eb := kbuild.BuildPath(ctx, r.Root, r.Entry, opts); eb.Err == nil {
+			parent = &Tier{Objects: eb.Objects, Files: eb.Files}
+		}
+	} else {
+		parent = r.WithFiles(ctx, t.AppliedBy)
 	}
-	parent := r.WithFiles(ctx, t.AppliedBy)
 	if parent == nil {
 		return nil
 	}
@@ -91,4 +98,13 @@ func (r *Tree) resourceSetFiles(ctx context.Context, t *Tier) []string {
 		files[i] = file
 	}
 	return files
+}
+
+// TierName names tier id for a reader: "Kustomization namespace/name (path p)", or
+// "ResourceSet namespace/name" for a ResourceSet's tier, which has no path.
+func TierName(id, path string) string {
+	if rset, ok := strings.CutPrefix(id, OwnerResourceSet+"/"); ok {
+		return OwnerResourceSet + " " + rset
+	}
+	return fmt.Sprintf("Kustomization %s (path %s)", id, path)
 }

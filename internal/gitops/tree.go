@@ -63,6 +63,10 @@ type Tier struct {
 	Unchanged bool
 	// Inputs is what the build read (LoadOptions.RecordInputs); nil when not recorded.
 	Inputs *Inputs
+	// RenderedFrom, for a ResourceSet's tier, is everything its render reads: the ResourceSet
+	// and every ResourceSetInputProvider the walk had found. The same at both revisions, the
+	// operator renders the same objects from them, even when their inputs come from outside.
+	RenderedFrom []*unstructured.Unstructured
 }
 
 // Undefined is a variable an object references and nothing defines.
@@ -217,6 +221,13 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	if err != nil {
 		return nil, fmt.Errorf("entry path %s: %w", entry, err)
 	}
+	if !declaresRoot(kss, entry) {
+		if root, err := fluxInstanceRoot(eb.Objects, entry); err != nil {
+			return nil, fmt.Errorf("entry path %s: %w", entry, err)
+		} else if root != nil {
+			kss = append(kss, *root) // the root Kustomization the FluxInstance syncs the entry with
+		}
+	}
 	r := &Tree{Root: root, FS: opts.filesOf(root), Entry: entry, Tiers: map[string]*Tier{},
 		EntryBuild: &Tier{Kustomization: kbuild.Kustomization{Path: entry}, Objects: eb.Objects, Files: eb.Files}}
 	parent := ""
@@ -246,6 +257,11 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 		level = append(level, &Tier{Kustomization: ks, AppliedBy: ap})
 	}
 	all := append([]*unstructured.Unstructured(nil), eb.Objects...)
+	if len(level) == 0 {
+		// An entry that declares no Kustomization may still declare ResourceSets (a
+		// FluxInstance's sync path often does): they are the first level.
+		level = l.resourceSetTiers(r, all)
+	}
 	for len(level) > 0 {
 		if ctx.Err() != nil { // stopped: build no further level
 			return nil, fmt.Errorf("walking the Kustomizations under %s: %w", root, context.Cause(ctx))

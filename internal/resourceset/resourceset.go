@@ -28,6 +28,8 @@ const (
 	// resourceSetReconcileAnnotation "disabled" on a rendered object leaves it out entirely.
 	resourceSetReconcileAnnotation = operatorGroup + "/reconcile"
 	rsipKind                       = "ResourceSetInputProvider"
+	// GroupKind is a ResourceSet's kind with its API group.
+	GroupKind = rsetKind + "." + operatorGroup
 )
 
 // ErrNetworkInputs means a ResourceSet's inputs come from a provider that reads the network

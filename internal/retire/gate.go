@@ -186,6 +186,7 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		return nil, err
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
+	rep.Incomplete = append(rep.Incomplete, fluxInstanceGaps(b.base, b.cand)...)
 	rep.Notes = p.notes
 	units, kept := MarkRemoved(p.units)
 	rep.Incomplete = append(rep.Incomplete, kept...)

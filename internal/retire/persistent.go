@@ -20,7 +20,15 @@ var DefaultPersistentKinds = []string{
 	"CustomResourceDefinition.apiextensions.k8s.io",
 	"HelmRelease.helm.toolkit.fluxcd.io",
 	"Cluster.postgresql.cnpg.io",
+	fluxInstanceKind,
 }
+
+// fluxInstanceKind is the Flux Operator's FluxInstance: deleting one uninstalls Flux with its
+// CRDs, and with them every Flux object in the cluster, as deleting any CRD deletes its custom
+// resources (controlplaneio-fluxcd/flux-operator issues 416 and 423: the operator's own
+// behaviour, kept on purpose; it drops their finalizers first, so what they applied stays,
+// unmanaged).
+const fluxInstanceKind = "FluxInstance.fluxcd.controlplane.io"
 
 // Kinds is the set of persistent kinds: `Kind.group` matches one group, a bare `Kind` any group.
 type Kinds map[string]bool
@@ -76,6 +84,11 @@ func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persis
 		return helmPersistence(r.Helm)
 	case "Cluster.postgresql.cnpg.io":
 		return &Persistence{Detail: "the CloudNativePG operator deletes the PostgreSQL cluster, its pods and its claims"}
+	case fluxInstanceKind:
+		n := countIn(all, func(o *unstructured.Unstructured) bool {
+			return strings.HasSuffix(o.GroupVersionKind().Group, ".toolkit.fluxcd.io")
+		})
+		return counted(fmt.Sprintf("the Flux Operator uninstalls Flux with its CRDs, and with them every Flux object in the cluster, leaving what they applied unmanaged: %d declared at base", n), n, liveCount, "live in the cluster")
 	}
 	return &Persistence{Detail: ref.GroupKind() + " is listed as persistent (--persistent-kind)"}
 }

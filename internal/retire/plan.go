@@ -2,10 +2,8 @@ package retire
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/kubeforensics/suite/internal/cluster"
-	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/resourceset"
 	"github.com/kubeforensics/suite/internal/retire/helm"
 )
@@ -62,29 +60,28 @@ func (p Planner) Plan(r *Removal) {
 }
 
 func (p Planner) protect(r *Removal) Stage {
-	owner, kind, annotation := "Kustomization", "kustomization", PruneAnnotation
+	o := ownerOf(r.Kustomization)
+	annotation := PruneAnnotation
 	jsonpath := `jsonpath={.metadata.annotations.kustomize\.toolkit\.fluxcd\.io/prune}`
-	id := r.Kustomization
-	if rest, ok := strings.CutPrefix(id, gitops.OwnerResourceSet+"/"); ok {
+	if o.resourceSet {
 		// Flux Operator deletes what a ResourceSet no longer renders unless it carries its own
 		// opt-out; kustomize-controller's annotation means nothing to it.
-		id, owner, kind, annotation = rest, gitops.OwnerResourceSet, "resourceset", resourceset.PruneAnnotation
+		annotation = resourceset.PruneAnnotation
 		jsonpath = `jsonpath={.metadata.annotations.fluxcd\.controlplane\.io/prune}`
 	}
-	ksNS, ksName, _ := strings.Cut(id, "/")
-	if r.KustomizationDeleted && owner == "Kustomization" {
-		return p.protectDeleted(r, ksNS, ksName, jsonpath)
+	if r.KustomizationDeleted && !o.resourceSet {
+		return p.protectDeleted(r, o.namespace, o.name, jsonpath)
 	}
 	return Stage{
 		Number: 1, Title: "protect",
 		Do: []string{
 			fmt.Sprintf("in git, keep the manifest of %s%s and add the annotation %s: %s to its metadata", r.Object, inFile(r.File), annotation, Disabled),
 			"merge that change alone",
-			fmt.Sprintf("wait until %s %s has applied the merged revision", owner, id),
+			fmt.Sprintf("wait until %s has applied the merged revision", o),
 		},
-		Commands: []string{p.protectCommand(kind, ksNS, ksName)},
+		Commands: []string{p.protectCommand(o)},
 		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
-		Expect:   Disabled + " (the live object carries the protection; the lastAppliedRevision above is the merged commit)",
+		Expect:   Disabled + " (the live object carries the protection; " + o.applied() + ")",
 	}
 }
 
@@ -102,7 +99,7 @@ func (p Planner) protectDeleted(r *Removal, ksNS, ksName, jsonpath string) Stage
 			"merge that change alone",
 			fmt.Sprintf("wait until Kustomization %s has applied the merged revision", ks),
 		},
-		Commands: []string{p.protectCommand("kustomization", ksNS, ksName)},
+		Commands: []string{p.protectCommand(owner{namespace: ksNS, name: ksName})},
 		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
 		Expect:   Disabled + " (the live object carries the protection; with deletionPolicy Orphan instead, " + p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath={.spec.deletionPolicy}") + " shows Orphan)",
 	}
@@ -110,11 +107,11 @@ func (p Planner) protectDeleted(r *Removal, ksNS, ksName, jsonpath string) Stage
 
 // protectCommand shows which revision the owner last applied: a Kustomization's
 // status.lastAppliedRevision, a ResourceSet's Ready condition.
-func (p Planner) protectCommand(kind, ns, name string) string {
-	if kind == "resourceset" {
-		return p.kubectl(ns, "get", kind, name)
+func (p Planner) protectCommand(o owner) string {
+	if o.resourceSet {
+		return p.kubectl(o.namespace, "get", o.resource(), o.name)
 	}
-	return p.kubectl(ns, "get", kind, name, "-o", "jsonpath={.status.lastAppliedRevision}")
+	return p.kubectl(o.namespace, "get", o.resource(), o.name, "-o", "jsonpath={.status.lastAppliedRevision}")
 }
 
 func inFile(f string) string {
@@ -170,8 +167,9 @@ func detail(r *Removal) string {
 }
 
 func (p Planner) remove(r *Removal) Stage {
-	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
-	if r.KustomizationDeleted && !strings.HasPrefix(r.Kustomization, gitops.OwnerResourceSet+"/") {
+	o := ownerOf(r.Kustomization)
+	ksNS, ksName := o.namespace, o.name
+	if r.KustomizationDeleted && !o.resourceSet {
 		return Stage{
 			Number: 3, Title: "remove the manifest",
 			Do: []string{
@@ -186,13 +184,19 @@ func (p Planner) remove(r *Removal) Stage {
 	if r.File != "" {
 		what = r.File
 	}
+	drop := fmt.Sprintf("in git, delete %s (and its entry in kustomization.yaml), merge", what)
+	if o.resourceSet {
+		// The file declares the ResourceSet, which renders other objects too: only what renders
+		// this one goes (its input, or its template).
+		drop = fmt.Sprintf("in git, change %s%s so that it no longer renders %s (drop its input or its template), merge", o, inFile(r.File), r.Object)
+	}
 	return Stage{
 		Number: 3, Title: "remove the manifest",
 		Do: []string{
-			fmt.Sprintf("in git, delete %s (and its entry in kustomization.yaml), merge", what),
-			fmt.Sprintf("Kustomization %s drops %s from its inventory and leaves the object in place", r.Kustomization, r.ID),
+			drop,
+			fmt.Sprintf("%s drops %s from its inventory and leaves the object in place", o, r.ID),
 		},
-		Check:  p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath={.status.inventory.entries[*].id}") + " | " + cluster.Quote("tr", " ", `\n`) + " | " + cluster.Quote("grep", "-Fx", r.ID),
+		Check:  p.kubectl(ksNS, "get", o.resource(), ksName, "-o", "jsonpath={.status.inventory.entries[*].id}") + " | " + cluster.Quote("tr", " ", `\n`) + " | " + cluster.Quote("grep", "-Fx", r.ID),
 		Expect: "no output; `" + p.Target.Plugin("safe-retire", "--orphans") + "` lists the object",
 	}
 }
@@ -240,8 +244,8 @@ func invalidObject(r *Removal) string {
 	if r.Kustomization == "" {
 		return ""
 	}
-	ksNS, ksName, _ := strings.Cut(r.Kustomization, "/")
-	return cluster.InvalidName("Kustomization.kustomize.toolkit.fluxcd.io", ksNS, ksName)
+	o := ownerOf(r.Kustomization)
+	return cluster.InvalidName(o.groupKind(), o.namespace, o.name)
 }
 
 // upgradePlan retires the claims an upgrade of a HelmRelease would delete: kept first with

@@ -87,6 +87,10 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			// (Report.Unchanged lists it), and is no reason for UNKNOWN.
 			continue
 		}
+		if note := unchangedResourceSet(id, bt, ct); note != "" {
+			p.notes = append(p.notes, note)
+			continue
+		}
 		if note := unchangedUnresolved(id, bt, ct); note != "" {
 			p.notes = append(p.notes, report.Note{Code: report.NoteUnresolvedUnchanged, Subject: tierGapID(ks), Message: note})
 			continue
@@ -234,6 +238,19 @@ func unchangedUnresolved(id string, bt, ct *gitops.Tier) string {
 	}
 	names := slices.Sorted(slices.Values(append(slices.Clone(bt.Unresolved), ct.Unresolved...)))
 	return fmt.Sprintf("Kustomization %s: %s unresolved in object names, but the candidate does not change the tier, so it removes nothing", id, strings.Join(slices.Compact(names), ", "))
+}
+
+// unchangedResourceSet says why a ResourceSet's tier that could not be rendered on either side
+// (inputs from a pull-request provider, say) is no gap, "" when it is one: the candidate changes
+// neither the ResourceSet nor any ResourceSetInputProvider, so whatever inputs the operator
+// reads, it renders the same objects at both revisions, and the change removes nothing.
+func unchangedResourceSet(id string, bt, ct *gitops.Tier) string {
+	if bt == nil || ct == nil || bt.Owner != gitops.OwnerResourceSet || (bt.Err == nil && ct.Err == nil) ||
+		len(bt.RenderedFrom) == 0 || !sameObjects(bt.RenderedFrom, ct.RenderedFrom) {
+		return ""
+	}
+	rset := strings.TrimPrefix(id, gitops.OwnerResourceSet+"/")
+	return fmt.Sprintf("ResourceSet %s is not rendered here, but the candidate changes neither it nor any ResourceSetInputProvider, so it renders the same at both revisions and removes nothing", rset)
 }
 
 // sameObjects reports whether two builds hold the same objects, compared as built.

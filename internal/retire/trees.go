@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/sourceroot"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // built is both revisions built, the layout they were built with and what could not be.
@@ -65,9 +67,10 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 		if b.cand != nil {
 			b.fullBuild = b.cand.FullBuild
 		}
-		if errB == nil && errC == nil && removes(b.base, b.cand) {
+		if errB == nil && errC == nil && (removes(b.base, b.cand) || changesSource(b.base, b.cand)) {
 			// What else a removed namespace or CRD holds, and where a removed object
-			// moved, are read from every tier.
+			// moved, are read from every tier; so are the HelmReleases of unchanged tiers
+			// whose chart source another tier declares and the candidate changes.
 			gitops.FillSkipped(ctx, b.base, b.cand)
 		}
 	}
@@ -144,6 +147,47 @@ func removes(base, cand *gitops.Tree) bool {
 	}
 	return false
 }
+
+// changesSource says whether the candidate changes a Flux source object (a HelmRepository,
+// OCIRepository, GitRepository, HelmChart …) in a tier both revisions built. A HelmRelease of a
+// tier left unbuilt may take its chart from it (xunholy/k8s-gitops keeps every HelmRepository in
+// one tier; szinn/k8s-homelab's konflate-staging reads the OCIRepository konflate-main
+// declares): helm-controller upgrades that release too, so it has to be seen.
+func changesSource(base, cand *gitops.Tree) bool {
+	sources := func(t *gitops.Tier) map[string]*unstructured.Unstructured {
+		out := map[string]*unstructured.Unstructured{}
+		for _, o := range t.Objects {
+			if o.GroupVersionKind().Group == sourceGroup {
+				out[kbuild.ObjectID(o)] = o
+			}
+		}
+		return out
+	}
+	differ := func(bt, ct *gitops.Tier) bool {
+		b, c := sources(bt), sources(ct)
+		if len(b) != len(c) {
+			return true
+		}
+		for id, o := range b {
+			if x, ok := c[id]; !ok || !reflect.DeepEqual(o.Object["spec"], x.Object["spec"]) {
+				return true
+			}
+		}
+		return false
+	}
+	if differ(base.EntryBuild, cand.EntryBuild) {
+		return true
+	}
+	for id, bt := range base.Tiers {
+		if ct := cand.Tiers[id]; ct != nil && !ct.NotBuilt() && !bt.NotBuilt() && differ(bt, ct) {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceGroup is the API group of Flux's sources.
+const sourceGroup = "source.toolkit.fluxcd.io"
 
 // liveTrees builds the cluster's Kustomizations as they are, at both revisions, except those
 // from another source than the repository, which are listed as not covered. The

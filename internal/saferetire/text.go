@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 )
@@ -38,7 +39,7 @@ func PrintText(w io.Writer, r *Result, p output.Palette) error {
 	if len(r.Unbuilt) > 0 {
 		n := root.Add(p.Warn("UNKNOWN: these tiers did not build, so their removals are not judged:"))
 		for _, u := range r.Unbuilt {
-			t := n.AddMessage(fmt.Sprintf("Kustomization %s (path %s) at the %s: ", u.Kustomization, u.Path, u.Side), u.Error)
+			t := n.AddMessage(gitops.TierName(u.Kustomization, u.Path)+" at the "+u.Side+": ", u.Error)
 			for _, url := range u.RemoteURLs {
 				t.Add("needs " + url + " (vendor it into the repository, or run with --allow-network)")
 			}

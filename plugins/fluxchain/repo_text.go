@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kubeforensics/suite/internal/ghactions"
+	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/output"
 )
 
@@ -36,7 +37,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	if len(res.BuildFailures) > 0 {
 		sec := root.Add(p.Warn(fmt.Sprintf("NOT BUILT (%d): these tiers were not judged", len(res.BuildFailures))))
 		for _, b := range res.BuildFailures {
-			sec.AddMessage(fmt.Sprintf("%s (path %s): ", b.Kustomization, b.Path), b.Error)
+			sec.AddMessage(gitops.TierName(b.Kustomization, b.Path)+": ", b.Error)
 		}
 	}
 	if len(res.NotCovered) > 0 {

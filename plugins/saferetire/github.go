@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/ghactions"
+	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/output"
 	"github.com/kubeforensics/suite/internal/retire"
 	"github.com/kubeforensics/suite/internal/retire/helm"
@@ -57,7 +58,7 @@ func annotations(res *Result) []ghactions.Annotation {
 
 // unbuiltLine says which tier did not build where, and what it needs.
 func unbuiltLine(u retire.Unbuilt) string {
-	line := fmt.Sprintf("Kustomization %s (path %s) did not build at the %s, so its removals are not judged: %s", u.Kustomization, u.Path, u.Side, u.Error)
+	line := fmt.Sprintf("%s did not build at the %s, so its removals are not judged: %s", gitops.TierName(u.Kustomization, u.Path), u.Side, u.Error)
 	if len(u.RemoteURLs) > 0 {
 		line += "; vendor " + strings.Join(u.RemoteURLs, ", ") + " into the repository or run with --allow-network"
 	}
