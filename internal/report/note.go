@@ -33,6 +33,10 @@ const (
 	// NoteUnresolvedUnchanged: a tier leaves variables unresolved in object names, but the
 	// candidate does not change it, so it removes nothing.
 	NoteUnresolvedUnchanged NoteCode = "unresolved-unchanged"
+	// NoteResourceSetUnchanged: a ResourceSet is not rendered offline (its inputs come from
+	// the cluster), but the candidate changes neither it nor its input providers, so it
+	// removes nothing.
+	NoteResourceSetUnchanged NoteCode = "resourceset-unchanged"
 	// NoteEnvsubstDefault: a tier's build names objects with a variable's default, as Flux's
 	// envsubst does when no source defines it; a source not read could define it otherwise.
 	NoteEnvsubstDefault NoteCode = "envsubst-default"
@@ -61,7 +65,7 @@ const (
 
 // NoteCodes lists every NoteCode, in the order docs/report.md lists them.
 func NoteCodes() []NoteCode {
-	return []NoteCode{NoteTierKeepsAll, NoteUnresolvedUnchanged, NoteEnvsubstDefault, NoteHelmValuesKeepClaims,
+	return []NoteCode{NoteTierKeepsAll, NoteUnresolvedUnchanged, NoteResourceSetUnchanged, NoteEnvsubstDefault, NoteHelmValuesKeepClaims,
 		NoteHelmRenderedInstalled, NoteHelmReleaseCompared, NoteHelmUninstallStateless, NoteHelmSchemaNotFetched,
 		NoteHelmReleaseDrifted, NoteNoPlanDigest}
 }

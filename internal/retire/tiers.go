@@ -88,7 +88,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		if note := unchangedResourceSet(id, bt, ct); note != "" {
-			p.notes = append(p.notes, note)
+			p.notes = append(p.notes, report.Note{Code: report.NoteResourceSetUnchanged, Subject: tierGapID(ks), Message: note})
 			continue
 		}
 		if note := unchangedUnresolved(id, bt, ct); note != "" {
