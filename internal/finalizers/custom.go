@@ -60,6 +60,8 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
 	x.applyDeselected(ctx, o, &f, k)
 	x.reinstallRefused(ctx, &f)
+	x.reinstallRefusedUnknown(ctx, o.obj.GetNamespace(), &f)
+	x.leftNamespaceRBAC(ctx, o.obj.GetNamespace(), &f)
 	if !a.unread && !a.guessed {
 		// Kept for a verdict decided once the object's own word is read (a stalled remover).
 		strip := x.stripStep(o, name, k)
