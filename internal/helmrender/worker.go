@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -32,16 +31,13 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
 		return 3, true
 	}
-	// The collector, off while the packages were initialised (workerEnv), is on again, and
-	// runs once before the bound is set: its first cycle maps what it works with, which under
-	// the bound could fail and crash the runtime instead of ending it "out of memory".
-	debug.SetGCPercent(gcPercent)
-	runtime.GC()
-	// The bound is set before anything of the request is read.
+	// The bound is set before anything of the request is read, and the collector, off while
+	// the packages were initialised (workerEnv), is on again.
 	if err := limitMemory(limit); err != nil {
 		_, _ = fmt.Fprintf(out, "bounding the render's memory: %v\n", err)
 		return 2, true
 	}
+	debug.SetGCPercent(gcPercent)
 	res := serve(in)
 	if _, err := io.WriteString(out, workerTag+"\n"); err != nil {
 		return 2, true
