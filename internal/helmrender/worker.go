@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -31,13 +30,11 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
 		return 3, true
 	}
-	// The bound is set before anything of the request is read, and the collector, off while
-	// the packages were initialised (workerEnv), is on again.
+	// The bound is set before anything of the request is read.
 	if err := limitMemory(limit); err != nil {
 		_, _ = fmt.Fprintf(out, "bounding the render's memory: %v\n", err)
 		return 2, true
 	}
-	debug.SetGCPercent(gcPercent)
 	res := serve(in)
 	if _, err := io.WriteString(out, workerTag+"\n"); err != nil {
 		return 2, true
@@ -47,9 +44,6 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 	}
 	return 0, true
 }
-
-// gcPercent is the collector's setting while a worker renders: Go's default.
-const gcPercent = 100
 
 func parseWorkerEnv(v string) (int64, error) {
 	tag, n, ok := strings.Cut(v, ":")
