@@ -59,9 +59,13 @@ func order(nodes map[string]*Node) topology {
 	var selfDep []string
 	deps := map[string][]string{}
 	for _, id := range ids {
-		for _, dep := range nodes[id].DependsOn {
+		own := len(nodes[id].DependsOn)
+		for i, dep := range nodes[id].waits() {
 			if _, ok := nodes[dep]; !ok {
-				t.missing[id] = append(t.missing[id], dep)
+				// An inherited dependency that does not exist is its creator's to report.
+				if i < own {
+					t.missing[id] = append(t.missing[id], dep)
+				}
 				continue
 			}
 			deps[id] = append(deps[id], dep)

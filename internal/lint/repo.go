@@ -109,6 +109,7 @@ func (r *Repo) chain() {
 			d.HelmReleases[id] = append(d.HelmReleases[id], hr)
 		}
 	}
+	d.Inherited = r.inherited()
 	r.Chain = flux.BuildDeclared(d)
 }
 

@@ -251,6 +251,42 @@ func DependsOn(rset *unstructured.Unstructured) []string {
 	return out
 }
 
+// Dependency is one entry of a ResourceSet's spec.dependsOn.
+type Dependency struct {
+	Group, Kind, Namespace, Name string
+	// Ready says the operator waits for the object to be Ready (its readyExpr, when set, or
+	// its Ready condition), not only for it to exist.
+	Ready bool
+}
+
+// ID is the dependency's namespace/name.
+func (d Dependency) ID() string { return d.Namespace + "/" + d.Name }
+
+// Dependencies lists rset's spec.dependsOn, each namespace defaulting to the ResourceSet's own.
+// The operator does not reconcile rset, so creates none of its objects, until every one exists
+// and each with ready: true is Ready.
+func Dependencies(rset *unstructured.Unstructured) []Dependency {
+	var out []Dependency
+	deps, _, _ := unstructured.NestedSlice(rset.Object, "spec", "dependsOn")
+	for _, d := range deps {
+		m, _ := d.(map[string]any)
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		ready, _ := m["ready"].(bool)
+		group, _, _ := strings.Cut(str("apiVersion"), "/")
+		if !strings.Contains(str("apiVersion"), "/") {
+			group = "" // the core group: "v1"
+		}
+		out = append(out, Dependency{Group: group, Kind: str("kind"), Namespace: orDefault(str("namespace"), rset.GetNamespace()), Name: str("name"), Ready: ready})
+	}
+	return out
+}
+
+// IsKustomization reports whether d names a Flux Kustomization.
+func (d Dependency) IsKustomization() bool { return d.Group == fluxKustomizeGroup && d.Kind == "Kustomization" }
+
+// IsResourceSet reports whether d names a ResourceSet.
+func (d Dependency) IsResourceSet() bool { return d.Group == operatorGroup && d.Kind == rsetKind }
+
 // fluxKustomizeGroup is the API group of Flux Kustomizations.
 const fluxKustomizeGroup = "kustomize.toolkit.fluxcd.io"
 
