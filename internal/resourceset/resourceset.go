@@ -282,7 +282,9 @@ func Dependencies(rset *unstructured.Unstructured) []Dependency {
 }
 
 // IsKustomization reports whether d names a Flux Kustomization.
-func (d Dependency) IsKustomization() bool { return d.Group == fluxKustomizeGroup && d.Kind == "Kustomization" }
+func (d Dependency) IsKustomization() bool {
+	return d.Group == fluxKustomizeGroup && d.Kind == "Kustomization"
+}
 
 // IsResourceSet reports whether d names a ResourceSet.
 func (d Dependency) IsResourceSet() bool { return d.Group == operatorGroup && d.Kind == rsetKind }
