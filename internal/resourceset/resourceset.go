@@ -91,10 +91,11 @@ func decodeSpec(obj *unstructured.Unstructured, into any) error {
 // duplicates dropped, the owner labels and spec.commonMetadata set. A provider whose inputs
 // come from outside the repository fails with ErrNetworkInputs; unresolved lists what an
 // object's identity depends on that only the cluster knows (a Static provider's id).
+// Its errors do not name the ResourceSet: the caller, which knows it, does (once).
 func Render(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured) (objs []*unstructured.Unstructured, unresolved []string, err error) {
 	var spec rsetSpec
 	if err := decodeSpec(rset, &spec); err != nil {
-		return nil, nil, fmt.Errorf("decoding ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+		return nil, nil, fmt.Errorf("decoding its spec: %w", err)
 	}
 	providers, err := inputProviders(rset, spec, rsips)
 	if err != nil {
@@ -109,7 +110,7 @@ func Render(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured)
 	}
 	objs, err = renderSpec(spec, sets)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+		return nil, nil, err
 	}
 	for _, o := range objs {
 		meta := map[string]string{
@@ -149,13 +150,13 @@ func inputProviders(rset *unstructured.Unstructured, spec rsetSpec, rsips []*uns
 				}
 			}
 			if found == nil {
-				return nil, fmt.Errorf("ResourceSet %s/%s: %s %s/%s is not in the repository", rset.GetNamespace(), rset.GetName(), rsipKind, rset.GetNamespace(), ref.Name)
+				return nil, fmt.Errorf("%s %s/%s is not in the repository", rsipKind, rset.GetNamespace(), ref.Name)
 			}
 			chosen[found.GetName()] = found
 		case ref.Selector != nil:
 			sel, err := metav1.LabelSelectorAsSelector(ref.Selector)
 			if err != nil {
-				return nil, fmt.Errorf("ResourceSet %s/%s: inputsFrom selector: %w", rset.GetNamespace(), rset.GetName(), err)
+				return nil, fmt.Errorf("inputsFrom selector: %w", err)
 			}
 			for _, p := range rsips {
 				if p.GetNamespace() == rset.GetNamespace() && sel.Matches(labels.Set(p.GetLabels())) {
@@ -163,7 +164,7 @@ func inputProviders(rset *unstructured.Unstructured, spec rsetSpec, rsips []*uns
 				}
 			}
 		default:
-			return nil, fmt.Errorf("ResourceSet %s/%s: an inputsFrom entry has neither name nor selector", rset.GetNamespace(), rset.GetName())
+			return nil, fmt.Errorf("an inputsFrom entry has neither name nor selector")
 		}
 	}
 	names := make([]string, 0, len(chosen))
@@ -175,7 +176,7 @@ func inputProviders(rset *unstructured.Unstructured, spec rsetSpec, rsips []*uns
 	for _, n := range names {
 		p, err := staticInputs(chosen[n])
 		if err != nil {
-			return nil, fmt.Errorf("ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+			return nil, err
 		}
 		out = append(out, p)
 	}
