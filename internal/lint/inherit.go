@@ -90,3 +90,18 @@ func (r *Repo) createdWaits(id string, memo map[string][]flux.InheritedDep, visi
 	memo[id] = out
 	return out
 }
+
+// upstreamOf is every Kustomization tier id waits for, sorted: a Kustomization's upstream in
+// the chain; for a ResourceSet's tier, which the chain draws no node for, what it waits for
+// before it applies (createdWaits) and their upstream.
+func (r *Repo) upstreamOf(id string) []string {
+	if t := r.Tiers[id]; t == nil || t.Owner == "" {
+		return r.Chain.Upstream(id)
+	}
+	var up []string
+	for _, w := range r.createdWaits(id, map[string][]flux.InheritedDep{}, map[string]bool{}) {
+		up = append(append(up, w.ID), r.Chain.Upstream(w.ID)...)
+	}
+	slices.Sort(up)
+	return slices.Compact(up)
+}

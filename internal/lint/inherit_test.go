@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/lint"
 )
 
 // fleet is modelled on controlplaneio-fluxcd/d2-fleet (commit 64e49530, tenants/*.yaml,
@@ -204,5 +205,58 @@ func TestResourceSetRenderErrorOnce(t *testing.T) {
 	want := "ResourceSet flux-system/apps: not rendered: ResourceSetInputProvider flux-system/missing is not in the repository"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("build failures %q, want [%q]", got, want)
+	}
+}
+
+// TestResourceSetDependsOnOrdersItsCRs: a custom resource a ResourceSet renders, whose CRD a
+// tier the ResourceSet waits for installs, is in order (crd-order says nothing); without the
+// ResourceSet's dependsOn it waits for a retry (warning).
+func TestResourceSetDependsOnOrdersItsCRs(t *testing.T) {
+	crd := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: servicemonitors.monitoring.coreos.com
+spec:
+  group: monitoring.coreos.com
+  scope: Namespaced
+  names:
+    kind: ServiceMonitor
+    plural: servicemonitors
+  versions:
+    - name: v1
+      served: true
+      storage: true
+`
+	monitor := `    - apiVersion: monitoring.coreos.com/v1
+      kind: ServiceMonitor
+      metadata:
+        name: apps
+        namespace: << inputs.tenant >>
+`
+	for _, tc := range []struct {
+		name    string
+		depends bool
+		want    string
+	}{{"waits for the tier with the CRD", true, ""}, {"does not wait", false, "warning"}} { // one per tenant
+		t.Run(tc.name, func(t *testing.T) {
+			p := fleet()
+			p["infra/configs/crd.yaml"] = crd
+			p["tenants/apps.yaml"] += monitor
+			if !tc.depends {
+				p["tenants/apps.yaml"] = strings.Replace(p["tenants/apps.yaml"], "ready: true", "ready: false", 1)
+			}
+			var got []string
+			for _, f := range lint.Run(load(t, p)) {
+				if f.Rule == "crd-order" && f.Severity != lint.Info { // ResourceSet's own CRD: not in the fixture
+					got = append(got, string(f.Severity)+": "+f.Message)
+				}
+			}
+			switch {
+			case tc.want == "" && len(got) != 0:
+				t.Errorf("crd-order findings %q, want none", got)
+			case tc.want != "" && (len(got) != 2 || !strings.HasPrefix(got[0], tc.want) || !strings.Contains(got[0], "its ResourceSet has no dependsOn")):
+				t.Errorf("crd-order findings %q, want two %ss naming the ResourceSet", got, tc.want)
+			}
+		})
 	}
 }
