@@ -24,7 +24,9 @@ func (r *Repo) inherited() map[string][]flux.InheritedDep {
 		}
 		var deps []flux.InheritedDep
 		for _, d := range r.createdWaits(t.AppliedBy, memo, map[string]bool{}) {
-			if d.ID != id { // what waits for one of its own creations deadlocks; not an order
+			// What waits for one of its own creations deadlocks, which is no order; what the
+			// Kustomization's own dependsOn names orders it already.
+			if d.ID != id && !slices.Contains(t.Kustomization.DependsOn, d.ID) {
 				deps = append(deps, d)
 			}
 		}

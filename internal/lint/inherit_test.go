@@ -174,6 +174,16 @@ func TestResourceSetDependsOnVariants(t *testing.T) {
 			t.Errorf("backend/apps inherits %s, want %s", got, want)
 		}
 	})
+	t.Run("what its own dependsOn names is not inherited again", func(t *testing.T) {
+		p := fleet()
+		p["tenants/apps.yaml"] = strings.Replace(p["tenants/apps.yaml"], "        interval: 30m\n",
+			"        dependsOn:\n          - name: infra-configs\n            namespace: monitoring\n        interval: 30m\n", 1)
+		c := load(t, p).Chain
+		n := c.Node("frontend/apps")
+		if n == nil || n.Tier != 2 || len(n.Inherited) != 0 || !slices.Equal(n.DependsOn, []string{"monitoring/infra-configs"}) {
+			t.Errorf("frontend/apps %+v, want tier 2, dependsOn monitoring/infra-configs and nothing inherited", n)
+		}
+	})
 	t.Run("a Kustomization that applies a ResourceSet passes its own dependsOn on", func(t *testing.T) {
 		p := fleet()
 		p["clusters/prod/tenants.yaml"] = ks("tenants", "tenants", "  dependsOn:\n    - name: platform\n") + ks("platform", "platform", "  wait: true\n")
