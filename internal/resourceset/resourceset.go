@@ -241,12 +241,9 @@ func Timeout(rset *unstructured.Unstructured) time.Duration {
 // "namespace/name", the namespace defaulting to the ResourceSet's own.
 func DependsOn(rset *unstructured.Unstructured) []string {
 	var out []string
-	deps, _, _ := unstructured.NestedSlice(rset.Object, "spec", "dependsOn")
-	for _, d := range deps {
-		m, _ := d.(map[string]any)
-		str := func(k string) string { v, _ := m[k].(string); return v }
-		if str("kind") == "Kustomization" && strings.HasPrefix(str("apiVersion"), fluxKustomizeGroup+"/") {
-			out = append(out, orDefault(str("namespace"), rset.GetNamespace())+"/"+str("name"))
+	for _, d := range Dependencies(rset) {
+		if d.IsKustomization() {
+			out = append(out, d.ID())
 		}
 	}
 	return out
