@@ -49,7 +49,7 @@ func (c *Chain) WriteMermaid(w io.Writer, notes Notes) error {
 		}
 		for _, d := range n.Inherited {
 			if c.Node(d.ID) != nil && !slices.Contains(n.DependsOn, d.ID) {
-				fmt.Fprintf(&b, "  %s -. \"via %s\" .-> %s\n", idFor(d.ID), mermaidText(d.Via), idFor(n.ID))
+				fmt.Fprintf(&b, "  %s -.->|\"via %s\"| %s\n", idFor(d.ID), mermaidText(d.Via), idFor(n.ID))
 			}
 		}
 	}
