@@ -270,3 +270,24 @@ spec:
 		})
 	}
 }
+
+// TestInheritedCycle: a Kustomization that waits for one which waits for its own child never
+// applies, so the child is never created: a cycle, its inherited edge named as such.
+func TestInheritedCycle(t *testing.T) {
+	p := platform{
+		"clusters/prod/ks.yaml": ks("k", "k", "  dependsOn:\n    - name: x\n") + ks("x", "x", "  wait: true\n  dependsOn:\n    - name: c\n"),
+		"k/ks.yaml":             ks("c", "c", ""),
+		"c/cm.yaml":             configMap("c", "default"),
+		"x/cm.yaml":             configMap("x", "default"),
+	}
+	var got []string
+	for _, f := range lint.Run(load(t, p)) {
+		if f.Rule == "dependency-graph" {
+			got = append(got, string(f.Severity)+": "+f.Message)
+		}
+	}
+	want := "error: flux-system/c dependsOn cycle through 2 Kustomization(s) (flux-system/c -> flux-system/x (inherited from Kustomization flux-system/k), flux-system/x -> flux-system/c)"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("dependency-graph findings %q, want one starting %q", got, want)
+	}
+}
