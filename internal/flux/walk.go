@@ -36,7 +36,8 @@ func (c *Chain) Downstream(id string) []string {
 }
 
 // Upstream returns every Kustomization id depends on, directly or through others (inherited
-// dependencies included), sorted; dependencies that name no Kustomization of the chain are included (and end the walk).
+// dependencies included), sorted; dependencies that name no Kustomization of the chain are
+// included (and end the walk).
 func (c *Chain) Upstream(id string) []string {
 	byID := c.index()
 	return reach(id, func(cur string) []string {
