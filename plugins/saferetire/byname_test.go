@@ -1,0 +1,97 @@
+package saferetire_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/plugins/saferetire"
+)
+
+// gateBoth runs `safe-retire --dry-run --offline` on dir from base to the working tree, once
+// incrementally and once with --full, and returns each run's output and exit code.
+func gateBoth(t *testing.T, dir, entry, base string, flags ...string) (inc, full string, incCode, fullCode int) {
+	t.Helper()
+	run := func(extra ...string) (string, int) {
+		var out, errOut bytes.Buffer
+		streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := saferetire.NewCmdSafeRetire(streams, func(string) string { return "" })
+		args := append([]string{"--dry-run", "--offline", "--repo", dir, "--path", entry, "--base", base}, flags...)
+		args = append(args, extra...)
+		code := cli.Run(ctx, cmd, args, &errOut)
+		return out.String() + errOut.String(), code
+	}
+	inc, incCode = run()
+	full, fullCode = run("--full")
+	return inc, full, incCode, fullCode
+}
+
+// verdictLines are the lines of a gate's text that judge something, without those that say
+// how much was built.
+func verdictLines(out string) []string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "built") || strings.Contains(l, "reused") || strings.Contains(l, "--full") || strings.Contains(l, "tier") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return keep
+}
+
+// sharedValuesRepo keeps the values of an app-template HelmRelease in a ConfigMap of another
+// tier (spec.valuesFrom), beside an unrelated app's objects, and its HelmRepository in a third,
+// as home-ops repositories keep theirs (https://github.com/onedr0p/home-ops,
+// kubernetes/flux/meta/repos/): a change to the values is a change to a tier the release's is
+// not, and the release's tier declares nothing the walk reads. Releases reading a values ConfigMap kept apart from
+// them is a common layout (one per-cluster values object several releases read).
+func sharedValuesRepo(persistence string) map[string]string {
+	return map[string]string{
+		"clusters/prod/apps.yaml": fluxKS("flux-system", "shared", "./k8s/shared", true) + "---\n" +
+			fluxKS("flux-system", "apps", "./k8s/apps", true) + "---\n" +
+			fluxKS("flux-system", "repos", "./k8s/repos", true),
+		"k8s/shared/values.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: paperless-values
+  namespace: media
+data:
+  values.yaml: |
+    persistence:
+      config:
+        existingClaim: paperless
+` + persistence,
+		"k8s/shared/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: default\ndata:\n  a: b\n",
+		"k8s/repos/bjw-s.yaml":  helmRepository("bjw-s", offlineURL, ""),
+		"k8s/apps/paperless.yaml": appTemplateRelease("media", "paperless", "") +
+			"  valuesFrom:\n    - kind: ConfigMap\n      name: paperless-values\n",
+	}
+}
+
+// TestValuesInAnotherTier: the candidate drops a claim from the values ConfigMap another tier
+// declares; the HelmRelease that reads it is unchanged, but helm-controller upgrades it and
+// Helm deletes the claim. The incremental gate renders it as --full does (UNSAFE), instead of
+// leaving the release's tier unbuilt and saying SAFE.
+func TestValuesInAnotherTier(t *testing.T) {
+	charts := chartsDir(t)
+	cache := "      cache:\n        type: persistentVolumeClaim\n        size: 10Gi\n"
+	r := gittest.New(t, sharedValuesRepo(cache))
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(sharedValuesRepo(""))
+	inc, full, incCode, fullCode := gateBoth(t, r.Dir, "clusters/prod", base, "--charts", charts)
+	if incCode != 1 || fullCode != 1 {
+		t.Fatalf("exit %d incremental, %d --full, want 1 (UNSAFE) at both\n%s\n---\n%s", incCode, fullCode, inc, full)
+	}
+	outputHas(t, inc, "UNSAFE PersistentVolumeClaim media/paperless-cache: Helm deletes it when helm-controller upgrades release media/paperless")
+	if a, b := verdictLines(inc), verdictLines(full); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("incremental and --full judge differently\n%s\n---\n%s", inc, full)
+	}
+}
