@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cli"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 	"github.com/kubeforensics/suite/plugins/saferetire"
 )
 
@@ -91,6 +92,42 @@ func TestValuesInAnotherTier(t *testing.T) {
 		t.Fatalf("exit %d incremental, %d --full, want 1 (UNSAFE) at both\n%s\n---\n%s", incCode, fullCode, inc, full)
 	}
 	outputHas(t, inc, "UNSAFE PersistentVolumeClaim media/paperless-cache: Helm deletes it when helm-controller upgrades release media/paperless")
+	if a, b := verdictLines(inc), verdictLines(full); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("incremental and --full judge differently\n%s\n---\n%s", inc, full)
+	}
+}
+
+// clusterSettingsRepo declares a cluster-settings ConfigMap in flux-system that the
+// postBuild.substituteFrom of every apps Kustomization reads, as onedr0p/home-ops and the
+// repositories made from its template do (kubernetes/flux/vars/cluster-settings.yaml, read by
+// the cluster-apps Kustomization and patched into each app's). The ConfigMap's tier is not an
+// app's; a claim's name takes a variable from it, so a change to the ConfigMap alone renames
+// the claim, and Flux prunes the old one.
+func clusterSettingsRepo(cluster string) map[string]string {
+	app := func(name string) string {
+		return fluxKS("flux-system", name, "./k8s/apps/"+name, true) +
+			"  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: cluster-settings\n"
+	}
+	return map[string]string{
+		"clusters/prod/flux.yaml": fluxKS("flux-system", "vars", "./k8s/vars", true) + "---\n" +
+			app("backup") + "---\n" + app("web"),
+		"k8s/vars/cluster-settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-settings\n  namespace: flux-system\ndata:\n  CLUSTER_NAME: " + cluster + "\n  TIMEZONE: UTC\n",
+		"k8s/apps/backup/claim.yaml":     incident.ClaimManifest("backup", "snapshots-${CLUSTER_NAME}"),
+		"k8s/apps/web/config.yaml":       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  namespace: web\ndata:\n  TZ: ${TIMEZONE}\n",
+	}
+}
+
+// TestClusterSettingsInAnotherTier: the incremental gate builds each tier whose substitution
+// reads the changed cluster-settings again, and says what --full says: the claim is pruned.
+func TestClusterSettingsInAnotherTier(t *testing.T) {
+	r := gittest.New(t, clusterSettingsRepo("home"))
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(clusterSettingsRepo("main"))
+	inc, full, incCode, fullCode := gateBoth(t, r.Dir, "clusters/prod", base)
+	if incCode != 1 || fullCode != 1 {
+		t.Fatalf("exit %d incremental, %d --full, want 1 (UNSAFE) at both\n%s\n---\n%s", incCode, fullCode, inc, full)
+	}
+	outputHas(t, inc, "PersistentVolumeClaim backup/snapshots-home")
 	if a, b := verdictLines(inc), verdictLines(full); strings.Join(a, "\n") != strings.Join(b, "\n") {
 		t.Errorf("incremental and --full judge differently\n%s\n---\n%s", inc, full)
 	}
