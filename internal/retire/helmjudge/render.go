@@ -135,12 +135,10 @@ func (h *Renderer) renderHelm(ctx context.Context, base, cand *gitops.Tree, unit
 			}
 			c, both := candHR[id]
 			if both {
-				bp, cp := bside.parts(o), cside.parts(c)
-				what := changedParts(bp, cp)
-				if len(what) == 0 {
+				if bside.inputs(o) == cside.inputs(c) {
 					continue
 				}
-				s.changed[id] = changedText(what)
+				s.changed[id] = changedText(changedParts(bside.parts(o), cside.parts(c)))
 			}
 			s.base[id] = h.render(ctx, bside, o)
 			if both {
