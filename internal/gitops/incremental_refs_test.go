@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
@@ -48,5 +49,64 @@ func TestMayName(t *testing.T) {
 				t.Errorf("mayName(%q) = %t, want %t", tc.names, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFillSkippedNaming: after LoadPair of a change to a values ConfigMap only, the unbuilt
+// tier whose HelmRelease reads it is built at the base and shared with the candidate; the
+// unbuilt tier whose HelmRelease reads another stays unbuilt.
+func TestFillSkippedNaming(t *testing.T) {
+	ks := func(name string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name + "\n  namespace: flux-system\nspec:\n" +
+			"  path: ./apps/" + name + "\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+	}
+	hr := func(name string) string {
+		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: " + name + "\n  namespace: media\nspec:\n" +
+			"  chart:\n    spec:\n      chart: app-template\n      sourceRef: {kind: HelmRepository, name: bjw-s, namespace: flux-system}\n" +
+			"  valuesFrom:\n    - kind: ConfigMap\n      name: " + name + "-values\n"
+	}
+	values := func(v string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: paperless-values\n  namespace: media\ndata:\n  values.yaml: |\n    a: " + v + "\n"
+	}
+	write := func(root string, files map[string]string) {
+		for name, text := range files {
+			p := filepath.Join(root, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	files := map[string]string{
+		"clusters/main/apps.yaml":     ks("shared") + "---\n" + ks("paperless") + "---\n" + ks("jellyfin"),
+		"apps/shared/values.yaml":     values("1"),
+		"apps/paperless/release.yaml": hr("paperless"),
+		"apps/jellyfin/release.yaml":  hr("jellyfin"),
+	}
+	baseRoot, candRoot := t.TempDir(), t.TempDir()
+	write(baseRoot, files)
+	write(candRoot, files)
+	write(candRoot, map[string]string{"apps/shared/values.yaml": values("2")})
+	opts := LoadOptions{Entry: "clusters/main", NoFiles: true}
+	base, cand, errB, errC := LoadPair(t.Context(), baseRoot, candRoot, opts, &gitrev.Changes{Paths: []string{"apps/shared/values.yaml"}})
+	if errB != nil || errC != nil {
+		t.Fatal(errB, errC)
+	}
+	for _, id := range []string{"flux-system/paperless", "flux-system/jellyfin"} {
+		if !cand.Tiers[id].NotBuilt() {
+			t.Fatalf("%s was built by LoadPair; the fixture no longer tests the fill", id)
+		}
+	}
+	got := FillSkippedNaming(t.Context(), base, cand, []string{"paperless-values"})
+	if len(got) != 1 || got[0] != "flux-system/paperless" {
+		t.Fatalf("built %q, want only flux-system/paperless", got)
+	}
+	if p := cand.Tiers["flux-system/paperless"]; p.NotBuilt() || len(p.Objects) != 1 || p.Objects[0].GetName() != "paperless" {
+		t.Errorf("the candidate's paperless tier is not the base's build: built %t, %d objects", !p.NotBuilt(), len(p.Objects))
+	}
+	if !cand.Tiers["flux-system/jellyfin"].NotBuilt() || !base.Tiers["flux-system/jellyfin"].NotBuilt() {
+		t.Errorf("jellyfin, which reads another ConfigMap, was built")
 	}
 }
