@@ -192,6 +192,15 @@ func changedByName(base, cand *gitops.Tree) []string {
 			names[o.GetName()] = true
 		}
 	}
+	// A HelmChart whose source changed serves another chart: a HelmRelease's spec.chartRef
+	// names the HelmChart, not its source.
+	for _, side := range []map[string]*unstructured.Unstructured{b, c} {
+		for _, o := range side {
+			if src, _, _ := unstructured.NestedString(o.Object, "spec", "sourceRef", "name"); o.GetKind() == "HelmChart" && names[src] {
+				names[o.GetName()] = true
+			}
+		}
+	}
 	return slices.Sorted(maps.Keys(names))
 }
 
