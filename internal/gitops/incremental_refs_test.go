@@ -1,12 +1,12 @@
 package gitops
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
 // TestMayName: a tier left unbuilt is built for a changed ConfigMap, Secret or source only
@@ -35,14 +35,8 @@ func TestMayName(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			for name, text := range tc.files {
-				p := filepath.Join(root, "apps", "app", name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if err := incident.WriteFiles(filepath.Join(root, "apps", "app"), tc.files); err != nil {
+				t.Fatal(err)
 			}
 			s := newStaticReader(root, kbuild.ScanRoot(t.Context(), root).Links)
 			if got := s.mayName(kbuild.Kustomization{Path: "apps/app"}, tc.names); got != tc.want {
@@ -69,14 +63,8 @@ func TestFillSkippedNaming(t *testing.T) {
 		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: paperless-values\n  namespace: media\ndata:\n  values.yaml: |\n    a: " + v + "\n"
 	}
 	write := func(root string, files map[string]string) {
-		for name, text := range files {
-			p := filepath.Join(root, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		if err := incident.WriteFiles(root, files); err != nil {
+			t.Fatal(err)
 		}
 	}
 	files := map[string]string{
