@@ -132,3 +132,28 @@ func TestClusterSettingsInAnotherTier(t *testing.T) {
 		t.Errorf("incremental and --full judge differently\n%s\n---\n%s", inc, full)
 	}
 }
+
+// TestStrategyOnlyChange: as on fluxcd/d2-fleet 299d2ee, the candidate changes only how
+// helm-controller installs and upgrades a release whose chart is not at hand (offline): the
+// warning says that is what changed, not that what it renders from did, and says the chart
+// is not available once.
+func TestStrategyOnlyChange(t *testing.T) {
+	release := func(strategy string) map[string]string {
+		return map[string]string{
+			"clusters/prod/apps.yaml": fluxKS("flux-system", "apps", "./k8s/apps", true),
+			"k8s/apps/repos.yaml":     helmRepository("bjw-s", offlineURL, ""),
+			"k8s/apps/paperless.yaml": appTemplateRelease("media", "paperless", "") + strategy,
+		}
+	}
+	r := gittest.New(t, release(""))
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(release("  install:\n    strategy:\n      name: RetryOnFailure\n  upgrade:\n    strategy:\n      name: RetryOnFailure\n"))
+	out, errOut, code := offlineGate(t, r.Dir, "clusters/prod", base)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (SAFE with a warning)\n%s\n%s", code, out, errOut)
+	}
+	outputHas(t, out, "HelmRelease media/paperless (Kustomization flux-system/apps): the candidate changes its spec.install and spec.upgrade, and it could not be rendered at base and candidate: chart not available")
+	if n := strings.Count(out, "chart not available"); n != 1 {
+		t.Errorf("the unavailable chart is said %d times\n%s", n, out)
+	}
+}
