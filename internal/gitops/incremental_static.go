@@ -67,21 +67,7 @@ func LoadPairFiles(ctx context.Context, baseFiles, candFiles gitrev.Files, opts 
 // the same output (its inputs are the base's): for a caller that needs every object, such
 // as a judge of removals that counts what else a namespace or a CRD holds.
 func FillSkipped(ctx context.Context, base, cand *Tree) {
-	var todo []*Tier
-	for _, id := range base.IDs() {
-		if bt := base.Tiers[id]; bt.NotBuilt() {
-			todo = append(todo, bt)
-		}
-	}
-	base.buildNow(ctx, todo)
-	for id, ct := range cand.Tiers {
-		if bt := base.Tiers[id]; ct.NotBuilt() && bt != nil {
-			in := *ct.Inputs
-			in.skipped = false
-			ct.Inputs = &in
-			copyOutput(ct, bt, nil)
-		}
-	}
+	fillSkipped(ctx, base, cand, func(*Tier) bool { return true })
 }
 
 // NotBuilt says no revision built the tier (LoadPair): none of its inputs changed and the walk

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -67,11 +68,16 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 		if b.cand != nil {
 			b.fullBuild = b.cand.FullBuild
 		}
-		if errB == nil && errC == nil && (removes(b.base, b.cand) || changesSource(b.base, b.cand)) {
+		switch {
+		case errB != nil || errC != nil:
+		case removes(b.base, b.cand):
 			// What else a removed namespace or CRD holds, and where a removed object
-			// moved, are read from every tier; so are the HelmReleases of unchanged tiers
-			// whose chart source another tier declares and the candidate changes.
+			// moved, are read from every tier.
 			gitops.FillSkipped(ctx, b.base, b.cand)
+		default:
+			// A HelmRelease of an unchanged tier changes with the values or chart source
+			// another tier declares and the candidate changes.
+			gitops.FillSkippedNaming(ctx, b.base, b.cand, changedByName(b.base, b.cand))
 		}
 	}
 	if errors.Is(errC, kbuild.ErrPathNotFound) {
@@ -148,42 +154,61 @@ func removes(base, cand *gitops.Tree) bool {
 	return false
 }
 
-// changesSource says whether the candidate changes a Flux source object (a HelmRepository,
-// OCIRepository, GitRepository, HelmChart …) in a tier both revisions built. A HelmRelease of a
-// tier left unbuilt may take its chart from it (xunholy/k8s-gitops keeps every HelmRepository in
-// one tier; szinn/k8s-homelab's konflate-staging reads the OCIRepository konflate-main
-// declares): helm-controller upgrades that release too, so it has to be seen.
-func changesSource(base, cand *gitops.Tree) bool {
-	sources := func(t *gitops.Tier) map[string]*unstructured.Unstructured {
+// changedByName are the names of the objects that Flux objects read by name (ConfigMaps and
+// Secrets for valuesFrom, Flux sources for a chart) which the candidate adds, changes or drops
+// in the tiers both revisions built, sorted. A HelmRelease of a tier left unbuilt may read one
+// (xunholy/k8s-gitops keeps every HelmRepository in one tier; szinn/k8s-homelab's
+// konflate-staging reads the OCIRepository konflate-main declares; a release's values
+// ConfigMap may sit beside another app's): helm-controller upgrades that release too, so it
+// has to be seen.
+func changedByName(base, cand *gitops.Tree) []string {
+	read := func(t *gitops.Tree) map[string]*unstructured.Unstructured {
 		out := map[string]*unstructured.Unstructured{}
-		for _, o := range t.Objects {
-			if o.GroupVersionKind().Group == sourceGroup {
-				out[kbuild.ObjectID(o)] = o
+		tiers := []*gitops.Tier{t.EntryBuild}
+		for _, id := range t.IDs() {
+			tiers = append(tiers, t.Tiers[id])
+		}
+		for _, tier := range tiers {
+			if tier == nil || tier.NotBuilt() {
+				continue
+			}
+			for _, o := range tier.Objects {
+				if readByName(o) {
+					out[kbuild.ObjectID(o)] = o
+				}
 			}
 		}
 		return out
 	}
-	differ := func(bt, ct *gitops.Tier) bool {
-		b, c := sources(bt), sources(ct)
-		if len(b) != len(c) {
-			return true
+	b, c := read(base), read(cand)
+	names := map[string]bool{}
+	for id, o := range b {
+		if x, ok := c[id]; !ok || !reflect.DeepEqual(o.Object, x.Object) {
+			names[o.GetName()] = true
 		}
-		for id, o := range b {
-			if x, ok := c[id]; !ok || !reflect.DeepEqual(o.Object["spec"], x.Object["spec"]) {
-				return true
+	}
+	for id, o := range c {
+		if _, ok := b[id]; !ok {
+			names[o.GetName()] = true
+		}
+	}
+	// A HelmChart whose source changed serves another chart: a HelmRelease's spec.chartRef
+	// names the HelmChart, not its source.
+	for _, side := range []map[string]*unstructured.Unstructured{b, c} {
+		for _, o := range side {
+			if src, _, _ := unstructured.NestedString(o.Object, "spec", "sourceRef", "name"); o.GetKind() == "HelmChart" && names[src] {
+				names[o.GetName()] = true
 			}
 		}
-		return false
 	}
-	if differ(base.EntryBuild, cand.EntryBuild) {
-		return true
-	}
-	for id, bt := range base.Tiers {
-		if ct := cand.Tiers[id]; ct != nil && !ct.NotBuilt() && !bt.NotBuilt() && differ(bt, ct) {
-			return true
-		}
-	}
-	return false
+	return slices.Sorted(maps.Keys(names))
+}
+
+// readByName says whether o is of a kind Flux objects read by name: a ConfigMap, a Secret or
+// a Flux source.
+func readByName(o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	return gvk.Group == sourceGroup || (gvk.Group == "" && (gvk.Kind == "ConfigMap" || gvk.Kind == "Secret"))
 }
 
 // sourceGroup is the API group of Flux's sources.

@@ -68,6 +68,9 @@ type rendered struct {
 // helmSides holds the renders of both revisions, by HelmRelease inventory id.
 type helmSides struct {
 	base, cand map[string]*rendered
+	// changed says, by HelmRelease inventory id, what the candidate changes of what its
+	// render reads ("its spec.upgrade"; changedText).
+	changed map[string]string
 }
 
 // notes are what the renders of both sides say they did otherwise than helm-controller (the
@@ -111,7 +114,7 @@ func sideObjects(t *gitops.Tree) []*unstructured.Unstructured {
 // renderHelm renders, on each side, every HelmRelease the candidate removes or whose inputs it
 // changes; the others install what they installed and are not rendered.
 func (h *Renderer) renderHelm(ctx context.Context, base, cand *gitops.Tree, units []Unit) *helmSides {
-	s := &helmSides{base: map[string]*rendered{}, cand: map[string]*rendered{}}
+	s := &helmSides{base: map[string]*rendered{}, cand: map[string]*rendered{}, changed: map[string]string{}}
 	if base == nil || cand == nil {
 		return s
 	}
@@ -131,8 +134,11 @@ func (h *Renderer) renderHelm(ctx context.Context, base, cand *gitops.Tree, unit
 				continue
 			}
 			c, both := candHR[id]
-			if both && bside.inputs(o) == cside.inputs(c) {
-				continue
+			if both {
+				if bside.inputs(o) == cside.inputs(c) {
+					continue
+				}
+				s.changed[id] = changedText(changedParts(bside.parts(o), cside.parts(c)))
 			}
 			s.base[id] = h.render(ctx, bside, o)
 			if both {
@@ -175,30 +181,9 @@ func (s *side) dirDigest(dir string) string {
 	return d
 }
 
-// inputs digests what rendering hr reads on this side.
+// inputs digests what rendering hr reads on this side (parts).
 func (s *side) inputs(hr *unstructured.Unstructured) string {
-	parts := []any{hr.Object["spec"]}
-	if ref, err := charts.RefFor(hr, s.srcs, s.own); err == nil {
-		parts = append(parts, ref)
-		if ref.Type == charts.TypeDir {
-			parts = append(parts, charts.ChartDirDigestIn(s.files, ref, s.dirDigest))
-		}
-		if src, ok := s.srcs[ref.Source]; ok {
-			parts = append(parts, src.Object["spec"])
-		}
-	}
-	from, _, _ := unstructured.NestedSlice(hr.Object, "spec", "valuesFrom")
-	for _, f := range from {
-		m, _ := f.(map[string]any)
-		kind, _ := m["kind"].(string)
-		name, _ := m["name"].(string)
-		for _, o := range s.objs {
-			if o.GetKind() == kind && o.GetName() == name && o.GetNamespace() == hr.GetNamespace() {
-				parts = append(parts, o.Object)
-			}
-		}
-	}
-	data, err := json.Marshal(parts)
+	data, err := json.Marshal(s.parts(hr))
 	if err != nil {
 		return "unreadable: " + err.Error()
 	}
@@ -248,10 +233,11 @@ func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, 
 				continue
 			}
 			name := "HelmRelease " + c.GetNamespace() + "/" + c.GetName()
-			if err := errors.Join(b.err, rc.err); err != nil {
+			why := s.changedOf(id)
+			if err := sidesErr(b.err, rc.err); err != nil {
 				gap := report.Gap{Op: report.OpRender, Subject: inventory.RefOf(c).GapID(), Reason: report.GapBuildFailed,
 					What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization),
-					Error: fmt.Sprintf("the candidate changes what it renders from, and it could not be rendered: %v; what the upgrade deletes is not judged", err)}
+					Error: fmt.Sprintf("%s, and it could not be rendered %v; what the upgrade deletes is not judged", why, err)}
 				if errors.Is(err, charts.ErrUnavailable) {
 					unchecked = append(unchecked, gap)
 				} else {
@@ -268,7 +254,7 @@ func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, 
 				if err != nil {
 					incomplete = append(incomplete, report.Gap{Op: report.OpReadStorage, Subject: inventory.RefOf(c).GapID(), Reason: cluster.GapReason(err),
 						What:  fmt.Sprintf("%s (Kustomization %s)", name, u.Kustomization),
-						Error: fmt.Sprintf("the candidate changes what it renders from, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", err)})
+						Error: fmt.Sprintf("%s, and the release it upgrades could not be read: %v; what the upgrade deletes is not known", why, err)})
 					continue
 				}
 				if rel != nil {
