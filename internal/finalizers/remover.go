@@ -76,15 +76,25 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	}
 	tied, dropped := dropCandidacyOnly(tied, tiesBy, byRef, o.res.Group, o.res.Resource, what, rb)
 	unrelated = append(unrelated, dropped...)
-	spec := map[string]int{}
-	for _, c := range tied {
+	spec, agree := map[string]int{}, map[string]int{}
+	own, isOwn := idx.own[o.res.Group+"/"+o.res.Resource]
+	isOwn = isOwn && ownTypeFinalizer(domain, o.res.Group, own)
+	for i, c := range tied {
 		if w, ok := byRef[c.Object.String()]; ok {
 			spec[c.Object.String()] = specificity(domain, w)
+			if isOwn {
+				var lines []string
+				agree[c.Object.String()], lines = ownLabelAgreement(own, w)
+				tied[i].Evidence = append(tied[i].Evidence, lines...)
+			}
 		}
 	}
 	sort.SliceStable(tied, func(i, j int) bool {
 		if ri, rj := tied[i].Confidence.rank(), tied[j].Confidence.rank(); ri != rj {
 			return ri > rj
+		}
+		if ai, aj := agree[tied[i].Object.String()], agree[tied[j].Object.String()]; ai != aj {
+			return ai > aj
 		}
 		return spec[tied[i].Object.String()] > spec[tied[j].Object.String()]
 	})

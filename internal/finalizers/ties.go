@@ -37,6 +37,9 @@ type productIndex struct {
 	// crdProducts maps a group to the product labels of its CRDs (productOf), with the CRD named.
 	crdProducts map[string][]crdProduct
 	served      []servedGroup
+	// own maps group/plural to each CRD's labels and names, for the stuck object's own type
+	// (owncrd.go).
+	own map[string]ownCRD
 }
 
 type crdProduct struct {
@@ -47,7 +50,7 @@ type crdProduct struct {
 // products builds the productIndex from the CRDs, webhook configurations and APIServices.
 func (x *Explainer) products(ctx context.Context) (*productIndex, error) {
 	return cached(x, "products", func() (*productIndex, error) {
-		idx := &productIndex{crdGroups: map[string]bool{}, crdProducts: map[string][]crdProduct{}}
+		idx := &productIndex{crdGroups: map[string]bool{}, crdProducts: map[string][]crdProduct{}, own: map[string]ownCRD{}}
 		crds, err := x.crds(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("listing customresourcedefinitions.apiextensions.k8s.io: %w", err)
@@ -55,6 +58,7 @@ func (x *Explainer) products(ctx context.Context) (*productIndex, error) {
 		for _, c := range crds {
 			g := c.Spec.Group
 			idx.crdGroups[g] = true
+			idx.own[g+"/"+c.Spec.Names.Plural] = ownCRDOf(c)
 			if p := productOf(c.Labels, c.Annotations); len(p) > 0 {
 				idx.crdProducts[g] = append(idx.crdProducts[g], crdProduct{crd: "customresourcedefinitions.apiextensions.k8s.io/" + c.Name, labels: p})
 			}
