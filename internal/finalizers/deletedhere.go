@@ -35,7 +35,7 @@ func (x *Explainer) reinstallRefusedUnknown(ctx context.Context, ns string, f *F
 		case r.Code == ReasonReinstallController:
 			f.Remedies[i] = Remediation{Summary: fmt.Sprintf("No workload, service account or installer of its controller is left in the cluster, and namespaces/%s is being deleted: the API server refuses every new object in it, so its controller cannot be installed there again. Installing it in another namespace helps only if it acts on this one from there; otherwise removing the finalizer by hand is the way out.", ns)}
 		case r.Code == ReasonStripFinalizer && !strings.Contains(r.Summary, "namespaces/"+ns):
-			f.Remedies[i].Summary = fmt.Sprintf("Remove finalizer %s by hand: nothing left in the cluster can remove it, and namespaces/%s, which is being deleted, refuses its controller coming back. The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, ns)
+			f.Remedies[i].Summary = fmt.Sprintf("Remove finalizer %s by hand: nothing left in the cluster can remove it, and namespaces/%s, which is being deleted, refuses every new object, a controller installed into it included. The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, ns)
 		}
 	}
 }

@@ -78,6 +78,7 @@ func newNode(ks *kustomizev1.Kustomization, objs *Objects, byID map[string]*kust
 	n := &Node{
 		ID: ks.Namespace + "/" + ks.Name, Namespace: ks.Namespace, Name: ks.Name,
 		DependsOn:   dependencies(ks),
+		Inherited:   objs.inherited[ks.Namespace+"/"+ks.Name],
 		Ready:       condition(ks.Status.Conditions, meta.ReadyCondition),
 		Reconciling: condition(ks.Status.Conditions, meta.ReconcilingCondition),
 		Stalled:     condition(ks.Status.Conditions, meta.StalledCondition),

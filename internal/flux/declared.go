@@ -18,6 +18,9 @@ type DeclaredObjects struct {
 	Sources map[string]bool
 	// HelmReleases are keyed by the namespace/name of the Kustomization that applies them.
 	HelmReleases map[string][]helmv2.HelmRelease
+	// Inherited holds, by Kustomization namespace/name, what it waits for because what creates
+	// it waits (Node.Inherited).
+	Inherited map[string][]InheritedDep
 }
 
 // BuildDeclared analyses declared objects into a Chain with the same tiers, dependents,
@@ -29,6 +32,7 @@ func BuildDeclared(d DeclaredObjects) *Chain {
 		KStatus:        map[string]string{},
 		Sources:        map[string]SourceObject{},
 		unread:         map[string]bool{},
+		inherited:      d.Inherited,
 	}
 	for key := range d.Sources {
 		objs.Sources[key] = SourceObject{}

@@ -3,6 +3,7 @@ package flux
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,6 +62,11 @@ func (c *Chain) WriteDot(w io.Writer, notes Notes) error {
 				style = " [style=dashed, color=red]"
 			}
 			fmt.Fprintf(&b, "  %s -> %s%s;\n", strconv.Quote(dep), strconv.Quote(n.ID), style)
+		}
+		for _, d := range n.Inherited {
+			if c.Node(d.ID) != nil && !slices.Contains(n.DependsOn, d.ID) {
+				fmt.Fprintf(&b, "  %s -> %s [style=dotted, label=%s];\n", strconv.Quote(d.ID), strconv.Quote(n.ID), strconv.Quote("via "+d.Via))
+			}
 		}
 	}
 	b.WriteString("}\n")

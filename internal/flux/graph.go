@@ -2,7 +2,6 @@ package flux
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -58,11 +57,19 @@ func order(nodes map[string]*Node) topology {
 	blocked := map[string]bool{}
 	var selfDep []string
 	deps := map[string][]string{}
+	inheritedVia := map[string]string{} // "id -> dep" of an inherited edge: the object that waits
 	for _, id := range ids {
-		for _, dep := range nodes[id].DependsOn {
+		own := len(nodes[id].DependsOn)
+		for i, dep := range nodes[id].waits() {
 			if _, ok := nodes[dep]; !ok {
-				t.missing[id] = append(t.missing[id], dep)
+				// An inherited dependency that does not exist is its creator's to report.
+				if i < own {
+					t.missing[id] = append(t.missing[id], dep)
+				}
 				continue
+			}
+			if i >= own {
+				inheritedVia[id+" -> "+dep] = nodes[id].Inherited[slices.IndexFunc(nodes[id].Inherited, func(d InheritedDep) bool { return d.ID == dep })].Via
 			}
 			deps[id] = append(deps[id], dep)
 			t.children[dep] = append(t.children[dep], id)
@@ -114,7 +121,7 @@ func order(nodes map[string]*Node) topology {
 			t.unordered = append(t.unordered, id)
 		}
 	}
-	t.cycles = cycleEdges(components, component, selfDep, deps)
+	t.cycles = cycleEdges(components, component, selfDep, deps, inheritedVia)
 	for _, tier := range t.tiers {
 		sort.Strings(tier)
 	}
@@ -137,14 +144,19 @@ type cycle struct {
 
 // cycleEdges lists each cycle with its edges, the cycles in member order; a self-dependency
 // not inside a larger cycle is a cycle of its own. Every edge appears in at most one cycle,
-// so the list is no longer than the dependsOn entries.
-func cycleEdges(components int, component map[string]int, selfDep []string, deps map[string][]string) []cycle {
+// so the list is no longer than the dependsOn entries. An inherited edge names the object
+// whose dependsOn it comes from (via).
+func cycleEdges(components int, component map[string]int, selfDep []string, deps map[string][]string, via map[string]string) []cycle {
 	out := make([]cycle, components)
 	for id, c := range component {
 		out[c].members = append(out[c].members, id)
 		for _, dep := range deps[id] {
 			if dc, ok := component[dep]; ok && dc == c {
-				out[c].edges = append(out[c].edges, fmt.Sprintf("%s -> %s", id, dep))
+				edge := id + " -> " + dep
+				if v := via[edge]; v != "" {
+					edge += " (inherited from " + v + ")"
+				}
+				out[c].edges = append(out[c].edges, edge)
 			}
 		}
 	}

@@ -47,6 +47,11 @@ func (c *Chain) WriteMermaid(w io.Writer, notes Notes) error {
 			}
 			fmt.Fprintf(&b, "  %s --> %s\n", idFor(dep), idFor(n.ID))
 		}
+		for _, d := range n.Inherited {
+			if c.Node(d.ID) != nil && !slices.Contains(n.DependsOn, d.ID) {
+				fmt.Fprintf(&b, "  %s -.->|\"via %s\"| %s\n", idFor(d.ID), mermaidText(d.Via), idFor(n.ID))
+			}
+		}
 	}
 	roots := c.rootSet()
 	for _, n := range c.Kustomizations {

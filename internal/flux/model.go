@@ -112,6 +112,9 @@ type Node struct {
 	Namespace string   `json:"namespace"`
 	Name      string   `json:"name"`
 	DependsOn []string `json:"dependsOn,omitempty"`
+	// Inherited are the Kustomizations it waits for because what creates it waits for them
+	// (a ResourceSet's or a parent Kustomization's dependsOn); they order its tier.
+	Inherited []InheritedDep `json:"inheritedDependsOn,omitempty"`
 	// Tier is the node's topological tier (0 has no dependencies); -1 when a cycle or a
 	// missing dependency leaves it unordered.
 	Tier        int        `json:"tier"`
@@ -144,7 +147,7 @@ type Node struct {
 	Generation   int64         `json:"generation"`
 	ObservedGen  int64         `json:"observedGeneration"`
 	HelmReleases []HelmRelease `json:"helmReleases,omitempty"`
-	// Dependents are the Kustomizations whose dependsOn names this one.
+	// Dependents are the Kustomizations whose dependsOn names this one, or that inherit it.
 	Dependents []string `json:"dependents,omitempty"`
 	// ReadyExprs are the readyExprs of its dependsOn entries, evaluated when it waits.
 	ReadyExprs []ReadyExpr `json:"readyExprs,omitempty"`

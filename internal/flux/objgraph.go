@@ -92,12 +92,19 @@ var sourceWaitReasons = []string{meta.ArtifactFailedReason, "SourceNotReady", "N
 // sourceFields are the fields that name an object's source.
 var sourceFields = []string{"spec.sourceRef", "spec.chartRef", "status.helmChart", "spec.sources"}
 
+// dependsOnField names the references a ResourceSet's spec.dependsOn makes.
+const dependsOnField = "spec.dependsOn"
+
 // waitsOn reports whether o, not Ready, waits on the object r names: its reason is one of
-// sourceWaitReasons and r is its source, or its message names r.
+// sourceWaitReasons and r is its source, its reason is DependencyNotReady and r one of its
+// spec.dependsOn, or its message names r.
 func (o *gobj) waitsOn(r gref) bool {
 	c := o.own()
 	if c == nil {
 		return false
+	}
+	if r.field == dependsOnField && c.Reason == meta.DependencyNotReadyReason {
+		return true
 	}
 	if slices.Contains(sourceFields, r.field) && slices.Contains(sourceWaitReasons, c.Reason) {
 		return true

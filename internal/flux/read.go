@@ -70,6 +70,9 @@ type Objects struct {
 	// unread holds the source kinds whose LIST failed (and HelmRelease, when the HelmRelease
 	// LIST failed): their absence proves nothing.
 	unread map[string]bool
+	// inherited holds, by Kustomization namespace/name, the dependencies it inherits from what
+	// creates it (Node.Inherited); only a repository's chain knows them (DeclaredObjects).
+	inherited map[string][]InheritedDep
 	// namespace is the namespace listed ("" for all): an object elsewhere is absent because it
 	// was not listed, unless FetchOutOfScope read it.
 	namespace string

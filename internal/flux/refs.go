@@ -141,6 +141,13 @@ func refsOf(kind string, u *unstructured.Unstructured) []gref {
 	case resourceSetKind, fluxInstanceKind:
 		serviceAccount()
 		out = append(out, inventoryRefs(u)...)
+		// A ResourceSet is not reconciled until what its spec.dependsOn names exists (and is
+		// Ready, with ready: true); the operator says so with reason DependencyNotReady.
+		if kind == resourceSetKind {
+			for _, m := range list("spec", "dependsOn") {
+				add(str(m, "kind"), str(m, "namespace"), str(m, "name"), dependsOnField)
+			}
+		}
 	default: // the sources
 		secret("spec", "secretRef")
 		secret("spec", "certSecretRef")

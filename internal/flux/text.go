@@ -269,6 +269,9 @@ func addNodeLine(parent *output.Node, n *Node, p output.Palette, drawn explained
 	if len(n.DependsOn) > 0 {
 		c.Add("dependsOn: " + strings.Join(n.DependsOn, ", "))
 	}
+	for _, d := range n.Inherited {
+		c.Add("waits for: " + d.ID + " (" + d.Via + " waits for it before creating this)")
+	}
 	src := fmt.Sprintf("source %s %s/%s", n.Source.Kind, n.Source.Namespace, n.Source.Name)
 	switch {
 	case n.Source.Unread:

@@ -35,13 +35,14 @@ func (c *Chain) Downstream(id string) []string {
 	})
 }
 
-// Upstream returns every Kustomization id depends on, directly or through others, sorted;
-// dependencies that name no Kustomization of the chain are included (and end the walk).
+// Upstream returns every Kustomization id depends on, directly or through others (inherited
+// dependencies included), sorted; dependencies that name no Kustomization of the chain are
+// included (and end the walk).
 func (c *Chain) Upstream(id string) []string {
 	byID := c.index()
 	return reach(id, func(cur string) []string {
 		if n := byID[cur]; n != nil {
-			return n.DependsOn
+			return n.waits()
 		}
 		return nil
 	})

@@ -64,7 +64,7 @@ func resourceSetTier(rset *unstructured.Unstructured, rsips []*unstructured.Unst
 	t := &Tier{Kustomization: ks, Owner: OwnerResourceSet, RenderedFrom: append([]*unstructured.Unstructured{rset}, rsips...)}
 	objs, unresolved, err := resourceset.Render(rset, rsips)
 	if err != nil {
-		t.Err = fmt.Errorf("rendering ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+		t.Err = fmt.Errorf("not rendered: %w", err) // the tier's id names the ResourceSet
 		return t
 	}
 	t.Objects, t.Unresolved = objs, unresolved

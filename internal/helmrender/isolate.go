@@ -145,11 +145,7 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 // environment, credentials included, reaches a chart's render.
 func workerEnv(maxMemory int64) []string {
 	// Two threads render as fast as more, and each thread's stack is address space bounded.
-	// GOGC=off: the collector would otherwise run during the package initialisation of this
-	// large executable, before main, several times over a heap that is all live (about a
-	// quarter of a render process's CPU time); ServeWorker turns it on again (gcPercent)
-	// before it reads the request.
-	env := []string{WorkerEnv + "=" + workerTag + ":" + strconv.FormatInt(maxMemory, 10), "GOMAXPROCS=2", "GOGC=off"}
+	env := []string{WorkerEnv + "=" + workerTag + ":" + strconv.FormatInt(maxMemory, 10), "GOMAXPROCS=2"}
 	for _, k := range []string{"TZ", "GOCOVERDIR"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -32,11 +30,6 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
 		return 3, true
 	}
-	// The collector, off while the packages were initialised (workerEnv), is on again, and
-	// runs once before the bound is set: its first cycle maps what it works with, which under
-	// the bound could fail and crash the runtime instead of ending it "out of memory".
-	debug.SetGCPercent(gcPercent)
-	runtime.GC()
 	// The bound is set before anything of the request is read.
 	if err := limitMemory(limit); err != nil {
 		_, _ = fmt.Fprintf(out, "bounding the render's memory: %v\n", err)
@@ -51,9 +44,6 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 	}
 	return 0, true
 }
-
-// gcPercent is the collector's setting while a worker renders: Go's default.
-const gcPercent = 100
 
 func parseWorkerEnv(v string) (int64, error) {
 	tag, n, ok := strings.Cut(v, ":")

@@ -46,7 +46,7 @@ func (r *Repo) dependsOn(a, b string) bool {
 	}
 	up, ok := r.upstream[a]
 	if !ok {
-		up = r.Chain.Upstream(a)
+		up = r.upstreamOf(a)
 		r.upstream[a] = up
 	}
 	_, found := slices.BinarySearch(up, b)
@@ -109,6 +109,7 @@ func (r *Repo) chain() {
 			d.HelmReleases[id] = append(d.HelmReleases[id], hr)
 		}
 	}
+	d.Inherited = r.inherited()
 	r.Chain = flux.BuildDeclared(d)
 }
 

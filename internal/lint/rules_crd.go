@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -123,7 +124,7 @@ func crdProblem(r *Repo, t *Tier, srcs []crdSource) (string, Severity) {
 	if sameTier != "" {
 		return "is applied in the same tier as " + sameTier + ", which installs its CRD", Error
 	}
-	return "needs a CRD installed by " + joinSorted(elsewhere) + ", and its Kustomization has no dependsOn on " +
+	return "needs a CRD installed by " + joinSorted(elsewhere) + ", and its " + cmp.Or(t.Owner, "Kustomization") + " has no dependsOn on " +
 		joinSorted(slices.Compact(slices.Sorted(slices.Values(missing)))) + ": it fails until that tier has applied, then converges on a retry", Warning
 }
 

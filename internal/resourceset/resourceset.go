@@ -91,10 +91,11 @@ func decodeSpec(obj *unstructured.Unstructured, into any) error {
 // duplicates dropped, the owner labels and spec.commonMetadata set. A provider whose inputs
 // come from outside the repository fails with ErrNetworkInputs; unresolved lists what an
 // object's identity depends on that only the cluster knows (a Static provider's id).
+// Its errors do not name the ResourceSet: the caller, which knows it, does (once).
 func Render(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured) (objs []*unstructured.Unstructured, unresolved []string, err error) {
 	var spec rsetSpec
 	if err := decodeSpec(rset, &spec); err != nil {
-		return nil, nil, fmt.Errorf("decoding ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+		return nil, nil, fmt.Errorf("decoding its spec: %w", err)
 	}
 	providers, err := inputProviders(rset, spec, rsips)
 	if err != nil {
@@ -109,7 +110,7 @@ func Render(rset *unstructured.Unstructured, rsips []*unstructured.Unstructured)
 	}
 	objs, err = renderSpec(spec, sets)
 	if err != nil {
-		return nil, nil, fmt.Errorf("ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+		return nil, nil, err
 	}
 	for _, o := range objs {
 		meta := map[string]string{
@@ -149,13 +150,13 @@ func inputProviders(rset *unstructured.Unstructured, spec rsetSpec, rsips []*uns
 				}
 			}
 			if found == nil {
-				return nil, fmt.Errorf("ResourceSet %s/%s: %s %s/%s is not in the repository", rset.GetNamespace(), rset.GetName(), rsipKind, rset.GetNamespace(), ref.Name)
+				return nil, fmt.Errorf("%s %s/%s is not in the repository", rsipKind, rset.GetNamespace(), ref.Name)
 			}
 			chosen[found.GetName()] = found
 		case ref.Selector != nil:
 			sel, err := metav1.LabelSelectorAsSelector(ref.Selector)
 			if err != nil {
-				return nil, fmt.Errorf("ResourceSet %s/%s: inputsFrom selector: %w", rset.GetNamespace(), rset.GetName(), err)
+				return nil, fmt.Errorf("inputsFrom selector: %w", err)
 			}
 			for _, p := range rsips {
 				if p.GetNamespace() == rset.GetNamespace() && sel.Matches(labels.Set(p.GetLabels())) {
@@ -163,7 +164,7 @@ func inputProviders(rset *unstructured.Unstructured, spec rsetSpec, rsips []*uns
 				}
 			}
 		default:
-			return nil, fmt.Errorf("ResourceSet %s/%s: an inputsFrom entry has neither name nor selector", rset.GetNamespace(), rset.GetName())
+			return nil, fmt.Errorf("an inputsFrom entry has neither name nor selector")
 		}
 	}
 	names := make([]string, 0, len(chosen))
@@ -175,7 +176,7 @@ func inputProviders(rset *unstructured.Unstructured, spec rsetSpec, rsips []*uns
 	for _, n := range names {
 		p, err := staticInputs(chosen[n])
 		if err != nil {
-			return nil, fmt.Errorf("ResourceSet %s/%s: %w", rset.GetNamespace(), rset.GetName(), err)
+			return nil, err
 		}
 		out = append(out, p)
 	}
@@ -240,16 +241,51 @@ func Timeout(rset *unstructured.Unstructured) time.Duration {
 // "namespace/name", the namespace defaulting to the ResourceSet's own.
 func DependsOn(rset *unstructured.Unstructured) []string {
 	var out []string
-	deps, _, _ := unstructured.NestedSlice(rset.Object, "spec", "dependsOn")
-	for _, d := range deps {
-		m, _ := d.(map[string]any)
-		str := func(k string) string { v, _ := m[k].(string); return v }
-		if str("kind") == "Kustomization" && strings.HasPrefix(str("apiVersion"), fluxKustomizeGroup+"/") {
-			out = append(out, orDefault(str("namespace"), rset.GetNamespace())+"/"+str("name"))
+	for _, d := range Dependencies(rset) {
+		if d.IsKustomization() {
+			out = append(out, d.ID())
 		}
 	}
 	return out
 }
+
+// Dependency is one entry of a ResourceSet's spec.dependsOn.
+type Dependency struct {
+	Group, Kind, Namespace, Name string
+	// Ready says the operator waits for the object to be Ready (its readyExpr, when set, or
+	// its Ready condition), not only for it to exist.
+	Ready bool
+}
+
+// ID is the dependency's namespace/name.
+func (d Dependency) ID() string { return d.Namespace + "/" + d.Name }
+
+// Dependencies lists rset's spec.dependsOn, each namespace defaulting to the ResourceSet's own.
+// The operator does not reconcile rset, so creates none of its objects, until every one exists
+// and each with ready: true is Ready.
+func Dependencies(rset *unstructured.Unstructured) []Dependency {
+	var out []Dependency
+	deps, _, _ := unstructured.NestedSlice(rset.Object, "spec", "dependsOn")
+	for _, d := range deps {
+		m, _ := d.(map[string]any)
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		ready, _ := m["ready"].(bool)
+		group, _, _ := strings.Cut(str("apiVersion"), "/")
+		if !strings.Contains(str("apiVersion"), "/") {
+			group = "" // the core group: "v1"
+		}
+		out = append(out, Dependency{Group: group, Kind: str("kind"), Namespace: orDefault(str("namespace"), rset.GetNamespace()), Name: str("name"), Ready: ready})
+	}
+	return out
+}
+
+// IsKustomization reports whether d names a Flux Kustomization.
+func (d Dependency) IsKustomization() bool {
+	return d.Group == fluxKustomizeGroup && d.Kind == "Kustomization"
+}
+
+// IsResourceSet reports whether d names a ResourceSet.
+func (d Dependency) IsResourceSet() bool { return d.Group == operatorGroup && d.Kind == rsetKind }
 
 // fluxKustomizeGroup is the API group of Flux Kustomizations.
 const fluxKustomizeGroup = "kustomize.toolkit.fluxcd.io"

@@ -175,8 +175,13 @@ func TestRenderResourceSetProviders(t *testing.T) {
 	})
 	t.Run("a provider named but not in the repository", func(t *testing.T) {
 		rs := decodeObject(t, strings.Replace(rsetPermute, "selector:\n        matchLabels:\n          rset: apps", "name: elsewhere", 1))
-		if _, _, err := Render(rs, nil); err == nil || !strings.Contains(err.Error(), "apps/elsewhere is not in the repository") {
+		_, _, err := Render(rs, nil)
+		if err == nil || !strings.Contains(err.Error(), "apps/elsewhere is not in the repository") {
 			t.Errorf("err = %v", err)
+		}
+		// The caller names the ResourceSet; the error does not repeat it.
+		if err != nil && strings.Contains(err.Error(), "ResourceSet "+rs.GetNamespace()+"/"+rs.GetName()) {
+			t.Errorf("err = %v, names the ResourceSet its caller names", err)
 		}
 	})
 	t.Run("no provider selected renders nothing", func(t *testing.T) {

@@ -171,6 +171,7 @@ func TestHelmReleaseDependencyForbidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	awaitAllowed(t, f.kube, user, ns)
 	res, code := decode(t, "-n", ns, "--as="+user)
 	if code != 2 || res.Verdict != "UNKNOWN" {
 		t.Fatalf("exit %d verdict %s, want 2 UNKNOWN; root causes %+v", code, res.Verdict, res.RootCauses)

@@ -88,6 +88,7 @@ func TestUnreadableControllersAreUnknown(t *testing.T) {
 		Subjects: []rbacv1.Subject{{Kind: "User", Name: "flux-viewer", APIGroup: "rbac.authorization.k8s.io"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	awaitAllowed(t, f.kube, "flux-viewer", f.ns)
 	res, code := decode(t, "-n", f.ns, "--as=flux-viewer")
 	if code != 2 || res.Verdict != "UNKNOWN" || res.Liveness == nil || res.Liveness.Checked || len(res.Liveness.Unchecked) != 1 || res.Liveness.Unchecked[0].Reason != report.GapForbidden || res.Liveness.Unchecked[0].Op != report.OpList {
 		t.Fatalf("exit %d verdict %s liveness %+v, want 2 UNKNOWN, liveness not checked", code, res.Verdict, res.Liveness)
