@@ -43,7 +43,7 @@ func (res *RepoResult) Markdown() string {
 		fmt.Fprintf(&b, "- ⚠️ not built: %s: %s\n", ghactions.Cell(bf.Kustomization), ghactions.Cell(bf.Error))
 	}
 	for _, nc := range res.NotCovered {
-		fmt.Fprintf(&b, "- ⚠️ not covered: %s\n", ghactions.Cell(nc))
+		fmt.Fprintf(&b, "- ⚠️ not covered: %s\n", ghactions.Cell(nc.String()))
 	}
 	return b.String()
 }

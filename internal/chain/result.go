@@ -177,8 +177,9 @@ type RepoResult struct {
 	DeclaredCRDs int    `json:"declaredCRDs,omitempty"`
 	// BuildFailures are the tiers whose path did not build: their objects were not judged.
 	BuildFailures []lint.BuildFailure `json:"buildFailures"`
-	// NotCovered are the tiers built from another source than this repository.
-	NotCovered []string `json:"notCovered,omitempty"`
+	// NotCovered are the tiers built from another source than this repository, each a gap
+	// (op build, reason not-read, subject the Kustomization, error why).
+	NotCovered []report.Gap `json:"notCovered,omitempty"`
 	// Undecoded are Flux objects whose spec did not decode: the chain holds what could be read
 	// of them, and the verdict cannot be CLEAN.
 	Undecoded []report.Gap `json:"undecoded,omitempty"`

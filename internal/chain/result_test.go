@@ -83,7 +83,7 @@ func TestSummaries(t *testing.T) {
 		t.Errorf("envelope %+v %q", r.Reporter, r.Timestamp)
 	}
 	rr := &RepoResult{FailOn: lint.Error, Lint: []lint.Finding{{Rule: "crd-order", Severity: lint.Error}, {Rule: "x", Severity: lint.Warning}},
-		BuildFailures: []lint.BuildFailure{{}}, NotCovered: []string{"t"}}
+		BuildFailures: []lint.BuildFailure{{}}, NotCovered: []report.Gap{{What: "t"}}}
 	rr.finish(nil)
 	if want := (RepoSummary{Findings: 2, Failing: 1, NotJudged: 2}); rr.Summary != want {
 		t.Errorf("repo summary %+v, want %+v", rr.Summary, want)

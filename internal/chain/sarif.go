@@ -43,8 +43,9 @@ func repoSARIF(res *RepoResult) sarif.Report {
 			Properties: map[string]any{"kustomization": b.Kustomization}})
 	}
 	for _, nc := range res.NotCovered {
-		id, _, _ := strings.Cut(nc, ":")
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.TierNotCovered.ID, Level: sarif.Warning, Message: "not covered: " + nc, Identity: id})
+		f := sarif.GapFinding(nc)
+		f.Rule, f.Message = sarif.TierNotCovered.ID, "not covered: "+nc.String()
+		r.Findings = append(r.Findings, f)
 	}
 	for _, u := range res.Undecoded {
 		f := sarif.GapFinding(u)

@@ -19,6 +19,10 @@ type GitOpsLink struct {
 	State  string     `json:"state"`
 	Ready  *Condition `json:"ready,omitempty"`
 	Reason string     `json:"reason,omitempty"`
+	// Unchecked are the reads that failed when the state is Unknown for them (a HelmRelease
+	// not among those read while some reads failed); Reason says what they leave unknown. The
+	// link is context for a remover, so they do not change the verdict.
+	Unchecked []report.Gap `json:"unchecked,omitempty"`
 	// Causes are the root causes that hold it back, first the one nearest to it.
 	Causes []GitOpsCause `json:"causes,omitempty"`
 	// AppliedBy is the link one step up, when the object is itself applied by a Kustomization

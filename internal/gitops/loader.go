@@ -115,21 +115,6 @@ func BuildTier(ctx context.Context, root string, t *Tier, opts kbuild.Options) {
 	t.Err = fmt.Errorf("more than %d undefined post-build variables in %s", maxUndefined, ks.Path)
 }
 
-// errLines splits a joined error into its messages; nil for nil.
-func errLines(err error) []string {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []string
-		for _, e := range j.Unwrap() {
-			out = append(out, e.Error())
-		}
-		return out
-	}
-	return []string{err.Error()}
-}
-
 func errString(err error) string {
 	if err == nil {
 		return ""

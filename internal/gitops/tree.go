@@ -20,6 +20,7 @@ import (
 	"github.com/kubeforensics/suite/internal/artifactgen"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
+	"github.com/kubeforensics/suite/internal/report"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -54,9 +55,10 @@ type Tier struct {
 	Defaulted []string
 	// NotCovered says why the tier was not built (its source is another repository).
 	NotCovered string
-	// Undecoded names the Kustomizations in this tier's build that did not decode: the tiers
-	// they declare are not built, so what they would prune is unknown.
-	Undecoded []string
+	// Undecoded are the Kustomizations in this tier's build that did not decode, each a gap
+	// (op decode, subject the Kustomization): the tiers they declare are not built, so what
+	// they would prune is unknown.
+	Undecoded []report.Gap
 	// Unchanged says LoadIncremental copied the tier from the base tree, or LoadPair built it
 	// at neither revision (NotBuilt): none of its inputs changed, so it builds to what it
 	// built there and removes nothing.
@@ -282,7 +284,7 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 		for _, t := range fresh {
 			all = append(all, t.Objects...)
 			found, err := kbuild.KustomizationsWithFiles(t.Objects, t.Files)
-			t.Undecoded = errLines(err)
+			t.Undecoded = undecodedGaps(err)
 			for _, ks := range found {
 				level = append(level, &Tier{Kustomization: ks, AppliedBy: t.ID()})
 			}

@@ -83,6 +83,18 @@ func KustomizationsWithFiles(objs []*unstructured.Unstructured, files []string) 
 	return out, errors.Join(errs...)
 }
 
+// DecodeError is a Flux Kustomization of a build that did not decode: which one, and why.
+type DecodeError struct {
+	Namespace, Name string
+	Err             error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("Kustomization %s/%s: %v", e.Namespace, e.Name, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
 // IsFluxKustomization reports whether obj is a Flux Kustomization of any version.
 func IsFluxKustomization(obj *unstructured.Unstructured) bool {
 	gvk := obj.GroupVersionKind()
@@ -95,7 +107,7 @@ func IsFluxKustomization(obj *unstructured.Unstructured) bool {
 func kustomizationOf(obj *unstructured.Unstructured) (Kustomization, error) {
 	var typed kustomizev1.Kustomization
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(asApplied(obj).Object, &typed); err != nil {
-		return Kustomization{}, fmt.Errorf("Kustomization %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+		return Kustomization{}, &DecodeError{Namespace: obj.GetNamespace(), Name: obj.GetName(), Err: err}
 	}
 	ns := typed.Namespace
 	ks := Kustomization{

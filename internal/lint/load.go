@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/gitops"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // Options controls Load.
@@ -78,15 +79,15 @@ type BuildFailure struct {
 }
 
 // Unjudged returns what the rules could not judge: the tiers whose path did not build (never
-// nil), and the tiers built from another source than this repository ("id: why").
-func (r *Repo) Unjudged() (failed []BuildFailure, notCovered []string) {
+// nil), and the tiers built from another source than this repository, each a gap.
+func (r *Repo) Unjudged() (failed []BuildFailure, notCovered []report.Gap) {
 	failed = []BuildFailure{}
 	for _, t := range r.BuildFailures() {
 		failed = append(failed, BuildFailure{Kustomization: t.ID(), Path: t.Kustomization.Path, Error: t.Err.Error(), RemoteURLs: t.RemoteURLs})
 	}
 	for _, id := range r.IDs() {
 		if t := r.Tiers[id]; t.NotCovered != "" {
-			notCovered = append(notCovered, id+": "+t.NotCovered)
+			notCovered = append(notCovered, t.NotCoveredGap())
 		}
 	}
 	return failed, notCovered

@@ -15,11 +15,7 @@ func (k Kustomization) GapID() report.ObjectID {
 }
 
 // tierGapID is the Kustomization (or ResourceSet) of a built tier as a gap's subject.
-func tierGapID(t *gitops.Tier) report.ObjectID {
-	k := toRetire(t.Kustomization)
-	k.Kind = t.Owner
-	return k.GapID()
-}
+func tierGapID(t *gitops.Tier) report.ObjectID { return t.GapID() }
 
 // notJudged is a change that was not judged, not for a failed read but for what it is (a
 // sourceRef switch, a path in neither revision, an uninstall not seen): what names it (the

@@ -68,8 +68,9 @@ type Report struct {
 	// Kustomizations are the Flux Kustomizations compared, namespace/name.
 	Kustomizations []string `json:"kustomizations"`
 	// NotCovered are Kustomizations built from another source than this repository (a
-	// tenant's own): their removals are not judged here.
-	NotCovered []string `json:"notCovered,omitempty"`
+	// tenant's own): their removals are not judged here. Each is a gap (op build, reason
+	// not-read, subject the Kustomization, error why its source is not covered).
+	NotCovered []report.Gap `json:"notCovered,omitempty"`
 	// Unchanged are the tiers none of whose inputs the candidate changes (offline, without
 	// --full): they are the base's builds and remove nothing, whether or not they build.
 	Unchanged []string `json:"unchanged,omitempty"`

@@ -53,7 +53,7 @@ func (f fixture) mustGate(t *testing.T, req retire.Request, live retire.Cluster)
 
 func wantCode(t *testing.T, rep *retire.Report, want exitcode.Code, mentions ...string) {
 	t.Helper()
-	all := strings.Join(append(report.GapLines(rep.Incomplete), rep.NotCovered...), "\n")
+	all := strings.Join(append(report.GapLines(rep.Incomplete), report.GapLines(rep.NotCovered)...), "\n")
 	for _, u := range rep.Unbuilt {
 		all += "\n" + u.Kustomization + " " + u.Error
 	}

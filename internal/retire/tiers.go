@@ -25,7 +25,7 @@ import (
 // that could not be: built from another source, unbuilt, or incomplete.
 type pairing struct {
 	units      []Unit
-	notCovered []string
+	notCovered []report.Gap
 	unbuilt    []Unbuilt
 	incomplete []report.Gap
 	// notes are what was not judged and did not need to be (Report.Notes).
@@ -65,7 +65,7 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			continue
 		}
 		if ks.NotCovered != "" {
-			p.notCovered = append(p.notCovered, id+": "+ks.NotCovered)
+			p.notCovered = append(p.notCovered, ks.NotCoveredGap())
 			if why := changedElsewhere(base.FS, cand.FS, bt, ct); why != "" {
 				p.incomplete = append(p.incomplete, notJudged(tierGapID(ks), report.GapUnsupported, "Kustomization "+id,
 					fmt.Sprintf("built from another source (%s) and %s, so what it prunes is not judged", ks.Kustomization.Source(), why)))
@@ -123,9 +123,9 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 		if side.t == nil {
 			continue
 		}
-		for _, e := range side.t.Undecoded {
+		for _, u := range side.t.Undecoded {
 			p.incomplete = append(p.incomplete, report.Gap{Op: report.OpDecode, Subject: tierGapID(side.t), Reason: report.GapDecodeError,
-				What: "Kustomization " + id, Error: fmt.Sprintf("%s build declares a Kustomization that does not decode, so the tiers it leads to are not compared: %s", side.name, e)})
+				What: "Kustomization " + id, Error: fmt.Sprintf("%s build declares a Kustomization that does not decode, so the tiers it leads to are not compared: %s", side.name, u)})
 		}
 		if side.t.Err != nil && side.name == "candidate" && bt != nil && errors.Is(side.t.Err, kbuild.ErrPathNotFound) {
 			// The everyday undeploy: the app's ks.yaml and its directory go together. Whether

@@ -40,7 +40,7 @@ func TestResultSummary(t *testing.T) {
 			{Outcome: retire.Pruned},
 		},
 		Unbuilt:    []retire.Unbuilt{{Kustomization: "flux-system/apps", Side: "candidate"}},
-		NotCovered: []string{"tenants/team-a: ExternalArtifact"},
+		NotCovered: []report.Gap{{Op: report.OpBuild, Reason: report.GapNotRead, What: "tenants/team-a", Error: "ExternalArtifact"}},
 	}}
 	r.finish(func() time.Time { return time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC) })
 	want := Summary{Removals: 3, Unsafe: 1, Persistent: 2, Pruned: 2, Retained: 1, Unknown: 2}

@@ -48,7 +48,7 @@ func PrintText(w io.Writer, r *Result, p output.Palette) error {
 	if len(r.NotCovered) > 0 {
 		n := root.Add("Not covered, built from another source than this repository:")
 		for _, s := range r.NotCovered {
-			n.Add(s)
+			n.Add(s.String())
 		}
 	}
 	if len(r.Unchanged) > 0 {

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,14 +36,16 @@ func TestIncompleteIsOneShape(t *testing.T) {
 }
 
 // Nothing a report says beside its findings is a bare line: every warnings[] and notes[] is a
-// list of report.Note, every unchecked[] a list of report.Gap, at every level of every report;
-// and no list of strings hides under another key that says it holds gaps, warnings or notes.
+// list of report.Note, every unchecked[] and notCovered[] a list of report.Gap, at every level
+// of every report; and no list of strings hides under another key that says it holds gaps,
+// warnings, notes, or what was not covered or decoded.
 func TestNotesAndWarningsAreTyped(t *testing.T) {
 	want := map[string]reflect.Type{
 		"incomplete": reflect.TypeFor[[]report.Gap](),
 		"unchecked":  reflect.TypeFor[[]report.Gap](),
 		"undecoded":  reflect.TypeFor[[]report.Gap](),
 		"unrendered": reflect.TypeFor[[]report.Gap](),
+		"notCovered": reflect.TypeFor[[]report.Gap](),
 		"warnings":   reflect.TypeFor[[]report.Note](),
 		"notes":      reflect.TypeFor[[]report.Note](),
 	}
@@ -58,7 +61,7 @@ func TestNotesAndWarningsAreTyped(t *testing.T) {
 				}
 				lower := strings.ToLower(name)
 				if _, ok := want[name]; !ok && f.Type == reflect.TypeFor[[]string]() &&
-					(strings.Contains(lower, "warning") || strings.Contains(lower, "note") || strings.Contains(lower, "gap") || strings.Contains(lower, "unchecked")) {
+					slices.ContainsFunc([]string{"warning", "note", "gap", "unchecked", "covered", "decoded"}, func(w string) bool { return strings.Contains(lower, w) }) {
 					t.Errorf("%s.%s (json %s) is a list of lines; type it as report.Note or report.Gap", owner, f.Name, name)
 				}
 			})

@@ -233,7 +233,7 @@ func (s *fluxState) helmRelease(namespace, name, via string) *finalizers.GitOpsL
 	if i < 0 {
 		l.State, l.Reason = "NotFound", "no such HelmRelease: the object that installed it is gone"
 		if s.objs.Incomplete {
-			l.State, l.Reason = "Unknown", "not among the HelmReleases read, and some reads failed: "+gapLines(s.objs.Gaps)
+			l.State, l.Reason, l.Unchecked = "Unknown", "not among the HelmReleases read, and some reads failed", s.objs.Gaps
 		}
 		return l
 	}

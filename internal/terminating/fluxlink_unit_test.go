@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/finalizers"
+	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/report"
 )
 
@@ -52,4 +53,23 @@ func gapText(g *report.Gap) string {
 		return ""
 	}
 	return g.String()
+}
+
+// A HelmRelease the labels name that is not among those read, while some reads failed, is
+// UNKNOWN, and the reads that failed stay typed on the link: its reason does not carry them.
+func TestFluxLinkKeepsFailedReadsTyped(t *testing.T) {
+	ref := finalizers.ObjectRef{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "ops", Name: "op"}
+	failed := report.Gap{Op: report.OpList, Subject: report.ObjectID{Group: "helm.toolkit.fluxcd.io", Resource: "helmreleases", Namespace: "ops"},
+		Reason: report.GapForbidden, What: "listing helmreleases.helm.toolkit.fluxcd.io", Error: "forbidden: no"}
+	s := &fluxState{objs: &flux.Objects{Incomplete: true, Gaps: []report.Gap{failed}}}
+	link, gap := s.linkFor(ref, map[string]string{helmNameLabel: "op", helmNamespaceLabel: "ops"})
+	if gap != nil || link == nil || link.State != "Unknown" {
+		t.Fatalf("link %+v, gap %q; want an Unknown HelmRelease link", link, gapText(gap))
+	}
+	if link.Reason != "not among the HelmReleases read, and some reads failed" {
+		t.Errorf("reason %q carries more than what is unknown", link.Reason)
+	}
+	if len(link.Unchecked) != 1 || link.Unchecked[0] != failed {
+		t.Errorf("unchecked %+v, want the failed list %+v", link.Unchecked, failed)
+	}
 }

@@ -1,8 +1,6 @@
 package terminating
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -28,6 +26,3 @@ func discoveryReason(f kinds.GroupFailure) report.GapReason {
 func gvrID(gvr schema.GroupVersionResource) report.ObjectID {
 	return report.ObjectID{Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource}
 }
-
-// gapLines joins gaps on one line, "; " between them.
-func gapLines(gaps []report.Gap) string { return strings.Join(report.GapLines(gaps), "; ") }

@@ -135,13 +135,14 @@ func sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, x *f
 		res.Incomplete = append(res.Incomplete, report.Gap{Op: report.OpDiscover, Subject: report.ObjectID{Group: gv.Group, Version: gv.Version},
 			Reason: discoveryReason(d), What: "discovery of " + d.GroupVersion, Error: d.Error})
 	}
-	if len(res.Unchecked) > 0 {
+	for _, g := range res.Unchecked {
 		// Aggregated discovery leaves out a group whose APIService is unavailable: without
-		// the check, a sweep cannot claim it saw every type.
-		res.Incomplete = append(res.Incomplete, report.Gap{Op: report.OpCheck, Subject: apiServicesID(), Reason: res.Unchecked[0].Reason,
-			What: "checking that every APIService is available (a group whose APIService is down is missing from discovery)", Error: gapLines(res.Unchecked)})
-		res.Unchecked = nil
+		// the check, a sweep cannot claim it saw every type. Each check not made is its own
+		// gap, with its own subject, reason and error.
+		g.What = "checking that every APIService is available (a group whose APIService is down is missing from discovery)"
+		res.Incomplete = append(res.Incomplete, g)
 	}
+	res.Unchecked = nil
 	if len(s.Types) > 0 && len(s.Failed) == len(s.Types) {
 		// The typed error, not its wording: fleet mode classifies it (a sweep RBAC refuses
 		// for every type is `forbidden`, not `read-failed`).

@@ -63,7 +63,7 @@ type Summary struct {
 }
 
 // resultAPIVersion versions the Result schema (docs/report.md).
-const resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta3"
+const resultAPIVersion = "whyterminating.kubeforensics.dev/v1beta4"
 
 // APIVersion is the apiVersion of the plugin's reports, published with their schemas in
 // docs/schema (docs/report.md).

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
@@ -38,7 +39,7 @@ func TestRepoPlatform(t *testing.T) {
 			Kustomization string
 			RemoteURLs    []string
 		}
-		NotCovered []string
+		NotCovered []report.Gap
 		Lint       []struct{ Rule, File string }
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
@@ -69,8 +70,9 @@ func TestRepoPlatform(t *testing.T) {
 		len(res.BuildFailures[0].RemoteURLs) != 1 || res.BuildFailures[0].RemoteURLs[0] != incident.PlatformRemoteURL {
 		t.Errorf("build failures %+v", res.BuildFailures)
 	}
-	if len(res.NotCovered) != 1 || !strings.HasPrefix(res.NotCovered[0], "flux-system/tenant-a:") {
-		t.Errorf("not covered %v", res.NotCovered)
+	if len(res.NotCovered) != 1 || res.NotCovered[0].Subject.Name != "tenant-a" || res.NotCovered[0].Subject.Kind != "Kustomization" ||
+		res.NotCovered[0].Reason != report.GapNotRead || !strings.HasPrefix(res.NotCovered[0].String(), "flux-system/tenant-a: ") {
+		t.Errorf("not covered %+v", res.NotCovered)
 	}
 	for _, f := range res.Lint {
 		if f.File != "" && !strings.HasPrefix(f.File, "k8s/") {

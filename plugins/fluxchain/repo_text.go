@@ -43,7 +43,7 @@ func PrintRepoText(w io.Writer, res *RepoResult, p output.Palette) error {
 	if len(res.NotCovered) > 0 {
 		sec := root.Add(p.Warn(fmt.Sprintf("NOT COVERED (%d): built from another source, not judged", len(res.NotCovered))))
 		for _, s := range res.NotCovered {
-			sec.Add(s)
+			sec.Add(s.String())
 		}
 	}
 	if len(res.Undecoded) > 0 {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
@@ -97,13 +98,14 @@ func TestRepoExternalArtifacts(t *testing.T) {
 	cmd := fluxchain.NewCmdFluxChain(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
 	code := cli.Run(context.Background(), cmd, []string{"--repo", dir, "-o", "json"}, &errOut)
 	var res struct {
-		NotCovered    []string          `json:"notCovered"`
+		NotCovered    []report.Gap      `json:"notCovered"`
 		BuildFailures []json.RawMessage `json:"buildFailures"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out.String(), errOut.String())
 	}
-	if len(res.NotCovered) != 1 || !strings.HasPrefix(res.NotCovered[0], "flux-system/vendor: ") || !strings.Contains(res.NotCovered[0], "GitRepository/flux-system/vendor") {
+	if len(res.NotCovered) != 1 || res.NotCovered[0].Subject.Namespace != "flux-system" || res.NotCovered[0].Subject.Name != "vendor" ||
+		res.NotCovered[0].What != "flux-system/vendor" || !strings.Contains(res.NotCovered[0].Error, "GitRepository/flux-system/vendor") {
 		t.Errorf("notCovered = %q, want only flux-system/vendor naming its source", res.NotCovered)
 	}
 	if len(res.BuildFailures) != 0 || strings.Contains(out.String(), "path not found") {

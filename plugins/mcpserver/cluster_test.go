@@ -22,7 +22,7 @@ func TestWhyTerminatingStuckClaim(t *testing.T) {
 			res := call(t, cs, "why_terminating", map[string]any{"object": object, "namespace": incident.Namespace})
 			var r whyterminating.Result
 			structured(t, res, &r)
-			if r.APIVersion != "whyterminating.kubeforensics.dev/v1beta3" || r.Kind != "WhyTerminatingResult" || r.Verdict != "STUCK" || r.ExitCode != 1 {
+			if r.APIVersion != "whyterminating.kubeforensics.dev/v1beta4" || r.Kind != "WhyTerminatingResult" || r.Verdict != "STUCK" || r.ExitCode != 1 {
 				t.Fatalf("envelope %s %s verdict %s exit %d", r.APIVersion, r.Kind, r.Verdict, r.ExitCode)
 			}
 			if r.Target.Context != env.Context || r.Target.Server != env.Server {

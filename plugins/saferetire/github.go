@@ -108,7 +108,7 @@ func writeSummary(w io.Writer, res *Result) error {
 		fmt.Fprintf(&b, "- ⚠️ %s\n", md(unbuiltLine(u)))
 	}
 	for _, s := range res.NotCovered {
-		fmt.Fprintf(&b, "- not covered (another source): %s\n", md(s))
+		fmt.Fprintf(&b, "- not covered (another source): %s\n", md(s.String()))
 	}
 	for _, s := range res.Incomplete {
 		fmt.Fprintf(&b, "- ⚠️ %s %s\n", ghactions.Code(string(s.Reason)), md(s.String()))

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
@@ -84,7 +85,7 @@ func TestPlatformRepository(t *testing.T) {
 		var res struct {
 			Layout         struct{ SourceRoot, Entry string }
 			Kustomizations []string
-			NotCovered     []string
+			NotCovered     []report.Gap
 			Unbuilt        []struct {
 				Kustomization, Side, Path string
 				RemoteURLs                []string
@@ -111,8 +112,9 @@ func TestPlatformRepository(t *testing.T) {
 		if len(res.Unbuilt) != 2 || res.Unbuilt[0].Kustomization != "flux-system/monitoring" || len(res.Unbuilt[0].RemoteURLs) != 1 || res.Unbuilt[0].RemoteURLs[0] != incident.PlatformRemoteURL {
 			t.Errorf("unbuilt %+v, want monitoring at both sides with its URL", res.Unbuilt)
 		}
-		if len(res.NotCovered) != 1 || !strings.HasPrefix(res.NotCovered[0], "flux-system/tenant-a:") {
-			t.Errorf("not covered %v, want tenant-a", res.NotCovered)
+		if len(res.NotCovered) != 1 || res.NotCovered[0].Subject.Name != "tenant-a" || res.NotCovered[0].Op != report.OpBuild ||
+			res.NotCovered[0].Reason != report.GapNotRead || !strings.HasPrefix(res.NotCovered[0].String(), "flux-system/tenant-a: ") {
+			t.Errorf("not covered %+v, want the typed gap of tenant-a", res.NotCovered)
 		}
 	})
 

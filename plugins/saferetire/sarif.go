@@ -51,8 +51,10 @@ func sarifReport(res *Result) sarif.Report {
 		r.Findings = append(r.Findings, sarif.GapFinding(g))
 	}
 	for _, nc := range res.NotCovered {
-		r.Findings = append(r.Findings, sarif.Finding{Rule: sarif.TierNotCovered.ID, Level: sarif.Note,
-			Message: "not covered (built from another source; a change to it makes the verdict UNKNOWN, listed apart): " + nc, Identity: nc})
+		f := sarif.GapFinding(nc)
+		f.Rule, f.Level, f.Identity = sarif.TierNotCovered.ID, sarif.Note, nc.String()
+		f.Message = "not covered (built from another source; a change to it makes the verdict UNKNOWN, listed apart): " + nc.String()
+		r.Findings = append(r.Findings, f)
 	}
 	return r
 }

@@ -1,8 +1,11 @@
 package whyterminating
 
 import (
+	"strings"
+
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // addGitOpsLink draws the Flux object that manages a remover that is gone or not ready, its
@@ -24,7 +27,12 @@ func addGitOpsLink(n *output.Node, l *finalizers.GitOpsLink, p output.Palette) {
 	ln := n.Add("managed by Flux " + l.String() + ": " + state)
 	ln.Add("via: " + l.Via)
 	if l.Reason != "" {
-		ln.AddMessage("", l.Reason)
+		// The reads that failed follow what they leave unknown, on the same line.
+		msg := l.Reason
+		if len(l.Unchecked) > 0 {
+			msg += ": " + strings.Join(report.GapLines(l.Unchecked), "; ")
+		}
+		ln.AddMessage("", msg)
 	}
 	if r := l.Ready; r != nil && l.State != "Ready" && r.Message != "" {
 		ln.AddStyledMessage(p.Faint, "Ready="+r.Status+" "+r.Reason+": ", r.Message)

@@ -2,6 +2,7 @@ package whyterminating_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
 )
 
@@ -68,6 +70,35 @@ func TestSweepUnderNarrowRoleSummarises(t *testing.T) {
 		"could not be listed here either (each named once at the end)",
 		"INCOMPLETE: these reads or builds failed",
 	}, []string{"listing secrets in the namespace"})
+}
+
+// A sweep by an identity that may not list APIServices counts the check it could not make as
+// incomplete (a group whose APIService is down is missing from discovery): the check is its own
+// gap, typed, with the check's own error, not lines folded into another gap's error.
+func TestSweepKeepsTheUncheckedAPIServicesTyped(t *testing.T) {
+	needEnv(t)
+	grantOncall(t)
+	out, errOut, code := run(t, "-A", "--as", oncall, "-o", "json")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
+	var res struct{ Incomplete, Unchecked []report.Gap }
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var checks []report.Gap
+	for _, g := range res.Incomplete {
+		if g.Op == report.OpCheck {
+			checks = append(checks, g)
+		}
+	}
+	if len(checks) != 1 || checks[0].Subject.Resource != "apiservices" || checks[0].Reason != report.GapForbidden ||
+		!strings.HasPrefix(checks[0].Error, "could not check APIService availability: ") || strings.Contains(checks[0].Error, "whether every APIService") {
+		t.Errorf("checks in incomplete[] %+v, want one typed forbidden APIService check with its own error", checks)
+	}
+	if len(res.Unchecked) != 0 {
+		t.Errorf("unchecked %+v: a sweep counts the check as incomplete", res.Unchecked)
+	}
 }
 
 // An identity that may read ConfigMaps but not workloads, RBAC or APIServices explains a held
