@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -95,6 +96,10 @@ func (x *Explainer) ownedBy(ctx context.Context, ns string, r metav1.OwnerRefere
 		return "", nil
 	}
 	m, err := x.c.Metadata.Resource(res.GVR()).Namespace(ns).Get(ctx, r.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// An owner that is gone owns nothing of the object's.
+		return "", nil
+	}
 	if err != nil {
 		g := getGap(refFor(res, ns, r.Name).ID(), "whether the object owns it, and so the StatefulSets it owns and their claims", err)
 		return "", &g
@@ -235,7 +240,7 @@ func (x *Explainer) nameOwnedClaims(ctx context.Context, o subject, e *Explanati
 	var what string
 	switch {
 	case len(claims) > 0:
-		what = "the claims the StatefulSets it owns made from their volumeClaimTemplates, which garbage collection keeps when it deletes the StatefulSets (their retention policy does not delete them), with their data: " + strings.Join(claims, "; ")
+		what = "the claims the StatefulSets it owns made from their volumeClaimTemplates, which garbage collection keeps when it deletes the StatefulSets (no retention policy has them deleted): " + strings.Join(claims, "; ")
 	case len(gaps) > 0:
 		what = "possibly claims of StatefulSets the object owns (garbage collection keeps claims made from volumeClaimTemplates): not all of them could be read (see unchecked)"
 	default:
