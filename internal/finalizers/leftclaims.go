@@ -241,6 +241,9 @@ func (x *Explainer) nameOwnedClaims(ctx context.Context, o subject, e *Explanati
 	switch {
 	case len(claims) > 0:
 		what = "the claims the StatefulSets it owns made from their volumeClaimTemplates, which garbage collection keeps when it deletes the StatefulSets (no retention policy has them deleted): " + strings.Join(claims, "; ")
+		if len(gaps) > 0 {
+			what += " (possibly more: not all could be read, see unchecked)"
+		}
 	case len(gaps) > 0:
 		what = "possibly claims of StatefulSets the object owns (garbage collection keeps claims made from volumeClaimTemplates): not all of them could be read (see unchecked)"
 	default:
