@@ -1,5 +1,3 @@
-//go:build heldback_batch3
-
 package whyterminating_test
 
 import (
@@ -21,7 +19,10 @@ import (
 // cassandra.datastax.com (kept by Helm), no operator (its Deployment, ServiceAccount, Role and
 // RoleBinding went with the release); in namespace cassandra the CassandraDatacenter dc1, its
 // StatefulSet cassandra-dc1-default-sts (owned by the datacenter, as the operator makes it) with
-// its pod running, and the pod's data claim, labelled as the operator labels them.
+// its pod running, and the pod's data claim, labelled as the operator labels them. The claim is
+// created before the StatefulSet: the control plane's StatefulSet controller would otherwise
+// make it from the template first (a race with the replay's create), and it keeps a claim that
+// exists.
 func TestCorpusCassOperatorDatacenterAfterHelmDelete(t *testing.T) {
 	replay{
 		crds: []crd{
@@ -57,6 +58,23 @@ status:
   nodeStatuses:
     cassandra-dc1-default-sts-0:
       hostID: 4f3b2c1e-9a8d-4e7f-b6c5-d4e3f2a1b0c9
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: server-data-cassandra-dc1-default-sts-0
+  namespace: cassandra
+  labels:
+    app.kubernetes.io/managed-by: cass-operator
+    cassandra.datastax.com/cluster: cassandra
+    cassandra.datastax.com/datacenter: dc1
+    cassandra.datastax.com/rack: default
+spec:
+  storageClassName: standard
+  accessModes: ["ReadWriteOnce"]
+  resources:
+    requests:
+      storage: 5Gi
 ---
 apiVersion: apps/v1
 kind: StatefulSet
@@ -107,23 +125,6 @@ spec:
       resources:
         requests:
           storage: 5Gi
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: server-data-cassandra-dc1-default-sts-0
-  namespace: cassandra
-  labels:
-    app.kubernetes.io/managed-by: cass-operator
-    cassandra.datastax.com/cluster: cassandra
-    cassandra.datastax.com/datacenter: dc1
-    cassandra.datastax.com/rack: default
-spec:
-  storageClassName: standard
-  accessModes: ["ReadWriteOnce"]
-  resources:
-    requests:
-      storage: 5Gi
 `,
 		deletes: []string{"CassandraDatacenter/cassandra/dc1"},
 	}.run(t)
