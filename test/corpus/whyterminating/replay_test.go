@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 )
 
@@ -178,10 +179,24 @@ func (r replay) run(t *testing.T) map[string]created {
 			})
 		}
 		if hasStatus {
-			obj.Object["status"] = status
-			if updated, err := c.client().UpdateStatus(ctx, obj, metav1.UpdateOptions{}); err == nil {
-				c.obj = updated
-			} else if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
+			// A controller of the control plane may write the object's status first (the volume
+			// controller binds a PersistentVolume): on a conflict the status is written again
+			// over the object as it now is.
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				obj.Object["status"] = status
+				updated, err := c.client().UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+				if err == nil {
+					c.obj = updated
+					return nil
+				}
+				if apierrors.IsConflict(err) {
+					if cur, gerr := c.client().Get(ctx, obj.GetName(), metav1.GetOptions{}); gerr == nil {
+						obj = cur
+					}
+				}
+				return err
+			})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
 				t.Fatalf("status of %s: %v", c.key(), err)
 			}
 		}
