@@ -3,6 +3,7 @@ package whyterminating_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,11 @@ func (r replay) run(t *testing.T) map[string]created {
 		switch c.kind {
 		case "Deployment", "StatefulSet", "DaemonSet":
 			runWorkload(t, c, !unready[c.obj.GetNamespace()+"/"+c.obj.GetName()])
+		}
+	}
+	for _, key := range r.deletes {
+		if c, ok := byKey[key]; ok && slices.Contains(c.obj.GetFinalizers(), metav1.FinalizerDeleteDependents) {
+			awaitGCWatches(t, c, made)
 		}
 	}
 	for _, key := range r.deletes {
@@ -463,5 +469,53 @@ func eventually(t *testing.T, what string, cond func(context.Context) (bool, err
 	t.Helper()
 	if err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true, cond); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// awaitGCWatches waits until the garbage collector of the control plane tracks owner's kind and
+// its dependents' kinds: it picks up the types of new CRDs only at its next discovery resync,
+// and an owner under foreground deletion whose dependents it does not yet know is let go at
+// once, so the replay would lose the object it is about. A probe owner of the same kind and a
+// probe dependent of each dependent kind are created, the owner deleted in the background, and
+// the dependents waited for until the collector has removed them.
+func awaitGCWatches(t *testing.T, owner created, made []created) {
+	t.Helper()
+	ctx := context.Background()
+	probe := func(of created, name string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(of.obj.GetAPIVersion())
+		u.SetKind(of.obj.GetKind())
+		u.SetNamespace(of.obj.GetNamespace())
+		u.SetName(name)
+		return u
+	}
+	po, err := owner.client().Create(ctx, probe(owner, "gc-probe-owner"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating the garbage collector's probe owner: %v", err)
+	}
+	seen := map[string]bool{}
+	var deps []created
+	for _, c := range made {
+		for _, ref := range c.obj.GetOwnerReferences() {
+			if ref.UID == owner.obj.GetUID() && !seen[c.kind] {
+				seen[c.kind] = true
+				d := probe(c, "gc-probe-dependent")
+				d.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: po.GetAPIVersion(), Kind: po.GetKind(), Name: po.GetName(), UID: po.GetUID()}})
+				if _, err := c.client().Create(ctx, d, metav1.CreateOptions{}); err != nil {
+					t.Fatalf("creating the garbage collector's probe dependent %s: %v", c.kind, err)
+				}
+				deps = append(deps, created{gvr: c.gvr, obj: d, kind: c.kind})
+			}
+		}
+	}
+	background := metav1.DeletePropagationBackground
+	if err := owner.client().Delete(ctx, po.GetName(), metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
+		t.Fatalf("deleting the garbage collector's probe owner: %v", err)
+	}
+	for _, d := range deps {
+		eventually(t, "the garbage collector to track "+d.kind, func(ctx context.Context) (bool, error) {
+			_, err := d.client().Get(ctx, d.obj.GetName(), metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
 	}
 }
