@@ -9,7 +9,7 @@ import (
 // restore-controller steps for the one webhook Deployment: once as the blocking webhook's
 // backend, once as a candidate remover that is not ready.
 func TestWithoutRepeats(t *testing.T) {
-	webhook := Remediation{Code: ReasonRestoreController, Command: "kubectl -n x describe deployments.apps hook", Summary: "Bring it back: the webhook answers again"}
+	webhook := Remediation{Code: ReasonRestoreController, Command: "kubectl --context=c -n x describe deployments.apps hook", Summary: "Bring it back: the webhook answers again"}
 	again := Remediation{Code: ReasonRestoreController, Command: webhook.Command, Summary: "Bring it back to ready replicas"}
 	logs := Remediation{Code: ReasonReadControllerLogs, Command: webhook.Command}
 	prose1 := Remediation{Summary: "clear each dependent"}
