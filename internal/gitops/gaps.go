@@ -9,10 +9,16 @@ import (
 
 // GapID is the tier's Kustomization, or the ResourceSet that renders it, as a gap's subject.
 func (t *Tier) GapID() report.ObjectID {
-	if t.Owner != "" {
-		return report.ObjectID{Group: "fluxcd.controlplane.io", Kind: t.Owner, Namespace: t.Kustomization.Namespace, Name: t.Kustomization.Name}
+	return OwnerID(t.Owner, t.Kustomization.Namespace, t.Kustomization.Name)
+}
+
+// OwnerID names what prunes a tier as a gap's subject: a Flux Kustomization when owner is "",
+// else the Flux Operator object of that kind (a ResourceSet).
+func OwnerID(owner, namespace, name string) report.ObjectID {
+	if owner != "" {
+		return report.ObjectID{Group: "fluxcd.controlplane.io", Kind: owner, Namespace: namespace, Name: name}
 	}
-	return report.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: t.Kustomization.Namespace, Name: t.Kustomization.Name}
+	return report.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: namespace, Name: name}
 }
 
 // NotCoveredGap is the build of a tier not covered (NotCovered says why: its source is not

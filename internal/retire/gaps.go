@@ -7,12 +7,7 @@ import (
 )
 
 // GapID is the Kustomization (or ResourceSet) as a gap's subject.
-func (k Kustomization) GapID() report.ObjectID {
-	if k.Kind != "" {
-		return report.ObjectID{Group: "fluxcd.controlplane.io", Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}
-	}
-	return report.ObjectID{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: k.Namespace, Name: k.Name}
-}
+func (k Kustomization) GapID() report.ObjectID { return gitops.OwnerID(k.Kind, k.Namespace, k.Name) }
 
 // tierGapID is the Kustomization (or ResourceSet) of a built tier as a gap's subject.
 func tierGapID(t *gitops.Tier) report.ObjectID { return t.GapID() }
