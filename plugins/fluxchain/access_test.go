@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubeforensics/suite/internal/cli"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 	"github.com/kubeforensics/suite/internal/testsupport/testenv"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
@@ -54,6 +56,7 @@ func TestForbiddenSourceListIsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rbacwait.AwaitAllowed(t, f.kube, "ks-viewer", authorizationv1.ResourceAttributes{Namespace: "fc-rbac", Verb: "list", Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations"})
 	out, stderr, code := run(t, "-n", "fc-rbac", "--as=ks-viewer")
 	if code != 2 {
 		t.Fatalf("exit %d, want 2; stderr %s\n%s", code, stderr, out)

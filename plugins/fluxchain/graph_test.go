@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/flux"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 )
 
 // The walk of the Flux object graph: replays with status as the controllers write it, each
@@ -273,6 +275,7 @@ func TestForbiddenSecretIsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rbacwait.AwaitAllowed(t, f.kube, "flux-no-secrets", authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "list", Resource: "pods"})
 	res, code := decode(t, "-n", f.ns, "--as=flux-no-secrets")
 	if code != 2 || len(res.RootCauses) != 1 {
 		t.Fatalf("exit %d, causes %+v, want 2 and one cause", code, res.RootCauses)

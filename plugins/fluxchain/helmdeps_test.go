@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 )
 
 // hrspec describes one HelmRelease of a fixture: the Kustomization that applies it (its labels),
@@ -171,7 +173,7 @@ func TestHelmReleaseDependencyForbidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	awaitAllowed(t, f.kube, user, ns)
+	rbacwait.AwaitAllowed(t, f.kube, user, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations"})
 	res, code := decode(t, "-n", ns, "--as="+user)
 	if code != 2 || res.Verdict != "UNKNOWN" {
 		t.Fatalf("exit %d verdict %s, want 2 UNKNOWN; root causes %+v", code, res.Verdict, res.RootCauses)

@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/flux"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 )
 
 const rev2 = "main@sha1:2222222222222222222222222222222222222222"
@@ -88,7 +90,7 @@ func TestUnreadableControllersAreUnknown(t *testing.T) {
 		Subjects: []rbacv1.Subject{{Kind: "User", Name: "flux-viewer", APIGroup: "rbac.authorization.k8s.io"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	awaitAllowed(t, f.kube, "flux-viewer", f.ns)
+	rbacwait.AwaitAllowed(t, f.kube, "flux-viewer", authorizationv1.ResourceAttributes{Namespace: f.ns, Verb: "list", Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations"})
 	res, code := decode(t, "-n", f.ns, "--as=flux-viewer")
 	if code != 2 || res.Verdict != "UNKNOWN" || res.Liveness == nil || res.Liveness.Checked || len(res.Liveness.Unchecked) != 1 || res.Liveness.Unchecked[0].Reason != report.GapForbidden || res.Liveness.Unchecked[0].Op != report.OpList {
 		t.Fatalf("exit %d verdict %s liveness %+v, want 2 UNKNOWN, liveness not checked", code, res.Verdict, res.Liveness)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubeforensics/suite/internal/lint"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 	"github.com/kubeforensics/suite/plugins/fluxchain"
 )
 
@@ -229,6 +231,7 @@ func allowFluxOnly(t *testing.T, user string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rbacwait.AwaitAllowed(t, kube, user, authorizationv1.ResourceAttributes{Namespace: "", Verb: "list", Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations"})
 }
 
 func TestRepoLiveUsage(t *testing.T) {

@@ -11,11 +11,14 @@ import (
 	"helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 )
 
 // releaseSentinel is in every stored release's values and its chart's values: no output of the
@@ -122,6 +125,7 @@ func readerWithoutSecrets(t *testing.T, ns string) string {
 		Subjects: []rbacv1.Subject{{Kind: "User", Name: role.Name, APIGroup: "rbac.authorization.k8s.io"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	rbacwait.AwaitAllowed(t, kc.Kube, role.Name, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Resource: "persistentvolumeclaims"})
 	return role.Name
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 )
 
 // appTemplateRelease is a HelmRelease as home-ops repositories write one with bjw-s'
@@ -312,6 +314,7 @@ func TestHelmReleaseRemovalLiveReads(t *testing.T) {
 		Subjects: []rbacv1.Subject{{Kind: "User", Name: role.Name, APIGroup: "rbac.authorization.k8s.io"}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	rbacwait.AwaitAllowed(t, kc.Kube, role.Name, authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Resource: "configmaps"})
 	out, errOut, code = run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns, "--as="+role.Name)
 	if code != 2 {
 		t.Fatalf("without list on claims: exit %d, want 2\n%s\n%s", code, out, errOut)

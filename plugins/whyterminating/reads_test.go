@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 	"github.com/kubeforensics/suite/plugins/whyterminating"
 )
 
@@ -39,6 +41,7 @@ func TestForbiddenTypeIsUnknown(t *testing.T) {
 	if _, err := kc.Kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	rbacwait.AwaitAllowed(t, kc.Kube, sa, authorizationv1.ResourceAttributes{Verb: "list", Group: "apps", Resource: "deployments"})
 	out, errOut, code := run(t, "-n", incident.Namespace, "--as", sa, "-o", "json")
 	if code != 2 {
 		t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errOut)

@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforensics/suite/internal/report"
 	"github.com/kubeforensics/suite/internal/testsupport/incident"
+	"github.com/kubeforensics/suite/internal/testsupport/rbacwait"
 )
 
 // oncall is an identity that may read the core and apps groups (no Secrets) but not
@@ -24,6 +26,7 @@ func grantOncall(t *testing.T) {
 		{APIGroups: []string{""}, Resources: []string{"pods", "persistentvolumeclaims", "persistentvolumes", "namespaces", "configmaps", "nodes", "services"}, Verbs: []string{"get", "list"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"*"}, Verbs: []string{"get", "list"}},
 	}, "default", "oncall", "")
+	rbacwait.AwaitAllowed(t, kc.Kube, oncall, authorizationv1.ResourceAttributes{Verb: "list", Group: "apps", Resource: "deployments"})
 }
 
 // A user who may not list APIServices explains the claim: the read that cannot change the
@@ -111,6 +114,7 @@ func TestForbiddenReadsNoFixResting(t *testing.T) {
 	grantClusterRole(t, "wt-configmaps-only", []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces"}, Verbs: []string{"get", "list"}},
 	}, "default", "cm-reader", "")
+	rbacwait.AwaitAllowed(t, kc.Kube, "system:serviceaccount:default:cm-reader", authorizationv1.ResourceAttributes{Verb: "list", Resource: "configmaps"})
 	createNamespace(t, "narrow-read")
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: "narrow-read", Finalizers: []string{"example.com/hold"}}}
 	if _, err := kc.Kube.CoreV1().ConfigMaps("narrow-read").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
