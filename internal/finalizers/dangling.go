@@ -28,6 +28,9 @@ type outRef struct {
 	ns   string
 	name string
 	node bool
+	// inferred is the evidence of a reference no field states (partOfReference), with its
+	// confidence; "" for one the field's name or content states.
+	inferred string
 }
 
 func (r outRef) ref() ObjectRef { return refFor(r.res, r.ns, r.name) }
@@ -39,6 +42,7 @@ type dangling struct {
 	// restorable: creating the object again (or repointing the field) lets the controller act.
 	restorable bool
 	path       string
+	inferred   bool
 }
 
 // applyDangling makes blockers of the objects the stuck object itself refers to that do not
@@ -78,9 +82,14 @@ func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation
 					Summary: fmt.Sprintf("Create %s again, or repoint %s to an object that exists where the field may change: %s then completes the cleanup of %s and removes %s itself.", d.ref.String(), d.path, f.Controllers[0].Object.String(), o.ref().String(), f.Name)})
 			}
 		}
-		// Reading the remover's logs comes last: what holds the finalizer is known.
+		// Reading the remover's logs comes last: what holds the finalizer is known. When it is
+		// known only by inference, the logs (which name what the controller fails on) come
+		// before the strip.
 		rest, logs := splitRemedies(f.Remedies)
 		f.Remedies = append(fixes, rest...)
+		if !slices.ContainsFunc(found, func(d dangling) bool { return !d.inferred }) {
+			f.Remedies, logs = append(f.Remedies, logs...), nil
+		}
 		if f.bypass != nil {
 			strip := *f.bypass
 			strip.Summary = fmt.Sprintf("If %s is gone for good, nothing will ever remove finalizer %s: remove it by hand. The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", quote(names), f.Name)
@@ -91,6 +100,8 @@ func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation
 		}
 		f.Remedies = append(f.Remedies, logs...)
 	}
+	// The strip's cost names what the object records outside the cluster.
+	nameLeftovers(e, w.obj)
 }
 
 // danglingRefs resolves the object's owners and spec references with a read each (bounded,
@@ -120,6 +131,13 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	if byKind != nil {
 		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
 	}
+	// The object a part belongs to is needed by its cleanup now, whatever the part had when it
+	// succeeded: it is inferred whatever the object's conditions say.
+	if w.obj != nil {
+		if r, ok := x.partOfReference(ctx, o, w.obj, refs); ok {
+			refs = append(refs, r)
+		}
+	}
 	for i, r := range refs {
 		ref := r.ref()
 		if r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName() && ref.Namespace == o.obj.GetNamespace() {
@@ -146,6 +164,9 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 func danglingFor(r outRef, ref ObjectRef) dangling {
 	if r.node {
 		return dangling{ref: ref, path: r.path, reason: fmt.Sprintf("%s names %s, which does not exist: a per-node agent (a DaemonSet's pod) that removes the finalizer after cleaning up on that node can never run there", r.path, ref.String())}
+	}
+	if r.inferred != "" {
+		return dangling{ref: ref, path: r.path, restorable: true, inferred: true, reason: fmt.Sprintf("%s holds, by inference, the name of the %s this object is part of: %s, which does not exist, so the cleanup its controller runs within it never completes (%s)", r.path, r.res.Kind, ref.String(), r.inferred)}
 	}
 	return dangling{ref: ref, path: r.path, restorable: true, reason: fmt.Sprintf("%s names %s, which does not exist: the cleanup its controller runs against the referenced %s never completes", r.path, ref.String(), r.res.Kind)}
 }

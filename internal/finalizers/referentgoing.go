@@ -122,6 +122,11 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 			}
 			targets = append(targets, target{ref: r.ref(), gvr: r.res.GVR(), name: r.name, path: r.path})
 		}
+		if w.obj != nil {
+			if r, ok := x.partOfReference(ctx, o, w.obj, nil); ok {
+				targets = append(targets, target{ref: r.ref(), gvr: r.res.GVR(), name: r.name, path: r.path + " (by inference, " + r.inferred + ")"})
+			}
+		}
 	}
 	var out []goingReferent
 	seen := map[string]int{}

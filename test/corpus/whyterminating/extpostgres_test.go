@@ -1,5 +1,3 @@
-//go:build corpusopen
-
 package whyterminating_test
 
 import (
@@ -17,14 +15,23 @@ import (
 // users of a deleted Postgres itself; for a user already stuck the way out is to remove the
 // finalizer by hand, which leaves the user's role (status.postgresRole) in the PostgreSQL server.
 //
-// Still open (tag corpusopen): the reference is a field named neither after the kind it names nor
-// with a Ref/Name suffix (spec.database holds the name of a Postgres CR), which no general rule
-// here resolves without the CRD's own description; the tool says "read the logs" first.
+// First run WRONG (BATCH3-SPLIT.txt, 04): the reference is a field named neither after the kind
+// it names nor with a Ref/Name suffix (spec.database holds the name of a Postgres CR), so the
+// tool said "read the logs" first. Right since the part-of rule (internal/finalizers/partof.go,
+// docs/why-terminating.md "What the object itself refers to that does not exist"): PostgresUser
+// is built on the group's kind Postgres, no owner reference or field named for Postgres says
+// which one, and spec.database is the one spec field that can hold a name (spec.role's value is
+// what status.postgresRole records as made, secretName names a Secret, privileges is no name),
+// so the missing Postgres is named, with confidence low; creating it again or repointing the
+// field comes first, the logs next, the strip with its cost last.
 //
-// Modelled on the operator's deploy/ manifests (0.4.x): namespace ext-postgres-operator, the
-// ServiceAccount, ClusterRole (its rules on db.movetokube.com and the Secrets it writes) and
-// binding, the Deployment ext-postgres-operator with its image; the CRDs postgres and
-// postgresusers of db.movetokube.com.
+// Modelled on the operator's deploy/ manifests at tag 0.4.2: namespace operators, the
+// ServiceAccount, the ClusterRole ext-postgres-operator and its binding, the Deployment
+// ext-postgres-operator reading its PostgreSQL connection from the Secret ext-postgres-operator
+// (envFrom; the replay's values are placeholders); the CRDs postgres and postgresusers of
+// db.movetokube.com (their schema is not modelled). The replay first set the connection as
+// inline env values naming an in-cluster Service the replay lacked, which the official install
+// does not (corrected with the part-of rule; the tool reads no Secret).
 func TestCorpusExtPostgresUserOfDeletedPostgres(t *testing.T) {
 	replay{
 		crds: []crd{
@@ -35,13 +42,25 @@ func TestCorpusExtPostgresUserOfDeletedPostgres(t *testing.T) {
 apiVersion: v1
 kind: Namespace
 metadata:
-  name: ext-postgres-operator
+  name: operators
 ---
 apiVersion: v1
 kind: ServiceAccount
 metadata:
   name: ext-postgres-operator
-  namespace: ext-postgres-operator
+  namespace: operators
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: ext-postgres-operator
+  namespace: operators
+type: Opaque
+stringData:
+  POSTGRES_HOST: postgres.databases
+  POSTGRES_USER: postgres
+  POSTGRES_PASS: replay-placeholder
+  POSTGRES_URI_ARGS: sslmode=disable
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -49,11 +68,15 @@ metadata:
   name: ext-postgres-operator
 rules:
 - apiGroups: [""]
-  resources: ["pods", "services", "endpoints", "events", "configmaps", "secrets"]
+  resources: ["pods", "services", "endpoints", "persistentvolumeclaims", "events", "configmaps", "secrets"]
   verbs: ["*"]
 - apiGroups: ["apps"]
-  resources: ["deployments", "replicasets"]
-  verbs: ["get"]
+  resources: ["deployments", "daemonsets", "replicasets", "statefulsets"]
+  verbs: ["*"]
+- apiGroups: ["apps"]
+  resourceNames: ["ext-postgres-operator"]
+  resources: ["deployments/finalizers"]
+  verbs: ["update"]
 - apiGroups: ["db.movetokube.com"]
   resources: ["*"]
   verbs: ["*"]
@@ -69,13 +92,13 @@ roleRef:
 subjects:
 - kind: ServiceAccount
   name: ext-postgres-operator
-  namespace: ext-postgres-operator
+  namespace: operators
 ---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: ext-postgres-operator
-  namespace: ext-postgres-operator
+  namespace: operators
 spec:
   replicas: 1
   selector:
@@ -91,15 +114,18 @@ spec:
       - name: ext-postgres-operator
         image: movetokube/postgres-operator:0.4.2
         command: ["postgres-operator"]
+        envFrom:
+        - secretRef:
+            name: ext-postgres-operator
         env:
         - name: WATCH_NAMESPACE
           value: ""
+        - name: POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
         - name: OPERATOR_NAME
           value: ext-postgres-operator
-        - name: POSTGRES_HOST
-          value: postgres.databases.svc.cluster.local
-        - name: POSTGRES_DEFAULT_DATABASE
-          value: postgres
 `,
 		objects: `
 apiVersion: v1
@@ -131,7 +157,7 @@ status:
 	d := diagnoseAfter(t, time.Hour, "postgresusers.db.movetokube.com", "my-db-user", "-n", "app")
 	d.exit(1, "STUCK")
 	f := d.finalizer("postgresusers.db.movetokube.com/my-db-user -n app", "finalizer.db.movetokube.com")
-	d.remover(f, "deployments.apps/ext-postgres-operator -n ext-postgres-operator", true)
+	d.remover(f, "deployments.apps/ext-postgres-operator -n operators", true)
 	// The Postgres the user refers to is gone: that is why the running operator never finishes,
 	// and it is named; the strip is the way out, and says the role stays in the server.
 	d.names(f, "postgres.db.movetokube.com/my-db -n app")
