@@ -80,12 +80,33 @@ func (x *Explainer) partOfReference(ctx context.Context, o subject, obj *unstruc
 		slices.ContainsFunc(walkReferences(spec, byKind, o.obj.GetNamespace(), kindFor), func(r outRef) bool { return r.res.GroupKind() == whole.GroupKind() }) {
 		return outRef{}, false
 	}
-	props, err := x.specSchema(ctx, o.res)
-	if err != nil {
+	k, ok := x.wholeField(ctx, o.res, spec, obj.Object["status"], o.obj.GetName())
+	if !ok {
 		return outRef{}, false
 	}
+	ns := o.obj.GetNamespace()
+	if !whole.Namespaced {
+		ns = ""
+	}
+	return outRef{path: "spec." + k, res: whole, ns: ns, name: spec[k].(string), inferred: partOfEvidence(o.res.Kind, whole.Kind, k)}, true
+}
+
+// partOfEvidence words the evidence of an inferred part-of reference, with its confidence.
+func partOfEvidence(part, whole, field string) string {
+	return fmt.Sprintf("confidence low: the kind %s is built on %s of its group, no owner reference or field named for %s says which one it belongs to, and spec.%s is the one spec field that can hold a name", part, whole, whole, field)
+}
+
+// wholeField returns the one top-level spec field of an object of res that can hold the name of
+// the whole it is part of (mayNameWhole), false when none or several can. A CRD list that fails
+// leaves the schema unread: then nothing is inferred (the schema is what rules enumerations out),
+// and the list's gap is the other rules' to report.
+func (x *Explainer) wholeField(ctx context.Context, res kinds.Resource, spec map[string]any, status any, own string) (string, bool) {
+	props, err := x.specSchema(ctx, res)
+	if err != nil {
+		return "", false
+	}
 	served := x.servedKinds()
-	made := statusStrings(obj.Object["status"], 0)
+	made := statusStrings(status, 0)
 	var keys []string
 	for k := range spec {
 		keys = append(keys, k)
@@ -93,22 +114,14 @@ func (x *Explainer) partOfReference(ctx context.Context, o subject, obj *unstruc
 	sort.Strings(keys)
 	var cands []string
 	for _, k := range keys {
-		v, isString := spec[k].(string)
-		if !isString || !mayNameWhole(k, v, o.obj.GetName(), served, props, made) {
-			continue
+		if v, isString := spec[k].(string); isString && mayNameWhole(k, v, own, served, props, made) {
+			cands = append(cands, k)
 		}
-		cands = append(cands, k)
 	}
 	if len(cands) != 1 {
-		return outRef{}, false
+		return "", false
 	}
-	k := cands[0]
-	ns := o.obj.GetNamespace()
-	if !whole.Namespaced {
-		ns = ""
-	}
-	return outRef{path: "spec." + k, res: whole, ns: ns, name: spec[k].(string),
-		inferred: fmt.Sprintf("confidence low: the kind %s is built on %s of its group, no owner reference or field named for %s says which one it belongs to, and spec.%s is the one spec field that can hold a name", o.res.Kind, whole.Kind, whole.Kind, k)}, true
+	return cands[0], true
 }
 
 // ownerOfKind reports an owner reference to an object of res's kind and group.

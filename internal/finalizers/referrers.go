@@ -209,6 +209,11 @@ func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget
 				paths = append(paths, m.path)
 			}
 		}
+		if len(paths) == 0 {
+			if p := x.partOfReferrerPath(ctx, rt.res, u, t); p != "" {
+				paths = append(paths, p)
+			}
+		}
 		if len(paths) > 0 {
 			out = append(out, referrer{res: rt.res, obj: u, paths: paths})
 		}
