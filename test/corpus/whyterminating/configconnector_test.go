@@ -20,6 +20,27 @@ import (
 // (annotation cnrm.cloud.google.com/deletion-policy: abandon) and remove its finalizer; the
 // Google Cloud resources stay (delete them in the project if they are not wanted).
 //
+// Still open (tag corpusopen, BATCH4-SPLIT.txt 04): the tool names the running deletion defender
+// as the remover of cnrm.cloud.google.com/finalizer and sends the operator to its logs. What the
+// replayed cluster shows cannot tell the defender from the gone namespaced controller manager
+// by a general rule: the defender's service account is the only one that may update these
+// types, and it is tied to the finalizer's domain as strongly as the real remover would be (its
+// roles name the product's API groups, its labels and image the domain). What would tell them
+// apart is not in the replay, and was not added because its facts could not be checked:
+//   - who wrote the finalizer: the object's managedFields name the field manager that owns the
+//     entry f:metadata.f:finalizers.v:"cnrm.cloud.google.com/finalizer"; a rule could hold that a
+//     running candidate whose binary is another field manager is not proven its remover. The
+//     field-manager names Config Connector's controller manager and deletion defender write
+//     with are not known here (none of the report, the install or a checked source says), and
+//     the replay creates its objects under its own field manager;
+//   - a workload named for another finalizer of the same domain (cnrm-deletiondefender for
+//     cnrm.cloud.google.com/deletion-defender) is that finalizer's remover; but the defender has
+//     already removed its own finalizer from these objects, and the replay holds no other
+//     objects of the product that still carry it.
+//
+// A rule keyed on the product's mode (ConfigConnector spec.mode: namespaced) or on the
+// defender's name would be a product rule, which the issue rules out.
+//
 // Modelled on the Config Connector operator's namespaced-mode install (v1.31): namespace
 // configconnector-operator-system with the StatefulSet configconnector-operator; namespace
 // cnrm-system with the Deployment cnrm-webhook-manager and the StatefulSets
