@@ -152,6 +152,11 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 		})
 		switch {
 		case apierrors.IsNotFound(err):
+			if r.inferred != "" {
+				var more []report.Gap
+				r, more = x.corroboratePartOf(ctx, o, r)
+				gaps = append(gaps, more...)
+			}
 			out = append(out, danglingFor(r, ref))
 		case err != nil:
 			gaps = append(gaps, getGap(ref.ID(), "reading "+ref.String()+", which the object's "+r.path+" names", err))

@@ -11,7 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	metadatafake "k8s.io/client-go/metadata/fake"
 
@@ -88,8 +90,9 @@ func TestMayNameWhole(t *testing.T) {
 }
 
 // partOfFixture is an Explainer serving Store and StoreUser (and a Role and a Secret kind),
-// with the stores given existing, and the StoreUser CRD's schema when one is given.
-func partOfFixture(t *testing.T, spec *apiextensionsv1.JSONSchemaProps, stores ...string) *Explainer {
+// with the stores given existing, the StoreUsers given listed, and the StoreUser CRD's schema
+// when one is given.
+func partOfFixture(t *testing.T, spec *apiextensionsv1.JSONSchemaProps, users []runtime.Object, stores ...string) *Explainer {
 	t.Helper()
 	scheme := metadatafake.NewTestScheme()
 	if err := metav1.AddMetaToScheme(scheme); err != nil {
@@ -107,7 +110,8 @@ func partOfFixture(t *testing.T, spec *apiextensionsv1.JSONSchemaProps, stores .
 			Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": *spec}}}
 	}
 	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(),
-		APIExtensions: apiextensionsfake.NewSimpleClientset(crd), Metadata: metadatafake.NewSimpleMetadataClient(scheme, objs...)}
+		APIExtensions: apiextensionsfake.NewSimpleClientset(crd), Metadata: metadatafake.NewSimpleMetadataClient(scheme, objs...),
+		Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{testStoreUsers.GVR(): "StoreUserList"}, users...)}
 	return New(c, kinds.NewCatalog([]kinds.Resource{testStores, testStoreUsers, testRoles, testSecrets}, nil))
 }
 
@@ -125,19 +129,23 @@ func TestPartOfReferenceMissingWhole(t *testing.T) {
 		owners  []metav1.OwnerReference
 		age     time.Duration
 		stores  []string
+		others  []runtime.Object
 		missing string
+		conf    string
 	}{
-		{"the one field that can hold the name names a whole that is gone", user, status, nil, nil, time.Hour, nil, "stores.db.example.io/my-db -n app"},
-		{"the whole exists", user, status, nil, nil, time.Hour, []string{"my-db"}, ""},
-		{"within the grace period", user, status, nil, nil, time.Minute, nil, ""},
-		{"two fields could hold it (no status says what login made)", user, nil, nil, nil, time.Hour, nil, ""},
+		{"the one field that can hold the name names a whole that is gone", user, status, nil, nil, time.Hour, nil, nil, "stores.db.example.io/my-db -n app", "confidence low"},
+		{"another part's same field names a whole that exists", user, status, nil, nil, time.Hour, []string{"main"}, []runtime.Object{storeUser("team", "u2", "main"), storeUser("app", "u3", "main")}, "stores.db.example.io/my-db -n app", "confidence medium"},
+		{"another part's same field names a whole that is gone too", user, status, nil, nil, time.Hour, nil, []runtime.Object{storeUser("app", "u3", "old-db")}, "stores.db.example.io/my-db -n app", "confidence low"},
+		{"the whole exists", user, status, nil, nil, time.Hour, []string{"my-db"}, nil, "", ""},
+		{"within the grace period", user, status, nil, nil, time.Minute, nil, nil, "", ""},
+		{"two fields could hold it (no status says what login made)", user, nil, nil, nil, time.Hour, nil, nil, "", ""},
 		{"the schema makes the other field an enumeration", user, nil, &apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-			"login": {Type: "string", Enum: []apiextensionsv1.JSON{{Raw: []byte(`"app"`)}}}, "database": {Type: "string"}}}, nil, time.Hour, nil, "stores.db.example.io/my-db -n app"},
-		{"an owner of the whole's kind says which (the owner rule's)", user, status, nil, []metav1.OwnerReference{{APIVersion: "db.example.io/v1", Kind: "Store", Name: "main", UID: "uid-main"}}, time.Hour, []string{"main"}, ""},
-		{"a field named for the whole says which (the field rule's)", map[string]any{"store": "main", "database": "my-db"}, nil, nil, nil, time.Hour, []string{"main"}, ""},
+			"login": {Type: "string", Enum: []apiextensionsv1.JSON{{Raw: []byte(`"app"`)}}}, "database": {Type: "string"}}}, nil, time.Hour, nil, nil, "stores.db.example.io/my-db -n app", "confidence low"},
+		{"an owner of the whole's kind says which (the owner rule's)", user, status, nil, []metav1.OwnerReference{{APIVersion: "db.example.io/v1", Kind: "Store", Name: "main", UID: "uid-main"}}, time.Hour, []string{"main"}, nil, "", ""},
+		{"a field named for the whole says which (the field rule's)", map[string]any{"store": "main", "database": "my-db"}, nil, nil, nil, time.Hour, []string{"main"}, nil, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := partOfFixture(t, tc.schema, tc.stores...).At(now)
+			x := partOfFixture(t, tc.schema, tc.others, tc.stores...).At(now)
 			deleted := metav1.NewTime(now.Add(-tc.age))
 			o := subject{res: testStoreUsers, obj: &metav1.ObjectMeta{Name: "u1", Namespace: "app", DeletionTimestamp: &deleted, OwnerReferences: tc.owners}}
 			body := &unstructured.Unstructured{Object: map[string]any{"spec": tc.spec}}
@@ -153,7 +161,7 @@ func TestPartOfReferenceMissingWhole(t *testing.T) {
 			var got []string
 			for _, d := range found {
 				got = append(got, d.ref.String())
-				if !d.inferred || !strings.Contains(d.reason, "by inference") || !strings.Contains(d.reason, "confidence low") || !strings.Contains(d.reason, "spec.database") {
+				if !d.inferred || !strings.Contains(d.reason, "by inference") || !strings.Contains(d.reason, tc.conf+":") || !strings.Contains(d.reason, "spec.database") {
 					t.Errorf("reason %q does not say it is inferred, from which field, with what confidence", d.reason)
 				}
 			}
@@ -162,4 +170,13 @@ func TestPartOfReferenceMissingWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storeUser is a StoreUser in ns whose spec.database names database.
+func storeUser(ns, name, database string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "db.example.io/v1", "kind": "StoreUser",
+		"spec": map[string]any{"database": database}}}
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u
 }

@@ -11,7 +11,7 @@ import (
 // Read the other way, the part-of rule finds the parts that refer to a stuck whole: the one
 // spec field that can hold the whole's name holds the stuck object's name, in its namespace.
 func TestPartOfReferrerPath(t *testing.T) {
-	x := partOfFixture(t, nil)
+	x := partOfFixture(t, nil, nil)
 	target := refTarget{group: "db.example.io", kind: "Store", plural: "stores", namespace: "app", name: "my-db"}
 	made := map[string]any{"postgresRole": "app-6xq2kd"}
 	for _, tc := range []struct {
