@@ -43,9 +43,9 @@ func newCatFile(ctx context.Context, repo *Repo) *catFile {
 // answer is cat-file's header for one request: the object's id, type and size, or missing
 // (the name names no object, or one the clone does not hold) or ambiguous.
 type answer struct {
-	oid, typ         string
-	size             int64
-	missing, ambiguo bool
+	oid, typ           string
+	size               int64
+	missing, ambiguous bool
 }
 
 // close stops the process and waits for it.
@@ -126,6 +126,9 @@ func checkName(name string) error {
 // the newline after them is checked here. An error from each, or a failure of git, stops
 // the process.
 func (c *catFile) batch(command string, names []string, each func(i int, a answer, r io.Reader) error) error {
+	if len(names) == 0 {
+		return nil
+	}
 	for _, n := range names {
 		if err := checkName(n); err != nil {
 			return err
@@ -189,7 +192,7 @@ func (c *catFile) answers(command string, names []string, each func(i int, a ans
 		case n + " missing":
 			a.missing = true
 		case n + " ambiguous":
-			a.ambiguo = true
+			a.ambiguous = true
 		default:
 			f := strings.Fields(line)
 			size, perr := int64(0), error(nil)
@@ -204,7 +207,7 @@ func (c *catFile) answers(command string, names []string, each func(i int, a ans
 		if err := each(i, a, ctxReader{c.ctx, c.out}); err != nil {
 			return err
 		}
-		if command == "contents" && !a.missing && !a.ambiguo {
+		if command == "contents" && !a.missing && !a.ambiguous {
 			if nl, err := c.out.ReadByte(); err != nil || nl != '\n' {
 				return fmt.Errorf("git cat-file: output out of step after %q", n)
 			}
@@ -236,7 +239,7 @@ func (c *catFile) resolve(rev string) (commit string, ok bool, err error) {
 		return "", false, nil
 	}
 	err = c.batch("info", []string{name}, func(_ int, a answer, _ io.Reader) error {
-		if !a.missing && !a.ambiguo && a.typ == "commit" {
+		if !a.missing && !a.ambiguous && a.typ == "commit" {
 			commit, ok = a.oid, true
 		}
 		return nil

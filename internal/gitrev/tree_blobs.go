@@ -103,7 +103,7 @@ func (b *blobReader) fetch(oid string, size int64, name string) ([]byte, error) 
 	var data []byte
 	err := b.cat.batch("contents", []string{oid}, func(_ int, a answer, r io.Reader) error {
 		switch {
-		case a.missing || a.ambiguo || a.oid != oid || a.typ != "blob":
+		case a.missing || a.ambiguous || a.oid != oid || a.typ != "blob":
 			return fmt.Errorf("git cat-file: %q (%s): not a blob in the repository", name, oid)
 		case a.size != size: // the limits were checked against the listing's sizes: cat-file must agree
 			return fmt.Errorf("git cat-file: %q is %d bytes, the listing said %d", name, a.size, size)

@@ -101,7 +101,7 @@ func (r *Repo) sizeBlobs(ctx context.Context, c *catFile, commit string, entries
 		switch {
 		case a.missing:
 			sizes[i] = missingBlob // as ls-tree -l's BAD: only reading it fails
-		case a.ambiguo || a.typ != "blob":
+		case a.ambiguous || a.typ != "blob":
 			return fmt.Errorf("git cat-file: %s is listed as a blob, git says %s", oids[i], a.typ)
 		default:
 			sizes[i] = a.size
@@ -128,7 +128,7 @@ func (r *Repo) sizeBlobs(ctx context.Context, c *catFile, commit string, entries
 // and the raw object id, the mode made canonical and the type derived as git's tree walk
 // does (ls-tree prints them so).
 func readTree(a answer, rd io.Reader, name string) ([]rawEntry, error) {
-	if a.missing || a.ambiguo {
+	if a.missing || a.ambiguous {
 		return nil, fmt.Errorf("git cat-file: tree %s is not in the repository", name)
 	}
 	if a.typ != "tree" {

@@ -2,6 +2,7 @@ package gitrev
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,14 +21,18 @@ import (
 // symlinks, executables, a submodule, the same tree at two paths, and a blob the copy does
 // not hold (size missingBlob, ls-tree's BAD).
 func TestListTreeCatAsLsTree(t *testing.T) {
-	r := gittest.New(t, map[string]string{
+	files := map[string]string{
 		"apps/a/deploy.yaml":   "a\n",
 		"apps/a.b":             "sorts before apps/a/\n",
 		"apps/b/c/d/e.yaml":    "deep\n",
 		" lead space.yaml":     "space\n",
 		"clusters/main/x.yaml": "x\n",
 		"tab\tname.yaml":       "tab\n",
-	})
+	}
+	for i := range 200 { // more requests than a pipe holds at once: written while answered
+		files[fmt.Sprintf("many/%03d/f.yaml", i)] = fmt.Sprintf("n: %d\n", i)
+	}
+	r := gittest.New(t, files)
 	repo, err := OpenRepo(r.Dir)
 	if err != nil {
 		t.Fatal(err)
