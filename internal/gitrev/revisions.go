@@ -96,8 +96,9 @@ func (p *pending) dir() (string, error) {
 
 // OpenRevisions resolves base and cand (base "" is the repository's default base, cand "" the
 // working tree) and starts listing both; an unknown revision is bad input, reported before
-// any work. One `git cat-file --batch-command` process resolves, lists and reads both. Cancelling ctx stops the reads (BaseFiles, CandidateFiles and later reads then
-// fail). Close releases the revisions.
+// any work. One `git cat-file --batch-command` process resolves, lists and reads both.
+// Cancelling ctx stops the reads (BaseFiles, CandidateFiles and later reads then fail). Close
+// releases the revisions.
 func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisions, error) {
 	r := &Revisions{BaseHow: "given with --base"}
 	if base == "" {
