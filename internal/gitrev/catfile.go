@@ -94,19 +94,28 @@ func (c *catFile) start() error {
 	// one write per answer, which cost a wake-up of this process per object.
 	cmd := gitCommand(c.ctx, c.repo.Dir, "cat-file", "--batch-command", "--buffer")
 	cmd.Stderr = &c.stderr
-	in, err := cmd.StdinPipe()
+	in, out, err := startPiped(cmd)
 	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return err
 	}
 	c.cmd, c.in, c.out = cmd, in, bufio.NewReaderSize(out, 64<<10)
 	return nil
+}
+
+// startPiped starts cmd with pipes to its standard input and from its standard output.
+func startPiped(cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, error) {
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return in, out, nil
 }
 
 // pipeBuf is the least a pipe holds (one page) before a write to it waits for the reader.

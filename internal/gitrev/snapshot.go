@@ -257,15 +257,8 @@ func (r *Repo) writeBlobs(ctx context.Context, w *treeWriter, blobs []treeEntry)
 	cmd := gitCommand(ctx, r.Dir, "cat-file", "--batch")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := startPiped(cmd)
 	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return err
 	}
 	go func() {
