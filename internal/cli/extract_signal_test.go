@@ -69,15 +69,16 @@ func TestSignalStopsExtractionOfLargeTree(t *testing.T) {
 	r := manyFiles(t, n)
 	for _, tc := range []struct {
 		name string
-		// ready is when to send the signal: at once (git lists the tree), once a revision's
-		// root exists (its tree listed and checked: the run walks it), once both exist, once
-		// files are read from git's objects.
+		// ready is when to send the signal: once git runs and no revision is open yet (it
+		// lists the trees: one cat-file process resolves, lists and reads both), once a
+		// revision's root exists (its tree listed and checked: the run walks it), once both
+		// exist, once both exist and files are read from git's objects.
 		ready func(tmp string, pid int) bool
 	}{
-		{"listing", func(_ string, pid int) bool { return runsChild(t, pid, "ls-tree") }},
+		{"listing", func(tmp string, pid int) bool { return runsChild(t, pid, "cat-file") && leftovers(t, tmp) == 0 }},
 		{"opened", func(tmp string, _ int) bool { return leftovers(t, tmp) > 0 }},
 		{"both opened", func(tmp string, _ int) bool { return leftovers(t, tmp) > 1 }},
-		{"reading", func(_ string, pid int) bool { return runsChild(t, pid, "cat-file") }},
+		{"reading", func(tmp string, pid int) bool { return leftovers(t, tmp) > 1 && runsChild(t, pid, "cat-file") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()

@@ -93,6 +93,25 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	return commit, nil
 }
 
+// resolveWith is Resolve through cat, which OpenTree and OpenRevisions then read the trees
+// with: no process of its own.
+func (r *Repo) resolveWith(ctx context.Context, cat *catFile, rev string) (string, error) {
+	if strings.HasPrefix(rev, "-") {
+		return "", exitcode.UsageErrorf("unknown revision %q", rev)
+	}
+	commit, ok, err := cat.resolve(rev)
+	if cerr := ctx.Err(); cerr != nil {
+		return "", cerr // cancelled, not an unknown revision
+	}
+	if err != nil {
+		return "", fmt.Errorf("resolving %q in %s: %w", rev, r.Dir, err)
+	}
+	if !ok {
+		return "", exitcode.UsageErrorf("unknown revision %q in %s", rev, r.Dir)
+	}
+	return commit, nil
+}
+
 func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
 	return git(ctx, r.Dir, args...)
 }

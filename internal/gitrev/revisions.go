@@ -42,6 +42,7 @@ type Revisions struct {
 	BaseHow string
 
 	base, cand *pending
+	cat        *catFile // resolves, lists and reads both revisions
 }
 
 // pending is a revision being opened.
@@ -54,8 +55,8 @@ type pending struct {
 	done  chan struct{}
 }
 
-// open starts reading rev, which Resolve made commit ("" for both: the working tree).
-func open(ctx context.Context, repo *Repo, rev, commit string) *pending {
+// open starts reading rev, which cat resolved to commit ("" for both: the working tree).
+func open(ctx context.Context, repo *Repo, cat *catFile, rev, commit string) *pending {
 	p := &pending{ctx: ctx, rev: rev, done: make(chan struct{})}
 	if rev == "" {
 		p.files = Disk(repo.Dir)
@@ -64,7 +65,7 @@ func open(ctx context.Context, repo *Repo, rev, commit string) *pending {
 	}
 	go func() {
 		defer close(p.done)
-		p.tree, p.err = repo.openTree(ctx, rev, commit)
+		p.tree, p.err = repo.openTree(ctx, cat, false, rev, commit)
 		if p.err == nil {
 			p.files = p.tree
 		}
@@ -94,9 +95,10 @@ func (p *pending) dir() (string, error) {
 }
 
 // OpenRevisions resolves base and cand (base "" is the repository's default base, cand "" the
-// working tree) and starts extracting both; an unknown revision is bad input, reported before
-// any work. Cancelling ctx stops the reads (BaseFiles, CandidateFiles and later reads then
-// fail). Close releases the revisions.
+// working tree) and starts listing both; an unknown revision is bad input, reported before
+// any work. One `git cat-file --batch-command` process resolves, lists and reads both.
+// Cancelling ctx stops the reads (BaseFiles, CandidateFiles and later reads then fail). Close
+// releases the revisions.
 func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisions, error) {
 	r := &Revisions{BaseHow: "given with --base"}
 	if base == "" {
@@ -107,19 +109,25 @@ func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisio
 		base, r.BaseHow = rev, how
 	}
 	r.Base, r.Candidate = Revision{Rev: base}, Revision{Rev: cand}
+	r.cat = newCatFile(ctx, repo)
+	fail := func(which, rev string, err error) (*Revisions, error) {
+		r.cat.close()
+		return nil, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("%s revision %q: %w", which, rev, err))
+	}
 	var err error
-	if r.Base.Commit, err = repo.Resolve(ctx, base); err != nil {
-		return nil, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("base revision %q: %w", base, err))
+	if r.Base.Commit, err = repo.resolveWith(ctx, r.cat, base); err != nil {
+		return fail("base", base, err)
 	}
 	if cand != "" {
-		if r.Candidate.Commit, err = repo.Resolve(ctx, cand); err != nil {
-			return nil, exitcode.WithCode(exitcode.Of(err), fmt.Errorf("candidate revision %q: %w", cand, err))
+		if r.Candidate.Commit, err = repo.resolveWith(ctx, r.cat, cand); err != nil {
+			return fail("candidate", cand, err)
 		}
 	}
 	if r.Candidate.Commit == r.Base.Commit {
+		r.cat.close()
 		return nil, exitcode.UsageErrorf("--base %s and --candidate %s are the same commit %s: there is no change to judge", base, cand, shortCommit(r.Base.Commit))
 	}
-	r.base, r.cand = open(ctx, repo, base, r.Base.Commit), open(ctx, repo, cand, r.Candidate.Commit)
+	r.base, r.cand = open(ctx, repo, r.cat, base, r.Base.Commit), open(ctx, repo, r.cat, cand, r.Candidate.Commit)
 	return r, nil
 }
 
@@ -156,4 +164,7 @@ func (r *Revisions) Close() {
 		}()
 	}
 	wg.Wait()
+	if r.cat != nil {
+		r.cat.close()
+	}
 }

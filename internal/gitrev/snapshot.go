@@ -62,7 +62,7 @@ func (r *Repo) Snapshot(ctx context.Context, rev string) (*Snapshot, error) {
 		return nil, err
 	}
 	defer progress.Begin(ctx, "extracting revision %s (%s)", rev, shortCommit(commit))()
-	entries, total, err := r.listTree(ctx, commit)
+	entries, total, err := r.listTree(ctx, nil, commit)
 	if err != nil {
 		return nil, fmt.Errorf("extracting %s (%s): %w", rev, commit, err)
 	}
@@ -84,9 +84,16 @@ func (r *Repo) Snapshot(ctx context.Context, rev string) (*Snapshot, error) {
 
 // listTree lists commit's tree, checked (checkTree), with the bytes its files hold in all:
 // a file above maxBlob or a revision above maxSnapshot is refused before anything is
-// written, the error naming the file or the revision's total.
-func (r *Repo) listTree(ctx context.Context, commit string) ([]treeEntry, int64, error) {
-	entries, err := r.lsTree(ctx, commit)
+// written, the error naming the file or the revision's total. It reads through cat when
+// given (listTreeCat), else runs ls-tree (lsTree); both list the same.
+func (r *Repo) listTree(ctx context.Context, cat *catFile, commit string) ([]treeEntry, int64, error) {
+	var entries []treeEntry
+	var err error
+	if cat != nil {
+		entries, err = r.listTreeCat(ctx, cat, commit)
+	} else {
+		entries, err = r.lsTree(ctx, commit)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -250,15 +257,8 @@ func (r *Repo) writeBlobs(ctx context.Context, w *treeWriter, blobs []treeEntry)
 	cmd := gitCommand(ctx, r.Dir, "cat-file", "--batch")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	stdin, stdout, err := startPiped(cmd)
 	if err != nil {
-		return err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return err
 	}
 	go func() {

@@ -66,20 +66,27 @@ type node struct {
 
 // OpenTree resolves rev (an unknown rev is bad input), lists and checks its tree and returns
 // its files without reading one: a tree git fsck would flag, a file above maxBlob or a
-// revision above maxSnapshot is refused with an error naming it.
+// revision above maxSnapshot is refused with an error naming it. One git process serves it
+// all, until Close.
 func (r *Repo) OpenTree(ctx context.Context, rev string) (*Tree, error) {
-	commit, err := r.Resolve(ctx, rev)
-	if err != nil {
-		return nil, err
+	cat := newCatFile(ctx, r)
+	commit, err := r.resolveWith(ctx, cat, rev)
+	if err == nil {
+		var t *Tree
+		if t, err = r.openTree(ctx, cat, true, rev, commit); err == nil {
+			return t, nil
+		}
 	}
-	return r.openTree(ctx, rev, commit)
+	cat.close()
+	return nil, err
 }
 
-// openTree is OpenTree of rev, already resolved to commit (OpenRevisions resolves both
-// revisions first, to report an unknown one before any work).
-func (r *Repo) openTree(ctx context.Context, rev, commit string) (*Tree, error) {
+// openTree is OpenTree of rev, already resolved to commit through cat (OpenRevisions resolves
+// both revisions first, to report an unknown one before any work); the Tree stops cat when
+// it closes if it owns it.
+func (r *Repo) openTree(ctx context.Context, cat *catFile, owns bool, rev, commit string) (*Tree, error) {
 	defer progress.Begin(ctx, "listing revision %s (%s)", rev, shortCommit(commit))()
-	entries, total, err := r.listTree(ctx, commit)
+	entries, total, err := r.listTree(ctx, cat, commit)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s (%s): %w", rev, commit, err)
 	}
@@ -98,7 +105,7 @@ func (r *Repo) openTree(ctx context.Context, rev, commit string) (*Tree, error) 
 		return nil, err
 	}
 	return &Tree{Rev: rev, Commit: commit, root: real, entries: entries, repo: r,
-		nodes: nodes, blobs: newBlobReader(ctx, r, defaultLimits)}, nil
+		nodes: nodes, blobs: newBlobReader(ctx, cat, owns, defaultLimits)}, nil
 }
 
 // buildNodes indexes checked entries (checkTree: every parent is a listed directory). It stops

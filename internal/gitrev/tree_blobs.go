@@ -1,14 +1,11 @@
 package gitrev
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"strings"
 	"sync"
 )
 
@@ -26,61 +23,45 @@ type limits struct {
 // bases and components many times.
 var defaultLimits = limits{blob: maxBlob, total: maxSnapshot, cacheEntry: 1 << 20, cache: 64 << 20}
 
-// blobReader reads blobs from one `git cat-file --batch` process, started at the first read
-// and stopped when the context it was made with ends, or by close. Reads are serialised; a
-// failed read stops the process and fails every later one.
+// blobReader reads one revision's blobs through a catFile (shared with the other revision
+// of a comparison), within its own limits and cache. Reads are serialised by the catFile; a
+// failed read fails every later one.
 type blobReader struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	repo   *Repo
-	lim    limits
+	ctx  context.Context
+	cat  *catFile
+	lim  limits
+	owns bool // close stops cat too
 
 	mu     sync.Mutex
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr bytes.Buffer
 	err    error // sticky
 	spent  int64
 	cache  map[string][]byte
 	cached int64
 }
 
-func newBlobReader(ctx context.Context, repo *Repo, lim limits) *blobReader {
-	ctx, cancel := context.WithCancel(ctx)
-	return &blobReader{ctx: ctx, cancel: cancel, repo: repo, lim: lim, cache: map[string][]byte{}}
+func newBlobReader(ctx context.Context, cat *catFile, owns bool, lim limits) *blobReader {
+	return &blobReader{ctx: ctx, cat: cat, owns: owns, lim: lim, cache: map[string][]byte{}}
 }
 
 var errClosed = errors.New("the revision was closed")
 
-// close stops the process and waits for it.
+// close makes every later read fail, and stops the git process when the reader owns it.
 func (b *blobReader) close() {
-	b.cancel()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.stop(errClosed)
-}
-
-// stop ends the process, if any, and makes err every later read's error.
-func (b *blobReader) stop(err error) {
 	if b.err == nil {
-		b.err = err
+		b.err = errClosed
 	}
-	if b.cmd != nil {
-		_ = b.in.Close()
-		if b.cmd.Process != nil {
-			_ = b.cmd.Process.Kill()
-		}
-		_ = b.cmd.Wait()
-		b.cmd = nil
+	b.mu.Unlock()
+	if b.owns {
+		b.cat.close()
 	}
 }
 
-// read returns a copy of blob oid, which ls-tree said holds size bytes; name is its path,
+// read returns a copy of blob oid, which the listing said holds size bytes; name is its path,
 // for errors.
 func (b *blobReader) read(oid string, size int64, name string) ([]byte, error) {
 	if size == missingBlob {
-		return nil, ErrMissingBlob // never asked of cat-file --batch, which would die on it
+		return nil, ErrMissingBlob // never asked of cat-file, which would try to fetch it
 	}
 	if size > b.lim.blob {
 		return nil, fmt.Errorf("%q is %d bytes, above the limit of %d bytes for a file", name, size, b.lim.blob)
@@ -94,7 +75,8 @@ func (b *blobReader) read(oid string, size int64, name string) ([]byte, error) {
 		return nil, b.err
 	}
 	if err := b.ctx.Err(); err != nil {
-		b.stop(context.Cause(b.ctx))
+		b.err = context.Cause(b.ctx)
+		b.cat.abort(b.err) // at once, not when exec notices the context
 		return nil, b.err
 	}
 	if b.spent+size > b.lim.total {
@@ -105,7 +87,7 @@ func (b *blobReader) read(oid string, size int64, name string) ([]byte, error) {
 		if b.ctx.Err() != nil {
 			err = context.Cause(b.ctx)
 		}
-		b.stop(err)
+		b.err = err
 		return nil, err
 	}
 	b.spent += size
@@ -116,49 +98,19 @@ func (b *blobReader) read(oid string, size int64, name string) ([]byte, error) {
 	return data, nil
 }
 
-// fetch asks the process for oid and reads its answer.
+// fetch asks the git process for oid and reads its answer.
 func (b *blobReader) fetch(oid string, size int64, name string) ([]byte, error) {
-	if err := b.start(); err != nil {
-		return nil, err
-	}
-	if _, err := io.WriteString(b.in, oid+"\n"); err != nil {
-		return nil, fmt.Errorf("git cat-file: %v: %s", err, strings.TrimSpace(b.stderr.String()))
-	}
-	got, err := batchHeader(b.out, treeEntry{oid: oid, path: name})
-	if err != nil {
-		return nil, err
-	}
-	if got != size { // the limits were checked against ls-tree's sizes: cat-file must agree
-		return nil, fmt.Errorf("git cat-file: %q is %d bytes, ls-tree said %d", name, got, size)
-	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(ctxReader{b.ctx, b.out}, data); err != nil {
-		return nil, fmt.Errorf("git cat-file: reading %q: %w", name, err)
-	}
-	if nl, err := b.out.ReadByte(); err != nil || nl != '\n' {
-		return nil, fmt.Errorf("git cat-file: output out of step after %q", name)
-	}
-	return data, nil
-}
-
-// start starts the process if it does not run.
-func (b *blobReader) start() error {
-	if b.cmd != nil {
-		return nil
-	}
-	cmd := gitCommand(b.ctx, b.repo.Dir, "cat-file", "--batch")
-	cmd.Stderr = &b.stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
+	var data []byte
+	err := b.cat.batch("contents", []string{oid}, func(_ int, a answer, r io.Reader) error {
+		switch {
+		case a.missing || a.ambiguous || a.oid != oid || a.typ != "blob":
+			return fmt.Errorf("git cat-file: %q (%s): not a blob in the repository", name, oid)
+		case a.size != size: // the limits were checked against the listing's sizes: cat-file must agree
+			return fmt.Errorf("git cat-file: %q is %d bytes, the listing said %d", name, a.size, size)
+		}
+		var err error
+		data, err = readContents(a, ctxReader{b.ctx, r}, size, fmt.Sprintf("%q", name))
 		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	b.cmd, b.in, b.out = cmd, in, bufio.NewReaderSize(out, 64<<10)
-	return nil
+	})
+	return data, err
 }

@@ -185,7 +185,7 @@ func TestTreeStopsWithItsContext(t *testing.T) {
 	if _, err := tr.ReadFile(filepath.Join(tr.Root(), "apps/a.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	proc := tr.blobs.cmd.Process
+	proc := tr.blobs.cat.cmd.Process
 	cancel()
 	if _, err := tr.ReadFile(filepath.Join(tr.Root(), "apps/b.yaml")); !errors.Is(err, context.Canceled) {
 		t.Errorf("read after cancel: %v, want context.Canceled", err)
