@@ -39,6 +39,12 @@ type benchAllRound struct {
 
 func (r benchAllRound) ratio() float64 { return float64(r.why) / float64(r.floor) }
 
+// cpuRatio is -A's CPU (client and control plane) over the floor's: what the round's ratio
+// would be on a machine with nothing else to run, if both were bound by CPU alone.
+func (r benchAllRound) cpuRatio() float64 {
+	return float64(r.whyCPU.client+r.whyCPU.server) / float64(r.floorCPU.client+r.floorCPU.server)
+}
+
 // benchAllRounds are the rounds of one benchmark iteration, the warm-up ones first.
 type benchAllRounds []benchAllRound
 
@@ -73,11 +79,11 @@ func (rs benchAllRounds) counted() benchAllRounds {
 	return slices.DeleteFunc(slices.Clone(rs), func(r benchAllRound) bool { return r.warmUp })
 }
 
-// ratios returns the median, least and greatest ratio of the counted rounds.
-func (rs benchAllRounds) ratios() (median, lo, hi float64) {
+// ratios returns the median, least and greatest of what ratio says of each counted round.
+func (rs benchAllRounds) ratios(ratio func(benchAllRound) float64) (median, lo, hi float64) {
 	var s []float64
 	for _, r := range rs.counted() {
-		s = append(s, r.ratio())
+		s = append(s, ratio(r))
 	}
 	if len(s) == 0 {
 		return 0, 0, 0
@@ -103,7 +109,7 @@ func (rs benchAllRounds) median(pick func(benchAllRound) time.Duration) time.Dur
 func (rs benchAllRounds) table() string {
 	var s strings.Builder
 	w := tabwriter.NewWriter(&s, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "round\tfirst\tfloor ms\t-A ms\t-A/floor\tfloor CPU client+cp ms\t-A CPU client+cp ms\tload 1m\t")
+	fmt.Fprintln(w, "round\tfirst\tfloor ms\t-A ms\t-A/floor\tfloor CPU client+cp ms\t-A CPU client+cp ms\tCPU -A/floor\tload 1m\t")
 	for i, r := range rs {
 		name := fmt.Sprint(i + 1)
 		if r.warmUp {
@@ -113,8 +119,8 @@ func (rs benchAllRounds) table() string {
 		if r.whyFirst {
 			first = "-A"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%.0f\t%.0f\t%.2fx\t%.0f+%.0f\t%.0f+%.0f\t%s\t\n", name, first, benchMS(r.floor), benchMS(r.why), r.ratio(),
-			benchMS(r.floorCPU.client), benchMS(r.floorCPU.server), benchMS(r.whyCPU.client), benchMS(r.whyCPU.server), r.load)
+		fmt.Fprintf(w, "%s\t%s\t%.0f\t%.0f\t%.2fx\t%.0f+%.0f\t%.0f+%.0f\t%.2fx\t%s\t\n", name, first, benchMS(r.floor), benchMS(r.why), r.ratio(),
+			benchMS(r.floorCPU.client), benchMS(r.floorCPU.server), benchMS(r.whyCPU.client), benchMS(r.whyCPU.server), r.cpuRatio(), r.load)
 	}
 	w.Flush()
 	return s.String()
@@ -140,10 +146,12 @@ func (f *benchFixture) proxiedAll(ctx context.Context, b *testing.B) (map[string
 
 // reportAll prints the -A rounds (KF_BENCH_ONLY=A) and records the median ratio and its spread.
 func (r benchResult) reportAll(b *testing.B) {
-	med, lo, hi := r.allRounds.ratios()
+	med, lo, hi := r.allRounds.ratios(benchAllRound.ratio)
+	cmed, clo, chi := r.allRounds.ratios(benchAllRound.cpuRatio)
 	b.ReportMetric(med, "x-of-floor-A")
 	b.ReportMetric(lo, "x-of-floor-A-min")
 	b.ReportMetric(hi, "x-of-floor-A-max")
+	b.ReportMetric(cmed, "x-of-floor-A-CPU")
 	floor := r.allRounds.median(func(x benchAllRound) time.Duration { return x.floor })
 	why := r.allRounds.median(func(x benchAllRound) time.Duration { return x.why })
 	b.ReportMetric(benchMS(why), "why-A-ms")
@@ -158,11 +166,12 @@ func (r benchResult) reportAll(b *testing.B) {
 	n := len(r.allRounds.counted())
 	b.Logf("-A against its floor, %d rounds counted after %d warm-up (each round: both, back to back, the first alternating)\n%s"+
 		"-A is %.2fx its floor: median of the %d rounds' ratios, min %.2fx, max %.2fx (target <= 1.25)\n"+
+		"its CPU (client and control plane) is %.2fx the floor's: median, min %.2fx, max %.2fx\n"+
 		"medians: floor %.0f ms, -A %.0f ms; CPU client floor %.0f ms, -A %.0f ms; control plane floor %.0f ms, -A %.0f ms (10 ms ticks)\n"+
 		"requests: -A %d through the proxy, the floor %d LISTs after discovery\n"+
 		"load average at the end: %s\none -A run through the proxy: %s; its requests by resource:\n%s"+
 		"its requests beyond the floor's, and all that ended after its last metadata LIST (start and end, from that LIST's end):\n%s",
-		n, benchAllWarmUp, r.allRounds.table(), med, n, lo, hi, benchMS(floor), benchMS(why),
+		n, benchAllWarmUp, r.allRounds.table(), med, n, lo, hi, cmed, clo, chi, benchMS(floor), benchMS(why),
 		cpu(floorCPU, client), cpu(whyCPU, client), cpu(floorCPU, server), cpu(whyCPU, server),
 		benchTotal(r.allDetail), r.allRounds[len(r.allRounds)-1].floorLists, benchLoad(), r.allPhases, benchFormatDetail(r.allDetail), r.allTail)
 }
