@@ -69,9 +69,15 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 		obj := m.DeepCopy()
 		if r.Group == "" && r.Resource == "namespaces" {
 			// A namespace's content is explained once the objects above are: it reuses them.
+			// Its own full read starts now.
 			mu.Lock()
 			namespaces = append(namespaces, Item{Resource: r, Object: obj})
 			mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = x.namespaceAsListed(ctx, obj)
+			}()
 			return
 		}
 		if readsStatus(subject{res: r}) {
