@@ -80,11 +80,7 @@ func (s *keySorter) value() error {
 func (s *keySorter) object() error {
 	s.i++ // {
 	begin, first := len(s.out), len(s.members)
-	s.out = append(s.out, '{')
-	s.skipSpace()
-	if s.i < len(s.src) && s.src[s.i] == '}' {
-		s.i++
-		s.out = append(s.out, '}')
+	if s.open('{', '}') {
 		return nil
 	}
 	for {
@@ -106,16 +102,12 @@ func (s *keySorter) object() error {
 			return err
 		}
 		s.members = append(s.members, member{key: key, at: at, end: len(s.out)})
-		if s.skipSpace(); s.i >= len(s.src) {
-			return errSyntax
+		done, err := s.next('}')
+		if err != nil {
+			return err
 		}
-		c := s.src[s.i]
-		s.i++
-		if c == '}' {
+		if done {
 			break
-		}
-		if c != ',' {
-			return errSyntax
 		}
 	}
 	members := s.members[first:]
@@ -139,31 +131,52 @@ func (s *keySorter) object() error {
 
 func (s *keySorter) array() error {
 	s.i++ // [
-	s.out = append(s.out, '[')
-	s.skipSpace()
-	if s.i < len(s.src) && s.src[s.i] == ']' {
-		s.i++
-		s.out = append(s.out, ']')
+	if s.open('[', ']') {
 		return nil
 	}
 	for {
 		if err := s.value(); err != nil {
 			return err
 		}
-		if s.skipSpace(); s.i >= len(s.src) {
-			return errSyntax
-		}
-		c := s.src[s.i]
-		s.i++
-		if c == ']' {
+		done, err := s.next(']')
+		switch {
+		case err != nil:
+			return err
+		case done:
 			s.out = append(s.out, ']')
 			return nil
 		}
-		if c != ',' {
-			return errSyntax
-		}
 		s.out = append(s.out, ',')
 	}
+}
+
+// open writes the opening bracket of an object or array (read already) and reports whether it
+// is empty, in which case its closing bracket is read and written too.
+func (s *keySorter) open(opening, closing byte) bool {
+	s.out = append(s.out, opening)
+	s.skipSpace()
+	if s.i < len(s.src) && s.src[s.i] == closing {
+		s.i++
+		s.out = append(s.out, closing)
+		return true
+	}
+	return false
+}
+
+// next reads what follows a member or element: the closing bracket (done) or a comma.
+func (s *keySorter) next(closing byte) (done bool, err error) {
+	if s.skipSpace(); s.i >= len(s.src) {
+		return false, errSyntax
+	}
+	c := s.src[s.i]
+	s.i++
+	switch c {
+	case closing:
+		return true, nil
+	case ',':
+		return false, nil
+	}
+	return false, errSyntax
 }
 
 // str reads the string at s.i and returns it as json.Marshal writes it, and decoded.
