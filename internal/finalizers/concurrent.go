@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubeforensics/suite/internal/kinds"
 )
@@ -54,7 +55,7 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var out []*Explanation
-	sem := make(chan struct{}, sweepWorkers)
+	sem, gets := make(chan struct{}, sweepWorkers), make(chan struct{}, sweepWorkers)
 	var namespaces []Item
 	var shared sync.Once
 	// stuck starts the explanation of a Terminating object; it is apart from keep, which runs
@@ -68,10 +69,19 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 		obj := m.DeepCopy()
 		if r.Group == "" && r.Resource == "namespaces" {
 			// A namespace's content is explained once the objects above are: it reuses them.
+			// Its own full read starts now.
 			mu.Lock()
 			namespaces = append(namespaces, Item{Resource: r, Object: obj})
 			mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = x.namespaceAsListed(ctx, obj)
+			}()
 			return
+		}
+		if readsStatus(subject{res: r}) {
+			x.prefetchFull(ctx, r, obj, &wg, gets)
 		}
 		wg.Add(1)
 		// The LIST goes on at once: an explanation may wait for the sweep to finish.
@@ -96,6 +106,36 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 	})
 	wg.Wait()
 	return s, append(out, x.ExplainItems(ctx, namespaces)...)
+}
+
+// fullRead is the answer to a full read of one object.
+type fullRead struct {
+	obj *unstructured.Unstructured
+	err error
+}
+
+// fullKey names one version of one object, for prefetched.
+func fullKey(r kinds.Resource, obj metav1.Object) string {
+	return r.GVR().String() + "/" + obj.GetNamespace() + "/" + obj.GetName() + "/" + string(obj.GetUID()) + "/" + obj.GetResourceVersion()
+}
+
+// prefetchFull starts the full read of a Terminating object as soon as the sweep meets it, at
+// most cap(gets) at a time, counted in wg: its explanation, which may first wait for a place
+// in the pool and for the shared reads, then finds it made or under way (fullObject) rather
+// than reading after them, when the sweep may be over.
+func (x *Explainer) prefetchFull(ctx context.Context, r kinds.Resource, obj metav1.Object, wg *sync.WaitGroup, gets chan struct{}) {
+	pending := make(chan fullRead, 1)
+	if _, loaded := x.prefetched.LoadOrStore(fullKey(r, obj), pending); loaded {
+		return
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		gets <- struct{}{}
+		defer func() { <-gets }()
+		full, err := x.readFull(ctx, r, obj)
+		pending <- fullRead{obj: full, err: err}
+	}()
 }
 
 // prefetchShared starts, each in its own goroutine counted in wg, the cluster-wide reads that

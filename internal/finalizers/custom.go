@@ -106,11 +106,11 @@ func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 				return nil, err
 			}
 		}
-		sts, err := apps.StatefulSets("").List(ctx, metav1.ListOptions{})
+		sts, err := x.clusterStatefulSets(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range sts.Items {
+		for _, s := range sts {
 			if out, err = appendWorkload(out, "statefulsets", "StatefulSet", s.ObjectMeta, s.Spec.Template.Spec.ServiceAccountName, &s); err != nil {
 				return nil, err
 			}
@@ -125,6 +125,18 @@ func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 			}
 		}
 		return out, nil
+	})
+}
+
+// clusterStatefulSets lists the StatefulSets of every namespace once per command: workloads
+// reads them, and a sweep's claim checks cut their namespace out of the same list.
+func (x *Explainer) clusterStatefulSets(ctx context.Context) ([]appsv1.StatefulSet, error) {
+	return cached(x, "statefulsets-all-namespaces", func() ([]appsv1.StatefulSet, error) {
+		l, err := x.c.Kube.AppsV1().StatefulSets("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return l.Items, nil
 	})
 }
 

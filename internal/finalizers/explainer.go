@@ -32,6 +32,9 @@ type Explainer struct {
 	// sharedRead is set once a sweep has started the cluster-wide reads its explanations share
 	// (prefetchShared): what can be derived from them is not read again.
 	sharedRead bool
+	// prefetched holds, by fullKey, the full reads a sweep started for the Terminating
+	// objects it met (a chan fullRead each), until their explanation takes them.
+	prefetched sync.Map
 }
 
 // New returns an Explainer for the cluster behind c, resolving kinds through catalog.

@@ -37,19 +37,58 @@ type ownedSet struct {
 	via string // the owned object between, "" when owned directly
 }
 
+// statefulSets are the StatefulSets of one namespace, at most maxListedForClaims; more says that
+// the namespace holds others, not read.
+type statefulSets struct {
+	Items []appsv1.StatefulSet
+	more  bool
+}
+
+// namespaceStatefulSets lists the StatefulSets of ns once per command, at most
+// maxListedForClaims. In a sweep they are cut out of the cluster-wide list the shared reads
+// make anyway (workloads): a LIST returns them in storage order, one namespace after another,
+// so the cut holds the same ones in the same order as a LIST of the namespace; where the
+// cluster-wide list failed they are listed in the namespace alone.
+func (x *Explainer) namespaceStatefulSets(ctx context.Context, ns string) (*statefulSets, error) {
+	return cached(x, "statefulsets/"+ns, func() (*statefulSets, error) {
+		x.mu.Lock()
+		shared := x.sharedRead
+		x.mu.Unlock()
+		if shared {
+			if all, err := x.clusterStatefulSets(ctx); err == nil {
+				out := &statefulSets{}
+				for i := range all {
+					if all[i].Namespace != ns {
+						continue
+					}
+					if len(out.Items) == maxListedForClaims {
+						out.more = true
+						break
+					}
+					out.Items = append(out.Items, all[i])
+				}
+				return out, nil
+			}
+		}
+		l, err := x.c.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{Limit: maxListedForClaims})
+		if err != nil {
+			return nil, err
+		}
+		return &statefulSets{Items: l.Items, more: l.Continue != ""}, nil
+	})
+}
+
 // ownedStatefulSets lists the StatefulSets of the object's namespace and returns those it owns by
 // uid, directly or one level down (a StatefulSet whose owner the object owns). A failed or
 // bounded read is returned as a gap.
 func (x *Explainer) ownedStatefulSets(ctx context.Context, o subject) ([]ownedSet, []report.Gap) {
 	ns, uid := o.obj.GetNamespace(), o.obj.GetUID()
-	sets, err := cached(x, "statefulsets/"+ns, func() (*appsv1.StatefulSetList, error) {
-		return x.c.Kube.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{Limit: maxListedForClaims})
-	})
+	sets, err := x.namespaceStatefulSets(ctx, ns)
 	if err != nil {
 		return nil, []report.Gap{listGap(typeID(statefulSetsResource, ns), "whether the object owns StatefulSets whose claims a finalizer strip leaves behind", err)}
 	}
 	var gaps []report.Gap
-	if sets.Continue != "" {
+	if sets.more {
 		gaps = append(gaps, boundGap(report.OpList, typeID(statefulSetsResource, ns), fmt.Sprintf("more StatefulSets than are read (bound of %d): those past it were not checked for claims a strip leaves", maxListedForClaims)))
 	}
 	var out []ownedSet

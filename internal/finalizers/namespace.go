@@ -23,9 +23,7 @@ var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io",
 // deletions, CRD conversion webhooks that make a type unlistable, unavailable APIServices. Any
 // other spec finalizer is attributed to whoever may update namespaces/finalize.
 func (x *Explainer) namespaceFinalizers(ctx context.Context, o subject, e *Explanation) []Finalizer {
-	ns, err := asListed(ctx, o.obj.GetResourceVersion(), func(opts metav1.GetOptions) (*corev1.Namespace, error) {
-		return x.c.Kube.CoreV1().Namespaces().Get(ctx, o.obj.GetName(), opts)
-	})
+	ns, err := x.namespaceAsListed(ctx, o.obj)
 	if err != nil {
 		f := Finalizer{Name: "kubernetes", RemovedBy: "kube-controller-manager (namespace controller)", WaitsFor: "every object in the namespace is deleted"}
 		f.Incomplete = append(f.Incomplete, getGap(o.ref().ID(), "reading namespace "+o.obj.GetName(), err))
@@ -46,6 +44,17 @@ func (x *Explainer) namespaceFinalizers(ctx context.Context, o subject, e *Expla
 		markStale(e.Conditions, "the namespace controller has finished: only other spec finalizers remain")
 	}
 	return out
+}
+
+// namespaceAsListed reads a namespace in full (status and spec finalizers), not older than the
+// version read of it, once per command: a sweep starts the read when its LIST meets the
+// namespace Terminating, and the explanation, made after the namespace's content, takes it.
+func (x *Explainer) namespaceAsListed(ctx context.Context, obj metav1.Object) (*corev1.Namespace, error) {
+	return cached(x, "namespace-as-listed/"+obj.GetName()+"/"+obj.GetResourceVersion(), func() (*corev1.Namespace, error) {
+		return asListed(ctx, obj.GetResourceVersion(), func(opts metav1.GetOptions) (*corev1.Namespace, error) {
+			return x.c.Kube.CoreV1().Namespaces().Get(ctx, obj.GetName(), opts)
+		})
+	})
 }
 
 func hasKubernetes(fs []corev1.FinalizerName) bool {

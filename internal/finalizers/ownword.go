@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/report"
 )
 
@@ -38,10 +39,7 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 	var w ownWord
 	var gaps []report.Gap
 	if readsStatus(o) {
-		ri := x.c.Dynamic.Resource(o.res.GVR()).Namespace(o.obj.GetNamespace())
-		obj, err := asListed(ctx, o.obj.GetResourceVersion(), func(opts metav1.GetOptions) (*unstructured.Unstructured, error) {
-			return ri.Get(ctx, o.obj.GetName(), opts)
-		})
+		obj, err := x.fullObject(ctx, o.res, o.obj)
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
@@ -58,6 +56,26 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 	}
 	w.events = events
 	return w, gaps
+}
+
+// fullObject reads the object in full, not older than the version its metadata was read at.
+// A read a sweep started when its LIST met the object (prefetchFull) is taken, once, instead of
+// made again.
+func (x *Explainer) fullObject(ctx context.Context, res kinds.Resource, obj metav1.Object) (*unstructured.Unstructured, error) {
+	if pending, ok := x.prefetched.LoadAndDelete(fullKey(res, obj)); ok {
+		r := <-pending.(chan fullRead)
+		return r.obj, r.err
+	}
+	return x.readFull(ctx, res, obj)
+}
+
+// readFull reads the object in full, from the API server's watch cache when it has the version
+// already read (asListed).
+func (x *Explainer) readFull(ctx context.Context, res kinds.Resource, obj metav1.Object) (*unstructured.Unstructured, error) {
+	ri := x.c.Dynamic.Resource(res.GVR()).Namespace(obj.GetNamespace())
+	return asListed(ctx, obj.GetResourceVersion(), func(opts metav1.GetOptions) (*unstructured.Unstructured, error) {
+		return ri.Get(ctx, obj.GetName(), opts)
+	})
 }
 
 // readsStatus says whether the object's full body is read for its status: only for custom and

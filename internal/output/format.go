@@ -113,24 +113,14 @@ func PrintJSON(w io.Writer, v any) error {
 	return err
 }
 
-// SortedJSON marshals v with the keys of every object sorted: marshalled once, decoded into
-// maps (numbers kept as written), and marshalled again, which orders map keys.
+// SortedJSON marshals v with the keys of every object sorted: marshalled once, then the keys
+// of every object put in order (sortKeys), as decoding into maps and marshalling again would.
 func SortedJSON(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
-		return nil, fmt.Errorf("re-reading json: %w", err)
-	}
-	out, err := json.Marshal(tree)
-	if err != nil {
-		return nil, fmt.Errorf("encoding json: %w", err)
-	}
-	return out, nil
+	return sortKeys(raw)
 }
 
 // PrintYAML writes v as YAML, using its json tags so both forms share one schema. The keys of

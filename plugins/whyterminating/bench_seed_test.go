@@ -216,6 +216,16 @@ type benchProxy struct {
 	// detail counts the requests by verb, resource and representation (metadata-only or
 	// full), for the breakdown of the -A run.
 	detail map[string]int
+	// log is every request since the last reset, in the order they ended: what the -A run
+	// does after its sweep's last LIST is read from it.
+	log []benchRequest
+}
+
+// benchRequest is one request through the proxy: what it was (as benchDetail names it) and
+// when it started and ended.
+type benchRequest struct {
+	detail     string
+	start, end time.Time
 }
 
 // benchTimeline marks when a client's requests happened: the first one, the span of the LISTs
@@ -232,7 +242,9 @@ func (p *benchProxy) RoundTrip(r *http.Request) (*http.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[class]++
-	p.detail[benchDetail(r, class)]++
+	detail := benchDetail(r, class)
+	p.detail[detail]++
+	p.log = append(p.log, benchRequest{detail: detail, start: start, end: end})
 	t := &p.timeline
 	if t.first.IsZero() {
 		t.first = start
@@ -284,18 +296,18 @@ func (p *benchProxy) reset() (map[string]int, benchTimeline) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c, t := p.counts, p.timeline
-	p.counts, p.timeline, p.detail = map[string]int{}, benchTimeline{}, map[string]int{}
+	p.counts, p.timeline, p.detail, p.log = map[string]int{}, benchTimeline{}, map[string]int{}, nil
 	return c, t
 }
 
-// resetDetail returns the per-resource breakdown and the timeline so far and starts again
-// from zero.
-func (p *benchProxy) resetDetail() (map[string]int, benchTimeline) {
+// resetDetail returns the per-resource breakdown, the timeline and the request log so far and
+// starts again from zero.
+func (p *benchProxy) resetDetail() (map[string]int, benchTimeline, []benchRequest) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	d, t := p.detail, p.timeline
-	p.counts, p.timeline, p.detail = map[string]int{}, benchTimeline{}, map[string]int{}
-	return d, t
+	d, t, l := p.detail, p.timeline, p.log
+	p.counts, p.timeline, p.detail, p.log = map[string]int{}, benchTimeline{}, map[string]int{}, nil
+	return d, t, l
 }
 
 // benchDetail names a request by its class, resource (group/resource, namespaced or not) and

@@ -165,8 +165,11 @@ type benchResult struct {
 	allDetail map[string]int
 	timeline  benchTimeline
 	phases    string
-	// allPhases splits the -A run through the proxy like phases.
-	allPhases string
+	// allPhases splits the -A run through the proxy like phases, and allTail lists the
+	// requests of that run that ended after its sweep's last metadata LIST.
+	allPhases, allTail string
+	// allRounds are the paired -A and floor runs of KF_BENCH_ONLY=A.
+	allRounds benchAllRounds
 }
 
 // measure runs every contender; the fast ones benchReps times, in an order rotated every
@@ -174,6 +177,14 @@ type benchResult struct {
 // LIST after it), each after a GC and a short pause.
 func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 	var r benchResult
+	if os.Getenv("KF_BENCH_ONLY") == "A" {
+		// Only -A and its floor, paired round by round (bench_rounds_test.go): a few minutes
+		// instead of twenty on a shared machine, when -A is what is being worked on.
+		r.allRounds = f.measureAll(ctx, b)
+		f.profileAll(ctx, b)
+		r.allDetail, r.allPhases, r.allTail = f.proxiedAll(ctx, b)
+		return r
+	}
 	contenders := []func(){
 		func() {
 			d, n := f.runFloor(ctx, b)
@@ -211,11 +222,6 @@ func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 			r.whyBin, r.rssKiB = append(r.whyBin, d), max(r.rssKiB, rss)
 		},
 	}
-	if os.Getenv("KF_BENCH_ONLY") == "A" {
-		// Only -A and its floor (and the -A request breakdown): a few minutes instead of
-		// twenty on a shared machine, when -A is what is being worked on.
-		contenders = contenders[3:5]
-	}
 	for round := range benchReps {
 		for i := range contenders {
 			runtime.GC()
@@ -224,15 +230,6 @@ func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 		}
 	}
 	f.profileAll(ctx, b)
-	if os.Getenv("KF_BENCH_ONLY") == "A" {
-		f.proxy.reset()
-		t0 := time.Now()
-		d := f.runInProcessAll(ctx, b, f.proxy.flags)
-		var t benchTimeline
-		r.allDetail, t = f.proxy.resetDetail()
-		r.allPhases = t.phasesAll(t0, t0.Add(d))
-		return r
-	}
 	d, lines := f.runIdiom(ctx, b, f.flags)
 	r.idiom, r.idiomLines = benchTiming{d}, lines
 	// Request counts go through the counting proxy, whose discovery cache starts cold.
@@ -245,11 +242,7 @@ func (f *benchFixture) measure(ctx context.Context, b *testing.B) benchResult {
 	r.phases = r.timeline.phases(t0, t0.Add(d))
 	f.runIdiom(ctx, b, f.proxy.flags)
 	r.idiomReqs, _ = f.proxy.reset()
-	t0 = time.Now()
-	d = f.runInProcessAll(ctx, b, f.proxy.flags)
-	var t benchTimeline
-	r.allDetail, t = f.proxy.resetDetail()
-	r.allPhases = t.phasesAll(t0, t0.Add(d))
+	r.allDetail, r.allPhases, r.allTail = f.proxiedAll(ctx, b)
 	return r
 }
 
@@ -376,16 +369,6 @@ func (r benchResult) report(b *testing.B) {
 	b.Logf("one -A run through the proxy: %s; its requests by resource:\n%s", r.allPhases, benchFormatDetail(r.allDetail))
 	b.Logf("median of %d runs (idiom: 1 run, %d lines of output)\n%s\nbinary through the proxy: %s\npeak RSS of kubectl-why_terminating: %.1f MB (target < 150)\nwhy-terminating is %.1fx faster than the idiom (target >= 20) and %.2fx the floor (target <= 1.5); -A is %.2fx its floor (target <= 1.25)",
 		benchReps, r.idiomLines, s.String(), r.phases, float64(r.rssKiB)/1024, float64(idiom)/float64(why), float64(why)/float64(floor), float64(whyAll)/float64(floorAll))
-}
-
-// reportAll prints the -A rows alone (KF_BENCH_ONLY=A).
-func (r benchResult) reportAll(b *testing.B) {
-	whyAll, floorAll := r.whyAll.median(), r.floorAll.median()
-	b.ReportMetric(float64(whyAll)/float64(floorAll), "x-of-floor-A")
-	b.ReportMetric(benchMS(whyAll), "why-A-ms")
-	b.ReportMetric(benchMS(floorAll), "floor-A-ms")
-	b.Logf("median of %d runs, -A only\nfloor -A: discovery + parallel metadata LIST  %.0f ms (%s), %d list; %s\nwhy-terminating -A, in process  %.0f ms (%s), %d requests through the proxy; %s\n-A is %.2fx its floor (target <= 1.25)\nload average at the end: %s\none -A run through the proxy: %s; its requests by resource:\n%s",
-		benchReps, benchMS(floorAll), r.floorAll.spread(), r.floorAllLists, r.floorAllCPU, benchMS(whyAll), r.whyAll.spread(), benchTotal(r.allDetail), r.whyAllCPU, float64(whyAll)/float64(floorAll), benchLoad(), r.allPhases, benchFormatDetail(r.allDetail))
 }
 
 // benchTiming is the wall times of one contender over the repetitions.
