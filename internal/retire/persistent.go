@@ -100,7 +100,7 @@ func storageRequest(base *unstructured.Unstructured) *Persistence {
 	if where == "" {
 		return nil
 	}
-	return &Persistence{Detail: fmt.Sprintf("it asks its operator for storage (%s): deleting it lets the operator delete what it made from it, and whether the claims go too is the operator's choice, not in the repository", where)}
+	return &Persistence{Detail: fmt.Sprintf("its operator makes storage from it, %s; deleting it lets the operator delete what it made, and whether the claims go too is the operator's choice, not in the repository", where)}
 }
 
 func counted(detail string, declared, live int, liveWhat string) *Persistence {

@@ -71,7 +71,7 @@ func TestOperatorStorageDropped(t *testing.T) {
 		t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
 	}
 	outputHas(t, out, "UNSAFE MariaDB default/bookstack-mariadb (kubernetes/apps/default/bookstack/mariadb.yaml)",
-		"it asks its operator for storage (spec.storage.size: 5Gi)",
+		"its operator makes storage from it, spec.storage.size: 5Gi;",
 		"verdict: UNSAFE (exit 1)")
 }
 
