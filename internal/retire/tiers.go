@@ -64,6 +64,11 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 				fmt.Sprintf("the candidate switches its sourceRef from %s to %s, so what it prunes is not judged", bt.Kustomization.Source(), ct.Kustomization.Source())))
 			continue
 		}
+		if parent := unbuiltDeclarer(base, cand, bt, ct); parent != "" {
+			p.incomplete = append(p.incomplete, notJudged(tierGapID(bt), report.GapBuildFailed, "Kustomization "+id,
+				fmt.Sprintf("Kustomization %s, which declares it, does not build at the candidate, so kustomize-controller applies and prunes nothing of that revision there and this one stays, reconciling its own path: what it prunes is not judged", parent)))
+			continue
+		}
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, ks.NotCoveredGap())
 			if why := changedElsewhere(base.FS, cand.FS, bt, ct); why != "" {
@@ -316,4 +321,32 @@ func toRetire(ks kbuild.Kustomization) Kustomization {
 		k.Suspend, _, _ = unstructured.NestedBool(ks.Object.Object, "spec", "suspend")
 	}
 	return k
+}
+
+// unbuiltDeclarer names the Kustomization above a tier the candidate lacks (bt at base, no ct)
+// whose candidate build failed: the tier is missing from the candidate because nothing of that
+// build is known, not because it was dropped (soulwhisper/homelab-ops 73862829 named, in
+// kubernetes/apps/media-apps/kustomization.yaml, a ks.yaml it had not added, so
+// kubernetes/apps did not build and every app below it looked deleted). "" otherwise. A
+// parent whose path is gone at the candidate is not such a failure: MarkRemoved decides it.
+func unbuiltDeclarer(base, cand *gitops.Tree, bt, ct *gitops.Tier) string {
+	if bt == nil || ct != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for parent := bt.AppliedBy; parent != "" && !seen[parent]; {
+		seen[parent] = true
+		if pc := cand.Tiers[parent]; pc != nil {
+			if pc.Err != nil && !errors.Is(pc.Err, kbuild.ErrPathNotFound) {
+				return parent
+			}
+			return ""
+		}
+		pb := base.Tiers[parent]
+		if pb == nil {
+			return ""
+		}
+		parent = pb.AppliedBy
+	}
+	return ""
 }

@@ -87,3 +87,70 @@ func TestOperatorWithoutStorageDropped(t *testing.T) {
 	}
 	outputHas(t, out, "pruned Dragonfly default/bookstack-dragonfly", "verdict: SAFE (exit 0)")
 }
+
+// brokenParentRepo is laid out as soulwhisper/homelab-ops is at
+// https://github.com/soulwhisper/homelab-ops/commit/73862829: kubernetes/flux/cluster declares
+// cluster-apps (path ./kubernetes/apps), whose build declares each app's Kustomization; that
+// commit made kubernetes/apps/media-apps/kustomization.yaml name ./opencloud/ks.yaml before any
+// such file existed. kubernetes/apps then does not build, so kustomize-controller applies and
+// prunes nothing of that revision, and every app stays. The gate took every app for deleted
+// and called their claims UNSAFE.
+func brokenParentRepo(appKS string) map[string]string {
+	return map[string]string{
+		"kubernetes/flux/cluster/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: cluster-apps
+  namespace: flux-system
+spec:
+  path: ./kubernetes/apps
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`,
+		"kubernetes/apps/kustomization.yaml":            "resources:\n- ./media-apps\n",
+		"kubernetes/apps/media-apps/kustomization.yaml": "resources:\n- " + appKS + "\n",
+		"kubernetes/apps/media-apps/ocis/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: ocis
+  namespace: media-apps
+spec:
+  targetNamespace: media-apps
+  path: ./kubernetes/apps/media-apps/ocis/app
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+    namespace: flux-system
+`,
+		"kubernetes/apps/media-apps/ocis/app/pvc.yaml": `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: ocis
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 5Gi
+`,
+	}
+}
+
+func TestParentNotBuiltAtCandidate(t *testing.T) {
+	r := gittest.New(t, brokenParentRepo("./ocis/ks.yaml"))
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(brokenParentRepo("./opencloud/ks.yaml"))
+	out, errOut, code := offlineGate(t, r.Dir, "kubernetes/flux/cluster", base)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (UNKNOWN)\n%s\n%s", code, out, errOut)
+	}
+	outputHas(t, out, "Kustomization flux-system/cluster-apps (path kubernetes/apps) at the candidate",
+		"kubernetes/apps/media-apps/opencloud/ks.yaml",
+		"Kustomization media-apps/ocis: Kustomization flux-system/cluster-apps, which declares it, does not build at the candidate",
+		"verdict: UNKNOWN (exit 2)")
+	if strings.Contains(out, "UNSAFE PersistentVolumeClaim") {
+		t.Errorf("a claim of an app its unbuilt parent still declares was called UNSAFE\n%s", out)
+	}
+}
