@@ -19,8 +19,8 @@ import (
 //
 // Only custom resources are read (a built-in kind's claims are judged by their own rules), and
 // not Flux's or the Flux Operator's objects, whose specs carry other objects' templates and Helm
-// values. Under the spec, Helm values (`values`, `valuesObject`) are not the resource's own
-// request and are not read either.
+// values. Under the spec, Helm values and pod volumes (notRequests) are not the resource's own
+// request and are not read either, nor is a claim named by `claimName`.
 func StorageRequest(o *unstructured.Unstructured) string {
 	if o == nil || !customGroup(o.GroupVersionKind().Group) {
 		return ""
@@ -48,8 +48,11 @@ func customGroup(g string) bool {
 	return true
 }
 
-// helmValueKeys are keys whose subtree is Helm values for a chart, not the resource's request.
-var helmValueKeys = map[string]bool{"values": true, "valuesObject": true}
+// notRequests are keys whose subtree is not the resource's own request: Helm values for a
+// chart, and a pod's volumes, which name claims made elsewhere (`persistentVolumeClaim:
+// {claimName: …}`, as grafana-operator's `deployment.spec.template.spec.volumes` on
+// devantler-tech/platform) or ephemeral ones deleted with the pod.
+var notRequests = map[string]bool{"values": true, "valuesObject": true, "volumes": true}
 
 // findStorage walks m for a storage request and returns where it is, "" when there is none.
 func findStorage(m map[string]any, path string, depth int) string {
@@ -65,7 +68,7 @@ func findStorage(m map[string]any, path string, depth int) string {
 		p := path + "." + k
 		switch v := m[k].(type) {
 		case map[string]any:
-			if helmValueKeys[k] {
+			if notRequests[k] {
 				continue
 			}
 			if d := requestIn(k, v, p); d != "" {
@@ -75,6 +78,9 @@ func findStorage(m map[string]any, path string, depth int) string {
 				return d
 			}
 		case []any:
+			if notRequests[k] {
+				continue
+			}
 			if k == "volumeClaimTemplates" && len(v) > 0 {
 				return fmt.Sprintf("%s (%d claim template(s))", p, len(v))
 			}
@@ -94,7 +100,7 @@ func findStorage(m map[string]any, path string, depth int) string {
 func requestIn(k string, v map[string]any, p string) string {
 	switch k {
 	case "volumeClaimTemplate", "volumeClaimTemplates", "persistentVolumeClaimSpec", "persistentVolumeClaim":
-		if len(v) > 0 {
+		if _, ref := v["claimName"]; len(v) > 0 && !ref {
 			return p
 		}
 	case "storage":

@@ -61,6 +61,24 @@ kind: ResourceSet
 spec:
   resources:
   - spec: {storage: {size: 1Gi}}`, ""},
+		{"a pod volume names a claim made elsewhere (grafana-operator on devantler-tech/platform 2dc642957)", `apiVersion: grafana.integreatly.org/v1beta1
+kind: Grafana
+spec:
+  deployment:
+    spec:
+      template:
+        spec:
+          volumes:
+          - name: data
+            persistentVolumeClaim: {claimName: grafana-data}
+          - name: scratch
+            ephemeral:
+              volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}`, ""},
+		{"a claim spec the operator makes (grafana-operator's own)", `apiVersion: grafana.integreatly.org/v1beta1
+kind: Grafana
+spec:
+  persistentVolumeClaim:
+    spec: {accessModes: [ReadWriteOnce]}`, "spec.persistentVolumeClaim"},
 		{"a built-in StatefulSet has its own rule", `apiVersion: apps/v1
 kind: StatefulSet
 spec:
