@@ -154,3 +154,85 @@ func TestParentNotBuiltAtCandidate(t *testing.T) {
 		t.Errorf("a claim of an app its unbuilt parent still declares was called UNSAFE\n%s", out)
 	}
 }
+
+// tenantAppsRepo is laid out as terotuomala/gitops-flux2-example is at
+// https://github.com/terotuomala/gitops-flux2-example/tree/80fb2bb/clusters/production: the
+// entry holds infrastructure, built from the bootstrap's GitRepository flux-system (whose
+// gotk-sync.yaml is not committed), and two apps built from their own GitRepositories, which
+// infrastructure/sources declares. The repository's own source was taken as the one most
+// Kustomizations use, the tie going by name to api: infrastructure was "another source" and
+// the gate refused every commit (exit 3, no Kustomization's path in the repository).
+func tenantAppsRepo(claim bool) map[string]string {
+	app := func(name string) string {
+		return `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: ` + name + `
+  namespace: flux-system
+spec:
+  dependsOn:
+    - name: infrastructure
+  path: ./k8s/overlays/production/` + name + `
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: ` + name + `
+`
+	}
+	files := map[string]string{
+		"clusters/production/infrastructure.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: infrastructure
+  namespace: flux-system
+spec:
+  path: ./infrastructure
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`,
+		"clusters/production/apps.yaml":     app("api") + "---\n" + app("client"),
+		"infrastructure/kustomization.yaml": "resources:\n- sources.yaml\n",
+		"infrastructure/sources.yaml": `apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: api
+  namespace: flux-system
+spec:
+  interval: 1m
+  url: https://github.com/terotuomala/k8s-express-api-example
+  ref:
+    branch: main
+`,
+	}
+	if claim {
+		files["infrastructure/kustomization.yaml"] = "resources:\n- sources.yaml\n- redis.yaml\n"
+		files["infrastructure/redis.yaml"] = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: redis-data
+  namespace: redis
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+`
+	}
+	return files
+}
+
+func TestRepositorySourceWithoutRootKustomization(t *testing.T) {
+	r := gittest.New(t, tenantAppsRepo(true))
+	base := r.Git("rev-parse", "HEAD")
+	r.Git("rm", "-q", "infrastructure/redis.yaml")
+	r.Write(tenantAppsRepo(false))
+	out, errOut, code := offlineGate(t, r.Dir, "clusters/production", base)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
+	}
+	outputHas(t, out, "UNSAFE PersistentVolumeClaim redis/redis-data (infrastructure/redis.yaml)",
+		"flux-system/api: its source GitRepository/flux-system/api is not the repository's (GitRepository/flux-system/flux-system)",
+		"verdict: UNSAFE (exit 1)")
+}
