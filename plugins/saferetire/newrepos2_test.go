@@ -62,30 +62,32 @@ spec:
 	}
 }
 
-func TestOperatorStorageDropped(t *testing.T) {
-	r := gittest.New(t, operatorStorageRepo("configmap.yaml", "mariadb.yaml", "dragonfly.yaml"))
-	base := r.Git("rev-parse", "HEAD")
-	r.Write(operatorStorageRepo("configmap.yaml", "dragonfly.yaml"))
-	out, errOut, code := offlineGate(t, r.Dir, "kubernetes/flux/cluster", base)
-	if code != 1 {
-		t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
-	}
-	outputHas(t, out, "UNSAFE MariaDB default/bookstack-mariadb (kubernetes/apps/default/bookstack/mariadb.yaml)",
-		"its operator makes storage from it, spec.storage.size: 5Gi;",
-		"verdict: UNSAFE (exit 1)")
-}
-
-// The cache asks for no storage: dropping it alone stays SAFE, and so the rule above is not
+// Dropping the MariaDB alone is UNSAFE; dropping the cache alone stays SAFE, so the rule is not
 // "every custom resource".
-func TestOperatorWithoutStorageDropped(t *testing.T) {
-	r := gittest.New(t, operatorStorageRepo("configmap.yaml", "mariadb.yaml", "dragonfly.yaml"))
-	base := r.Git("rev-parse", "HEAD")
-	r.Write(operatorStorageRepo("configmap.yaml", "mariadb.yaml"))
-	out, errOut, code := offlineGate(t, r.Dir, "kubernetes/flux/cluster", base)
-	if code != 0 {
-		t.Fatalf("exit %d, want 0 (safe)\n%s\n%s", code, out, errOut)
+func TestOperatorStorageDropped(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kept []string
+		code int
+		want []string
+	}{
+		{"the database", []string{"configmap.yaml", "dragonfly.yaml"}, 1, []string{
+			"UNSAFE MariaDB default/bookstack-mariadb (kubernetes/apps/default/bookstack/mariadb.yaml)",
+			"its operator makes storage from it, spec.storage.size: 5Gi;", "verdict: UNSAFE (exit 1)"}},
+		{"the cache", []string{"configmap.yaml", "mariadb.yaml"}, 0, []string{
+			"pruned Dragonfly default/bookstack-dragonfly", "verdict: SAFE (exit 0)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gittest.New(t, operatorStorageRepo("configmap.yaml", "mariadb.yaml", "dragonfly.yaml"))
+			base := r.Git("rev-parse", "HEAD")
+			r.Write(operatorStorageRepo(tc.kept...))
+			out, errOut, code := offlineGate(t, r.Dir, "kubernetes/flux/cluster", base)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, out, errOut)
+			}
+			outputHas(t, out, tc.want...)
+		})
 	}
-	outputHas(t, out, "pruned Dragonfly default/bookstack-dragonfly", "verdict: SAFE (exit 0)")
 }
 
 // brokenParentRepo is laid out as soulwhisper/homelab-ops is at

@@ -2,7 +2,8 @@ package helmjudge
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -59,12 +60,7 @@ func findStorage(m map[string]any, path string, depth int) string {
 	if depth > maxStorageDepth {
 		return ""
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		p := path + "." + k
 		switch v := m[k].(type) {
 		case map[string]any:
