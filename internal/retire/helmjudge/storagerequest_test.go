@@ -100,3 +100,27 @@ spec:
 		t.Errorf("StorageRequest(nil) = %q", got)
 	}
 }
+
+// A chart that renders a database's custom resource uninstalls the database: the uninstall
+// lists it as deleted state, not among the other objects.
+func TestRenderedUninstallStorageRequest(t *testing.T) {
+	var db, cache map[string]any
+	for doc, m := range map[string]*map[string]any{
+		"apiVersion: k8s.mariadb.com/v1alpha1\nkind: MariaDB\nmetadata: {name: db, namespace: x}\nspec:\n  storage: {size: 5Gi}\n": &db,
+		"apiVersion: dragonflydb.io/v1alpha1\nkind: Dragonfly\nmetadata: {name: cache, namespace: x}\nspec: {replicas: 1}\n":       &cache,
+	} {
+		if err := yaml.Unmarshal([]byte(doc), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hr := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": "app", "namespace": "x"}}}
+	rd := renderOf("app", &unstructured.Unstructured{Object: db}, &unstructured.Unstructured{Object: cache}).render
+	h := renderedUninstall(Removed{Base: hr}, stateful(), rd)
+	if len(h.Deleted) != 1 || h.Deleted[0].Object.Kind != "MariaDB" || h.Deleted[0].Detail != "asks its operator for storage: spec.storage.size: 5Gi" {
+		t.Errorf("Deleted = %+v, want the MariaDB with where it asks for storage", h.Deleted)
+	}
+	if h.Others["Dragonfly.dragonflydb.io"] != 1 {
+		t.Errorf("Others = %v, want the Dragonfly counted among the stateless", h.Others)
+	}
+}
