@@ -15,6 +15,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"github.com/kubeforensics/suite/internal/artifactgen"
@@ -245,7 +246,11 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	ext.Add(eb.Objects)
 	r.Source = opts.Source
 	if r.Source == "" {
-		r.Source = PrimarySource(ext.SourcesThrough(kss), entry)
+		files := bopts.FilesOf(root)
+		r.Source = PrimarySource(ext.SourcesThrough(kss), entry, func(p string) bool {
+			fi, err := files.Stat(filepath.Join(root, filepath.FromSlash(kbuild.CleanPath(p))))
+			return err == nil && fi.IsDir()
+		})
 	}
 	l := &loader{root: root, parallel: opts.Parallel, bopts: bopts, primary: r.Source, extra: opts.ConfigMaps, ext: ext, reuse: reuse,
 		cache: opts.Cache.forRoot(root, static, bopts)}
@@ -340,23 +345,4 @@ func BuildAll(ctx context.Context, root string, kss []kbuild.Kustomization, opts
 	l.substituteAgain(ctx, r, all)
 	r.opts, r.cache, r.ext = l.bopts, l.cache, l.ext
 	return r
-}
-
-// PrimarySource is the source a repository is: that of the Kustomization whose path is the
-// entry when the repository has one, else the one most Kustomizations use (ties by name).
-func PrimarySource(kss []kbuild.Kustomization, entry string) string {
-	count := map[string]int{}
-	for _, ks := range kss {
-		if ks.Path == entry && entry != "" {
-			return ks.Source()
-		}
-		count[ks.Source()]++
-	}
-	best := ""
-	for src, n := range count {
-		if n > count[best] || (n == count[best] && src < best) {
-			best = src
-		}
-	}
-	return best
 }

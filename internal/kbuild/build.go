@@ -193,7 +193,7 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 		return res
 	}
 	if err != nil {
-		res.Err = fmt.Errorf("kustomize build failed for %s: %w", rel, err)
+		res.Err = fmt.Errorf("kustomize build failed for %s: %w", rel, inRoot(err, root))
 		return res
 	}
 	if err := collect(ctx, m, obj, rel, addedOrigins, opts, res); err != nil {

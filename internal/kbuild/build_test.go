@@ -206,7 +206,15 @@ func TestBuild(t *testing.T) {
 				}
 			}},
 		{name: "missing path", path: "apps/gone", wantErr: ErrPathNotFound},
-		{name: "path that does not build", path: "apps/broken", errText: "kustomize build failed for apps/broken"},
+		// The error names the missing file from the source, not from the revision's temporary
+		// root (tamasveiland/gitops-flux2-kustomize-helm-mt 5c0b9ea deleted a file its
+		// kustomization.yaml still lists; the gate said /dev/shm/gitops-snapshot-…/infrastructure/…).
+		{name: "path that does not build", path: "apps/broken", errText: "kustomize build failed for apps/broken",
+			check: func(t *testing.T, res *Result) {
+				if msg := res.Err.Error(); !strings.Contains(msg, "apps/broken/missing.yaml") || strings.Contains(msg, "/apps/broken/missing.yaml") {
+					t.Errorf("Err = %q, want apps/broken/missing.yaml named from the source, not from the revision's root", msg)
+				}
+			}},
 		{name: "rendered Kustomizations with a patch file", path: "clusters/prod",
 			want: []string{"flux-system_db_helm.toolkit.fluxcd.io_HelmRelease", "flux-system_infra_kustomize.toolkit.fluxcd.io_Kustomization"},
 			check: func(t *testing.T, res *Result) {

@@ -64,6 +64,11 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 				fmt.Sprintf("the candidate switches its sourceRef from %s to %s, so what it prunes is not judged", bt.Kustomization.Source(), ct.Kustomization.Source())))
 			continue
 		}
+		if parent := unbuiltDeclarer(base, cand, bt, ct); parent != "" {
+			p.incomplete = append(p.incomplete, notJudged(tierGapID(bt), report.GapBuildFailed, "Kustomization "+id,
+				fmt.Sprintf("Kustomization %s, which declares it, does not build at the candidate, so kustomize-controller applies and prunes nothing of that revision there and this one stays, reconciling its own path: what it prunes is not judged", parent)))
+			continue
+		}
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, ks.NotCoveredGap())
 			if why := changedElsewhere(base.FS, cand.FS, bt, ct); why != "" {

@@ -227,7 +227,7 @@ func liveTrees(ctx context.Context, revs *gitrev.Revisions, req Request, live Cl
 	if req.Entry != "" {
 		entry = kbuild.CleanPath(req.Entry)
 	}
-	opts.Source = gitops.PrimarySource(lk.Items, entry)
+	opts.Source = gitops.PrimarySource(lk.Items, entry, nil)
 	b := &built{}
 	opts.ConfigMaps, b.incomplete = substitutionConfigMaps(ctx, live, lk.Items)
 	var paths []string

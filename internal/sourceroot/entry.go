@@ -55,6 +55,7 @@ func entryCandidates(f gitrev.Files, top string) []entryCandidate {
 		}
 		return nil
 	})
+	out = dropBases(f, top, out)
 	var declaring []entryCandidate
 	for _, c := range out {
 		if c.declares {
@@ -176,7 +177,7 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 		names := entryNames(cs)
 		var others []string
 		for _, d := range unbuiltDeclarers(f, top) {
-			if !slices.ContainsFunc(cs, func(c entryCandidate) bool { return c.entry == d }) {
+			if !slices.ContainsFunc(cs, func(c entryCandidate) bool { return c.entry == d }) && !builtByCandidate(f, top, cs, d) {
 				others = append(others, d)
 			}
 		}

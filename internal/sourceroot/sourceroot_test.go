@@ -154,6 +154,24 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 		{name: "no Flux Kustomization anywhere: the top is the entry", files: map[string]string{
 			"apps/namespace.yaml": ns,
 		}, wantRoot: ".", wantPath: "."},
+		// https://github.com/devantler-tech/platform at 2dc642957: k8s/clusters/base declares the
+		// Kustomizations with placeholder paths (providers/__PROVIDER__/apps), and
+		// k8s/clusters/prod and k8s/clusters/local build it as overlays that set the paths with
+		// replacements. base was chosen as the only entry, and every path it named was missing.
+		{name: "a clusters/ base that the other clusters/ directories build is not an entry", files: map[string]string{
+			"k8s/clusters/base/kustomization.yaml":       "resources:\n- apps.yaml\n",
+			"k8s/clusters/base/apps.yaml":                ks("apps", "providers/__PROVIDER__/apps"),
+			"k8s/clusters/prod/kustomization.yaml":       "resources:\n- ../base\n- bootstrap/\n",
+			"k8s/clusters/prod/bootstrap/namespace.yaml": ns,
+			"k8s/clusters/local/kustomization.yaml":      "resources:\n  - ../base\n",
+			"k8s/providers/hetzner/apps/namespace.yaml":  ns,
+		}, wantErr: "several directories could be the entry path (k8s/clusters/local, k8s/clusters/prod): choose one with --path"},
+		{name: "the only overlay of a clusters/ base is the entry", files: map[string]string{
+			"k8s/clusters/base/kustomization.yaml": "resources:\n- apps.yaml\n",
+			"k8s/clusters/base/apps.yaml":          ks("apps", "./apps"),
+			"k8s/clusters/prod/kustomization.yaml": "resources:\n- ../base\n",
+			"k8s/apps/namespace.yaml":              ns,
+		}, wantRoot: "k8s", wantPath: "clusters/prod"},
 		{name: "given root holding flux/cluster", sourceRoot: "deploy", files: map[string]string{
 			"deploy/flux/cluster/ks.yaml": ks("apps", "./apps"), "deploy/apps/a.yaml": ns,
 		}, wantRoot: "deploy", wantPath: "flux/cluster"},

@@ -39,6 +39,9 @@ func renderedUninstall(r Removed, k Kinds, rd *helmrender.Render) *Uninstall {
 			}
 		}
 		persistent := k.Has(ref) && (ref.GroupKind() != "StatefulSet.apps" || len(claims) > 0)
+		if where := StorageRequest(o); where != "" && !k.Has(ref) {
+			persistent, ho.Detail = true, "asks its operator for storage: "+where
+		}
 		switch {
 		case !persistent:
 			if h.Others == nil {
