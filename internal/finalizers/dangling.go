@@ -119,6 +119,7 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	refs := specReferences(spec, byKind, o.obj.GetNamespace())
 	if byKind != nil {
 		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
+		refs = append(refs, x.runAsReferences(ctx, o, spec)...)
 	}
 	for i, r := range refs {
 		ref := r.ref()
@@ -146,6 +147,9 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 func danglingFor(r outRef, ref ObjectRef) dangling {
 	if r.node {
 		return dangling{ref: ref, path: r.path, reason: fmt.Sprintf("%s names %s, which does not exist: a per-node agent (a DaemonSet's pod) that removes the finalizer after cleaning up on that node can never run there", r.path, ref.String())}
+	}
+	if r.res.Group == "" && r.res.Resource == serviceAccountResource.Resource {
+		return dangling{ref: ref, path: r.path, restorable: true, reason: fmt.Sprintf("%s names %s, which does not exist: the API server refuses a pod that runs as a missing ServiceAccount, so the work its controller runs for the object as that account (its cleanup included) never starts", r.path, ref.String())}
 	}
 	return dangling{ref: ref, path: r.path, restorable: true, reason: fmt.Sprintf("%s names %s, which does not exist: the cleanup its controller runs against the referenced %s never completes", r.path, ref.String(), r.res.Kind)}
 }
