@@ -78,8 +78,9 @@ func podFailure(p *corev1.Pod) string {
 	return ""
 }
 
-// withFailedCleanup puts the failed work first in a stalled verdict: its evidence and likely
-// reasons, and reading its logs before the controller's.
+// withFailedCleanup puts what a stalled verdict found first: its evidence and likely reasons,
+// and its steps (reading the failed work's logs) before the controller's. withDependencies
+// does the same for what the remover works through.
 func withFailedCleanup(f *Finalizer, s *Stall, evidence, reasons []string, fixes []Remediation) {
 	if len(fixes) == 0 {
 		return
