@@ -130,6 +130,7 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	refs := specReferences(spec, byKind, o.obj.GetNamespace())
 	if byKind != nil {
 		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
+		refs = append(refs, x.runAsReferences(ctx, o, spec)...)
 	}
 	// The object a part belongs to is needed by its cleanup now, whatever the part had when it
 	// succeeded: it is inferred whatever the object's conditions say.
@@ -172,6 +173,9 @@ func danglingFor(r outRef, ref ObjectRef) dangling {
 	}
 	if r.inferred != "" {
 		return dangling{ref: ref, path: r.path, restorable: true, inferred: true, reason: fmt.Sprintf("%s holds, by inference, the name of the %s this object is part of: %s, which does not exist, so the cleanup its controller runs within it never completes (%s)", r.path, r.res.Kind, ref.String(), r.inferred)}
+	}
+	if r.res.Group == "" && r.res.Resource == serviceAccountResource.Resource {
+		return dangling{ref: ref, path: r.path, restorable: true, reason: fmt.Sprintf("%s names %s, which does not exist: the API server refuses a pod that runs as a missing ServiceAccount, so the work its controller runs for the object as that account (its cleanup included) never starts", r.path, ref.String())}
 	}
 	return dangling{ref: ref, path: r.path, restorable: true, reason: fmt.Sprintf("%s names %s, which does not exist: the cleanup its controller runs against the referenced %s never completes", r.path, ref.String(), r.res.Kind)}
 }

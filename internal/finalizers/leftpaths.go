@@ -3,9 +3,12 @@ package finalizers
 import "strings"
 
 // requestPathWords are field names under which a path is part of a request, not a place on a
-// node: HTTP routes and their matches, probes, rewrites and redirects, URLs and endpoints.
+// node: HTTP routes and their matches, probes and health monitors, rewrites and redirects, URLs
+// and endpoints; and paths inside a container (a template's container, the files a step reads
+// or writes as inputs, outputs and artifacts), which go with the container.
 var requestPathWords = []string{"http", "paths", "route", "rule", "match", "prefix", "rewrite", "redirect",
-	"probe", "httpget", "url", "uri", "ingress", "endpoint", "webhook", "backend", "listener"}
+	"probe", "httpget", "url", "uri", "ingress", "endpoint", "webhook", "backend", "listener", "monitor", "health",
+	"container", "artifact", "output", "input"}
 
 // nodeLocalPath reports whether a field ending in `path` or `dir` (path, the field's path from
 // spec or status, lowercased) holding value names a place on a node's filesystem: an absolute

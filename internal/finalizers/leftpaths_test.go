@@ -24,6 +24,10 @@ func TestNodeLocalPath(t *testing.T) {
 		{"spec.urlPath", "/index.html", false},
 		{"spec.rootPath", "/", false},
 		{"spec.hostPath", "relative/dir", false},
+		{"spec.monitor.path", "/healthz", false},
+		{"spec.healthCheck.path", "/ready", false},
+		{"spec.templates.outputs.artifacts.path", "/tmp/out.txt", false},
+		{"spec.containers.args.inputPath", "/work/in", false},
 	} {
 		if got := nodeLocalPath(strings.Split(c.path, "."), c.value); got != c.want {
 			t.Errorf("nodeLocalPath(%s, %q) = %v, want %v", c.path, c.value, got, c.want)

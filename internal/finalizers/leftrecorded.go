@@ -33,6 +33,9 @@ func recordedKind(path []string, value string) string {
 	if kind := recordedStorage(path, key, value); kind != "" {
 		return kind
 	}
+	if kind := recordedAddress(path, key, value); kind != "" {
+		return kind
+	}
 	switch {
 	case key == "providerid" || key == "instanceid":
 		return "cloud instance"

@@ -32,6 +32,7 @@ func (x *Explainer) applyReferrers(ctx context.Context, o subject, e *Explanatio
 	// One search for the object, its answer given to every finalizer whose remover runs: each
 	// may be the one that waits on referrers.
 	refs, gaps := x.findReferrers(ctx, o)
+	refs = dropControlledChildren(refs, o.obj.GetUID())
 	named, unchecked := x.namedInOwnWord(ctx, o, w)
 	blockers, more := x.referrerBlockers(ctx, o, refs, named)
 	gaps = append(gaps, more...)

@@ -76,12 +76,13 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	}
 	tied, dropped := dropCandidacyOnly(tied, tiesBy, byRef, o.res.Group, o.res.Resource, what, rb)
 	unrelated = append(unrelated, dropped...)
-	spec, agree := map[string]int{}, map[string]int{}
+	spec, agree, fin := map[string]int{}, map[string]int{}, map[string]bool{}
 	own, isOwn := idx.own[o.res.Group+"/"+o.res.Resource]
 	isOwn = isOwn && ownTypeFinalizer(domain, o.res.Group, own)
 	for i, c := range tied {
 		if w, ok := byRef[c.Object.String()]; ok {
 			spec[c.Object.String()] = specificity(domain, w)
+			fin[c.Object.String()] = namesFinalizers(rb, w.ref.Namespace, w.serviceAccount, o.res.Group, o.res.Resource)
 			if isOwn {
 				var lines []string
 				agree[c.Object.String()], lines = ownLabelAgreement(own, w)
@@ -95,6 +96,9 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		}
 		if ai, aj := agree[tied[i].Object.String()], agree[tied[j].Object.String()]; ai != aj {
 			return ai > aj
+		}
+		if fi, fj := fin[tied[i].Object.String()], fin[tied[j].Object.String()]; fi != fj {
+			return fi
 		}
 		return spec[tied[i].Object.String()] > spec[tied[j].Object.String()]
 	})
@@ -136,6 +140,10 @@ func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws
 	for _, w := range ws {
 		ts := x.workloadTies(ctx, domain, w, idx, rb)
 		if len(ts) == 0 {
+			continue
+		}
+		if line, ok := siblingOnly(domain, w, idx, rb); ok {
+			out = append(out, line)
 			continue
 		}
 		if len(own) > 0 && ts[0].conf != ConfidenceHigh {

@@ -205,9 +205,7 @@ func withDependencies(f *Finalizer, s *Stall, evidence, reasons []string, fixes 
 	if len(fixes) == 0 {
 		return
 	}
-	s.Evidence = append(s.Evidence, evidence...)
-	s.LikelyReasons = append(append([]string(nil), reasons...), s.LikelyReasons...)
-	f.Remedies = append(fixes, f.Remedies...)
+	withFailedCleanup(f, s, evidence, reasons, fixes)
 	for i := range f.Remedies {
 		if f.Remedies[i].Code == ReasonStripFinalizer {
 			f.Remedies[i].Summary = "Only if what it works through is gone for good, and " + strings.TrimPrefix(f.Remedies[i].Summary, "Then, ")

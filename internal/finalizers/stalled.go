@@ -90,11 +90,15 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 		dev, dreasons, dfixes, dgaps := x.removerDependencies(ctx, c)
 		f.Unchecked = append(f.Unchecked, dgaps...)
 		withDependencies(f, s, dev, dreasons, dfixes)
+		fev, freasons, ffixes, fgaps := x.failedCleanup(ctx, o)
+		f.Unchecked = append(f.Unchecked, fgaps...)
+		withFailedCleanup(f, s, fev, freasons, ffixes)
 		changed = true
 	}
 	if changed {
 		// The strip's cost names what the object records outside the cluster.
 		nameLeftovers(e, w.obj)
+		x.leftDeployed(ctx, e, w.obj)
 	}
 }
 
