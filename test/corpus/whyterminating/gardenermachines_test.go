@@ -1,6 +1,9 @@
 package whyterminating_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Report: https://github.com/gardener/gardener/issues/238 ("Deletion of a Shoot Namespace on Seed
 // stuck in Terminating"): after the Shoot's deletion got stuck, the operator removed the cloud
@@ -158,7 +161,13 @@ status:
 	d.noRunningRemover(f)
 	d.never(f, readLogs, reinstall)
 	d.offers(f, stripFinalizer)
-	d.mentions(f, "virtualMachines/"+vm)
+	costed := false
+	for _, r := range f.Remedies {
+		costed = costed || (r.Code == stripFinalizer && strings.Contains(r.Cost, "virtualMachines/"+vm))
+	}
+	if !costed {
+		t.Errorf("the strip's cost does not name the virtual machine of spec.providerID: %q", remedySummaries(f))
+	}
 	s := d.finalizer("secrets/cloudprovider -n shoot--garden-dev--gardener-poc-azure", "machine.sapcloud.io/machine-controller-manager")
 	d.noRunningRemover(s)
 	d.offers(s, stripFinalizer)
