@@ -1,3 +1,5 @@
+//go:build corpusopen
+
 package whyterminating_test
 
 import "testing"
