@@ -124,6 +124,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		f.Incomplete = append(f.Incomplete, gaps...)
 		f.Remedies = append([]Remediation{{Summary: "The object's own status names the dependents its controller waits for: clear each one (delete it if what it holds may go; if it is itself Terminating, its explanation is below). The controller then removes " + f.Name + " itself."}}, f.Remedies...)
 	}
+	x.applyOwnNamespaces(ctx, o, e, requested)
 	x.applyMissing(ctx, o, e, w)
 	x.applyDangling(ctx, o, e, w)
 	x.applyGoingReferents(ctx, o, e, w, requested)

@@ -1,5 +1,3 @@
-//go:build corpusopen
-
 package whyterminating_test
 
 import "testing"
@@ -143,9 +141,9 @@ status:
 	d := diagnose(t, "clusters.cluster.karmada.io", "member1")
 	d.exit(1, "STUCK")
 	f := d.finalizer("clusters.cluster.karmada.io/member1", "karmada.io/cluster-controller")
-	// What the cluster waits for is its execution namespace, held by the Works; their finalizer,
-	// not the cluster's, is the one to remove.
-	d.names(f, "works.work.karmada.io/nginx-687f7fb96f -n karmada-es-member1")
+	// What the cluster waits for is its execution namespace, held by the Works (explained below
+	// it); their finalizer, not the cluster's, is the one to remove.
+	d.names(f, "namespaces/karmada-es-member1")
 	d.notFirstFix(f, stripFinalizer)
 	w := d.finalizer("works.work.karmada.io/nginx-687f7fb96f -n karmada-es-member1", "karmada.io/execution-controller")
 	d.noRunningRemover(w)
