@@ -117,6 +117,9 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	case len(unserved) > 0:
 		c := unservedDomainNote(domain, what, unserved)
 		a.controllers, a.summary, a.dead, a.noTie = []Controller{c}, c.Note, true, true
+		for _, u := range unserved {
+			a.unservedBy = append(a.unservedBy, u.Object.String())
+		}
 	default:
 		c := Controller{Note: fmt.Sprintf("no controller of the finalizer's domain %s is installed: %s may update %s, but nothing in the cluster (API groups it acts on or serves, product labels, image, name, namespace) ties %s to %s",
 			domain, countWorkloads(len(unrelated)), what, themOrIt(len(unrelated)), domain)}

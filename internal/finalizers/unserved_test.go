@@ -38,8 +38,12 @@ func TestJudgeDomainDropsTheInstallerOfAnUnservedDomain(t *testing.T) {
 		if !strings.Contains(a.controllers[0].Note, "no longer serves API group cluster.hubctl.example") {
 			t.Errorf("note = %q", a.controllers[0].Note)
 		}
-		if len(a.unrelated) != 1 || a.unrelated[0].Object.Name != "hubctl-operator" {
-			t.Fatalf("unrelated = %+v", a.unrelated)
+		if len(a.unrelated) != 1 || a.unrelated[0].Object.Name != "hubctl-operator" || len(a.unservedBy) != 1 {
+			t.Fatalf("unrelated = %+v, unservedBy %q", a.unrelated, a.unservedBy)
+		}
+		steps := x.controllerRemedies(o, Finalizer{Name: name}, known{}, a, "")
+		if len(steps) == 0 || steps[0].Code != ReasonReinstallController || !strings.Contains(steps[0].Summary, "deployments.apps/hubctl-operator -n hubctl") {
+			t.Errorf("steps = %+v", steps)
 		}
 	})
 	t.Run("the domain's group is served", func(t *testing.T) {
