@@ -32,6 +32,9 @@ type attribution struct {
 	noTie bool
 	// orphan is set when no workload may update the object at all (see judgeDomain).
 	orphan bool
+	// unservedBy are the workloads of the product left when the finalizer's domain is an API
+	// group the cluster no longer serves (dropUnservedDomain): its installer, most often.
+	unservedBy []string
 }
 
 // attribute finds who may remove a finalizer on o from what the cluster says: the service

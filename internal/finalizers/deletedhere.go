@@ -20,7 +20,7 @@ const maxLeftBindings = 5
 // says why it is the way out. A named remover is reinstallRefused's; a live namespace, or one
 // that could not be read (recorded as unchecked), leaves the steps as they are.
 func (x *Explainer) reinstallRefusedUnknown(ctx context.Context, ns string, f *Finalizer) {
-	if ns == "" || slices.ContainsFunc(f.Controllers, func(c Controller) bool { return c.Object.Name != "" }) {
+	if ns == "" || slices.ContainsFunc(f.Controllers, func(c Controller) bool { return c.Object.Name != "" }) || productLeft(*f) {
 		return
 	}
 	if !slices.ContainsFunc(f.Remedies, func(r Remediation) bool { return r.Code == ReasonReinstallController }) ||

@@ -128,6 +128,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		f.Incomplete = append(f.Incomplete, gaps...)
 		f.Remedies = append([]Remediation{{Summary: "The object's own status names the dependents its controller waits for: clear each one (delete it if what it holds may go; if it is itself Terminating, its explanation is below). The controller then removes " + f.Name + " itself."}}, f.Remedies...)
 	}
+	x.applyOwnNamespaces(ctx, o, e, requested)
 	x.applyMissing(ctx, o, e, w)
 	x.applyDangling(ctx, o, e, w)
 	x.applyGoingReferents(ctx, o, e, w, requested)
@@ -160,6 +161,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	}
 	x.applyStalled(ctx, o, e, w, requested)
 	x.applyReportedFailure(e, w, requested)
+	x.applyNeverSucceeded(e, w, requested)
 	x.nameOwnedClaims(ctx, o, e)
 }
 

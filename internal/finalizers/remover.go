@@ -76,6 +76,8 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	}
 	tied, dropped := dropCandidacyOnly(tied, tiesBy, byRef, o.res.Group, o.res.Resource, what, rb)
 	unrelated = append(unrelated, dropped...)
+	tied, unserved := dropUnservedDomain(tied, tiesBy, byRef, domain, idx, rb)
+	unrelated = append(unrelated, unserved...)
 	spec, agree, fin := map[string]int{}, map[string]int{}, map[string]bool{}
 	own, isOwn := idx.own[o.res.Group+"/"+o.res.Resource]
 	isOwn = isOwn && ownTypeFinalizer(domain, o.res.Group, own)
@@ -116,6 +118,12 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 			}
 		}
 		a.controllers, a.summary, a.dead = tied, s, dead
+	case len(unserved) > 0:
+		c := unservedDomainNote(domain, what, unserved)
+		a.controllers, a.summary, a.dead, a.noTie = []Controller{c}, c.Note, true, true
+		for _, u := range unserved {
+			a.unservedBy = append(a.unservedBy, u.Object.String())
+		}
 	default:
 		c := Controller{Note: fmt.Sprintf("no controller of the finalizer's domain %s is installed: %s may update %s, but nothing in the cluster (API groups it acts on or serves, product labels, image, name, namespace) ties %s to %s",
 			domain, countWorkloads(len(unrelated)), what, themOrIt(len(unrelated)), domain)}

@@ -32,6 +32,9 @@ type crd struct {
 	namespaced          bool
 	versions            []string // the first is the storage version
 	labels, annotations map[string]string
+	// conversion is the Service ("namespace/name") the CRD's versions are converted through
+	// (its /convert path), as an install with a conversion webhook leaves it; empty: none.
+	conversion string
 }
 
 func (c crd) object() *apiextensionsv1.CustomResourceDefinition {
@@ -49,6 +52,12 @@ func (c crd) object() *apiextensionsv1.CustomResourceDefinition {
 		o.Spec.Versions = append(o.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{Name: v, Served: true, Storage: i == 0,
 			Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}},
 			Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}})
+	}
+	if ns, name, ok := strings.Cut(c.conversion, "/"); ok {
+		path := "/convert"
+		o.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
+			Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1", "v1beta1"},
+				ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Namespace: ns, Name: name, Path: &path}}}}
 	}
 	return o
 }
@@ -130,6 +139,15 @@ func (r replay) run(t *testing.T) map[string]created {
 	var made []created
 	t.Cleanup(func() { cleanup(t, made, crds) })
 	byKey := map[string]created{}
+	// The CRDs can be deleted too ("CustomResourceDefinition//name"); cleanup removes them last.
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	for _, c := range crds {
+		obj, err := kc.Dynamic.Resource(crdGVR).Get(ctx, c.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byKey["CustomResourceDefinition//"+c.Name] = created{gvr: crdGVR, obj: obj, kind: "CustomResourceDefinition"}
+	}
 	// Namespaces first, as kubectl apply of a whole install would need them.
 	ordered := make([]*unstructured.Unstructured, 0, len(docs))
 	for _, d := range docs {
