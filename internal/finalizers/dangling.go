@@ -28,6 +28,9 @@ type outRef struct {
 	ns   string
 	name string
 	node bool
+	// loose is the field's stem when the kind was matched only loosely: the group's one kind
+	// ending in it (`cluster` of `clusterRef`, TemporalCluster); "" for an exact match.
+	loose string
 }
 
 func (r outRef) ref() ObjectRef { return refFor(r.res, r.ns, r.name) }
@@ -117,8 +120,11 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 		byKind = nil
 	}
 	refs := specReferences(spec, byKind, o.obj.GetNamespace())
+	refs = withLooseReferences(refs, spec, byKind, o.obj.GetNamespace())
 	if byKind != nil {
 		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
+		unserved, ugaps := unservedReferences(spec, x.catalog, o.obj.GetNamespace())
+		out, gaps = append(out, unserved...), append(gaps, ugaps...)
 	}
 	for i, r := range refs {
 		ref := r.ref()
@@ -133,6 +139,8 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 			return x.c.Metadata.Resource(r.res.GVR()).Namespace(ref.Namespace).Get(ctx, r.name, metav1.GetOptions{})
 		})
 		switch {
+		case apierrors.IsNotFound(err) && r.loose != "":
+			out = append(out, looseDangling(r, ref))
 		case apierrors.IsNotFound(err):
 			out = append(out, danglingFor(r, ref))
 		case err != nil:
@@ -299,11 +307,13 @@ func validName(s string) bool {
 	return true
 }
 
-// successCondition names a condition type that, True, says the object got to where it was
-// going (Ready, Succeeded, Available, Complete).
-var successCondition = map[string]bool{"ready": true, "succeeded": true, "available": true, "complete": true, "completed": true}
+// successCondition names a condition type that, True, says the object's run finished well
+// (Succeeded, Complete): what it named was consumed then. Ready and Available say only that a
+// living object worked when last reconciled — its cleanup needs what it names now, and a
+// condition written before that referent was deleted says nothing of it.
+var successCondition = map[string]bool{"succeeded": true, "complete": true, "completed": true}
 
-// reportedSuccess reports an object whose own conditions say it succeeded or is ready.
+// reportedSuccess reports an object whose own conditions say its run succeeded.
 func reportedSuccess(w ownWord) bool {
 	return slices.ContainsFunc(w.conditions, func(c Condition) bool {
 		return c.Status == "True" && successCondition[strings.ToLower(c.Type)]

@@ -307,4 +307,11 @@ status:
 		t.Errorf("a trial the running controller has not finalized for half an hour reported as a deletion on course")
 	}
 	d.offers(f, stripFinalizer)
+	// The Experiment's deletion is what cascaded to its Trials, and katib-controller reconciles
+	// Trials as its own type: the gone owner is not what holds the finalizer.
+	for _, b := range f.Blockers {
+		if b.Object.Resource == "experiments" {
+			t.Errorf("the deleted Experiment %s named as the blocker (%s)", b.Object, b.Reason)
+		}
+	}
 }

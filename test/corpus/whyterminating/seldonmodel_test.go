@@ -1,6 +1,7 @@
 package whyterminating_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -323,6 +324,13 @@ status:
 	if d.object(ref).Deleting {
 		t.Errorf("a model the running controller has not finalized for half an hour reported as a deletion on course")
 	}
-	// Never scheduled, the model is on no server: removing the finalizer is the way out.
+	// Never scheduled, the model is on no server: removing the finalizer is the way out, and it
+	// leaves nothing behind that the controller would have removed — the model's storageUri is
+	// where it reads its artifacts from, which Seldon never deletes.
 	d.offers(f, stripFinalizer)
+	for _, r := range f.Remedies {
+		if r.Code == stripFinalizer && strings.Contains(r.Summary+r.Cost, "gs://seldon-models") {
+			t.Errorf("the strip's cost %q names the model's artifacts (spec.storageUri, what it reads) as left behind", r.Cost)
+		}
+	}
 }
