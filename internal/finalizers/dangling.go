@@ -42,6 +42,9 @@ type dangling struct {
 	// restorable: creating the object again (or repointing the field) lets the controller act.
 	restorable bool
 	path       string
+	// owner marks a gone owner (metadata.ownerReferences), which holds the finalizer only
+	// where its remover finalizes the object through that owner (ownerBlocks).
+	owner bool
 }
 
 // applyDangling makes blockers of the objects the stuck object itself refers to that do not
@@ -64,6 +67,7 @@ func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation
 		if !removerRuns(*f) {
 			continue
 		}
+		found := withoutPassingOwner(found, x.ownerBlocks(ctx, o, f.Controllers[0].Object))
 		if len(found) == 0 {
 			f.Incomplete = append(f.Incomplete, gaps...)
 			continue
@@ -104,7 +108,7 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	if gone, why, gap := x.goneOwner(ctx, o); gap != (report.Gap{}) {
 		gaps = append(gaps, gap)
 	} else if gone != nil {
-		out = append(out, dangling{ref: *gone, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
+		out = append(out, dangling{ref: *gone, owner: true, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
 	}
 	spec, gap := x.refSpec(ctx, o, w)
 	if gap != (report.Gap{}) {
@@ -123,8 +127,10 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	refs = withLooseReferences(refs, spec, byKind, o.obj.GetNamespace())
 	if byKind != nil {
 		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
-		unserved, ugaps := unservedReferences(spec, x.catalog, o.obj.GetNamespace())
-		out, gaps = append(out, unserved...), append(gaps, ugaps...)
+		if reportsFailure(w) {
+			unserved, ugaps := unservedReferences(spec, x.catalog, o.obj.GetNamespace())
+			out, gaps = append(out, unserved...), append(gaps, ugaps...)
+		}
 	}
 	for i, r := range refs {
 		ref := r.ref()

@@ -17,7 +17,9 @@ import (
 // cannot exist, so a cleanup that needs it never completes (a role whose `clusterRef` names a
 // `Cluster` of a group whose CRD was removed with its operator). A group whose discovery failed
 // is a gap, never "not served"; the core group and references without a group are left out
-// (what they name is resolved elsewhere, or not at all).
+// (what they name is resolved elsewhere, or not at all). It is read only for an object whose
+// own conditions report a failure (reportsFailure): a controller may resolve a reference to an
+// optional provider's type some other way, and one that works says nothing is missing.
 func unservedReferences(spec map[string]any, catalog *kinds.Catalog, namespace string) ([]dangling, []report.Gap) {
 	var out []dangling
 	var gaps []report.Gap
@@ -89,4 +91,20 @@ func statedType(m map[string]any) (schema.GroupKind, string, bool) {
 		}
 	}
 	return schema.GroupKind{}, "", false
+}
+
+// reportsFailure reports an object whose own conditions say something failed: a condition
+// False with a reason or message (Ready, Synced: ClusterRefInvalid), or one whose type names an
+// error or failure True (ReconcileError).
+func reportsFailure(w ownWord) bool {
+	for _, c := range w.conditions {
+		t := strings.ToLower(c.Type)
+		if c.Status == "False" && (c.Reason != "" || c.Message != "") {
+			return true
+		}
+		if c.Status == "True" && (strings.Contains(t, "error") || strings.Contains(t, "fail")) {
+			return true
+		}
+	}
+	return false
 }

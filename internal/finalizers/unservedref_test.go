@@ -45,3 +45,24 @@ func TestUnservedReferencesTable(t *testing.T) {
 		})
 	}
 }
+
+// Only an object that reports a failure has its references to unserved types read: a working
+// one, or one still in progress, says nothing is missing.
+func TestReportsFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		conds []Condition
+		want  bool
+	}{
+		{"synced false with its reason", []Condition{{Type: "Synced", Status: "False", Reason: "ClusterRefInvalid"}}, true},
+		{"a reconcile error", []Condition{{Type: "ReconcileError", Status: "True"}}, true},
+		{"ready", []Condition{{Type: "Ready", Status: "True"}}, false},
+		{"in progress", []Condition{{Type: "Drained", Status: "Unknown", Reason: "Draining"}}, false},
+		{"false without a word", []Condition{{Type: "Paused", Status: "False"}}, false},
+		{"none", nil, false},
+	} {
+		if got := reportsFailure(ownWord{conditions: tc.conds}); got != tc.want {
+			t.Errorf("%s: reportsFailure = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
