@@ -299,9 +299,7 @@ spec:
 	d.notRemover(f, "deployments.apps/wordcount-operator-example-4e1a2b7c-jm -n streaming")
 	d.notRemover(f, "deployments.apps/wordcount-operator-example-4e1a2b7c-tm -n streaming")
 	d.never(f, reinstall, restoreController)
-	if d.object(ref).Deleting {
-		t.Errorf("an application the running operator has not finalized for 20 minutes reported as a deletion on course")
-	}
+	d.notDeleting(ref, "an application unfinalized for 20 minutes")
 	// Nothing the operator could still do removes the finalizer: removing it by hand is the way
 	// out the thread gives.
 	d.offers(f, stripFinalizer)

@@ -19,8 +19,8 @@ import "testing"
 // namespace redpanda, the ServiceAccount and Deployment redpanda-controller-operator with the
 // chart's labels, the ClusterRole of files/rbac/v2-manager.ClusterRole.yaml, abbreviated to the
 // rules on cluster.redpanda.com and the core and apps types, and its binding) and the CRDs of
-// cluster.redpanda.com its CRD job installs (unlabelled); the v1 CRD clusters.redpanda.vectorized.io is gone. The role
-// names its cluster as the operator's docs say for a v1 cluster (clusterRef group
+// cluster.redpanda.com its CRD job installs (unlabelled); the v1 CRD
+// clusters.redpanda.vectorized.io is gone. The role names its cluster as the operator's docs say for a v1 cluster (clusterRef group
 // redpanda.vectorized.io, kind Cluster) and carries the ClusterRefInvalid condition the
 // operator writes (operator/api/redpanda/v1alpha2/common.go).
 func TestCorpusRedpandaRoleOfAnUninstalledV1Cluster(t *testing.T) {
