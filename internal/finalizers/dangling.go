@@ -31,6 +31,9 @@ type outRef struct {
 	// inferred is the evidence of a reference no field states (partOfReference), with its
 	// confidence; "" for one the field's name or content states.
 	inferred string
+	// loose is the field's stem when the kind was matched only loosely: the group's one kind
+	// ending in it (`cluster` of `clusterRef`, TemporalCluster); "" for an exact match.
+	loose string
 }
 
 func (r outRef) ref() ObjectRef { return refFor(r.res, r.ns, r.name) }
@@ -43,6 +46,9 @@ type dangling struct {
 	restorable bool
 	path       string
 	inferred   bool
+	// owner marks a gone owner (metadata.ownerReferences), which holds the finalizer only
+	// where its remover finalizes the object through that owner (ownerBlocks).
+	owner bool
 }
 
 // applyDangling makes blockers of the objects the stuck object itself refers to that do not
@@ -65,6 +71,7 @@ func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation
 		if !removerRuns(*f) {
 			continue
 		}
+		found := withoutPassingOwner(found, x.ownerBlocks(ctx, o, f.Controllers[0].Object))
 		if len(found) == 0 {
 			f.Incomplete = append(f.Incomplete, gaps...)
 			continue
@@ -112,7 +119,7 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	if gone, why, gap := x.goneOwner(ctx, o); gap != (report.Gap{}) {
 		gaps = append(gaps, gap)
 	} else if gone != nil {
-		out = append(out, dangling{ref: *gone, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
+		out = append(out, dangling{ref: *gone, owner: true, reason: fmt.Sprintf("its owner (metadata.ownerReferences) %s: the controller that reconciles this object through its owner never comes back to it", why)})
 	}
 	spec, gap := x.refSpec(ctx, o, w)
 	if gap != (report.Gap{}) {
@@ -128,9 +135,14 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 		byKind = nil
 	}
 	refs := specReferences(spec, byKind, o.obj.GetNamespace())
+	refs = withLooseReferences(refs, spec, byKind, o.obj.GetNamespace())
 	if byKind != nil {
 		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
 		refs = append(refs, x.runAsReferences(ctx, o, spec)...)
+		if reportsFailure(w) {
+			unserved, ugaps := unservedReferences(spec, x.catalog, o.obj.GetNamespace())
+			out, gaps = append(out, unserved...), append(gaps, ugaps...)
+		}
 	}
 	// The object a part belongs to is needed by its cleanup now, whatever the part had when it
 	// succeeded: it is inferred whatever the object's conditions say.
@@ -152,6 +164,8 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 			return x.c.Metadata.Resource(r.res.GVR()).Namespace(ref.Namespace).Get(ctx, r.name, metav1.GetOptions{})
 		})
 		switch {
+		case apierrors.IsNotFound(err) && r.loose != "":
+			out = append(out, looseDangling(r, ref))
 		case apierrors.IsNotFound(err):
 			if r.inferred != "" {
 				var more []report.Gap
@@ -329,11 +343,13 @@ func validName(s string) bool {
 	return true
 }
 
-// successCondition names a condition type that, True, says the object got to where it was
-// going (Ready, Succeeded, Available, Complete).
-var successCondition = map[string]bool{"ready": true, "succeeded": true, "available": true, "complete": true, "completed": true}
+// successCondition names a condition type that, True, says the object's run finished well
+// (Succeeded, Complete): what it named was consumed then. Ready and Available say only that a
+// living object worked when last reconciled — its cleanup needs what it names now, and a
+// condition written before that referent was deleted says nothing of it.
+var successCondition = map[string]bool{"succeeded": true, "complete": true, "completed": true}
 
-// reportedSuccess reports an object whose own conditions say it succeeded or is ready.
+// reportedSuccess reports an object whose own conditions say its run succeeded.
 func reportedSuccess(w ownWord) bool {
 	return slices.ContainsFunc(w.conditions, func(c Condition) bool {
 		return c.Status == "True" && successCondition[strings.ToLower(c.Type)]

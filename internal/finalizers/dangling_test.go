@@ -87,7 +87,10 @@ func TestDanglingRefsReads(t *testing.T) {
 		{"the node does not exist", map[string]any{"nodeName": "gone-1"}, nil, "nodes/gone-1", ""},
 		{"the read is refused", map[string]any{"backendRef": map[string]any{"name": "b", "namespace": "apps"}}, nil, "", "backends.policies.example.io/b -n apps"},
 		{"it succeeded with what it names", map[string]any{"policyServer": "typo"}, []Condition{{Type: "Succeeded", Status: "True"}}, "", ""},
-		{"it succeeded, on a node now gone", map[string]any{"policyServer": "typo", "nodeName": "gone-1"}, []Condition{{Type: "Ready", Status: "True"}}, "nodes/gone-1", ""},
+		{"it succeeded, on a node now gone", map[string]any{"policyServer": "typo", "nodeName": "gone-1"}, []Condition{{Type: "Succeeded", Status: "True"}}, "nodes/gone-1", ""},
+		{"ready before what it names was deleted", map[string]any{"policyServer": "typo"}, []Condition{{Type: "Ready", Status: "True"}}, "policyservers.policies.example.io/typo", ""},
+		{"the group's one kind ending in the stem", map[string]any{"serverRef": map[string]any{"name": "gone"}}, nil, "policyservers.policies.example.io/gone", ""},
+		{"the stem ends no kind", map[string]any{"clusterRef": map[string]any{"name": "gone"}}, nil, "", ""},
 		{"it failed with what it names", map[string]any{"policyServer": "typo"}, []Condition{{Type: "Ready", Status: "False"}}, "policyservers.policies.example.io/typo", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

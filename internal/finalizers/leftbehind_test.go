@@ -71,13 +71,14 @@ func TestRecordedResources(t *testing.T) {
 }
 
 // What a controller recorded in the status as made outside the cluster is named: where a backup
-// put its files, the role and database it created in a server. A spec's storage location, a
-// bare status role (a state) and free text are not.
+// put its files, the role and database it created in a server. A spec's storage location or URI
+// (a model's storageUri, what it reads), a bare status role (a state) and free text are not.
 func TestRecordedStorage(t *testing.T) {
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"spec": map[string]any{
-			"s3":     map[string]any{"bucket": "in-bucket", "path": "s3://restore-source/full"},
-			"source": "gs://watched/prefix",
+			"s3":         map[string]any{"bucket": "in-bucket", "path": "s3://restore-source/full"},
+			"source":     "gs://watched/prefix",
+			"storageUri": "gs://models/income/classifier",
 		},
 		"status": map[string]any{
 			"backupPath":    "s3://tidb-backups/demo1/2020-07-07/",
@@ -100,7 +101,7 @@ func TestRecordedStorage(t *testing.T) {
 			t.Errorf("recordedResources lacks %q: %s", want, got)
 		}
 	}
-	for _, unwanted := range []string{"in-bucket", "restore-source", "watched", "primary", "could not", "https://"} {
+	for _, unwanted := range []string{"in-bucket", "restore-source", "watched", "models/income", "primary", "could not", "https://"} {
 		if strings.Contains(got, unwanted) {
 			t.Errorf("recordedResources names %q: %s", unwanted, got)
 		}

@@ -45,7 +45,14 @@ func recordedKind(path []string, value string) string {
 		return "load balancer"
 	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && nodeLocalPath(path, value):
 		return "node-local path"
-	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids") || strings.HasSuffix(key, "uri"):
+	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids"):
+		if cloudIDRe.MatchString(value) {
+			return "external resource"
+		}
+	case strings.HasSuffix(key, "uri") && path[0] != "spec":
+		// A spec's URI is an address the object reads from or writes to (a model's
+		// storageUri), as a spec's storage location is: only one the status records is
+		// something the controller made.
 		if cloudIDRe.MatchString(value) {
 			return "external resource"
 		}

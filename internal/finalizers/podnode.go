@@ -25,8 +25,8 @@ func (x *Explainer) refSpec(ctx context.Context, o subject, w ownWord) (map[stri
 // kindFor resolves the base of a reference field (`policyServer`, `cluster` of `clusterRef`) to
 // a kind of byKind: the kind of that name, or else the one kind whose name ends with it (a
 // `clusterRef` in a group whose one cluster kind is `KafkaCluster`); false when none or several
-// do, or the base is too short to say. Only for references to objects being deleted: a loose
-// match never makes an object "missing".
+// do, or the base is too short to say. A missing object found through a loose match is
+// claimed with the inference stated (looseDangling).
 func kindFor(base string, byKind map[string]kinds.Resource) (kinds.Resource, bool) {
 	if base == "" {
 		return kinds.Resource{}, false

@@ -53,14 +53,15 @@ func TestDanglingRefsOfAPod(t *testing.T) {
 	}
 }
 
-// A `clusterRef` resolves to the group's one kind ending in "cluster" only where an object
-// that exists is judged (a referent being deleted), never where an absence would be claimed.
+// A `clusterRef` resolves to the group's one kind ending in "cluster" only through kindFor
+// (a referent being deleted) and withLooseReferences (marked loose, whose absence is claimed
+// with the inference stated); specReferences matches kinds exactly.
 func TestLooseKindOnlyForReferents(t *testing.T) {
 	cluster := kinds.Resource{Group: "streams.example.io", Version: "v1", Resource: "brokerclusters", Kind: "BrokerCluster", Namespaced: true}
 	byKind := map[string]kinds.Resource{"brokercluster": cluster, "topic": {Group: "streams.example.io", Resource: "topics", Kind: "Topic", Namespaced: true}}
 	spec := map[string]any{"clusterRef": map[string]any{"name": "c1"}}
 	if got := specReferences(spec, byKind, "kafka"); len(got) != 0 {
-		t.Errorf("specReferences = %+v, want none: a loose match must not make an object missing", got)
+		t.Errorf("specReferences = %+v, want none: it matches kinds exactly", got)
 	}
 	got := walkReferences(spec, byKind, "kafka", kindFor)
 	if len(got) != 1 || got[0].ref().String() != "brokerclusters.streams.example.io/c1 -n kafka" {

@@ -25,10 +25,10 @@ import (
 //
 // note is added to the strip step, naming what the strip is for; gaps are reads that failed
 // (they cannot change the stalled verdict, only its reasons).
-func (x *Explainer) stallContext(ctx context.Context, o subject) (evidence, reasons []string, note string, gaps []report.Gap) {
+func (x *Explainer) stallContext(ctx context.Context, o subject, remover ObjectRef) (evidence, reasons []string, note string, gaps []report.Gap) {
 	if gone, why, gap := x.goneOwner(ctx, o); gap != (report.Gap{}) {
 		gaps = append(gaps, gap)
-	} else if gone != nil {
+	} else if gone != nil && x.ownerBlocks(ctx, o, remover) {
 		evidence = append(evidence, fmt.Sprintf("its owner %s %s", gone.String(), why))
 		reasons = append(reasons, fmt.Sprintf("it belongs to %s, which %s: a controller that removes this finalizer while it finalizes that owner never will now", gone.String(), why))
 		note = fmt.Sprintf(" Its owner %s %s, so nothing will finalize it through that owner.", gone.String(), why)

@@ -61,7 +61,7 @@ func TestStallContextTable(t *testing.T) {
 				Metadata: metadatafake.NewSimpleMetadataClient(scheme, tc.meta...)}
 			x := New(c, kinds.NewCatalog([]kinds.Resource{tcps, secrets}, nil))
 			o := subject{res: secrets, obj: &metav1.ObjectMeta{Name: "tcp-datastore-config", Namespace: "tenant", OwnerReferences: tc.owners}}
-			ev, reasons, note, gaps := x.stallContext(context.Background(), o)
+			ev, reasons, note, gaps := x.stallContext(context.Background(), o, ObjectRef{})
 			if len(gaps) > 0 {
 				t.Fatalf("gaps: %v", gaps)
 			}

@@ -82,7 +82,7 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 		}
 		s := &Stall{Remover: c.Object, ReadySince: ready, Idle: Age(idle)}
 		s.Evidence, s.LikelyReasons = x.stallEvidence(ctx, o, e, w, c, ready, requested)
-		ev, reasons, note, gaps := x.stallContext(ctx, o)
+		ev, reasons, note, gaps := x.stallContext(ctx, o, c.Object)
 		f.Unchecked = append(f.Unchecked, gaps...)
 		s.Evidence, s.LikelyReasons = append(s.Evidence, ev...), append(reasons, s.LikelyReasons...)
 		f.Stalled = s

@@ -65,7 +65,8 @@ func TestTypedReferencesTable(t *testing.T) {
 }
 
 // A typed reference to a Deployment that does not exist is dangling, one that exists is not;
-// an object that reports it succeeded had what it names.
+// an object that reports its run succeeded had what it names; one Ready when last reconciled
+// needs it now.
 func TestDanglingTypedReferences(t *testing.T) {
 	scheme := metadatafake.NewTestScheme()
 	if err := metav1.AddMetaToScheme(scheme); err != nil {
@@ -87,7 +88,8 @@ func TestDanglingTypedReferences(t *testing.T) {
 	}{
 		{"the target exists", ref("live"), nil, ""},
 		{"the target does not exist", ref("gone"), nil, "deployments.apps/gone -n shop"},
-		{"it succeeded with its target", ref("gone"), []Condition{{Type: "Ready", Status: "True"}}, ""},
+		{"it succeeded with its target", ref("gone"), []Condition{{Type: "Succeeded", Status: "True"}}, ""},
+		{"ready before its target was deleted", ref("gone"), []Condition{{Type: "Ready", Status: "True"}}, "deployments.apps/gone -n shop"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := &unstructured.Unstructured{Object: map[string]any{"spec": tc.spec}}
