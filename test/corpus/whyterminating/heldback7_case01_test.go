@@ -32,12 +32,12 @@ func TestCorpusKubeFedFederatedObjectWaitsForRemovedCluster(t *testing.T) {
 	install := map[string]string{"api": "federation", "kubebuilder.k8s.io": "1.0.3"}
 	replay{
 		crds: []crd{
-			{group: "core.federation.k8s.io", kind: "FederatedCluster", plural: "federatedclusters", namespaced: true, versions: []string{"v1alpha1"}, labels: install},
-			{group: "core.federation.k8s.io", kind: "FederatedTypeConfig", plural: "federatedtypeconfigs", namespaced: true, versions: []string{"v1alpha1"}, labels: install},
-			{group: "core.federation.k8s.io", kind: "PropagatedVersion", plural: "propagatedversions", namespaced: true, versions: []string{"v1alpha1"}, labels: install},
-			{group: "types.federation.k8s.io", kind: "FederatedDeployment", plural: "federateddeployments", namespaced: true, versions: []string{"v1alpha1"}, labels: install},
-			{group: "types.federation.k8s.io", kind: "FederatedNamespace", plural: "federatednamespaces", namespaced: true, versions: []string{"v1alpha1"}, labels: install},
-			{group: "clusterregistry.k8s.io", kind: "Cluster", plural: "clusters", namespaced: true, versions: []string{"v1alpha1"}},
+			{group: "core.federation.k8s.io", kind: "FederatedCluster", plural: "federatedclusters", namespaced: true, versions: []string{"v1alpha1"}, labels: install, annotations: map[string]string{"api-approved.kubernetes.io": "unapproved, a group the project chose before the policy"}},
+			{group: "core.federation.k8s.io", kind: "FederatedTypeConfig", plural: "federatedtypeconfigs", namespaced: true, versions: []string{"v1alpha1"}, labels: install, annotations: map[string]string{"api-approved.kubernetes.io": "unapproved, a group the project chose before the policy"}},
+			{group: "core.federation.k8s.io", kind: "PropagatedVersion", plural: "propagatedversions", namespaced: true, versions: []string{"v1alpha1"}, labels: install, annotations: map[string]string{"api-approved.kubernetes.io": "unapproved, a group the project chose before the policy"}},
+			{group: "types.federation.k8s.io", kind: "FederatedDeployment", plural: "federateddeployments", namespaced: true, versions: []string{"v1alpha1"}, labels: install, annotations: map[string]string{"api-approved.kubernetes.io": "unapproved, a group the project chose before the policy"}},
+			{group: "types.federation.k8s.io", kind: "FederatedNamespace", plural: "federatednamespaces", namespaced: true, versions: []string{"v1alpha1"}, labels: install, annotations: map[string]string{"api-approved.kubernetes.io": "unapproved, a group the project chose before the policy"}},
+			{group: "clusterregistry.k8s.io", kind: "Cluster", plural: "clusters", namespaced: true, versions: []string{"v1alpha1"}, annotations: map[string]string{"api-approved.kubernetes.io": "unapproved, a group the project chose before the policy"}},
 		},
 		install: `
 apiVersion: v1

@@ -30,7 +30,7 @@ import (
 // label flink-app) and the job manager Service still there.
 func TestCorpusFlinkApplicationWithNoJobToSavepoint(t *testing.T) {
 	replay{
-		crds: []crd{{group: "flink.k8s.io", kind: "FlinkApplication", plural: "flinkapplications", namespaced: true, versions: []string{"v1alpha1"}}},
+		crds: []crd{{group: "flink.k8s.io", kind: "FlinkApplication", plural: "flinkapplications", namespaced: true, versions: []string{"v1alpha1"}, annotations: map[string]string{"api-approved.kubernetes.io": "unapproved, a group the project chose before the policy"}}},
 		install: `
 apiVersion: v1
 kind: Namespace
