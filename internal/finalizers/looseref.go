@@ -29,7 +29,9 @@ func withLooseReferences(refs []outRef, spec map[string]any, byKind map[string]k
 		return kindFor(base, byKind)
 	}
 	for _, r := range walkReferences(spec, byKind, namespace, looseOnly) {
-		if seen[r.path] || r.node {
+		// Only a field that calls itself a reference (`clusterRef`) is matched loosely: a bare
+		// `role` or `cluster` is as often a name in another system (a Vault role) as an object.
+		if seen[r.path] || r.node || !saysReference(r.path) {
 			continue
 		}
 		r.loose = looseStem(r.path)
@@ -38,6 +40,15 @@ func withLooseReferences(refs []outRef, spec map[string]any, byKind map[string]k
 	}
 	sortByPath(refs)
 	return refs
+}
+
+// saysReference reports whether the last field of path ends in Ref or Refs (`clusterRef`).
+func saysReference(path string) bool {
+	last := strings.ToLower(path[strings.LastIndex(path, ".")+1:])
+	if i := strings.Index(last, "["); i >= 0 {
+		last = last[:i]
+	}
+	return strings.HasSuffix(last, "ref") || strings.HasSuffix(last, "refs")
 }
 
 // looseStem is the stem of the last field of path, lower-cased, less a Ref/Name suffix and any
