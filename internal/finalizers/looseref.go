@@ -42,23 +42,26 @@ func withLooseReferences(refs []outRef, spec map[string]any, byKind map[string]k
 	return refs
 }
 
-// saysReference reports whether the last field of path ends in Ref or Refs (`clusterRef`).
-func saysReference(path string) bool {
-	last := strings.ToLower(path[strings.LastIndex(path, ".")+1:])
+// lastField is the last field of path, lower-cased, less any list index
+// (`spec.clusterRefs[0]` → clusterrefs).
+func lastField(path string) string {
+	last := path[strings.LastIndex(path, ".")+1:]
 	if i := strings.Index(last, "["); i >= 0 {
 		last = last[:i]
 	}
+	return strings.ToLower(last)
+}
+
+// saysReference reports whether the last field of path ends in Ref or Refs (`clusterRef`).
+func saysReference(path string) bool {
+	last := lastField(path)
 	return strings.HasSuffix(last, "ref") || strings.HasSuffix(last, "refs")
 }
 
 // looseStem is the stem of the last field of path, lower-cased, less a Ref/Name suffix and any
 // list index (`spec.clusterRef` → cluster).
 func looseStem(path string) string {
-	last := path[strings.LastIndex(path, ".")+1:]
-	if i := strings.Index(last, "["); i >= 0 {
-		last = last[:i]
-	}
-	last = strings.ToLower(last)
+	last := lastField(path)
 	for _, s := range []string{"ref", "name"} {
 		if strings.HasSuffix(last, s) && len(last) > len(s) {
 			return strings.TrimSuffix(last, s)

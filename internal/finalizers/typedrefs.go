@@ -48,28 +48,11 @@ func targetField(lower string) bool {
 
 // typedReference reads one object as a reference that states its kind and group.
 func typedReference(m map[string]any, resolve func(schema.GroupKind) (kinds.Resource, bool), namespace string) (outRef, bool) {
-	kind, _ := m["kind"].(string)
-	name, _ := m["name"].(string)
-	if kind == "" || !validName(name) {
+	gk, name, ok := statedType(m)
+	if !ok {
 		return outRef{}, false
 	}
-	group, stated := "", false
-	if av, ok := m["apiVersion"].(string); ok && av != "" {
-		gv, err := schema.ParseGroupVersion(av)
-		if err != nil {
-			return outRef{}, false
-		}
-		group, stated = gv.Group, true
-	}
-	for _, key := range []string{"apiGroup", "group"} {
-		if g, ok := m[key].(string); ok && !stated {
-			group, stated = g, true
-		}
-	}
-	if !stated {
-		return outRef{}, false
-	}
-	res, ok := resolve(schema.GroupKind{Group: group, Kind: kind})
+	res, ok := resolve(gk)
 	if !ok {
 		return outRef{}, false
 	}

@@ -70,7 +70,7 @@ func referenceField(lower string) bool {
 }
 
 // statedType reads the type and name a reference object states: its kind, and its group from
-// `apiVersion` or else `group`/`apiGroup`; false when it states no kind, no valid name or no
+// `apiVersion` or else `apiGroup`/`group`; false when it states no kind, no valid name or no
 // group at all.
 func statedType(m map[string]any) (schema.GroupKind, string, bool) {
 	kind, _ := m["kind"].(string)
@@ -85,7 +85,7 @@ func statedType(m map[string]any) (schema.GroupKind, string, bool) {
 		}
 		return schema.GroupKind{Group: gv.Group, Kind: kind}, name, true
 	}
-	for _, key := range []string{"group", "apiGroup"} {
+	for _, key := range []string{"apiGroup", "group"} {
 		if g, ok := m[key].(string); ok {
 			return schema.GroupKind{Group: g, Kind: kind}, name, true
 		}
