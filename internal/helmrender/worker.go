@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -25,6 +26,9 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 	if v == "" {
 		return 0, false
 	}
+	// Started with GOGC at workerInitGC for initialisation only: the render runs under Go's
+	// default collector, from here on, before the bound is set.
+	debug.SetGCPercent(100)
 	limit, err := parseWorkerEnv(v)
 	if err != nil {
 		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
