@@ -149,7 +149,8 @@ func (c *Changes) Touches(p string) bool {
 		return true
 	}
 	// Paths below p sort together from p+"/" on ("p-x" sorts between p and them).
-	if i := sort.SearchStrings(c.Paths, p+"/"); i < len(c.Paths) && strings.HasPrefix(c.Paths[i], p+"/") {
+	below := p + "/"
+	if i := sort.SearchStrings(c.Paths, below); i < len(c.Paths) && strings.HasPrefix(c.Paths[i], below) {
 		return true
 	}
 	// A path above p sorts before it; walk p's ancestors.

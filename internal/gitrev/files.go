@@ -104,7 +104,7 @@ func walkDir(f Files, p string, d fs.DirEntry, fn fs.WalkDirFunc) error {
 
 // Within reports whether p lies in or below root, lexically.
 func Within(root, p string) bool {
-	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+	return p == root || len(p) > len(root) && p[len(root)] == filepath.Separator && strings.HasPrefix(p, root)
 }
 
 // Sub are the files of f under dir, a directory under f.Root(), as if dir were the root:

@@ -179,6 +179,16 @@ func (t *Tree) resolve(op, name string, follow bool) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A listed path has only directories above it (checkTree), so no link to follow on the
+	// way: the walk below would end at its node. It is most of what a gate asks.
+	if n := t.nodes[rel]; n != nil && (n.mode&fs.ModeSymlink == 0 || !follow) {
+		return n, nil
+	}
+	return t.walk(op, name, rel, follow)
+}
+
+// walk is resolve of name (rel under the root) a component at a time.
+func (t *Tree) walk(op, name, rel string, follow bool) (*node, error) {
 	var todo []string
 	if rel != "" {
 		todo = strings.Split(rel, "/")

@@ -220,3 +220,29 @@ func TestSubConfinesToItsRoot(t *testing.T) {
 		t.Errorf("the same link from the whole revision: %v", err)
 	}
 }
+
+// resolve answers a listed path from its node at once; it must answer every path, listed or
+// not, through links or not, followed or not, exactly as the walk a component at a time.
+func TestResolveAsWalk(t *testing.T) {
+	r := gittest.New(t, map[string]string{"seed": "x"})
+	tr := openTree(t, r, linkTree(t, r, "/etc"))
+	names := []string{"", ".", "missing", "apps/missing", "apps/claim.yaml/x", "current/claim.yaml", "current/run.sh",
+		"current/missing", "apps-link/x", "up/passwd", "escape/passwd", "loop-a/x", "vendor/x", "apps/../current"}
+	for p := range tr.nodes {
+		names = append(names, p)
+	}
+	for _, name := range names {
+		for _, follow := range []bool{false, true} {
+			abs := filepath.Join(tr.Root(), name)
+			rel, err := tr.rel("open", abs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gotErr := tr.resolve("open", abs, follow)
+			want, wantErr := tr.walk("open", abs, rel, follow)
+			if got != want || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+				t.Errorf("resolve(%q, follow %v) = %v, %v; the walk: %v, %v", name, follow, got, gotErr, want, wantErr)
+			}
+		}
+	}
+}
