@@ -38,13 +38,16 @@ const WorkerEnv = "KUBEFORENSICS_HELMRENDER_WORKER"
 const workerTag = "kubeforensics-helmrender-worker/1"
 
 // workerInitGC is the worker's GOGC while Go initialises its packages, before main: at the
-// default the collector ran three times over a heap initialisation only grows (4–5 MB); at
-// 400 it does not run, and a worker's start took 14–15 ms of CPU instead of 20–22 ms (`perf
-// stat`, 40 starts of the plugin and of a test binary, 2026-12-03). ServeWorker
-// sets the collector back to Go's default (100) before it bounds its memory or reads anything,
-// so a chart's render runs under the collector as it did before; unlike GOGC=off, the
-// collector is never off.
-const workerInitGC = 400
+// default the collector ran three times over a heap initialisation only grows (4–5 MB), at
+// 150 once. A worker's start with the request of a warm gate took about 22 ms of CPU, 19–20
+// ms at 150 (`perf stat`, 5 × 30 runs alternated, load 8–11, 2026-12-03). ServeWorker sets the
+// collector back to Go's default (100) before it bounds its memory or reads anything, and
+// runs a collection first if none ran: so a chart's render runs under the collector as it did
+// before, and the collector's first cycle, which makes its own structures, is never under the
+// bound (at 400 none ran in initialisation, and a render stopped by a 64 MiB bound then
+// crashed in the collector instead of ending "out of memory": TestMemoryBound). Unlike
+// GOGC=off, the collector is never off.
+const workerInitGC = 150
 
 // stderrBytes bounds what is kept of a worker's standard error: enough to tell why it died.
 const stderrBytes = 64 << 10

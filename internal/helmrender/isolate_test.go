@@ -2,6 +2,7 @@ package helmrender
 
 import (
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,7 @@ func TestWorkerEnvironment(t *testing.T) {
 	if strings.Contains(env, "hunter2") || strings.Contains(env, "GOGC=off") || strings.Contains(env, "GOMEMLIMIT") {
 		t.Fatalf("leaked: %s", env)
 	}
-	if !strings.Contains(env, "GOGC=400\n") {
+	if !strings.Contains(env, "GOGC="+strconv.Itoa(workerInitGC)+"\n") {
 		t.Fatalf("the worker's initialisation GOGC is not set: %s", env)
 	}
 	if !strings.Contains(env, WorkerEnv+"="+workerTag+":67108864") || !strings.Contains(env, "TZ=UTC") {

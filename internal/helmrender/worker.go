@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -27,8 +29,14 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 		return 0, false
 	}
 	// Started with GOGC at workerInitGC for initialisation only: the render runs under Go's
-	// default collector, from here on, before the bound is set.
+	// default collector, from here on, before the bound is set. The collector's first cycle
+	// makes its own structures, and must not run under the bound (there, failing to get
+	// memory, Go 1.26's collector crashed the worker unsaid instead of ending it "out of
+	// memory"): if initialisation ran none, one runs now.
 	debug.SetGCPercent(100)
+	if gcCycles() == 0 {
+		runtime.GC()
+	}
 	limit, err := parseWorkerEnv(v)
 	if err != nil {
 		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
@@ -83,4 +91,14 @@ func serve(in io.Reader) *response {
 		return &response{Err: err.Error()}
 	}
 	return &response{Output: out}
+}
+
+// gcCycles is how many collections this process has run.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
