@@ -20,8 +20,8 @@ func main() {
 		os.Exit(code)
 	}
 	// A gate's heap is mostly a few megabytes, which Go's default pace collects many times
-	// over: collect at 400% while what is live stays under 16 MiB (at most 80 MiB more held),
-	// at the default above that (internal/gcpace).
+	// over: collect at 400% while what is live stays under 16 MiB (a heap of at most about 80
+	// MiB then, where the default holds 32), at the default above that (internal/gcpace).
 	gcpace.Loosen(os.Getenv, 400, 16<<20)
 	os.Exit(cli.Main(func(s genericiooptions.IOStreams) *cobra.Command {
 		return saferetire.NewCmdSafeRetire(s, os.Getenv)

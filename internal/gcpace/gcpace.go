@@ -15,9 +15,9 @@ const liveHeap = "/gc/heap/live:bytes"
 // Loosen sets the collector to percent (as GOGC would) for as long as the heap each
 // collection finds live stays at or under below bytes; the first collection that finds more
 // puts it back to Go's default (100), for good. Between two collections the heap grows to at
-// most (1 + percent/100) times what the last one found live, so the looser pace costs at most
-// (1 + percent/100) * below bytes of memory; past that the command runs as it would have
-// without. A memory limit (GOMEMLIMIT) still applies. It does nothing when GOGC is set in
+// most (1 + percent/100) times what the last one found live, so while the looser pace holds the
+// heap stays under about (1 + percent/100) * below bytes (Go's default: 2 * below); past that
+// the command runs as it would have without. A memory limit (GOMEMLIMIT) still applies. It does nothing when GOGC is set in
 // the environment (getenv): the person running the command chose.
 func Loosen(getenv func(string) string, percent int, below uint64) {
 	if getenv("GOGC") != "" {
