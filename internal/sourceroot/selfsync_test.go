@@ -86,3 +86,44 @@ func TestEntries(t *testing.T) {
 		t.Errorf("Entries = %q", got)
 	}
 }
+
+// An entry given from the top level inside a directory pushed as a repository of its own:
+// aws-samples/eks-multi-cluster-gitops keeps the fleet repository in repos/gitops-system, whose
+// clusters/mgmt declares the root Kustomization (./clusters/mgmt) and tools (./tools/crossplane),
+// paths from repos/gitops-system. Given as --path repos/gitops-system/clusters/mgmt, the top
+// level was taken for the source root and every Kustomization's path was "not found"; the
+// source root is where the paths the entry declares resolve, and the entry is given from it.
+// The top level stays when those paths resolve there.
+func TestDetectEntryGivenFromTheTop(t *testing.T) {
+	mono := map[string]string{
+		"repos/gitops-system/clusters/mgmt/flux-system/gotk-sync.yaml": fluxKS("flux-system", "./clusters/mgmt"),
+		"repos/gitops-system/clusters/mgmt/crossplane.yaml":            fluxKS("crossplane", "./tools/crossplane"),
+		"repos/gitops-system/tools/crossplane/ns.yaml":                 mediaNS,
+		"repos/gitops-workloads/template/app/ns.yaml":                  mediaNS,
+	}
+	top := t.TempDir()
+	if err := incident.WriteFiles(top, mono); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Detect(top, "", "repos/gitops-system/clusters/mgmt/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.SourceRoot != "repos/gitops-system" || l.Entry != "clusters/mgmt" || !strings.Contains(l.SourceRootHow, "./clusters/mgmt") {
+		t.Errorf("layout %+v, want source root repos/gitops-system, entry clusters/mgmt, saying why", l)
+	}
+
+	flat := map[string]string{
+		"clusters/prod/apps.yaml":    fluxKS("apps", "./apps"),
+		"clusters/prod/infra.yaml":   fluxKS("infra", "./clusters/prod/infra"),
+		"apps/ns.yaml":               mediaNS,
+		"clusters/prod/infra/a.yaml": mediaNS,
+	}
+	top = t.TempDir()
+	if err := incident.WriteFiles(top, flat); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Detect(top, "", "clusters/prod", nil); err != nil || l.SourceRoot != "." || l.Entry != "clusters/prod" {
+		t.Errorf("layout %+v (%v), want the top level and clusters/prod", l, err)
+	}
+}
