@@ -142,6 +142,10 @@ func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved,
 	return nil
 }
 
+// IsVarName reports whether name is one kustomize-controller accepts for a post-build
+// variable; a reference to any other (`${1}`) can never be defined.
+func IsVarName(name string) bool { return varName.MatchString(name) }
+
 // selfStanding reports whether s.vars holds a reference that no source can define standing for
 // itself: a name the controller refuses as a variable (`${1}`, a regular expression's group in a
 // config file), which strict substitution found undefined and the caller set to its own

@@ -1,12 +1,10 @@
 package lint
 
 import (
-	"regexp"
 	"strings"
-)
 
-// varName is kustomize-controller's rule for a variable's name.
-var varName = regexp.MustCompile(`^[_[:alpha:]][_[:alpha:][:digit:]]*$`)
+	"github.com/kubeforensics/suite/internal/kbuild"
+)
 
 var ruleSubstitution = Rule{
 	ID: "substitution-fails-open", Severity: Error,
@@ -34,7 +32,7 @@ func checkSubstitution(r *Repo, rule Rule, _ Settings) []Finding {
 				line = r.LocateText(file, "${"+u.Var)
 			}
 			msg := "%s references ${%s}, which no postBuild source of %s defines"
-			if !varName.MatchString(u.Var) {
+			if !kbuild.IsVarName(u.Var) {
 				// ${1}: no source can define it (the controller refuses the name); it is text
 				// meant for another program, which substitution empties or fails on.
 				msg += "; no variable can have that name: write it $${%[2]s} to keep it as text, or label the object kustomize.toolkit.fluxcd.io/substitute: disabled"
