@@ -1,6 +1,7 @@
 package sourceroot
 
 import (
+	"path"
 	"strings"
 	"testing"
 
@@ -125,5 +126,29 @@ func TestDetectEntryGivenFromTheTop(t *testing.T) {
 	}
 	if l, err := Detect(top, "", "clusters/prod", nil); err != nil || l.SourceRoot != "." || l.Entry != "clusters/prod" {
 		t.Errorf("layout %+v (%v), want the top level and clusters/prod", l, err)
+	}
+}
+
+// Many directories that declare Kustomizations, all under one: mirceanton/home-ops keeps each
+// app's ks.yaml in apps/<namespace>/<app>/, and a FluxInstance (inside a HelmRelease's values,
+// not an object the repository declares) syncs apps/, which has no kustomization.yaml. The
+// refusal named all 85 directories; it names where they are, and that directory as the likely
+// entry. A few directories are still named one by one.
+func TestRefusalNamesWhereDeclarersAre(t *testing.T) {
+	files := map[string]string{}
+	for _, app := range []string{"ai/litellm", "ai/hermes", "default/homer", "media/immich", "media/jellyfin", "tools/drawio", "kube-system/cilium"} {
+		files["apps/"+app+"/app.ks.yaml"] = fluxKS(path.Base(app), "./apps/"+app+"/app")
+		files["apps/"+app+"/app/ns.yaml"] = mediaNS
+	}
+	top := t.TempDir()
+	if err := incident.WriteFiles(top, files); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Detect(top, "", "", nil)
+	if err == nil || !strings.Contains(err.Error(), "7 directories under apps/") || !strings.Contains(err.Error(), "the entry is likely apps") || strings.Contains(err.Error(), "tools/drawio") {
+		t.Errorf("err %v, want the 7 directories named by where they are, apps", err)
+	}
+	if got := commonDir([]string{"devenv/oci/flux", "kubernetes/main/flux", "kubernetes/utility/flux"}); got != "" {
+		t.Errorf("commonDir of three trees = %q, want none", got)
 	}
 }
