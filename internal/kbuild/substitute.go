@@ -113,7 +113,7 @@ func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved,
 	if !s.enabled || r.GetLabels()[substituteKey] == kustomize.DisabledValue || r.GetAnnotations()[substituteKey] == kustomize.DisabledValue {
 		return nil
 	}
-	if s.known {
+	if s.known && !s.selfStanding() {
 		// The controller's code path; the dry run only skips reading the cluster, whose
 		// variables are already in merged.
 		if _, err := kustomize.SubstituteVariables(ctx, nil, s.merged, r,
@@ -142,11 +142,29 @@ func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved,
 	return nil
 }
 
+// IsVarName reports whether name is one kustomize-controller accepts for a post-build
+// variable; a reference to any other (`${1}`) can never be defined.
+func IsVarName(name string) bool { return varName.MatchString(name) }
+
+// selfStanding reports whether s.vars holds a reference that no source can define standing for
+// itself: a name the controller refuses as a variable (`${1}`, a regular expression's group in a
+// config file), which strict substitution found undefined and the caller set to its own
+// literal ${NAME} to keep building. The controller's code refuses such a name among the
+// variables, so those builds substitute with the same envsubst here (partial).
+func (s *substituter) selfStanding() bool {
+	for k, v := range s.vars {
+		if !varName.MatchString(k) && v == "${"+k+"}" {
+			return true
+		}
+	}
+	return false
+}
+
 // partial substitutes the known variables and leaves the unknowable ones as ${NAME}.
 func (s *substituter) partial(r *resource.Resource) error {
 	for _, names := range []map[string]bool{keysOf(s.vars), s.secret} {
 		for v := range names {
-			if !varName.MatchString(v) {
+			if !varName.MatchString(v) && !(s.vars[v] == "${"+v+"}" && !s.secret[v]) {
 				return fmt.Errorf("'%s' var name is invalid, must match '%s'", v, varName)
 			}
 		}

@@ -1,6 +1,10 @@
 package lint
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kubeforensics/suite/internal/kbuild"
+)
 
 var ruleSubstitution = Rule{
 	ID: "substitution-fails-open", Severity: Error,
@@ -27,8 +31,13 @@ func checkSubstitution(r *Repo, rule Rule, _ Settings) []Finding {
 			if line == 0 {
 				line = r.LocateText(file, "${"+u.Var)
 			}
-			out = append(out, rule.finding(t.ID(), ref, file, line,
-				"%s references ${%s}, which no postBuild source of %s defines", ref, u.Var, t.ID()))
+			msg := "%s references ${%s}, which no postBuild source of %s defines"
+			if !kbuild.IsVarName(u.Var) {
+				// ${1}: no source can define it (the controller refuses the name); it is text
+				// meant for another program, which substitution empties or fails on.
+				msg += "; no variable can have that name: write it $${%[2]s} to keep it as text, or label the object kustomize.toolkit.fluxcd.io/substitute: disabled"
+			}
+			out = append(out, rule.finding(t.ID(), ref, file, line, msg, ref, u.Var, t.ID()))
 		}
 	}
 	return out

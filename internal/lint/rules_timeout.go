@@ -8,7 +8,7 @@ import (
 
 var ruleTimeout = Rule{
 	ID: "timeout-under-helmrelease", Severity: Warning,
-	Why:   "a tier with wait: true gives up at its timeout while helm-controller may legitimately run a HelmRelease longer, so a normal slow upgrade fails the tier and freezes every tier after it",
+	Why:   "a tier that waits (wait: true, or healthChecks, which also wait on what a HelmRelease installs) gives up at its timeout while helm-controller may legitimately run a HelmRelease longer, so a normal slow upgrade fails the tier and freezes every tier after it",
 	Fix:   "raise the Kustomization's spec.timeout above the longest HelmRelease timeout it applies (or lower the HelmRelease's)",
 	check: checkTimeout,
 }

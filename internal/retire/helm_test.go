@@ -48,6 +48,14 @@ func TestHelmValues(t *testing.T) {
 		{"flat existing claim", "persistence: {enabled: true, existingClaim: data}", []string{"spec.values.persistence.existingClaim=left"}},
 		{"volumeClaimTemplates", "controllers: {main: {type: statefulset, statefulset: {volumeClaimTemplates: [{name: data}]}}}", []string{"spec.values.controllers.main.statefulset.volumeClaimTemplates=orphaned"}},
 		{"nothing", "image: {tag: v1}", nil},
+		// app-template 1.x (common library before 2.0) calls the claim type pvc and renders only
+		// enabled items, as H3mul/homelab-k3s-flux's jellyseerr release did at
+		// https://github.com/H3mul/homelab-k3s-flux/commit/223d8df645d7a5ad1597fa664d6263967c46368b
+		// (its parent's cluster/jellyseerr/helmrelease-jellyseerr.yaml: config, type pvc, 1Gi).
+		{"common library 1.x pvc item", "persistence: {config: {enabled: true, type: pvc, size: 1Gi, mountPath: /app/config}}", []string{"spec.values.persistence.config=deleted"}},
+		{"common library 1.x pvc item, existing claim", "persistence: {media: {enabled: true, type: pvc, existingClaim: media}}", []string{"spec.values.persistence.media.existingClaim=left"}},
+		{"common library 1.x pvc item, retained", "persistence: {config: {enabled: true, type: pvc, retain: true}}", []string{"spec.values.persistence.config=left"}},
+		{"common library 1.x pvc item not enabled", "persistence: {config: {type: pvc, size: 1Gi}, data: {enabled: false, type: pvc}}", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

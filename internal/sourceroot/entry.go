@@ -139,6 +139,27 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// maxNamedDeclarers is how many directories a refusal names before it names where they are.
+const maxNamedDeclarers = 5
+
+// commonDir is the deepest directory that holds every one of dirs (slash paths from the top),
+// "" when only the top level does.
+func commonDir(dirs []string) string {
+	if len(dirs) == 0 {
+		return ""
+	}
+	common := strings.Split(dirs[0], "/")
+	for _, d := range dirs[1:] {
+		parts := strings.Split(d, "/")
+		n := 0
+		for n < len(common) && n < len(parts) && common[n] == parts[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	return strings.Join(common, "/")
+}
+
 // entryNames lists the candidates' entries for an error message.
 func entryNames(cs []entryCandidate) string {
 	names := make([]string, 0, len(cs))
@@ -166,6 +187,11 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 		}
 		if !hasKustomizationFile(f, top) {
 			if roots := unbuiltDeclarers(f, top); len(roots) > 0 {
+				if under := commonDir(roots); len(roots) > maxNamedDeclarers && under != "" {
+					// mirceanton/home-ops: 85 apps/<namespace>/<app> directories, each with its
+					// ks.yaml, which a FluxInstance syncing apps/ builds; naming them all hides that.
+					return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; %d directories under %s/ declare Flux Kustomizations that no other Kustomization's path builds (%s, …): the entry is likely %s or a directory above them, which your bootstrap or FluxInstance syncs: give it with --path", len(roots), under, strings.Join(roots[:maxNamedDeclarers], ", "), under)
+				}
 				return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; these directories declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: %s: choose one with --path", strings.Join(roots, ", "))
 			}
 		}

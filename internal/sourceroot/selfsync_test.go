@@ -1,6 +1,7 @@
 package sourceroot
 
 import (
+	"path"
 	"strings"
 	"testing"
 
@@ -84,5 +85,70 @@ func TestEntries(t *testing.T) {
 	}
 	if got := strings.Join(Entries(top), ", "); got != "clusters/production, clusters/staging, hub" {
 		t.Errorf("Entries = %q", got)
+	}
+}
+
+// An entry given from the top level inside a directory pushed as a repository of its own:
+// aws-samples/eks-multi-cluster-gitops keeps the fleet repository in repos/gitops-system, whose
+// clusters/mgmt declares the root Kustomization (./clusters/mgmt) and tools (./tools/crossplane),
+// paths from repos/gitops-system. Given as --path repos/gitops-system/clusters/mgmt, the top
+// level was taken for the source root and every Kustomization's path was "not found"; the
+// source root is where the paths the entry declares resolve, and the entry is given from it.
+// The top level stays when those paths resolve there.
+func TestDetectEntryGivenFromTheTop(t *testing.T) {
+	mono := map[string]string{
+		"repos/gitops-system/clusters/mgmt/flux-system/gotk-sync.yaml": fluxKS("flux-system", "./clusters/mgmt"),
+		"repos/gitops-system/clusters/mgmt/crossplane.yaml":            fluxKS("crossplane", "./tools/crossplane"),
+		"repos/gitops-system/tools/crossplane/ns.yaml":                 mediaNS,
+		"repos/gitops-workloads/template/app/ns.yaml":                  mediaNS,
+	}
+	top := t.TempDir()
+	if err := incident.WriteFiles(top, mono); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Detect(top, "", "repos/gitops-system/clusters/mgmt/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.SourceRoot != "repos/gitops-system" || l.Entry != "clusters/mgmt" || !strings.Contains(l.SourceRootHow, "./clusters/mgmt") {
+		t.Errorf("layout %+v, want source root repos/gitops-system, entry clusters/mgmt, saying why", l)
+	}
+
+	flat := map[string]string{
+		"clusters/prod/apps.yaml":    fluxKS("apps", "./apps"),
+		"clusters/prod/infra.yaml":   fluxKS("infra", "./clusters/prod/infra"),
+		"apps/ns.yaml":               mediaNS,
+		"clusters/prod/infra/a.yaml": mediaNS,
+	}
+	top = t.TempDir()
+	if err := incident.WriteFiles(top, flat); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Detect(top, "", "clusters/prod", nil); err != nil || l.SourceRoot != "." || l.Entry != "clusters/prod" {
+		t.Errorf("layout %+v (%v), want the top level and clusters/prod", l, err)
+	}
+}
+
+// Many directories that declare Kustomizations, all under one: mirceanton/home-ops keeps each
+// app's ks.yaml in apps/<namespace>/<app>/, and a FluxInstance (inside a HelmRelease's values,
+// not an object the repository declares) syncs apps/, which has no kustomization.yaml. The
+// refusal named all 85 directories; it names where they are, and that directory as the likely
+// entry. A few directories are still named one by one.
+func TestRefusalNamesWhereDeclarersAre(t *testing.T) {
+	files := map[string]string{}
+	for _, app := range []string{"ai/litellm", "ai/hermes", "default/homer", "media/immich", "media/jellyfin", "tools/drawio", "kube-system/cilium"} {
+		files["apps/"+app+"/app.ks.yaml"] = fluxKS(path.Base(app), "./apps/"+app+"/app")
+		files["apps/"+app+"/app/ns.yaml"] = mediaNS
+	}
+	top := t.TempDir()
+	if err := incident.WriteFiles(top, files); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Detect(top, "", "", nil)
+	if err == nil || !strings.Contains(err.Error(), "7 directories under apps/") || !strings.Contains(err.Error(), "the entry is likely apps") || strings.Contains(err.Error(), "tools/drawio") {
+		t.Errorf("err %v, want the 7 directories named by where they are, apps", err)
+	}
+	if got := commonDir([]string{"devenv/oci/flux", "kubernetes/main/flux", "kubernetes/utility/flux"}); got != "" {
+		t.Errorf("commonDir of three trees = %q, want none", got)
 	}
 }

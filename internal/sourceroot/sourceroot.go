@@ -109,6 +109,8 @@ func DetectFiles(f gitrev.Files, sourceRoot, entry string, paths []string) (Layo
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no directory holds every spec.path)"
 	case len(roots) == 0:
 		return l, fmt.Errorf("%s is not a directory of the repository, nor of any directory in it: give the artifact's root with --source-root", what)
+	case roots[0] == "." && !live:
+		l.fromTop(f, top, what)
 	case roots[0] == ".":
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: "+what+" is there"
 	case len(roots) == 1 && !live:
@@ -120,6 +122,23 @@ func DetectFiles(f gitrev.Files, sourceRoot, entry string, paths []string) (Layo
 		return l, fmt.Errorf("%s resolves under several directories (%s): choose the artifact's root with --source-root", what, strings.Join(roots, ", "))
 	}
 	return l, nil
+}
+
+// fromTop settles the source root of an entry given from the top level. The Kustomizations it
+// declares name their paths from a directory on its way up, as a bootstrap's do (the monorepo
+// layout of aws-samples/eks-multi-cluster-gitops: repos/gitops-system/clusters/mgmt declares
+// ./clusters/mgmt and ./tools/crossplane, paths from repos/gitops-system, pushed as a
+// repository of its own): that directory is the source root and the entry is given from it,
+// as when the entry is detected (candidateAt). Else the top level.
+func (l *Layout) fromTop(f gitrev.Files, top, what string) {
+	c := candidateAt(f, top, l.Entry, ".", "")
+	if c.root == "." || c.confirmed || c.how == "" || !strings.HasPrefix(l.Entry+"/", c.root+"/") {
+		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level: "+what+" is there"
+		return
+	}
+	l.SourceRoot, l.SourceRootHow = c.root, "detected: "+c.root+"/: "+c.how
+	l.Entry = orDefault(strings.TrimPrefix(strings.TrimPrefix(l.Entry, c.root), "/"), ".")
+	l.EntryHow = "given with --path, from the top level"
 }
 
 // candidateRoots lists ".", then every directory below top (not hidden, at most maxRootDepth

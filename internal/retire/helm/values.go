@@ -44,7 +44,11 @@ func (v Value) Declares() bool { return v.Deleted || v.Orphaned }
 //   - a `persistence` map of named items (bjw-s app-template and its common library,
 //     lib/pod/fields/_volumes.tpl): each item enabled unless `enabled: false`, of type
 //     persistentVolumeClaim unless `type` says otherwise, creates its claim unless it names an
-//     `existingClaim`; `retain: true` (classes/_pvc.tpl) adds helm.sh/resource-policy: keep;
+//     `existingClaim`; `retain: true` (classes/_pvc.tpl) adds helm.sh/resource-policy: keep.
+//     The same library before 2.0 (app-template 1.x, and the k8s-at-home common library it
+//     came from) calls the type `pvc` and renders only items that say `enabled: true`
+//     (render/_pvcs.tpl: `and $PVC.enabled (eq (default "pvc" $PVC.type) "pvc")`), so a `pvc`
+//     item counts only when enabled;
 //   - a non-empty `volumeClaimTemplates` list anywhere: a StatefulSet's claims, which are not
 //     in the release's manifest, so an uninstall leaves them orphaned (helm/helm#5156).
 //
@@ -127,7 +131,13 @@ func persistenceItem(item map[string]any, path string) (Value, bool) {
 		return Value{}, false
 	}
 	typ, _ := item["type"].(string)
-	if typ != "" && typ != "persistentVolumeClaim" {
+	switch typ {
+	case "", "persistentVolumeClaim":
+	case "pvc":
+		if on, _ := item["enabled"].(bool); !on {
+			return Value{}, false
+		}
+	default:
 		return Value{}, false
 	}
 	if claim, _ := item["existingClaim"].(string); claim != "" {
@@ -140,7 +150,15 @@ func persistenceItem(item map[string]any, path string) (Value, bool) {
 	if r, _ := item["retain"].(bool); r || keep(item) {
 		return Value{Path: path, key: key, kept: true, What: "a persistentVolumeClaim item kept on uninstall (retain: true or helm.sh/resource-policy: keep)"}, true
 	}
-	return Value{Path: path, key: key, Deleted: true, What: "a persistentVolumeClaim item (type defaults to persistentVolumeClaim): the chart creates the claim, which the uninstall deletes"}, true
+	return Value{Path: path, key: key, Deleted: true, What: pvcWhat(typ)}, true
+}
+
+// pvcWhat says why a persistence item of type typ makes a claim the uninstall deletes.
+func pvcWhat(typ string) string {
+	if typ == "pvc" {
+		return "a pvc item with enabled: true (the common library before 2.0): the chart creates the claim, which the uninstall deletes"
+	}
+	return "a persistentVolumeClaim item (type defaults to persistentVolumeClaim): the chart creates the claim, which the uninstall deletes"
 }
 
 // keep reports whether m's annotations carry helm.sh/resource-policy: keep.

@@ -20,10 +20,13 @@ import (
 //
 // Only custom resources are read (a built-in kind's claims are judged by their own rules), and
 // not Flux's or the Flux Operator's objects, whose specs carry other objects' templates and Helm
-// values. Under the spec, Helm values and pod volumes (notRequests) are not the resource's own
+// values, nor a kind that calls itself a template (`…Template`: Tekton's TriggerTemplate, Argo's
+// WorkflowTemplate, Cluster API's machine templates): it describes objects made from it later,
+// as a pod template does, and holds none of their storage; deleting it deletes none of them
+// (tyriis/home-ops 4f994fbaa: a TriggerTemplate's PipelineRun workspace claim template). Under the spec, Helm values and pod volumes (notRequests) are not the resource's own
 // request and are not read either, nor is a claim named by `claimName`.
 func StorageRequest(o *unstructured.Unstructured) string {
-	if o == nil || !customGroup(o.GroupVersionKind().Group) {
+	if o == nil || !customGroup(o.GroupVersionKind().Group) || strings.HasSuffix(o.GetKind(), "Template") {
 		return ""
 	}
 	spec, ok := o.Object["spec"].(map[string]any)

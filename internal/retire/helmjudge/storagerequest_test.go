@@ -79,6 +79,25 @@ kind: Grafana
 spec:
   persistentVolumeClaim:
     spec: {accessModes: [ReadWriteOnce]}`, "spec.persistentVolumeClaim"},
+		// https://github.com/tyriis/home-ops/commit/4f994fbaa3e3ea8460ef8dbfed4242a10451b824 removed
+		// tekton-system with this TriggerTemplate (triggers/templates/krr.yaml at its parent): the
+		// claim template is the PipelineRuns' it makes, each deleted with its run.
+		{"a template kind describes objects made later (tyriis/home-ops 4f994fbaa)", `apiVersion: triggers.tekton.dev/v1beta1
+kind: TriggerTemplate
+spec:
+  resourcetemplates:
+  - apiVersion: tekton.dev/v1beta1
+    kind: PipelineRun
+    metadata: {generateName: krr-run-}
+    spec:
+      pipelineRef: {name: krr}
+      workspaces:
+      - name: output
+        volumeClaimTemplate:
+          spec:
+            storageClassName: nfs-csi
+            accessModes: [ReadWriteOnce]
+            resources: {requests: {storage: 1Gi}}`, ""},
 		{"a built-in StatefulSet has its own rule", `apiVersion: apps/v1
 kind: StatefulSet
 spec:
