@@ -19,6 +19,9 @@ import (
 // hints are the names noCandidate already reported.
 func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, known, hints []string, a attribution) (attribution, []report.Gap) {
 	domain := finalizerDomain(name)
+	if domain == "" && !a.unread && !a.guessed {
+		return x.judgeDomainless(ctx, o, name, known, a)
+	}
 	if domain == "" || a.unread || a.guessed || namedForObject(name, o.obj.GetName()) {
 		return a, nil
 	}
