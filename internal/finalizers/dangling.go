@@ -125,9 +125,13 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 			refs = append(refs, r)
 		}
 	}
+	remote := x.remoteRefs(ctx, o, w)
 	for i, r := range refs {
 		ref := r.ref()
 		if r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName() && ref.Namespace == o.obj.GetNamespace() {
+			continue
+		}
+		if _, ok := remote[r.path]; ok && r.loose == "" && r.inferred == "" {
 			continue
 		}
 		if i >= maxDanglingLookups {
