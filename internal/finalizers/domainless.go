@@ -34,22 +34,11 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 		return a, nil
 	}
 	what := o.ref().QualifiedResource()
-	ws, err := x.workloads(ctx)
-	if err != nil {
-		return a, []report.Gap{listGap(workloadsID(), "listing workloads to rank who removes "+name, err)}
+	rr, gaps := x.readForRanking(ctx, name)
+	if len(gaps) > 0 {
+		return a, gaps
 	}
-	rb, err := x.rbac(ctx)
-	if err != nil {
-		return a, []report.Gap{listGap(rbacID(), "reading RBAC to rank who removes "+name, err)}
-	}
-	idx, err := x.products(ctx)
-	if err != nil {
-		return a, []report.Gap{listGap(typeID(crdsResource, ""), "reading which product serves which API group, to rank who removes "+name, err)}
-	}
-	byRef := map[string]workload{}
-	for _, w := range ws {
-		byRef[w.ref.String()] = w
-	}
+	rb, idx, byRef := rr.rb, rr.idx, rr.byRef
 	own, hasOwn := idx.own[o.res.Group+"/"+o.res.Resource]
 	tokens := typeWords(name, o.res.Kind, own)
 	var tied, unrelated []Controller
@@ -83,14 +72,7 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 	case len(unrelated) == 0:
 		a.controllers = tied
 	case len(tied) > 0:
-		s, dead := candidateSummary(tied, what, tied[0].BroadOnly)
-		s += fmt.Sprintf(" and that the cluster ties to %s (%d unrelated one(s) that merely could are listed apart)", what, len(unrelated))
-		for i := range tied {
-			if tied[i].Found && tied[i].Note == a.summary {
-				tied[i].Note = s
-			}
-		}
-		a.controllers, a.summary, a.dead = tied, s, dead
+		a = withUnrelatedApart(a, tied, len(unrelated), what, what)
 	default:
 		c := Controller{Note: fmt.Sprintf("no controller of finalizer %s is found: %s may update %s, but nothing in the cluster (roles naming %s itself, webhooks of its API group, product labels of its CustomResourceDefinition, names or images naming the finalizer or the kind) ties %s to it; a finalizer without a domain does not name its owner, and rights that allow everything are no evidence of one",
 			name, countWorkloads(len(unrelated)), what, what, themOrIt(len(unrelated)))}
@@ -164,4 +146,47 @@ func groupName(g string) string {
 		return "the core API group"
 	}
 	return g
+}
+
+// rankReads are what ranking a finalizer's candidates reads, once per command: the workloads
+// (by reference too), RBAC and which product serves which API group.
+type rankReads struct {
+	ws    []workload
+	byRef map[string]workload
+	rb    *rbacObjects
+	idx   *productIndex
+}
+
+// readForRanking reads what the ranking needs; a failed read is a gap, and nothing is ranked.
+func (x *Explainer) readForRanking(ctx context.Context, name string) (rankReads, []report.Gap) {
+	var r rankReads
+	var err error
+	if r.ws, err = x.workloads(ctx); err != nil {
+		return r, []report.Gap{listGap(workloadsID(), "listing workloads to rank who removes "+name, err)}
+	}
+	if r.rb, err = x.rbac(ctx); err != nil {
+		return r, []report.Gap{listGap(rbacID(), "reading RBAC to rank who removes "+name, err)}
+	}
+	if r.idx, err = x.products(ctx); err != nil {
+		return r, []report.Gap{listGap(typeID(crdsResource, ""), "reading which product serves which API group, to rank who removes "+name, err)}
+	}
+	r.byRef = map[string]workload{}
+	for _, w := range r.ws {
+		r.byRef[w.ref.String()] = w
+	}
+	return r, nil
+}
+
+// withUnrelatedApart makes the tied candidates the controllers, and says that n unrelated ones
+// that merely could remove the finalizer are listed apart.
+func withUnrelatedApart(a attribution, tied []Controller, n int, what, tiedTo string) attribution {
+	s, dead := candidateSummary(tied, what, tied[0].BroadOnly)
+	s += fmt.Sprintf(" and that the cluster ties to %s (%d unrelated one(s) that merely could are listed apart)", tiedTo, n)
+	for i := range tied {
+		if tied[i].Found && tied[i].Note == a.summary {
+			tied[i].Note = s
+		}
+	}
+	a.controllers, a.summary, a.dead = tied, s, dead
+	return a
 }
