@@ -27,8 +27,8 @@ type attribution struct {
 	// unrelated are the candidates with no tie, which merely could remove it.
 	domain    string
 	unrelated []Controller
-	// noTie is set when candidates exist but none is tied to the domain: no controller of the
-	// domain is installed.
+	// noTie is set when candidates exist but none is tied to the domain (or, for a finalizer
+	// without a domain, to the object's type): no controller of it is installed.
 	noTie bool
 	// orphan is set when no workload may update the object at all (see judgeDomain).
 	orphan bool

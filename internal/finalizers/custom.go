@@ -28,7 +28,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	case isKnown:
 	case noDomain(name):
 		k = known{
-			removedBy: "whichever controller added it: a finalizer without a domain does not name its owner, so only RBAC can say who may remove it",
+			removedBy: "whichever controller added it: a finalizer without a domain does not name its owner, so the workloads that may update the object are weighed by what ties them to its type (their roles naming it, webhooks of its API group, product labels of its CustomResourceDefinition, names)",
 			waitsFor:  "that controller finishes its cleanup for this object",
 			lost:      "whatever that controller would have cleaned up",
 		}

@@ -49,6 +49,9 @@ type dangling struct {
 	// owner marks a gone owner (metadata.ownerReferences), which holds the finalizer only
 	// where its remover finalizes the object through that owner (ownerBlocks).
 	owner bool
+	// context is what else the blocker's details say (an owner being deleted, which is why
+	// the object is deleted and not what holds it).
+	context []string
 }
 
 // applyDangling makes blockers of the objects the stuck object itself refers to that do not
@@ -76,36 +79,7 @@ func (x *Explainer) applyDangling(ctx context.Context, o subject, e *Explanation
 			f.Incomplete = append(f.Incomplete, gaps...)
 			continue
 		}
-		// A missing object is proven: what an unread reference would add cannot clear it.
-		f.Unchecked = append(f.Unchecked, gaps...)
-		var fixes []Remediation
-		var names []string
-		for _, d := range found {
-			f.Blockers = append(f.Blockers, Blocker{Object: d.ref, Code: ReasonMissingObject, Reason: d.reason,
-				Details: []string{"read just now: not found"}})
-			names = append(names, d.ref.String())
-			if d.restorable {
-				fixes = append(fixes, Remediation{Code: ReasonRestoreMissingObject,
-					Summary: fmt.Sprintf("Create %s again, or repoint %s to an object that exists where the field may change: %s then completes the cleanup of %s and removes %s itself.", d.ref.String(), d.path, f.Controllers[0].Object.String(), o.ref().String(), f.Name)})
-			}
-		}
-		// Reading the remover's logs comes last: what holds the finalizer is known. When it is
-		// known only by inference, the logs (which name what the controller fails on) come
-		// before the strip.
-		rest, logs := splitRemedies(f.Remedies)
-		f.Remedies = append(fixes, rest...)
-		if !slices.ContainsFunc(found, func(d dangling) bool { return !d.inferred }) {
-			f.Remedies, logs = append(f.Remedies, logs...), nil
-		}
-		if f.bypass != nil {
-			strip := *f.bypass
-			strip.Summary = fmt.Sprintf("If %s is gone for good, nothing will ever remove finalizer %s: remove it by hand. The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", quote(names), f.Name)
-			if slices.ContainsFunc(found, func(d dangling) bool { return d.ref.Resource == "nodes" && d.ref.Group == "" }) {
-				strip.Cost += "; what the object held on the gone node's own disks went with the node"
-			}
-			f.Remedies = append(f.Remedies, strip)
-		}
-		f.Remedies = append(f.Remedies, logs...)
+		blockOnMissing(o, f, found, gaps)
 	}
 	// The strip's cost names what the object records outside the cluster.
 	nameLeftovers(e, w.obj)
@@ -151,9 +125,13 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 			refs = append(refs, r)
 		}
 	}
+	remote := x.remoteRefs(ctx, o, w)
 	for i, r := range refs {
 		ref := r.ref()
 		if r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName() && ref.Namespace == o.obj.GetNamespace() {
+			continue
+		}
+		if _, ok := remote[r.path]; ok && r.loose == "" && r.inferred == "" {
 			continue
 		}
 		if i >= maxDanglingLookups {

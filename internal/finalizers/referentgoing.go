@@ -19,6 +19,9 @@ type goingReferent struct {
 	// waits: the referent's deletion waits for the stuck object (foreground deletion, with
 	// the stuck object a dependent that blocks it).
 	waits bool
+	// ownerOnly: only metadata.ownerReferences names it, no spec field: its deletion is what
+	// cascaded to the stuck object (yieldsToMissingInput).
+	ownerOnly bool
 }
 
 // applyGoingReferents makes blockers of the objects the stuck object refers to (its spec's
@@ -39,7 +42,7 @@ func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Expla
 		return
 	}
 	going := x.goingReferents(ctx, o, w)
-	if len(going) == 0 {
+	if len(going) == 0 || x.yieldsToMissingInput(ctx, o, w, going) {
 		return
 	}
 	var names []string
@@ -143,10 +146,11 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 		if j, ok := seen[t.ref.String()]; ok {
 			out[j].reason = strings.Replace(out[j].reason, " names ", " and "+t.path+" name ", 1)
 			out[j].waits = out[j].waits || (t.owner && waitsForDependent(obj, o.obj))
+			out[j].ownerOnly = out[j].ownerOnly && t.owner
 			continue
 		}
 		since := obj.GetDeletionTimestamp().UTC().Format("2006-01-02T15:04:05Z")
-		g := goingReferent{ref: t.ref, waits: t.owner && waitsForDependent(obj, o.obj),
+		g := goingReferent{ref: t.ref, waits: t.owner && waitsForDependent(obj, o.obj), ownerOnly: t.owner,
 			reason: fmt.Sprintf("%s names %s, which is itself being deleted (since %s): what the cleanup runs against goes with it", t.path, t.ref.String(), since)}
 		if gone := x.missingServices(ctx, t.ref, t.gvr); len(gone) > 0 {
 			g.reason += "; and what it works through is gone already: " + strings.Join(gone, "; ")

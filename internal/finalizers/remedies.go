@@ -52,6 +52,8 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 			out = append(out, Remediation{Code: ReasonRestoreController, Summary: fmt.Sprintf("Restore %s; it then removes the finalizer itself.", c.Object.String())})
 		case a.noTie && owner == "" && len(a.unservedBy) > 0:
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Bring the types of %s back, if the product is meant to run here, through what is left of it (%s): the cluster no longer serves that API group, so its controller is not installed. Its controller then removes the finalizer itself.", a.domain, strings.Join(a.unservedBy, ", "))})
+		case a.noTie && owner == "" && a.domain == "":
+			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the controller of %s that sets %s, if it is meant to run here: no workload the cluster ties to that type is installed, and none of the ones that merely could remove the finalizer is its controller. It then removes the finalizer itself.", ref.QualifiedResource(), f.Name)})
 		case a.noTie && owner == "":
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the product of %s, if it is meant to run here: no workload tied to that domain is installed, and none of the ones that merely could remove the finalizer is its controller. Its controller then removes the finalizer itself.", a.domain)})
 		default:

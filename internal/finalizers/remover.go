@@ -19,26 +19,18 @@ import (
 // hints are the names noCandidate already reported.
 func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, known, hints []string, a attribution) (attribution, []report.Gap) {
 	domain := finalizerDomain(name)
+	if domain == "" && !a.unread && !a.guessed {
+		return x.judgeDomainless(ctx, o, name, known, a)
+	}
 	if domain == "" || a.unread || a.guessed || namedForObject(name, o.obj.GetName()) {
 		return a, nil
 	}
 	what := o.ref().QualifiedResource()
-	ws, err := x.workloads(ctx)
-	if err != nil {
-		return a, []report.Gap{listGap(workloadsID(), "listing workloads to rank who removes "+name, err)}
+	rr, gaps := x.readForRanking(ctx, name)
+	if len(gaps) > 0 {
+		return a, gaps
 	}
-	rb, err := x.rbac(ctx)
-	if err != nil {
-		return a, []report.Gap{listGap(rbacID(), "reading RBAC to rank who removes "+name, err)}
-	}
-	idx, err := x.products(ctx)
-	if err != nil {
-		return a, []report.Gap{listGap(typeID(crdsResource, ""), "reading which product serves which API group, to rank who removes "+name, err)}
-	}
-	byRef := map[string]workload{}
-	for _, w := range ws {
-		byRef[w.ref.String()] = w
-	}
+	ws, rb, idx, byRef := rr.ws, rr.rb, rr.idx, rr.byRef
 	tiesOf := func(c Controller) []tie {
 		if w, ok := byRef[c.Object.String()]; ok && c.Found {
 			ts := x.workloadTies(ctx, domain, w, idx, rb)
@@ -110,14 +102,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	case len(unrelated) == 0:
 		a.controllers = tied
 	case len(tied) > 0:
-		s, dead := candidateSummary(tied, what, tied[0].BroadOnly)
-		s += fmt.Sprintf(" and that the cluster ties to %s (%d unrelated one(s) that merely could are listed apart)", domain, len(unrelated))
-		for i := range tied {
-			if tied[i].Found && tied[i].Note == a.summary {
-				tied[i].Note = s
-			}
-		}
-		a.controllers, a.summary, a.dead = tied, s, dead
+		a = withUnrelatedApart(a, tied, len(unrelated), what, domain)
 	case len(unserved) > 0:
 		c := unservedDomainNote(domain, what, unserved)
 		a.controllers, a.summary, a.dead, a.noTie = []Controller{c}, c.Note, true, true

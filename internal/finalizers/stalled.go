@@ -85,6 +85,7 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 		ev, reasons, note, gaps := x.stallContext(ctx, o, c.Object)
 		f.Unchecked = append(f.Unchecked, gaps...)
 		s.Evidence, s.LikelyReasons = append(s.Evidence, ev...), append(reasons, s.LikelyReasons...)
+		s.Evidence = append(s.Evidence, x.remoteNotes(ctx, o, w)...)
 		f.Stalled = s
 		f.Remedies = x.stalledRemedies(o, *f, s, note)
 		dev, dreasons, dfixes, dgaps := x.removerDependencies(ctx, c)
