@@ -133,6 +133,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyDangling(ctx, o, e, w)
 	x.applyGoingReferents(ctx, o, e, w, requested)
 	x.applyReferrers(ctx, o, e, w)
+	x.applyAwaitedNames(ctx, o, e, w)
 	if e.Deleting {
 		return
 	}
