@@ -87,18 +87,7 @@ func listStem(field string) string {
 // awaitedNames returns the recorded names that a waiting message of the object's own word
 // repeats as a word of its own ("waiting for clusters c1 to become ready").
 func awaitedNames(w ownWord, recorded []recordedName) []awaitedName {
-	type message struct{ source, text string }
-	var msgs []message
-	for _, c := range w.conditions {
-		if c.Message != "" && waitWords.MatchString(c.Type+" "+c.Reason+" "+c.Message) {
-			msgs = append(msgs, message{"condition " + c.Type, c.Message})
-		}
-	}
-	for _, e := range w.events {
-		if waitWords.MatchString(e.Reason + " " + e.Message) {
-			msgs = append(msgs, message{"event " + e.Reason, e.Message})
-		}
-	}
+	msgs := waitingMessages(w)
 	var out []awaitedName
 	for _, r := range recorded {
 		for _, m := range msgs {
@@ -106,6 +95,27 @@ func awaitedNames(w ownWord, recorded []recordedName) []awaitedName {
 				out = append(out, awaitedName{recordedName: r, source: m.source, quote: m.text})
 				break
 			}
+		}
+	}
+	return out
+}
+
+// ownMessage is one message of the object's own word, with where it comes from
+// ("condition Ready", "event DeleteFailed").
+type ownMessage struct{ source, text string }
+
+// waitingMessages are the messages of the object's conditions and recent events that speak of
+// what the deletion waits for (waitWords).
+func waitingMessages(w ownWord) []ownMessage {
+	var out []ownMessage
+	for _, c := range w.conditions {
+		if c.Message != "" && waitWords.MatchString(c.Type+" "+c.Reason+" "+c.Message) {
+			out = append(out, ownMessage{"condition " + c.Type, c.Message})
+		}
+	}
+	for _, e := range w.events {
+		if waitWords.MatchString(e.Reason + " " + e.Message) {
+			out = append(out, ownMessage{"event " + e.Reason, e.Message})
 		}
 	}
 	return out
