@@ -103,7 +103,7 @@ func (x *Explainer) conversionRemedy(b Blocker) Remediation {
 	return Remediation{
 		Code:    ReasonDisableConversion,
 		Summary: fmt.Sprintf("Set the conversion strategy of %s to None, so its objects are served without the webhook.", b.Object.String()),
-		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None"}}}`),
+		Command: x.kubectl("", "patch", b.Object.QualifiedResource(), b.Object.Name, "--type=merge", "-p", `{"spec":{"conversion":{"strategy":"None","webhook":null}}}`),
 		Cost:    "with strategy None, objects are served at every version unconverted: fields that differ between versions are wrong or dropped for clients of the other versions",
 		request: &apiRequest{op: admissionv1.Update, res: crdsResource},
 	}

@@ -28,9 +28,12 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 		f.Incomplete = append(f.Incomplete, getGap(o.ref().ID(), "reading customresourcedefinitions.apiextensions.k8s.io/"+o.obj.GetName(), err))
 		return f
 	}
+	// What its custom resources cannot be written without comes first (crdbackends.go).
+	backends, fixes, gaps := x.crdBackends(ctx, o.obj.GetName(), res)
 	items, err := ListMetadata(ctx, x.c.Metadata, res, "", nil)
 	if err != nil {
-		f.Incomplete = append(f.Incomplete, listGap(typeID(res, ""), "listing "+res.QualifiedName(), err))
+		f.Blockers, f.Remedies = backends, fixes
+		f.Incomplete = append(append(f.Incomplete, gaps...), listGap(typeID(res, ""), "listing "+res.QualifiedName(), err))
 		return f
 	}
 	withFinalizers := 0
@@ -46,7 +49,17 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 		}
 		f.Blockers = append(f.Blockers, b)
 	}
+	if len(items) == 0 {
+		// Nothing is left to write: what its webhooks would refuse holds nothing.
+		backends, fixes = nil, nil
+	}
+	f.Blockers = append(f.Blockers, backends...)
 	sortBlockers(f.Blockers)
+	if len(f.Blockers) > 0 {
+		f.Unchecked = append(f.Unchecked, gaps...)
+	} else {
+		f.Incomplete = append(f.Incomplete, gaps...)
+	}
 	switch {
 	case withFinalizers > 0:
 		f.Remedies = []Remediation{{Summary: fmt.Sprintf("%d custom resource(s) carry finalizers: their controller must run to release them (explained below). Reinstalling a removed controller is the safe way out.", withFinalizers)}}
@@ -55,6 +68,7 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 	default:
 		f.Remedies = []Remediation{{Summary: "No custom resource is left; the API server should remove the finalizer shortly."}}
 	}
+	f.Remedies = append(fixes, f.Remedies...)
 	return f
 }
 

@@ -134,6 +134,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyGoingReferents(ctx, o, e, w, requested)
 	x.applyMissingInputs(ctx, o, e, w)
 	x.applyReferrers(ctx, o, e, w)
+	x.applyAwaitedNames(ctx, o, e, w)
 	if e.Deleting {
 		return
 	}

@@ -68,6 +68,8 @@ func (x *Explainer) guard(ctx context.Context, steps []Remediation) ([]Remediati
 				out = append(out, fixes...)
 			}
 		}
+		out, g = x.conversionGuard(ctx, &r, out)
+		gaps = append(gaps, g...)
 		out = append(out, r)
 	}
 	return out, gaps

@@ -36,6 +36,9 @@ func recordedKind(path []string, value string) string {
 	if kind := recordedAddress(path, key, value); kind != "" {
 		return kind
 	}
+	if kind := recordedIdentity(path, key, value); kind != "" {
+		return kind
+	}
 	switch {
 	case key == "providerid" || key == "instanceid":
 		return "cloud instance"

@@ -53,11 +53,8 @@ type candidateName struct {
 // `kind/name` or `resource/name` token.
 func namesIn(msg, source string, isKind func(string) bool) []candidateName {
 	var out []candidateName
-	words := strings.FieldsFunc(msg, func(r rune) bool {
-		return r == ' ' || r == ',' || r == '[' || r == ']' || r == '(' || r == ')' || r == '\n' || r == '\t' || r == ';'
-	})
+	words := messageWords(msg)
 	for i, w := range words {
-		w = strings.Trim(w, `"'.:`+"`")
 		if kind, rest, ok := strings.Cut(w, "/"); ok && isKind(kind) {
 			if m := nameToken.FindStringSubmatch(rest); m != nil {
 				out = append(out, candidateName{kind: kind, namespace: m[1], name: m[3], source: source})
@@ -72,7 +69,7 @@ func namesIn(msg, source string, isKind func(string) bool) []candidateName {
 			kind = w
 		}
 		for j := i + 1; j < len(words) && j <= i+namesAfterKind; j++ {
-			tok := strings.Trim(words[j], `"'.:`+"`")
+			tok := words[j]
 			if isKind(tok) {
 				break
 			}
@@ -101,15 +98,8 @@ func (x *Explainer) namedInOwnWord(ctx context.Context, o subject, w ownWord) ([
 		return ok
 	}
 	var cands []candidateName
-	for _, c := range w.conditions {
-		if c.Message != "" && waitWords.MatchString(c.Type+" "+c.Reason+" "+c.Message) {
-			cands = append(cands, namesIn(c.Message, "condition "+c.Type, isKind)...)
-		}
-	}
-	for _, e := range w.events {
-		if waitWords.MatchString(e.Reason + " " + e.Message) {
-			cands = append(cands, namesIn(e.Message, "event "+e.Reason, isKind)...)
-		}
+	for _, m := range waitingMessages(w) {
+		cands = append(cands, namesIn(m.text, m.source, isKind)...)
 	}
 	var out []namedObject
 	var unchecked []report.Gap
