@@ -49,7 +49,7 @@ func recordedKind(path []string, value string) string {
 	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && nodeLocalPath(path, value):
 		return "node-local path"
 	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids"):
-		if cloudIDRe.MatchString(value) {
+		if cloudIDRe.MatchString(value) && !placementInSpec(path, value) {
 			return "external resource"
 		}
 	case strings.HasSuffix(key, "uri") && path[0] != "spec":

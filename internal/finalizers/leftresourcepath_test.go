@@ -47,3 +47,24 @@ func TestRecordedResourcesTopLevel(t *testing.T) {
 		t.Errorf("a Secret's data was read: %q", got)
 	}
 }
+
+// The networks a spec places the object's resources into are inputs, never left behind; the
+// same ids in the status, and a spec's instance or volume id, still are.
+func TestPlacementInSpec(t *testing.T) {
+	for _, tc := range []struct {
+		path  []string
+		value string
+		want  string
+	}{
+		{[]string{"spec", "platform", "aws", "subnet", "id"}, "subnet-0af15a69cd0658ba8", ""},
+		{[]string{"spec", "platform", "aws", "securityGroups", "id"}, "sg-074e860253bf072e5", ""},
+		{[]string{"spec", "network", "vpcId"}, "vpc-0a1b2c3d4e5f60718", ""},
+		{[]string{"status", "network", "vpcId"}, "vpc-0a1b2c3d4e5f60718", "external resource"},
+		{[]string{"status", "securityGroupIds"}, "sg-074e860253bf072e5", "external resource"},
+		{[]string{"spec", "instanceID"}, "i-0123456789abcdef0", "cloud instance"},
+	} {
+		if got := recordedKind(tc.path, tc.value); got != tc.want {
+			t.Errorf("recordedKind(%v, %q) = %q, want %q", tc.path, tc.value, got, tc.want)
+		}
+	}
+}
