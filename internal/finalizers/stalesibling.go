@@ -67,7 +67,7 @@ func staleAgainstSiblings(obj metav1.Object, name, group, resource string, sibli
 		names = append(names, f)
 	}
 	sort.Strings(names)
-	return fmt.Sprintf("none of the other %d %s with a finalizer of its group carries it; they carry %s, which their running controller puts on them, and this object does not: it is left from another release or was written by hand, and the controller that runs never removes it", with, resource, quote(names))
+	return fmt.Sprintf("no other %s with a finalizer of its group carries it (%d read); they carry %s, which their running controller puts on them, and this object does not: it is left from another release or was written by hand, and the controller that runs never removes it", resource, with, quote(names))
 }
 
 // applyStaleSibling makes a finalizer whose remover runs orphaned when the other objects of its
