@@ -47,8 +47,10 @@ type dangling struct {
 	path       string
 	inferred   bool
 	// owner marks a gone owner (metadata.ownerReferences), which holds the finalizer only
-	// where its remover finalizes the object through that owner (ownerBlocks).
-	owner bool
+	// where its remover finalizes the object through that owner (ownerBlocks), or where the
+	// object's spec names it too (inSpec, ownerSpecPath).
+	owner  bool
+	inSpec bool
 	// context is what else the blocker's details say (an owner being deleted, which is why
 	// the object is deleted and not what holds it).
 	context []string
@@ -102,6 +104,7 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	if spec == nil {
 		return out, gaps
 	}
+	markOwnersInSpec(out, spec)
 	byKind := x.referableKinds(o.res.Group)
 	if reportedSuccess(w) {
 		// It had what it names when it succeeded (a run whose template was deleted since):

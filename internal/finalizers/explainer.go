@@ -116,6 +116,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	e.Unchecked = append(e.Unchecked, gaps...)
 	nameLeftovers(e, w.obj)
 	x.leftDeployed(ctx, e, w.obj)
+	x.leftLabelled(ctx, e)
 	x.applyPause(ctx, o, e, w.obj)
 	if deps := w.namedDependents(); len(deps) > 0 && len(e.Finalizers) > 0 {
 		blockers, gaps := x.dependentBlockers(ctx, o, deps)

@@ -46,10 +46,13 @@ func recordedKind(path []string, value string) string {
 		return "volume"
 	case (key == "hostname" || key == "ip") && strings.Contains(joined, "loadbalancer"):
 		return "load balancer"
+	case resourcePath(key, value):
+		// Before the node-local check: a path that names its own resource type is one.
+		return "external resource"
 	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && nodeLocalPath(path, value):
 		return "node-local path"
 	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids"):
-		if cloudIDRe.MatchString(value) {
+		if cloudIDRe.MatchString(value) && !placementInSpec(path, value) {
 			return "external resource"
 		}
 	case strings.HasSuffix(key, "uri") && path[0] != "spec":
@@ -63,7 +66,7 @@ func recordedKind(path []string, value string) string {
 	return ""
 }
 
-// recordedResources walks the object's spec and status for fields that record something
+// recordedResources walks the object's spec, status and other top-level fields (recordTops) for fields that record something
 // outside the cluster (recordedKind), as `status.providerID=aws:///…` with what it is, sorted and
 // bounded: what a strip may leave behind when no table row knows the object's product.
 func recordedResources(obj *unstructured.Unstructured) []string {
@@ -89,7 +92,7 @@ func recordedResources(obj *unstructured.Unstructured) []string {
 			}
 		}
 	}
-	for _, top := range []string{"spec", "status"} {
+	for _, top := range recordTops(obj.Object) {
 		if v, ok := obj.Object[top]; ok {
 			walk([]string{top}, v)
 		}

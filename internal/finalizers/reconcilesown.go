@@ -35,14 +35,15 @@ func (x *Explainer) ownerBlocks(ctx context.Context, o subject, remover ObjectRe
 	return true
 }
 
-// withoutPassingOwner drops a gone owner from found unless it blocks (ownerBlocks).
+// withoutPassingOwner drops a gone owner from found unless it blocks (ownerBlocks) or the
+// object's spec names it (ownerSpecPath).
 func withoutPassingOwner(found []dangling, blocks bool) []dangling {
 	if blocks {
 		return found
 	}
 	var out []dangling
 	for _, d := range found {
-		if !d.owner {
+		if !d.owner || d.inSpec {
 			out = append(out, d)
 		}
 	}
