@@ -25,11 +25,13 @@ import (
 // deleted; team-b-images, created since, carries the new release's finalizer.
 func TestCorpusMetacontrollerLegacyFinalizerPrefix(t *testing.T) {
 	const old = "metacontroller.app/compositecontroller-ecr-repository-e2e-operator"
+	// metacontroller.k8s.io is a protected group: its CRDs carry the annotation the real ones do.
+	approved := map[string]string{"api-approved.kubernetes.io": "unapproved, request not yet submitted"}
 	replay{
 		crds: []crd{
-			{group: "metacontroller.k8s.io", kind: "CompositeController", plural: "compositecontrollers", versions: []string{"v1alpha1"}},
-			{group: "metacontroller.k8s.io", kind: "DecoratorController", plural: "decoratorcontrollers", versions: []string{"v1alpha1"}},
-			{group: "metacontroller.k8s.io", kind: "ControllerRevision", plural: "controllerrevisions", namespaced: true, versions: []string{"v1alpha1"}},
+			{group: "metacontroller.k8s.io", kind: "CompositeController", plural: "compositecontrollers", annotations: approved, versions: []string{"v1alpha1"}},
+			{group: "metacontroller.k8s.io", kind: "DecoratorController", plural: "decoratorcontrollers", annotations: approved, versions: []string{"v1alpha1"}},
+			{group: "metacontroller.k8s.io", kind: "ControllerRevision", plural: "controllerrevisions", namespaced: true, annotations: approved, versions: []string{"v1alpha1"}},
 			{group: "e2e.example.com", kind: "EcrRepository", plural: "ecrrepositories", namespaced: true, versions: []string{"v1"}},
 		},
 		install: `
