@@ -59,6 +59,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	f.Orphaned = a.orphan && !gone
 	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
 	x.applyDeselected(ctx, o, &f, k)
+	x.applyRenamed(ctx, o, &f, k)
 	x.reinstallRefused(ctx, &f)
 	x.reinstallRefusedUnknown(ctx, o.obj.GetNamespace(), &f)
 	x.leftNamespaceRBAC(ctx, o.obj.GetNamespace(), &f)
