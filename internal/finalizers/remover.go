@@ -42,6 +42,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	tiesOf := func(c Controller) []tie {
 		if w, ok := byRef[c.Object.String()]; ok && c.Found {
 			ts := x.workloadTies(ctx, domain, w, idx, rb)
+			ts = sortTies(append(ts, objectKeyTies(domain, o.obj.GetAnnotations(), o.obj.GetLabels(), w)...))
 			if len(known) > 0 && matchScore(w, known) >= 2 {
 				ts = sortTies(append(ts, tie{conf: ConfidenceMedium, evidence: "named like the finalizer's known controller (" + quote(known) + ")"}))
 			}
