@@ -106,7 +106,9 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		return spec[tied[i].Object.String()] > spec[tied[j].Object.String()]
 	})
 	tied = installersLast(tied, byRef, rb)
-	a.unrelated = unrelated
+	tied, apart := apartWithoutFinalizerRight(tied, fin, what)
+	unrelated = append(unrelated, apart...)
+	a.unrelated = append(a.unrelated, unrelated...)
 	switch {
 	case len(unrelated) == 0:
 		a.controllers = tied
