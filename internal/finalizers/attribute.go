@@ -63,7 +63,7 @@ func (x *Explainer) attribute(ctx context.Context, o subject, hints []string) (a
 	}
 	if a, ok := candidatesFrom(ws, narrow, what, false); ok {
 		if a, ok, gaps := x.withoutPodOnlyAccounts(ctx, a, what); ok {
-			return a, gaps
+			return withoutPeopleServers(a, ws, what), gaps
 		}
 	}
 	if a, ok := candidatesFrom(ws, broad, what, true); ok {

@@ -90,3 +90,26 @@ func (x *Explainer) withoutPodOnlyAccounts(ctx context.Context, a attribution, w
 	}
 	return a, true, gaps
 }
+
+// withoutPeopleServers lists apart, among RBAC's candidates, the ones that serve people while a
+// candidate that does not runs (apartServingPeople): for a finalizer without a domain too, a
+// UI that may edit the objects is not their remover.
+func withoutPeopleServers(a attribution, ws []workload, what string) attribution {
+	byRef := map[string]workload{}
+	for _, w := range ws {
+		byRef[w.ref.String()] = w
+	}
+	kept, apart := apartServingPeople(a.controllers, byRef, what)
+	if len(apart) == 0 {
+		return a
+	}
+	a.controllers = kept
+	a.unrelated = append(a.unrelated, apart...)
+	a.summary, a.dead = candidateSummary(kept, what, false)
+	for i := range a.controllers {
+		if a.controllers[i].Found {
+			a.controllers[i].Note = a.summary
+		}
+	}
+	return a
+}

@@ -70,3 +70,23 @@ func TestApartWithoutFinalizerRight(t *testing.T) {
 		t.Errorf("the first without the right: kept %d, apart %d; want all kept", len(kept), len(apart))
 	}
 }
+
+// A UI that may edit the objects is listed apart while a reconciler of the product runs beside
+// it; alone, it stays the candidate.
+func TestApartServingPeople(t *testing.T) {
+	mk := func(name, component string) (Controller, workload) {
+		ref := ObjectRef{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "chaos", Name: name}
+		return Controller{Object: ref, Found: true}, workload{ref: ref, labels: map[string]string{"app.kubernetes.io/component": component}}
+	}
+	cm, cmw := mk("chaos-controller-manager", "controller-manager")
+	dash, dashw := mk("chaos-dashboard", "chaos-dashboard")
+	ui, uiw := mk("argo-ui", "server")
+	ws := []workload{cmw, dashw, uiw}
+	a := withoutPeopleServers(attribution{controllers: []Controller{dash, cm, ui}}, ws, "iochaos.chaos.example.io")
+	if len(a.controllers) != 1 || a.controllers[0].Object.Name != "chaos-controller-manager" || len(a.unrelated) != 2 {
+		t.Errorf("controllers %+v, unrelated %+v; want the controller manager alone", a.controllers, a.unrelated)
+	}
+	if a := withoutPeopleServers(attribution{controllers: []Controller{dash}}, ws, "iochaos.chaos.example.io"); len(a.controllers) != 1 || len(a.unrelated) != 0 {
+		t.Errorf("a UI alone stays the candidate: %+v", a)
+	}
+}

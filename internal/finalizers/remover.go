@@ -108,6 +108,8 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	tied = installersLast(tied, byRef, rb)
 	tied, apart := apartWithoutFinalizerRight(tied, fin, what)
 	unrelated = append(unrelated, apart...)
+	tied, apart = apartServingPeople(tied, byRef, what)
+	unrelated = append(unrelated, apart...)
 	a.unrelated = append(a.unrelated, unrelated...)
 	switch {
 	case len(unrelated) == 0:
