@@ -236,9 +236,15 @@ func (x *Explainer) applyDeselected(ctx context.Context, o subject, f *Finalizer
 	if why == "" {
 		return
 	}
+	x.markOrphaned(o, f, k, "its controller runs but will not come back to it", why)
+}
+
+// markOrphaned makes f orphaned, its one step removing it by hand, saying which kind of orphan
+// it is and why.
+func (x *Explainer) markOrphaned(o subject, f *Finalizer, k known, kind, why string) {
 	strip := x.stripStep(o, f.Name, k)
 	strip.LastResort = false
-	strip.Summary = fmt.Sprintf("Remove finalizer %s by hand (orphaned: its controller runs but will not come back to it): %s. The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, why)
+	strip.Summary = fmt.Sprintf("Remove finalizer %s by hand (orphaned: %s): %s. The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, kind, why)
 	f.Orphaned = true
 	f.Remedies = []Remediation{strip}
 }

@@ -94,9 +94,5 @@ func (x *Explainer) applyRenamed(ctx context.Context, o subject, f *Finalizer, k
 	if why == "" {
 		return
 	}
-	strip := x.stripStep(o, f.Name, k)
-	strip.LastResort = false
-	strip.Summary = fmt.Sprintf("Remove finalizer %s by hand (orphaned: a name its controller no longer uses): %s. The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, why)
-	f.Orphaned = true
-	f.Remedies = []Remediation{strip}
+	x.markOrphaned(o, f, k, "a name its controller no longer uses", why)
 }
