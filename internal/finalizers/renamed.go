@@ -86,13 +86,5 @@ func (x *Explainer) renamedFinalizer(ctx context.Context, o subject, name string
 // finalizer under another name now (renamedFinalizer): removing the old entry by hand is the
 // way out, since the running release already finalizes the object under its new name.
 func (x *Explainer) applyRenamed(ctx context.Context, o subject, f *Finalizer, k known) {
-	if !removerRuns(*f) {
-		return
-	}
-	why, gaps := x.renamedFinalizer(ctx, o, f.Name)
-	f.Unchecked = append(f.Unchecked, gaps...)
-	if why == "" {
-		return
-	}
-	x.markOrphaned(o, f, k, "a name its controller no longer uses", why)
+	x.orphanWhen(ctx, o, f, k, "a name its controller no longer uses", x.renamedFinalizer)
 }
