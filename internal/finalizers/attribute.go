@@ -62,7 +62,9 @@ func (x *Explainer) attribute(ctx context.Context, o subject, hints []string) (a
 		}
 	}
 	if a, ok := candidatesFrom(ws, narrow, what, false); ok {
-		return a, nil
+		if a, ok, gaps := x.withoutPodOnlyAccounts(ctx, a, what); ok {
+			return withoutPeopleServers(a, ws, what), gaps
+		}
 	}
 	if a, ok := candidatesFrom(ws, broad, what, true); ok {
 		a.controllers = rankByName(a.controllers, ws, hints)

@@ -35,6 +35,13 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 		hints = nil
 	case namedForObject(name, o.obj.GetName()):
 		k, hints = objectNamedKnown(name), nil
+	case finalizerDomain(name) == "":
+		// A prefix without a dot (`chaos-mesh/records`) names no domain to tie a workload to.
+		k = known{
+			removedBy: fmt.Sprintf("whichever controller added it: its prefix %s is no domain, so only RBAC (and the workloads' names) can say who may remove it", strings.SplitN(name, "/", 2)[0]),
+			waitsFor:  "that controller finishes its cleanup for this object",
+			lost:      "whatever the controller would have cleaned up outside the cluster",
+		}
 	default:
 		k = known{
 			removedBy: fmt.Sprintf("the controller of the finalizer's domain %s: a workload that may update %s and that the cluster ties to %s", finalizerDomain(name), o.ref().QualifiedResource(), finalizerDomain(name)),
@@ -60,6 +67,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	f.Remedies = x.controllerRemedies(o, f, k, a, owner)
 	x.applyDeselected(ctx, o, &f, k)
 	x.applyStaleSibling(ctx, o, &f, k)
+	x.applyRenamed(ctx, o, &f, k)
 	x.reinstallRefused(ctx, &f)
 	x.reinstallRefusedUnknown(ctx, o.obj.GetNamespace(), &f)
 	x.leftNamespaceRBAC(ctx, o.obj.GetNamespace(), &f)

@@ -228,17 +228,29 @@ func storageVersion(c apiextensionsv1.CustomResourceDefinition) string {
 // selects the object (deselectedOwner): removing that one finalizer by hand is the way out, with
 // its cost, not a bypass of a controller that will come back to it.
 func (x *Explainer) applyDeselected(ctx context.Context, o subject, f *Finalizer, k known) {
+	x.orphanWhen(ctx, o, f, k, "its controller runs but will not come back to it", x.deselectedOwner)
+}
+
+// orphanWhen makes a finalizer whose remover runs orphaned when test says why (markOrphaned);
+// test's failed reads are kept as not checked.
+func (x *Explainer) orphanWhen(ctx context.Context, o subject, f *Finalizer, k known, kind string, test func(context.Context, subject, string) (string, []report.Gap)) {
 	if !removerRuns(*f) {
 		return
 	}
-	why, gaps := x.deselectedOwner(ctx, o, f.Name)
+	why, gaps := test(ctx, o, f.Name)
 	f.Unchecked = append(f.Unchecked, gaps...)
 	if why == "" {
 		return
 	}
+	x.markOrphaned(o, f, k, kind, why)
+}
+
+// markOrphaned makes f orphaned, its one step removing it by hand, saying which kind of orphan
+// it is and why.
+func (x *Explainer) markOrphaned(o subject, f *Finalizer, k known, kind, why string) {
 	strip := x.stripStep(o, f.Name, k)
 	strip.LastResort = false
-	strip.Summary = fmt.Sprintf("Remove finalizer %s by hand (orphaned: its controller runs but will not come back to it): %s. The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, why)
+	strip.Summary = fmt.Sprintf("Remove finalizer %s by hand (orphaned: %s): %s. The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, kind, why)
 	f.Orphaned = true
 	f.Remedies = []Remediation{strip}
 }

@@ -102,6 +102,8 @@ func (x *Explainer) explainOnce(ctx context.Context, res kinds.Resource, obj met
 	}
 	if res.Group != "" || res.Resource != "namespaces" {
 		x.readObjectsWord(ctx, o, e, requested)
+	} else {
+		x.applyNamespaceStall(ctx, o, e, requested)
 	}
 	x.guardExplanation(ctx, e)
 	setReasons(e)

@@ -28,6 +28,10 @@ func TestNodeLocalPath(t *testing.T) {
 		{"spec.healthCheck.path", "/ready", false},
 		{"spec.templates.outputs.artifacts.path", "/tmp/out.txt", false},
 		{"spec.containers.args.inputPath", "/work/in", false},
+		// A fault injected under a path of the target Pod's volume goes with the Pod; a
+		// gateway's listen path is where requests arrive.
+		{"spec.volumePath", "/var/run", false},
+		{"spec.proxy.listen_path", "/httpbin", false},
 	} {
 		if got := nodeLocalPath(strings.Split(c.path, "."), c.value); got != c.want {
 			t.Errorf("nodeLocalPath(%s, %q) = %v, want %v", c.path, c.value, got, c.want)

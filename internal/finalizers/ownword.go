@@ -55,7 +55,7 @@ func (x *Explainer) readOwnWord(ctx context.Context, o subject, requested time.T
 		gaps = append(gaps, listGap(objectID("", "v1", "events", o.obj.GetNamespace(), ""), "listing the events of "+o.ref().String(), err))
 	}
 	w.events = events
-	return w, gaps
+	return withoutNamespaceLifecycle(o, w), gaps
 }
 
 // fullObject reads the object in full, not older than the version its metadata was read at.

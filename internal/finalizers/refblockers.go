@@ -34,6 +34,8 @@ func (x *Explainer) applyReferrers(ctx context.Context, o subject, e *Explanatio
 	refs, gaps := x.findReferrers(ctx, o)
 	refs = dropControlledChildren(refs, o.obj.GetUID())
 	named, unchecked := x.namedInOwnWord(ctx, o, w)
+	linked, more := x.statusLinks(ctx, o, w)
+	named, unchecked = append(named, linked...), append(unchecked, more...)
 	blockers, more := x.referrerBlockers(ctx, o, refs, named)
 	gaps = append(gaps, more...)
 	for i := range e.Finalizers {

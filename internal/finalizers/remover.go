@@ -34,6 +34,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	tiesOf := func(c Controller) []tie {
 		if w, ok := byRef[c.Object.String()]; ok && c.Found {
 			ts := x.workloadTies(ctx, domain, w, idx, rb)
+			ts = sortTies(append(ts, objectKeyTies(domain, o.obj.GetAnnotations(), o.obj.GetLabels(), w)...))
 			if len(known) > 0 && matchScore(w, known) >= 2 {
 				ts = sortTies(append(ts, tie{conf: ConfidenceMedium, evidence: "named like the finalizer's known controller (" + quote(known) + ")"}))
 			}
@@ -97,7 +98,11 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		return spec[tied[i].Object.String()] > spec[tied[j].Object.String()]
 	})
 	tied = installersLast(tied, byRef, rb)
-	a.unrelated = unrelated
+	tied, apart := apartWithoutFinalizerRight(tied, fin, what)
+	unrelated = append(unrelated, apart...)
+	tied, apart = apartServingPeople(tied, byRef, what)
+	unrelated = append(unrelated, apart...)
+	a.unrelated = append(a.unrelated, unrelated...)
 	switch {
 	case len(unrelated) == 0:
 		a.controllers = tied

@@ -1,0 +1,185 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
+)
+
+// maxLinkDepth bounds how deep the status is walked for lists of what links to the object.
+const maxLinkDepth = 4
+
+// linkVerbs are the words before "by" in a status field that lists the objects still linked
+// to this one (`linked_by_policies`, `usedBy`, `referencedBy`, `consumedBy`): a controller that
+// keeps such a list waits, before it lets the object go, until the list's objects are gone.
+// `ownedBy`, `createdBy` or `managedBy` name where the object comes from, never what waits on it.
+var linkVerbs = map[string]bool{"linked": true, "used": true, "referenced": true, "consumed": true, "bound": true,
+	"attached": true, "required": true, "claimed": true, "mounted": true, "targeted": true, "depended": true}
+
+// fieldWords splits a field name into lower-case words at underscores, dashes and case changes
+// (`linked_by_policies`, `usedBy` → used, by).
+var fieldWordRe = regexp.MustCompile(`[A-Z]?[a-z0-9]+|[A-Z]+`)
+
+func fieldWords(field string) []string {
+	var out []string
+	for _, w := range fieldWordRe.FindAllString(field, -1) {
+		out = append(out, strings.ToLower(w))
+	}
+	return out
+}
+
+// linkField reports whether field names a list of the objects linked to this one, and the
+// words after "by" (`policies` of linked_by_policies; "" for usedBy).
+func linkField(field string) (string, bool) {
+	words := fieldWords(field)
+	for i := 1; i < len(words); i++ {
+		if words[i] == "by" && linkVerbs[words[i-1]] {
+			return strings.Join(words[i+1:], ""), true
+		}
+	}
+	return "", false
+}
+
+// singular drops a plural ending (`policies` → policy, `classes` → class, `apps` → app).
+func singular(s string) string {
+	switch {
+	case strings.HasSuffix(s, "ies"):
+		return strings.TrimSuffix(s, "ies") + "y"
+	case strings.HasSuffix(s, "sses"), strings.HasSuffix(s, "xes"):
+		return strings.TrimSuffix(s, "es")
+	case strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss"):
+		return strings.TrimSuffix(s, "s")
+	}
+	return s
+}
+
+// linkEntry is one object a status list names.
+type linkEntry struct {
+	kind, namespace, name, source string
+}
+
+// statusLinkEntries walks the object's status for lists of linked objects (linkField) and
+// returns their entries: {name, namespace?, kind?} objects or `namespace/name` strings, with the
+// kind the entry states or the one the field's words name.
+func statusLinkEntries(status map[string]any) []linkEntry {
+	var out []linkEntry
+	var walk func(m map[string]any, path string, depth int)
+	walk = func(m map[string]any, path string, depth int) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := path + "." + k
+			if stem, ok := linkField(k); ok {
+				items, _ := m[k].([]any)
+				for _, it := range items {
+					if e, ok := linkEntryOf(it, stem); ok {
+						e.source = p
+						out = append(out, e)
+					}
+				}
+				continue
+			}
+			if sub, ok := m[k].(map[string]any); ok && depth < maxLinkDepth {
+				walk(sub, p, depth+1)
+			}
+		}
+	}
+	walk(status, "status", 0)
+	return out
+}
+
+func linkEntryOf(it any, stem string) (linkEntry, bool) {
+	switch v := it.(type) {
+	case string:
+		ns, name, ok := strings.Cut(v, "/")
+		if !ok {
+			ns, name = "", v
+		}
+		return linkEntry{kind: stem, namespace: ns, name: name}, name != "" && !strings.Contains(name, "/")
+	case map[string]any:
+		name, _ := v["name"].(string)
+		ns, _ := v["namespace"].(string)
+		kind := stem
+		if k, ok := v["kind"].(string); ok && k != "" {
+			kind = k
+		}
+		return linkEntry{kind: kind, namespace: ns, name: name}, name != ""
+	}
+	return linkEntry{}, false
+}
+
+// linkedKind resolves an entry's kind: a kind the entry states, served in the object's group or
+// by one group only; else the object's group's one kind whose name ends in the field's words,
+// made singular (`policies` → SecurityPolicy). With none or two, nothing.
+func (x *Explainer) linkedKind(group, word string) (kinds.Resource, bool) {
+	if word == "" {
+		return kinds.Resource{}, false
+	}
+	if r, ok := x.kindResource(group, word); ok && strings.EqualFold(r.Kind, word) {
+		return r, true
+	}
+	stem := singular(strings.ToLower(word))
+	if len(stem) < minStem {
+		return kinds.Resource{}, false
+	}
+	var found []kinds.Resource
+	for _, r := range x.catalog.Preferred() {
+		if r.Group == group && strings.HasSuffix(strings.ToLower(r.Kind), stem) {
+			found = append(found, r)
+		}
+	}
+	if len(found) != 1 {
+		return kinds.Resource{}, false
+	}
+	return found[0], true
+}
+
+// statusLinks returns the objects the stuck object's own status lists as still linked to it
+// (statusLinkEntries) that exist: what its controller waits for before it lets the object go.
+// Names whose kind cannot be told are skipped; a read that fails is a gap.
+func (x *Explainer) statusLinks(ctx context.Context, o subject, w ownWord) ([]namedObject, []report.Gap) {
+	if w.obj == nil {
+		return nil, nil
+	}
+	status, _ := w.obj.Object["status"].(map[string]any)
+	if status == nil {
+		return nil, nil
+	}
+	var out []namedObject
+	var gaps []report.Gap
+	lookups := 0
+	for _, e := range statusLinkEntries(status) {
+		res, ok := x.linkedKind(o.res.Group, e.kind)
+		if !ok {
+			continue
+		}
+		ns := e.namespace
+		if ns == "" && res.Namespaced {
+			ns = o.obj.GetNamespace()
+		}
+		if !res.Namespaced {
+			ns = ""
+		}
+		if lookups++; lookups > maxNameLookups {
+			gaps = append(gaps, boundGap(report.OpGet, typeID(res, ns).Named(e.name), fmt.Sprintf("more objects in the object's own %s than are looked up (bound of %d): %s %s and on were not resolved", e.source, maxNameLookups, res.Kind, e.name)))
+			break
+		}
+		found, err := x.findNamed(ctx, res, ns, e.name)
+		if err != nil {
+			gaps = append(gaps, getGap(typeID(res, ns).Named(e.name), "resolving "+res.Kind+" "+e.name+" listed by the object's own "+e.source, err))
+			continue
+		}
+		for _, f := range found {
+			out = append(out, namedObject{res: res, namespace: f, name: e.name, source: e.source})
+		}
+	}
+	return out, gaps
+}
