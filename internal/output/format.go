@@ -104,10 +104,7 @@ func PrintJSON(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	// Indentation adds about half again to a report's compact JSON: room for it at once, not
-	// grown by doubling as the output of a sweep over many objects is written.
 	var out bytes.Buffer
-	out.Grow(len(b) + len(b)/2 + 1)
 	if err := json.Indent(&out, b, "", "  "); err != nil {
 		return fmt.Errorf("encoding json: %w", err)
 	}
