@@ -30,8 +30,8 @@ func (g goneAlready) said() string {
 // once what it belongs to (its owner, or the object it is part of) is itself being deleted: the
 // typed references of its spec (any field holding `kind`, `name` and its group as `apiVersion`
 // or `apiGroup`, whatever the field is called: an infrastructure, a bootstrap or a template
-// reference) that name an object that no longer exists went with that teardown, and nothing
-// creates them again while the parent is being deleted. Each is a missing-object blocker that
+// reference) that name an object that does not exist cannot come back: whether it went with
+// that teardown or was never made, nothing creates it again while the parent is being deleted. Each is a missing-object blocker that
 // cannot be restored, so no "create it again" is offered: the way out stays the strip the going
 // parent already leads with. Bounded as danglingRefs, reads cached; a read that fails is a gap.
 // Without a parent being deleted a typed reference outside a target field proves nothing (a
@@ -86,7 +86,7 @@ func (x *Explainer) goneWithParent(ctx context.Context, o subject, w ownWord, go
 		case apierrors.IsNotFound(err):
 			out.names = append(out.names, ref.String())
 			out.blockers = append(out.blockers, Blocker{Object: ref, Code: ReasonMissingObject, Details: []string{"read just now: not found"},
-				Reason: fmt.Sprintf("%s names %s, which does not exist: it went with the teardown of %s, which is being deleted, and nothing creates it again while that deletion runs; the cleanup that works through it cannot finish", r.path, ref.String(), strings.Join(parents, " and "))})
+				Reason: fmt.Sprintf("%s names %s, which does not exist: nothing creates it again while %s, which the object belongs to, is being deleted, so the cleanup that works through it cannot finish", r.path, ref.String(), strings.Join(parents, " and "))})
 		case err != nil:
 			gaps = append(gaps, getGap(ref.ID(), "reading "+ref.String()+", which the object's "+r.path+" names", err))
 		}
