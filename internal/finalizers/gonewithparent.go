@@ -11,7 +11,7 @@ import (
 	"github.com/kubeforensics/suite/internal/report"
 )
 
-// goneAlready is what the stuck object stands on that went with its parent's teardown: one
+// goneAlready is what the stuck object stands on that is missing while its parent is being deleted: one
 // missing-object blocker per typed reference that names an object that no longer exists.
 type goneAlready struct {
 	blockers []Blocker
