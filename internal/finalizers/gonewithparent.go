@@ -11,8 +11,9 @@ import (
 	"github.com/kubeforensics/suite/internal/report"
 )
 
-// goneAlready is what the stuck object stands on that is missing while its parent is being deleted: one
-// missing-object blocker per typed reference that names an object that no longer exists.
+// goneAlready is what the stuck object stands on that is missing while its parent is being
+// deleted: one missing-object blocker per typed reference that names an object that does not
+// exist.
 type goneAlready struct {
 	blockers []Blocker
 	names    []string
