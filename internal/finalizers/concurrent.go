@@ -55,7 +55,7 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var out []*Explanation
-	sem, gets := make(chan struct{}, sweepWorkers), make(chan struct{}, sweepWorkers)
+	explains, gets := newWorkPool(sweepWorkers, &wg), newWorkPool(sweepWorkers, &wg)
 	var namespaces []Item
 	var shared sync.Once
 	// stuck starts the explanation of a Terminating object; it is apart from keep, which runs
@@ -81,19 +81,15 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 			return
 		}
 		if readsStatus(subject{res: r}) {
-			x.prefetchFull(ctx, r, obj, &wg, gets)
+			x.prefetchFull(ctx, r, obj, gets)
 		}
-		wg.Add(1)
 		// The LIST goes on at once: an explanation may wait for the sweep to finish.
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		explains.submit(func() {
 			e := x.ExplainObject(ctx, r, obj)
 			mu.Lock()
 			out = append(out, e)
 			mu.Unlock()
-		}()
+		})
 	}
 	keep := func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool {
 		if m.DeletionTimestamp != nil {
@@ -119,23 +115,19 @@ func fullKey(r kinds.Resource, obj metav1.Object) string {
 	return r.GVR().String() + "/" + obj.GetNamespace() + "/" + obj.GetName() + "/" + string(obj.GetUID()) + "/" + obj.GetResourceVersion()
 }
 
-// prefetchFull starts the full read of a Terminating object as soon as the sweep meets it, at
-// most cap(gets) at a time, counted in wg: its explanation, which may first wait for a place
-// in the pool and for the shared reads, then finds it made or under way (fullObject) rather
-// than reading after them, when the sweep may be over.
-func (x *Explainer) prefetchFull(ctx context.Context, r kinds.Resource, obj metav1.Object, wg *sync.WaitGroup, gets chan struct{}) {
+// prefetchFull starts the full read of a Terminating object as soon as the sweep meets it, in
+// the pool gets (a few at a time): its explanation, which may first wait for a place in its
+// own pool and for the shared reads, then finds it made or under way (fullObject) rather than
+// reading after them, when the sweep may be over.
+func (x *Explainer) prefetchFull(ctx context.Context, r kinds.Resource, obj metav1.Object, gets *workPool) {
 	pending := make(chan fullRead, 1)
 	if _, loaded := x.prefetched.LoadOrStore(fullKey(r, obj), pending); loaded {
 		return
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		gets <- struct{}{}
-		defer func() { <-gets }()
+	gets.submit(func() {
 		full, err := x.readFull(ctx, r, obj)
 		pending <- fullRead{obj: full, err: err}
-	}()
+	})
 }
 
 // prefetchShared starts, each in its own goroutine counted in wg, the cluster-wide reads that

@@ -40,7 +40,8 @@ func recordedKind(path []string, value string) string {
 		return kind
 	}
 	switch {
-	case key == "providerid" || key == "instanceid":
+	case key == "providerid" || key == "instanceid" || key == "provideridlist" || key == "providerids" || key == "instanceids":
+		// A list of them (a node pool's `providerIDList`) names one instance per entry.
 		return "cloud instance"
 	case key == "volumehandle" || key == "volumeid" || strings.HasSuffix(key, "diskid") || key == "diskuri":
 		return "volume"

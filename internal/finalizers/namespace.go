@@ -3,7 +3,6 @@ package finalizers
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -149,18 +148,10 @@ func (x *Explainer) catalogHealthy() bool { return len(x.catalog.Failed) == 0 }
 
 // contentBlocker summarises the remaining objects of one type.
 func contentBlocker(t TypeObjects) Blocker {
-	names := make([]string, 0, len(t.Items))
-	for _, it := range t.Items {
-		names = append(names, it.Name)
-	}
-	sort.Strings(names)
-	shown := names
-	if len(shown) > maxNamesShown {
-		shown = shown[:maxNamesShown]
-	}
+	shown := firstNames(t.Items, maxNamesShown)
 	detail := strings.Join(shown, ", ")
-	if len(names) > len(shown) {
-		detail += fmt.Sprintf(" and %d more", len(names)-len(shown))
+	if len(t.Items) > len(shown) {
+		detail += fmt.Sprintf(" and %d more", len(t.Items)-len(shown))
 	}
 	ref := ObjectRef{Group: t.Resource.Group, Version: t.Resource.Version, Resource: t.Resource.Resource, Kind: t.Resource.Kind, Namespace: t.Items[0].Namespace}
 	return Blocker{Object: ref, Code: ReasonNamespaceContentRemaining, Count: len(t.Items), Reason: fmt.Sprintf("%d remaining", len(t.Items)), Details: []string{detail}}

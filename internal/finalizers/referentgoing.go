@@ -22,6 +22,9 @@ type goingReferent struct {
 	// ownerOnly: only metadata.ownerReferences names it, no spec field: its deletion is what
 	// cascaded to the stuck object (yieldsToMissingInput).
 	ownerOnly bool
+	// parent: the referent is what the object belongs to (its owner, or the object it is
+	// part of by inference), whose teardown takes what the object stands on with it.
+	parent bool
 }
 
 // applyGoingReferents makes blockers of the objects the stuck object refers to (its spec's
@@ -51,6 +54,7 @@ func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Expla
 		names = append(names, g.ref.String())
 		cycle = cycle || g.waits
 	}
+	gone, goneGaps := x.goneWithParent(ctx, o, w, going)
 	for i := range e.Finalizers {
 		f := &e.Finalizers[i]
 		if !removerRuns(*f) {
@@ -60,11 +64,13 @@ func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Expla
 			f.Blockers = append(f.Blockers, Blocker{Object: g.ref, Code: ReasonReferentTerminating, Reason: g.reason,
 				Details: []string{"read just now: being deleted"}})
 		}
+		f.Blockers = append(f.Blockers, gone.blockers...)
+		f.Unchecked = append(f.Unchecked, goneGaps...)
 		rest, logs := splitRemedies(f.Remedies)
 		f.Remedies = rest
 		if f.bypass != nil {
 			strip := *f.bypass
-			why := fmt.Sprintf("%s is being deleted, and what the cleanup behind %s runs against goes with it: the controller retries for ever.", quote(names), f.Name)
+			why := fmt.Sprintf("%s is being deleted, and what the cleanup behind %s runs against goes with it%s: the controller retries for ever.", quote(names), f.Name, gone.said())
 			if cycle {
 				why += " Its deletion waits for this object in turn, so neither finishes until this finalizer goes."
 			}
@@ -99,11 +105,12 @@ func splitRemedies(rs []Remediation) (rest, logs []Remediation) {
 // now, whatever it had when it ran.
 func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []goingReferent {
 	type target struct {
-		ref   ObjectRef
-		gvr   schema.GroupVersionResource
-		name  string
-		path  string
-		owner bool
+		ref    ObjectRef
+		gvr    schema.GroupVersionResource
+		name   string
+		path   string
+		owner  bool
+		parent bool
 	}
 	var targets []target
 	for _, r := range o.obj.GetOwnerReferences() {
@@ -112,7 +119,7 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 			continue
 		}
 		if res, ok := x.resource(gv.Group, r.Kind); ok {
-			targets = append(targets, target{ref: refFor(res, o.obj.GetNamespace(), r.Name), gvr: res.GVR(), name: r.Name, path: "metadata.ownerReferences", owner: true})
+			targets = append(targets, target{ref: refFor(res, o.obj.GetNamespace(), r.Name), gvr: res.GVR(), name: r.Name, path: "metadata.ownerReferences", owner: true, parent: true})
 		}
 	}
 	if spec, _ := x.refSpec(ctx, o, w); spec != nil {
@@ -127,7 +134,7 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 		}
 		if w.obj != nil {
 			if r, ok := x.partOfReference(ctx, o, w.obj, nil); ok {
-				targets = append(targets, target{ref: r.ref(), gvr: r.res.GVR(), name: r.name, path: r.path + " (by inference, " + r.inferred + ")"})
+				targets = append(targets, target{ref: r.ref(), gvr: r.res.GVR(), name: r.name, path: r.path + " (by inference, " + r.inferred + ")", parent: true})
 			}
 		}
 	}
@@ -147,10 +154,11 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 			out[j].reason = strings.Replace(out[j].reason, " names ", " and "+t.path+" name ", 1)
 			out[j].waits = out[j].waits || (t.owner && waitsForDependent(obj, o.obj))
 			out[j].ownerOnly = out[j].ownerOnly && t.owner
+			out[j].parent = out[j].parent || t.parent
 			continue
 		}
 		since := obj.GetDeletionTimestamp().UTC().Format("2006-01-02T15:04:05Z")
-		g := goingReferent{ref: t.ref, waits: t.owner && waitsForDependent(obj, o.obj), ownerOnly: t.owner,
+		g := goingReferent{ref: t.ref, waits: t.owner && waitsForDependent(obj, o.obj), ownerOnly: t.owner, parent: t.parent,
 			reason: fmt.Sprintf("%s names %s, which is itself being deleted (since %s): what the cleanup runs against goes with it", t.path, t.ref.String(), since)}
 		if gone := x.missingServices(ctx, t.ref, t.gvr); len(gone) > 0 {
 			g.reason += "; and what it works through is gone already: " + strings.Join(gone, "; ")

@@ -130,11 +130,61 @@ func (f *benchFixture) profileAll(ctx context.Context, b *testing.B) {
 	if err := pprof.StartCPUProfile(w); err != nil {
 		b.Fatalf("starting the CPU profile (not with -cpuprofile): %v", err)
 	}
+	var runs []*allRun
 	for range 10 {
-		f.runInProcessAll(ctx, b, f.flags)
+		runs = append(runs, f.startAll(ctx, f.flags))
 	}
 	pprof.StopCPUProfile()
 	writeHeap("allocs-A-after.pprof")
+	for _, run := range runs {
+		f.checkAll(b, run)
+	}
+	f.allocsAll(ctx, b)
+}
+
+// allocsAll runs the floor and -A alternately, five times each, and logs the medians of what
+// each run allocated in this process (bytes and objects, from runtime.MemStats) and of its
+// client CPU: what the client costs apart from the control plane and the machine's load.
+func (f *benchFixture) allocsAll(ctx context.Context, b *testing.B) {
+	type cost struct{ bytes, objects uint64 }
+	measure := func(fn func()) (cost, time.Duration) {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		c0 := benchSelfCPU(b)
+		fn()
+		c1 := benchSelfCPU(b)
+		runtime.ReadMemStats(&m1)
+		return cost{m1.TotalAlloc - m0.TotalAlloc, m1.Mallocs - m0.Mallocs}, c1 - c0
+	}
+	var floor, why []cost
+	var floorCPU, whyCPU []time.Duration
+	for i := range 10 {
+		if i%2 == 0 {
+			c, cpu := measure(func() { f.runFloorAll(ctx, b) })
+			floor, floorCPU = append(floor, c), append(floorCPU, cpu)
+			continue
+		}
+		var run *allRun
+		c, cpu := measure(func() { run = f.startAll(ctx, f.flags) })
+		f.checkAll(b, run)
+		why, whyCPU = append(why, c), append(whyCPU, cpu)
+	}
+	med := func(cs []cost, pick func(cost) uint64) uint64 {
+		s := make([]uint64, len(cs))
+		for i := range cs {
+			s[i] = pick(cs[i])
+		}
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	bytesOf := func(c cost) uint64 { return c.bytes }
+	objectsOf := func(c cost) uint64 { return c.objects }
+	slices.Sort(floorCPU)
+	slices.Sort(whyCPU)
+	b.Logf("client alone, 5 runs each, alternated (medians): floor %.1f MB in %d allocations, CPU %.0f ms; -A %.1f MB in %d allocations, CPU %.0f ms; load %s",
+		float64(med(floor, bytesOf))/1e6, med(floor, objectsOf), benchMS(floorCPU[len(floorCPU)/2]),
+		float64(med(why, bytesOf))/1e6, med(why, objectsOf), benchMS(whyCPU[len(whyCPU)/2]), benchLoad())
 }
 
 // benchLoad is the machine's load averages, as /proc/loadavg gives them.

@@ -58,7 +58,10 @@ func (f *benchFixture) measureAll(ctx context.Context, b *testing.B) benchAllRou
 			r.floorCPU = f.cpuOf(b, func() { r.floor, r.floorLists = f.runFloorAll(ctx, b) })
 		}
 		why := func() {
-			r.whyCPU = f.cpuOf(b, func() { r.why = f.runInProcessAll(ctx, b, f.flags) })
+			var run *allRun
+			r.whyCPU = f.cpuOf(b, func() { run = f.startAll(ctx, f.flags) })
+			r.why = run.took
+			f.checkAll(b, run)
 		}
 		pair := []func(){floor, why}
 		if r.whyFirst {

@@ -1,5 +1,3 @@
-//go:build corpusopen
-
 package whyterminating_test
 
 import (
@@ -19,7 +17,9 @@ import (
 // the controller skip node deletion when the cluster is being deleted. What the cluster shows:
 // the remover runs, the MachinePool's infrastructure object is gone, and its Cluster is being
 // deleted; the way out is removing that finalizer (the Nodes it would delete went with the
-// workload cluster).
+// workload cluster), once the instances of its spec.providerIDList are confirmed gone in the
+// cloud. The replay's spec.providerIDList is the field as the report's MachinePool (marc1,
+// ids masked there) shows it, with ids of the replay's own making.
 //
 // Modelled on clusterctl's install of core Cluster API v1.2 (capi-system: ServiceAccount
 // capi-manager, ClusterRole capi-system-capi-manager-role abbreviated, binding, Deployment
@@ -229,6 +229,10 @@ metadata:
 spec:
   clusterName: marc2
   replicas: 3
+  providerIDList:
+  - aws:///eu-west-1a/i-0c2f7d41e9a8b3605
+  - aws:///eu-west-1b/i-07e1a93b5d2c4f816
+  - aws:///eu-west-1c/i-0b94d6e2f1a7c3580
   template:
     spec:
       clusterName: marc2
@@ -270,4 +274,7 @@ status:
 	d.names(f, "awsmachinepools.infrastructure.cluster.x-k8s.io/marc2-pool0 -n org-giantswarm")
 	d.never(f, reinstall, restoreController)
 	d.offers(f, stripFinalizer)
+	// What the finalizer would have cleaned, named from the object: the instances of its
+	// spec.providerIDList (confirm them gone in the cloud, as the reporters did).
+	d.stripCosts(f, "aws:///eu-west-1a/i-0c2f7d41e9a8b3605")
 }

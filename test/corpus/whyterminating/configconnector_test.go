@@ -41,6 +41,27 @@ import (
 // A rule keyed on the product's mode (ConfigConnector spec.mode: namespaced) or on the
 // defender's name would be a product rule, which the issue rules out.
 //
+// Re-examined (h-copen3, #38) against the remover-ranking rules now on main, none of which
+// separates them on this replay: finalizer right (finalizerright.go) — no candidate's role names
+// `<type>/finalizers`, the defender's names `*`, so it ranks no one; sibling (sibling.go) — the
+// defender acts on the finalizer's own groups (storage/pubsub/iam.cnrm.cloud.google.com), so it
+// is no sibling of another family member; reconcilesown (reconcilesown.go) — about a gone owner,
+// and these objects have none; unserved (unserved.go) — every group is served. And a checked fact
+// now argues against any such rule: the defender's own source
+// (GoogleCloudPlatform/k8s-config-connector pkg/controller/deletiondefender/controller.go)
+// removes cnrm.cloud.google.com/finalizer itself, together with its own, when the type's CRD is
+// being deleted (an uninstall: it then marks the object abandoned). It is a remover of this
+// finalizer in that one circumstance, so demoting it by what the cluster shows would be wrong in
+// that case; that it does nothing for this finalizer otherwise is known only from its code.
+// The cluster fact that is missing: who owns the finalizer entry. In a live cluster the object's
+// managedFields name the field manager that added cnrm.cloud.google.com/finalizer (the
+// namespace's controller manager, which adds both finalizers), distinct from the manager the
+// defender writes as; with that entry and a rule matching field managers to running workloads,
+// "the workload that added this finalizer runs no more" would follow from the cluster. The
+// replay creates every object under its own field manager, and the managers' names Config
+// Connector's binaries write as are still unchecked (no report, install or read source states
+// them), so the case stays open.
+//
 // Modelled on the Config Connector operator's namespaced-mode install (v1.31): namespace
 // configconnector-operator-system with the StatefulSet configconnector-operator; namespace
 // cnrm-system with the Deployment cnrm-webhook-manager and the StatefulSets
