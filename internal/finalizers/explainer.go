@@ -138,6 +138,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyMissingInputs(ctx, o, e, w)
 	x.applyReferrers(ctx, o, e, w)
 	x.applyAwaitedNames(ctx, o, e, w)
+	x.applyRestoreRefused(ctx, e)
 	if e.Deleting {
 		return
 	}
