@@ -1,6 +1,9 @@
 package finalizers
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // requestPathWords are field names under which a path is part of a request, not a place on a
 // node: HTTP routes and their matches, probes and health monitors, rewrites and redirects, URLs
@@ -31,4 +34,37 @@ func nodeLocalPath(path []string, value string) bool {
 		}
 	}
 	return true
+}
+
+// storeKeySuffixes end the names of fields that say which store an object's data lives in: a
+// backup repository, a bucket, an object or file store, a claim or volume.
+var storeKeySuffixes = []string{"reponame", "repository", "repo", "bucket", "bucketname", "storename", "claimname", "volumename"}
+
+// saysNode reports whether a field's own name says its path is on a host (`hostPath`,
+// `dataDirHostPath`, `localPath`, `nodePath`): such a path is a node's whatever is beside it.
+func saysNode(key string) bool {
+	k := strings.ToLower(key)
+	return strings.Contains(k, "host") || strings.Contains(k, "node") || strings.Contains(k, "local")
+}
+
+// pathStore names the store a recorded path lives in, from the fields beside it (a Backup's
+// `status.path` beside `status.backupRepoName` is a path inside that repository, not on a
+// node; unless the field's own name says host, saysNode), sorted; nil when no field beside it names one, and the path is then read as a node's.
+func pathStore(siblings map[string]any) []string {
+	var out []string
+	for k, v := range siblings {
+		s, ok := v.(string)
+		if !ok || s == "" || len(s) > 253 {
+			continue
+		}
+		lk := strings.ToLower(k)
+		for _, suffix := range storeKeySuffixes {
+			if strings.HasSuffix(lk, suffix) {
+				out = append(out, k+" "+s)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

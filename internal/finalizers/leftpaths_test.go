@@ -3,6 +3,8 @@ package finalizers
 import (
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestNodeLocalPath(t *testing.T) {
@@ -43,5 +45,25 @@ func TestNodeLocalPathKeepsControlPlaneFiles(t *testing.T) {
 	// A control plane's own files are on its nodes, although the field names an API server.
 	if !nodeLocalPath([]string{"spec", "kubeAPIServer", "auditLogPath"}, "/var/log/kubernetes/audit.log") {
 		t.Errorf("an API server's audit log path is a node-local path")
+	}
+}
+
+// A Backup's status.path beside status.backupRepoName is a path inside that repository
+// (kubeblocks#10348), not a place on a node; the same path with nothing beside it naming a
+// store is still read as a node's.
+func TestRecordedPathInItsStore(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{
+		"path":                      "/demo/dm-cluster-6f1c2a4e/full-1",
+		"backupRepoName":            "backuprepo-pvc",
+		"persistentVolumeClaimName": "pvc-backuprepo-pvc-x7k2p",
+	}}}
+	got := strings.Join(recordedResources(obj), "; ")
+	want := "path /demo/dm-cluster-6f1c2a4e/full-1 in backupRepoName backuprepo-pvc, persistentVolumeClaimName pvc-backuprepo-pvc-x7k2p (status.path)"
+	if got != want {
+		t.Errorf("recorded = %q, want %q", got, want)
+	}
+	bare := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"hostPath": "/var/lib/openebs/local/pvc-1"}}}
+	if got := strings.Join(recordedResources(bare), "; "); got != "node-local path /var/lib/openebs/local/pvc-1 (spec.hostPath)" {
+		t.Errorf("recorded = %q", got)
 	}
 }

@@ -73,29 +73,36 @@ func recordedKind(path []string, value string) string {
 func recordedResources(obj *unstructured.Unstructured) []string {
 	var out []string
 	visited := 0
-	var walk func(path []string, v any)
-	walk = func(path []string, v any) {
+	// parent is the map a value sits in: the fields beside it can say where it lives.
+	var walk func(path []string, v any, parent map[string]any)
+	walk = func(path []string, v any, parent map[string]any) {
 		if visited++; visited > maxWalk {
 			return
 		}
 		switch t := v.(type) {
 		case map[string]any:
 			for k, c := range t {
-				walk(append(append([]string(nil), path...), k), c)
+				walk(append(append([]string(nil), path...), k), c, t)
 			}
 		case []any:
 			for _, c := range t {
-				walk(path, c)
+				walk(path, c, parent)
 			}
 		case string:
-			if kind := recordedKind(path, t); kind != "" {
-				out = append(out, fmt.Sprintf("%s %s (%s)", kind, t, strings.Join(path, ".")))
+			kind := recordedKind(path, t)
+			if kind == "" {
+				return
 			}
+			where := ""
+			if store := pathStore(parent); kind == "node-local path" && !saysNode(path[len(path)-1]) && len(store) > 0 {
+				kind, where = "path", " in "+strings.Join(store, ", ")
+			}
+			out = append(out, fmt.Sprintf("%s %s%s (%s)", kind, t, where, strings.Join(path, ".")))
 		}
 	}
 	for _, top := range recordTops(obj.Object) {
 		if v, ok := obj.Object[top]; ok {
-			walk([]string{top}, v)
+			walk([]string{top}, v, nil)
 		}
 	}
 	sort.Strings(out)
