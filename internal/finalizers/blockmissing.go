@@ -34,7 +34,11 @@ func blockOnMissing(o subject, f *Finalizer, found []dangling, gaps []report.Gap
 	}
 	if f.bypass != nil {
 		strip := *f.bypass
-		strip.Summary = fmt.Sprintf("If %s is gone for good, nothing will ever remove finalizer %s: remove it by hand. The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", quote(names), f.Name)
+		verb := "is"
+		if len(names) > 1 {
+			verb = "are"
+		}
+		strip.Summary = fmt.Sprintf("If %s %s gone for good, nothing will ever remove finalizer %s: remove it by hand. The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", quote(names), verb, f.Name)
 		if slices.ContainsFunc(found, func(d dangling) bool { return d.ref.Resource == "nodes" && d.ref.Group == "" }) {
 			strip.Cost += "; what the object held on the gone node's own disks went with the node"
 		}

@@ -283,6 +283,9 @@ func fieldReference(key string, v any, byKind map[string]kinds.Resource, namespa
 		base = strings.TrimSuffix(lower, "name")
 	}
 	res, ok := kindOf(base, byKind)
+	if !ok && base != lower {
+		res, ok = qualifiedKind(key[:len(base)], byKind)
+	}
 	if !ok {
 		return outRef{}, false
 	}
