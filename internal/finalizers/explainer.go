@@ -105,6 +105,7 @@ func (x *Explainer) explainOnce(ctx context.Context, res kinds.Resource, obj met
 	} else {
 		x.applyNamespaceStall(ctx, o, e, requested)
 	}
+	applyProtectsSelf(o, e)
 	x.guardExplanation(ctx, e)
 	setReasons(e)
 	return e
