@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/kinds"
-	"github.com/kubeforensics/suite/internal/report"
 )
 
 // serviceAccountResource is the core ServiceAccount, which `serviceAccountName` fields name.
@@ -26,7 +25,7 @@ func (x *Explainer) runAsReferences(ctx context.Context, o subject, spec map[str
 	if o.res.Group == "" || ns == "" || spec == nil {
 		return nil
 	}
-	if since, gap := x.namespaceDeleted(ctx, ns); since != nil || gap != (report.Gap{}) {
+	if since, read := x.namespaceGoing(ctx, ns, nil); since != nil || !read {
 		return nil
 	}
 	var out []outRef

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/kubeforensics/suite/internal/report"
 )
 
 // maxLeftBindings bounds the cluster-wide bindings a strip names as left behind.
@@ -27,7 +25,7 @@ func (x *Explainer) reinstallRefusedUnknown(ctx context.Context, ns string, f *F
 		slices.ContainsFunc(f.Remedies, func(r Remediation) bool { return strings.Contains(r.Summary, "it installed this type") }) {
 		return
 	}
-	if !x.namespaceBeingDeleted(ctx, ns, f) {
+	if since, _ := x.namespaceGoing(ctx, ns, &f.Unchecked); since == nil {
 		return
 	}
 	for i, r := range f.Remedies {
@@ -53,7 +51,7 @@ func (x *Explainer) leftNamespaceRBAC(ctx context.Context, ns string, f *Finaliz
 	if ns == "" || i < 0 {
 		return
 	}
-	if !x.namespaceBeingDeleted(ctx, ns, f) {
+	if since, _ := x.namespaceGoing(ctx, ns, &f.Unchecked); since == nil {
 		return
 	}
 	rb, err := x.rbac(ctx)
@@ -92,15 +90,4 @@ func (x *Explainer) leftNamespaceRBAC(ctx context.Context, ns string, f *Finaliz
 	list := strings.Join(left, ", ")
 	f.Remedies[i].Summary += fmt.Sprintf(" It leaves behind, outside the namespace, the cluster-wide RBAC bound to its service accounts, which nothing else removes: %s; delete them once the namespace is gone.", list)
 	f.Remedies[i].Cost = strings.TrimSuffix(f.Remedies[i].Cost, ".") + "; cluster-wide RBAC bound to service accounts of namespaces/" + ns + ": " + list
-}
-
-// namespaceBeingDeleted reports whether namespace ns is being deleted; a namespace that could not
-// be read counts as not, recorded as unchecked on the finalizer.
-func (x *Explainer) namespaceBeingDeleted(ctx context.Context, ns string, f *Finalizer) bool {
-	since, gap := x.namespaceDeleted(ctx, ns)
-	if gap != (report.Gap{}) {
-		f.Unchecked = append(f.Unchecked, gap)
-		return false
-	}
-	return since != nil
 }

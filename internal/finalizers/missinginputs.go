@@ -127,7 +127,7 @@ func (x *Explainer) missingInputs(ctx context.Context, o subject, w ownWord) ([]
 				r.gaps = append(r.gaps, boundGap(report.OpGet, o.ref().ID(), fmt.Sprintf("more Secrets and ConfigMaps named by the object's spec than are looked up (bound of %d): %s (%s) and on", maxDanglingLookups, ref.ref().String(), ref.path)))
 				break
 			}
-			if since, gap := x.namespaceDeleted(ctx, ref.ns); since != nil || gap != (report.Gap{}) {
+			if since, read := x.namespaceGoing(ctx, ref.ns, nil); since != nil || !read {
 				continue
 			}
 			obj := ref.ref()

@@ -9,8 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kubeforensics/suite/internal/report"
 )
 
 // maxAddresses bounds the in-cluster addresses checked per referent.
@@ -94,7 +92,7 @@ func (x *Explainer) missingServices(ctx context.Context, ref ObjectRef, gvr sche
 	spec, _ := obj.Object["spec"].(map[string]any)
 	var out []string
 	for _, a := range serviceAddresses(spec) {
-		if _, gap := x.namespaceDeleted(ctx, a.namespace); gap != (report.Gap{}) {
+		if _, read := x.namespaceGoing(ctx, a.namespace, nil); !read {
 			continue
 		}
 		_, err := x.c.Kube.CoreV1().Services(a.namespace).Get(ctx, a.name, metav1.GetOptions{})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/kubeforensics/suite/internal/report"
 )
 
 // reinstallRefused replaces the step that reinstalls a gone remover where it ran when that
@@ -21,12 +19,7 @@ func (x *Explainer) reinstallRefused(ctx context.Context, f *Finalizer) {
 			continue
 		}
 		ns := c.Object.Namespace
-		since, gap := x.namespaceDeleted(ctx, ns)
-		if gap != (report.Gap{}) {
-			f.Unchecked = append(f.Unchecked, gap)
-			continue
-		}
-		if since == nil {
+		if since, _ := x.namespaceGoing(ctx, ns, &f.Unchecked); since == nil {
 			continue
 		}
 		for i, r := range f.Remedies {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/kubeforensics/suite/internal/report"
 )
 
 // applyRestoreRefused replaces the step that creates a missing object again when the
@@ -38,12 +36,7 @@ func (x *Explainer) restoreRefused(ctx context.Context, f *Finalizer) {
 		}
 		blocker := &f.Blockers[b]
 		ns := blocker.Object.Namespace
-		since, gap := x.namespaceDeleted(ctx, ns)
-		if gap != (report.Gap{}) {
-			f.Unchecked = append(f.Unchecked, gap)
-			left++
-			continue
-		}
+		since, _ := x.namespaceGoing(ctx, ns, &f.Unchecked)
 		if since == nil {
 			left++
 			continue

@@ -34,11 +34,7 @@ func (x *Explainer) stallContext(ctx context.Context, o subject, remover ObjectR
 		note = fmt.Sprintf(" Its owner %s %s, so nothing will finalize it through that owner.", gone.String(), why)
 	}
 	if ns := o.obj.GetNamespace(); ns != "" {
-		since, gap := x.namespaceDeleted(ctx, ns)
-		switch {
-		case gap != (report.Gap{}):
-			gaps = append(gaps, gap)
-		case since != nil:
+		if since, _ := x.namespaceGoing(ctx, ns, &gaps); since != nil {
 			evidence = append(evidence, fmt.Sprintf("its namespace namespaces/%s is being deleted (since %s): the API server refuses every new object in it, events included, so the remover's failures there leave no event", ns, since.Format(time.RFC3339)))
 			reasons = append(reasons, fmt.Sprintf("its cleanup has to create something in namespaces/%s (a Job, a Pod, a Secret), which the API server refuses while the namespace is being deleted: it can never run there", ns))
 			note += fmt.Sprintf(" Its namespace namespaces/%s is being deleted, and refuses whatever the cleanup would create there.", ns)
