@@ -101,10 +101,8 @@ func (x *Explainer) namedInOwnWord(ctx context.Context, o subject, w ownWord) ([
 	for _, m := range waitingMessages(w) {
 		cands = append(cands, namesIn(m.text, m.source, isKind)...)
 	}
-	var out []namedObject
-	var unchecked []report.Gap
+	var lookups []namedLookup
 	seen := map[string]bool{}
-	lookups := 0
 	for _, c := range cands {
 		res, _ := x.kindResource(o.res.Group, c.kind)
 		ns := c.namespace
@@ -116,20 +114,10 @@ func (x *Explainer) namedInOwnWord(ctx context.Context, o subject, w ownWord) ([
 			continue
 		}
 		seen[key] = true
-		if lookups++; lookups > maxNameLookups {
-			unchecked = append(unchecked, boundGap(report.OpGet, typeID(res, ns).Named(c.name), "more names in the object's own conditions and events than are looked up (bound of 16): "+c.kind+" "+c.name+" and on were not resolved"))
-			break
-		}
-		found, err := x.findNamed(ctx, res, ns, c.name)
-		if err != nil {
-			unchecked = append(unchecked, getGap(typeID(res, ns).Named(c.name), "resolving "+c.kind+" "+c.name+" named by the object's own "+c.source, err))
-			continue
-		}
-		for _, f := range found {
-			out = append(out, namedObject{res: res, namespace: f, name: c.name, source: c.source})
-		}
+		lookups = append(lookups, namedLookup{res: res, ns: ns, name: c.name, word: c.kind, source: c.source})
 	}
-	return out, unchecked
+	many := func(namedLookup) string { return "names in the object's own conditions and events" }
+	return x.lookUpNamed(ctx, lookups, many, "named by")
 }
 
 // kindResource resolves a kind or a resource name to a resource: in group first, else the

@@ -2,7 +2,6 @@ package finalizers
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -153,9 +152,7 @@ func (x *Explainer) statusLinks(ctx context.Context, o subject, w ownWord) ([]na
 	if status == nil {
 		return nil, nil
 	}
-	var out []namedObject
-	var gaps []report.Gap
-	lookups := 0
+	var lookups []namedLookup
 	for _, e := range statusLinkEntries(status) {
 		res, ok := x.linkedKind(o.res.Group, e.kind)
 		if !ok {
@@ -168,18 +165,8 @@ func (x *Explainer) statusLinks(ctx context.Context, o subject, w ownWord) ([]na
 		if !res.Namespaced {
 			ns = ""
 		}
-		if lookups++; lookups > maxNameLookups {
-			gaps = append(gaps, boundGap(report.OpGet, typeID(res, ns).Named(e.name), fmt.Sprintf("more objects in the object's own %s than are looked up (bound of %d): %s %s and on were not resolved", e.source, maxNameLookups, res.Kind, e.name)))
-			break
-		}
-		found, err := x.findNamed(ctx, res, ns, e.name)
-		if err != nil {
-			gaps = append(gaps, getGap(typeID(res, ns).Named(e.name), "resolving "+res.Kind+" "+e.name+" listed by the object's own "+e.source, err))
-			continue
-		}
-		for _, f := range found {
-			out = append(out, namedObject{res: res, namespace: f, name: e.name, source: e.source})
-		}
+		lookups = append(lookups, namedLookup{res: res, ns: ns, name: e.name, word: res.Kind, source: e.source})
 	}
-	return out, gaps
+	many := func(l namedLookup) string { return "objects in the object's own " + l.source }
+	return x.lookUpNamed(ctx, lookups, many, "listed by")
 }
