@@ -14,8 +14,10 @@ import (
 // stored version the patch needs no conversion and is left alone.
 func TestConversionGuard(t *testing.T) {
 	res := kinds.Resource{Group: "example.org", Version: "v2", Resource: "anchors", Kind: "Anchor", Namespaced: true}
-	strip := func() Remediation {
-		return Remediation{Code: ReasonStripFinalizer, Command: "kubectl patch anchors.example.org a1", request: updateRequest(res, "team-a", nil)}
+	// The strip as the tool prints it: pinned to the test cluster's context, in the namespace.
+	strip := func(x *Explainer) Remediation {
+		cmd := x.kubectl("team-a", "patch", res.QualifiedName(), "a1", "--type=json", "-p", stripPatch([]string{"example.org/anchor"}, "example.org/anchor"))
+		return Remediation{Code: ReasonStripFinalizer, Command: cmd, request: updateRequest(res, "team-a", nil)}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -28,7 +30,8 @@ func TestConversionGuard(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			crd := convertedCRD()
 			crd.Status.StoredVersions = tc.stored
-			steps, gaps := fakeExplainer(nil, crd).guard(context.Background(), []Remediation{strip()})
+			x := fakeExplainer(nil, crd)
+			steps, gaps := x.guard(context.Background(), []Remediation{strip(x)})
 			if len(gaps) > 0 {
 				t.Fatalf("gaps: %v", gaps)
 			}
@@ -40,6 +43,9 @@ func TestConversionGuard(t *testing.T) {
 				t.Fatalf("steps %v, want %v", codes, tc.want)
 			}
 			last := steps[len(steps)-1]
+			if want := strip(x).Command; last.Command != want || !strings.Contains(want, "--context") {
+				t.Errorf("strip command %q, want it kept as %q", last.Command, want)
+			}
 			if rejected := strings.Join(last.RejectedBy, " "); (len(tc.want) > 1) != strings.Contains(rejected, "customresourcedefinitions.apiextensions.k8s.io/anchors.example.org") {
 				t.Errorf("rejectedBy %q", rejected)
 			}
