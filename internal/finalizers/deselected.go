@@ -3,6 +3,8 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -163,11 +165,7 @@ func specSelectors(v any, at, kind string) (out []fieldSelector, bad bool) {
 	if !ok {
 		return nil, false
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		field := at + "." + k
 		lk := strings.ToLower(k)

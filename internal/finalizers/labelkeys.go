@@ -2,7 +2,8 @@ package finalizers
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -20,11 +21,7 @@ func labelKeyTies(domain string, w workload, idx *productIndex) []tie {
 			self[strings.ToLower(v)] = true
 		}
 	}
-	keys := make([]string, 0, len(w.labels))
-	for k := range w.labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(w.labels))
 	var out []tie
 	for _, k := range keys {
 		kd, _, ok := strings.Cut(k, "/")

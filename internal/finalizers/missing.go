@@ -3,6 +3,7 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -89,11 +90,7 @@ func (x *Explainer) missingObjects(ctx context.Context, o subject, w ownWord) ([
 	if w.obj != nil {
 		// Controllers also write their last error to plain status fields (`usefulErrorMessage`).
 		if st, ok := w.obj.Object["status"].(map[string]any); ok {
-			keys := make([]string, 0, len(st))
-			for k := range st {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
+			keys := slices.Sorted(maps.Keys(st))
 			for _, k := range keys {
 				if v, ok := st[k].(string); ok && k != "message" {
 					texts = append(texts, said{"status." + k, v})

@@ -2,7 +2,8 @@ package finalizers
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -26,11 +27,7 @@ func objectKeyTies(domain string, annotations, labels map[string]string, w workl
 	tokens := domainTokens(domain)
 	var out []tie
 	add := func(what string, m map[string]string) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(m))
 		for _, k := range keys {
 			kd, _, ok := strings.Cut(k, "/")
 			if !ok || !strings.Contains(kd, ".") {

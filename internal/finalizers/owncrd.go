@@ -2,8 +2,9 @@ package finalizers
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -88,11 +89,7 @@ func ownLabelAgreement(c ownCRD, w workload) (int, []string) {
 	if rel := w.annotations["meta.helm.sh/release-name"]; rel != "" {
 		mine["meta.helm.sh/release-name"] = w.annotations["meta.helm.sh/release-namespace"] + "/" + rel
 	}
-	keys := make([]string, 0, len(c.labels))
-	for k := range c.labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(c.labels))
 	var agree, differ []string
 	for _, k := range keys {
 		v, theirs := c.labels[k], mine[k]

@@ -2,7 +2,8 @@ package finalizers
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -42,11 +43,7 @@ func ownerSpecPath(spec map[string]any, owner ObjectRef) string {
 			}
 		}
 	}
-	keys := make([]string, 0, len(spec))
-	for k := range spec {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(spec))
 	for _, k := range keys {
 		walk(spec[k], "spec."+k, 1)
 	}

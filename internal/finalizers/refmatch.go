@@ -2,7 +2,8 @@ package finalizers
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -96,11 +97,7 @@ func walkRefs(v any, path, field string, t refTarget, refNS string, depth int, o
 			*out = append(*out, refMatch{path: path + ".uid"})
 			return
 		}
-		keys := make([]string, 0, len(val))
-		for k := range val {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(val))
 		for _, k := range keys {
 			walkRefs(val[k], path+"."+k, k, t, refNS, depth+1, out)
 		}
@@ -173,11 +170,7 @@ func schemaWalk(s *apiextensionsv1.JSONSchemaProps, path, field string, t refTar
 			return p, true
 		}
 	}
-	keys := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(s.Properties))
 	for _, k := range keys {
 		p := s.Properties[k]
 		if got, ok := schemaWalk(&p, path+"."+k, k, t, depth+1); ok {

@@ -3,8 +3,9 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -142,11 +143,7 @@ func (x *Explainer) removerConfig(ctx context.Context, ref ObjectRef) ([]configV
 			if gap != (report.Gap{}) {
 				return nil, gap
 			}
-			keys := make([]string, 0, len(data))
-			for k := range data {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(data))
 			for _, k := range keys {
 				out = append(out, configValue{fmt.Sprintf("env %s%s of container %s, from configmaps/%s", from.Prefix, k, ct.Name, from.ConfigMapRef.Name), data[k]})
 			}

@@ -3,9 +3,9 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -240,11 +240,7 @@ func (x *Explainer) olderVersionMarker(ctx context.Context, o subject, c Control
 	for k, v := range o.obj.GetAnnotations() {
 		marks["metadata.annotations["+k+"]"] = v
 	}
-	keys := make([]string, 0, len(marks))
-	for k := range marks {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(marks))
 	for _, k := range keys {
 		v := marks[k]
 		name := k[strings.LastIndex(k, "/")+1:]

@@ -2,8 +2,9 @@ package finalizers
 
 import (
 	"context"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/kinds"
@@ -69,11 +70,7 @@ func statusLinkEntries(status map[string]any) []linkEntry {
 	var out []linkEntry
 	var walk func(m map[string]any, path string, depth int)
 	walk = func(m map[string]any, path string, depth int) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(m))
 		for _, k := range keys {
 			p := path + "." + k
 			if stem, ok := linkField(k); ok {
