@@ -92,11 +92,7 @@ func statusOf(obj *unstructured.Unstructured) ([]Condition, []string) {
 		if !ok {
 			continue
 		}
-		c := Condition{}
-		c.Type, _, _ = unstructured.NestedString(m, "type")
-		c.Status, _, _ = unstructured.NestedString(m, "status")
-		c.Reason, _, _ = unstructured.NestedString(m, "reason")
-		c.Message, _, _ = unstructured.NestedString(m, "message")
+		c := conditionWords(m)
 		if ts, _, _ := unstructured.NestedString(m, "lastTransitionTime"); ts != "" {
 			if t, err := time.Parse(time.RFC3339, ts); err == nil {
 				t = t.UTC()

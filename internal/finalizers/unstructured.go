@@ -16,12 +16,18 @@ func unstructuredConditions(obj map[string]any) ([]Condition, bool, error) {
 		if !ok {
 			continue
 		}
-		c := Condition{}
-		c.Type, _, _ = unstructured.NestedString(m, "type")
-		c.Status, _, _ = unstructured.NestedString(m, "status")
-		c.Reason, _, _ = unstructured.NestedString(m, "reason")
-		c.Message, _, _ = unstructured.NestedString(m, "message")
-		out = append(out, c)
+		out = append(out, conditionWords(m))
 	}
 	return out, true, nil
+}
+
+// conditionWords reads one entry of status.conditions as written: its type, status, reason and
+// message (a field that is not a string is left empty).
+func conditionWords(m map[string]any) Condition {
+	c := Condition{}
+	c.Type, _, _ = unstructured.NestedString(m, "type")
+	c.Status, _, _ = unstructured.NestedString(m, "status")
+	c.Reason, _, _ = unstructured.NestedString(m, "reason")
+	c.Message, _, _ = unstructured.NestedString(m, "message")
+	return c
 }
