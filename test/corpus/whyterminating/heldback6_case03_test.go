@@ -1,5 +1,3 @@
-//go:build heldback_batch6
-
 package whyterminating_test
 
 import (

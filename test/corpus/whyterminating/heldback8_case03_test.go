@@ -1,5 +1,3 @@
-//go:build heldback_batch8
-
 package whyterminating_test
 
 import "testing"
