@@ -7,7 +7,8 @@
 // Files without a build tag are development cases. Files tagged `corpusopen` are development
 // cases the tool still gets wrong (docs/why-terminating.md, "Corpus", lists the failure class
 // of each). Files tagged `heldback` are the held-back third: chosen at random before anything
-// ran, run once at the end, by the lead only.
+// ran, run once at the end, by the lead only. A spent held-back case (run once) loses its tag
+// and runs with the development cases, or is tagged `corpusopen` when it fails.
 package whyterminating_test
 
 import (
