@@ -478,8 +478,43 @@ func cleanup(t *testing.T, made []created, crds []*apiextensionsv1.CustomResourc
 		return true, nil
 	})
 	if err != nil {
-		t.Logf("cleanup: %s is still there", left)
+		t.Logf("cleanup: %s is still there%s", left, stillThere(ctx, left))
 	}
+}
+
+// stillThere says why a namespace or CRD the cleanup waited for is still there: their own
+// conditions name what remains (content and finalizers; instances being removed).
+func stillThere(ctx context.Context, left string) string {
+	var why []string
+	if name, ok := strings.CutPrefix(left, "namespace "); ok {
+		ns, err := kc.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		for _, c := range ns.Status.Conditions {
+			if c.Status == corev1.ConditionTrue {
+				why = append(why, string(c.Type)+": "+c.Message)
+			}
+		}
+	} else if name, ok := strings.CutPrefix(left, "customresourcedefinition "); ok {
+		crdAPI := kc.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+		u, err := crdAPI.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		why = append(why, fmt.Sprintf("finalizers %v", u.GetFinalizers()))
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["status"] == "True" {
+				why = append(why, fmt.Sprintf("%v: %v", m["type"], m["message"]))
+			}
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(why, "; ") + ")"
 }
 
 // eventually polls cond for up to 90 seconds.
