@@ -3,6 +3,7 @@ package finalizers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubeforensics/suite/internal/kinds"
 )
 
 // A definition looked up by name is read with one GET per name outside a sweep; in a sweep whose
@@ -77,5 +80,34 @@ func TestLabelledOnce(t *testing.T) {
 	}
 	if len(again) != len(first) || &again[0] != &first[0] || len(gapsAgain) != len(gaps) {
 		t.Fatalf("a second call collected again: %p and %p", &first[0], &again[0])
+	}
+}
+
+// In a sweep the conversion guard judges a strip as outside one, from the definition in the
+// sweep's CRD list: the conversion fix first and the definition named, with no GET of it.
+func TestConversionGuardInASweep(t *testing.T) {
+	res := kinds.Resource{Group: "example.org", Version: "v2", Resource: "anchors", Kind: "Anchor", Namespaced: true}
+	for _, sweep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sweep %v", sweep), func(t *testing.T) {
+			crd := convertedCRD()
+			crd.Status.StoredVersions = []string{"v1", "v2"}
+			x := fakeExplainer(nil, crd)
+			x.sharedRead = sweep
+			strip := Remediation{Code: ReasonStripFinalizer, Command: "kubectl patch anchors.example.org a1", request: updateRequest(res, "team-a", nil)}
+			steps, gaps := x.guard(context.Background(), []Remediation{strip})
+			if len(gaps) > 0 || len(steps) != 2 || steps[0].Code != ReasonDisableConversion ||
+				!strings.Contains(strings.Join(steps[1].RejectedBy, " "), "customresourcedefinitions.apiextensions.k8s.io/anchors.example.org") {
+				t.Fatalf("steps %+v, gaps %v", steps, gaps)
+			}
+			gets := 0
+			for _, a := range x.c.APIExtensions.(*apiextensionsfake.Clientset).Actions() {
+				if a.GetVerb() == "get" {
+					gets++
+				}
+			}
+			if want := map[bool]int{false: 1, true: 0}[sweep]; gets != want {
+				t.Fatalf("%d GETs of the definition, want %d", gets, want)
+			}
+		})
 	}
 }
