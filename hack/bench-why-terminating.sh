@@ -7,7 +7,9 @@
 #   PROFILE=1 hack/bench-why-terminating.sh   # also write CPU and memory profiles to bin/bench/
 #   KF_BENCH_ONLY=A hack/bench-why-terminating.sh  # only -A against its floor, with its requests
 #   KF_BENCH_PROFILE=dir KF_BENCH_ONLY=A hack/bench-why-terminating.sh  # and CPU/allocation
-#                                                  # profiles of ten more -A runs alone, in dir
+#                                                  # profiles of ten more floor runs and ten more
+#                                                  # -A runs, each alone, in dir: compare with
+#                                                  # pprof -diff_base dir/cpu-floor.pprof
 #
 # Extra arguments go to `go test`. KF_SKIP_INTEGRATION keeps TestMain from starting the shared
 # integration control plane, which the benchmark does not use.

@@ -6,9 +6,6 @@ import (
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforensics/suite/internal/report"
 )
@@ -42,13 +39,7 @@ func (x *Explainer) conversionRejects(ctx context.Context, req apiRequest) (*Blo
 		return nil, nil
 	}
 	name := req.res.Resource + "." + req.res.Group
-	crd, err := cached(x, "crd/"+name, func() (*apiextensionsv1.CustomResourceDefinition, error) {
-		c, err := x.c.APIExtensions.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return c, err
-	})
+	crd, err := x.crdNamed(ctx, name)
 	if err != nil {
 		return nil, []report.Gap{getGap(typeID(crdsResource, "").Named(name), "reading customresourcedefinitions.apiextensions.k8s.io/"+name+" for its conversion webhook", err)}
 	}

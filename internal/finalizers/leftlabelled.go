@@ -41,7 +41,7 @@ func (x *Explainer) leftLabelled(ctx context.Context, e *Explanation) {
 			continue
 		}
 		if !collected {
-			objs, gaps = x.clusterWideLabelled(ctx)
+			objs, gaps = x.labelledOnce(ctx)
 			collected = true
 		}
 		f.Unchecked = append(f.Unchecked, gaps...)

@@ -98,10 +98,12 @@ func (c benchCPUs) String() string {
 		benchMS(c.median(client)), benchMS(c.median(server)), benchMS(c.mean(client)), benchMS(c.mean(server)))
 }
 
-// profileAll, when KF_BENCH_PROFILE names a directory, runs -A ten more times under the CPU
-// profiler (cpu-A.pprof) and writes the heap allocations before and after them
-// (allocs-A-before.pprof, allocs-A-after.pprof: compare with pprof -diff_base), so that the
-// profiles hold the -A runs alone, not the seeding or the floors.
+// profileAll, when KF_BENCH_PROFILE names a directory, runs the floor and then -A ten more times
+// each under the CPU profiler (cpu-floor.pprof, cpu-A.pprof) and writes the heap allocations
+// before and after each ten (allocs-floor-before.pprof … allocs-A-after.pprof: compare with
+// pprof -diff_base), so that each profile holds its own runs alone, not the seeding or the
+// other's, and `pprof -diff_base cpu-floor.pprof cpu-A.pprof` shows what -A does beyond its
+// floor.
 func (f *benchFixture) profileAll(ctx context.Context, b *testing.B) {
 	dir := os.Getenv("KF_BENCH_PROFILE")
 	if dir == "" {
@@ -121,20 +123,32 @@ func (f *benchFixture) profileAll(ctx context.Context, b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	profile := func(name string, fn func()) {
+		w, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		if err := pprof.StartCPUProfile(w); err != nil {
+			b.Fatalf("starting the CPU profile (not with -cpuprofile): %v", err)
+		}
+		defer pprof.StopCPUProfile()
+		fn()
+	}
+	writeHeap("allocs-floor-before.pprof")
+	profile("cpu-floor.pprof", func() {
+		for range 10 {
+			f.runFloorAll(ctx, b)
+		}
+	})
+	writeHeap("allocs-floor-after.pprof")
 	writeHeap("allocs-A-before.pprof")
-	w, err := os.Create(filepath.Join(dir, "cpu-A.pprof"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
-	if err := pprof.StartCPUProfile(w); err != nil {
-		b.Fatalf("starting the CPU profile (not with -cpuprofile): %v", err)
-	}
 	var runs []*allRun
-	for range 10 {
-		runs = append(runs, f.startAll(ctx, f.flags))
-	}
-	pprof.StopCPUProfile()
+	profile("cpu-A.pprof", func() {
+		for range 10 {
+			runs = append(runs, f.startAll(ctx, f.flags))
+		}
+	})
 	writeHeap("allocs-A-after.pprof")
 	for _, run := range runs {
 		f.checkAll(b, run)
