@@ -94,8 +94,8 @@ func declaredBy(r *Tree, t *Tier) []*Tier {
 		out = append(out, c)
 	}
 	if t.Err == nil && len(t.Objects) > 0 && !t.NotBuilt() {
-		for _, id := range r.IDs() {
-			if c := r.Tiers[id]; c != nil && c.Owner == "" && c.AppliedBy == t.ID() && c.ID() != t.ID() && !ids[id] {
+		for id, c := range r.Tiers { // deleting while ranging is allowed; the order does not matter
+			if c != nil && c.Owner == "" && c.AppliedBy == t.ID() && id != t.ID() && !ids[id] {
 				r.drop(id)
 			}
 		}
@@ -116,8 +116,8 @@ func respecified(old, t *Tier) bool {
 // drop removes the tier id and, depth first, every tier it applies.
 func (r *Tree) drop(id string) {
 	delete(r.Tiers, id)
-	for _, c := range r.IDs() {
-		if t := r.Tiers[c]; t != nil && t.AppliedBy == id {
+	for c, t := range r.Tiers {
+		if t != nil && t.AppliedBy == id {
 			r.drop(c)
 		}
 	}
