@@ -354,7 +354,7 @@ func unnamedOrigin(raw, rel string, noFiles bool) string {
 		return strings.TrimSpace(raw)
 	}
 	if noFiles {
-		return "a file under " + rel + "; this build records no files, `kubectl flux-chain --repo` with the same path names it"
+		return "a file the build of " + rel + " reads; this build records no files, `kubectl flux-chain --repo` with the same path names it"
 	}
 	return "a generator"
 }

@@ -33,7 +33,7 @@ func TestUnnamedResourceNamesItsFile(t *testing.T) {
 		want    string
 	}{
 		{"files recorded", false, "(from apps/web/ingress.yaml)"},
-		{"no files recorded", true, "(from a file under clusters/dev; this build records no files"},
+		{"no files recorded", true, "(from a file the build of clusters/dev reads; this build records no files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := BuildPath(context.Background(), root, "clusters/dev", Options{NoFiles: tc.noFiles})
