@@ -19,8 +19,8 @@ const maxUndefined = 20
 var strictVar = regexp.MustCompile(`post build failed for '([^']*)'.*variable not set \(strict mode\): "([^"]+)"`)
 
 // substituteAgain rebuilds the tiers that use postBuild.substituteFrom with the ConfigMaps and
-// Secrets among all.
-func (l *loader) substituteAgain(ctx context.Context, r *Tree, all []*unstructured.Unstructured) {
+// Secrets among all, and returns them.
+func (l *loader) substituteAgain(ctx context.Context, r *Tree, all []*unstructured.Unstructured) []*Tier {
 	var again []*Tier
 	for _, id := range r.IDs() {
 		if t := r.Tiers[id]; hasSubstituteFrom(t.Kustomization.Object) && t.NotCovered == "" && t.Owner == "" {
@@ -28,10 +28,11 @@ func (l *loader) substituteAgain(ctx context.Context, r *Tree, all []*unstructur
 		}
 	}
 	if len(again) == 0 {
-		return
+		return nil
 	}
 	l.sources(ctx, all)
 	l.buildAll(ctx, again)
+	return again
 }
 
 // loader builds tiers with a bounded number of builds at once.

@@ -269,37 +269,13 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 		// FluxInstance's sync path often does): they are the first level.
 		level = l.resourceSetTiers(r, all)
 	}
-	for len(level) > 0 {
-		if ctx.Err() != nil { // stopped: build no further level
-			return nil, fmt.Errorf("walking the Kustomizations under %s: %w", root, context.Cause(ctx))
-		}
-		var fresh []*Tier
-		for _, t := range level {
-			if _, seen := r.Tiers[t.ID()]; !seen {
-				r.Tiers[t.ID()] = t
-				fresh = append(fresh, t)
-			}
-		}
-		l.sources(ctx, all)
-		if l.diskErr != nil {
-			return nil, l.diskErr
-		}
-		l.buildAll(ctx, fresh)
-		level = nil
-		for _, t := range fresh {
-			all = append(all, t.Objects...)
-			found, err := kbuild.KustomizationsWithFiles(t.Objects, t.Files)
-			t.Undecoded = undecodedGaps(err)
-			for _, ks := range found {
-				level = append(level, &Tier{Kustomization: ks, AppliedBy: t.ID()})
-			}
-		}
-		sort.Slice(level, func(i, j int) bool { return level[i].ID() < level[j].ID() })
-		if len(level) == 0 {
-			level = l.resourceSetTiers(r, all) // their Kustomizations join the walk
-		}
+	all, err = l.walk(ctx, r, level, all)
+	if err != nil {
+		return nil, err
 	}
-	l.substituteAgain(ctx, r, all)
+	if _, err = l.walk(ctx, r, l.redeclared(r, l.substituteAgain(ctx, r, all), all), all); err != nil {
+		return nil, err
+	}
 	r.opts, r.cache, r.ext = l.bopts, l.cache, ext
 	return r, nil
 }

@@ -321,7 +321,7 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 	for _, r := range m.Resources() {
 		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
 			// Name the file, never the content: it may be a Secret.
-			return fmt.Errorf("a resource without apiVersion, kind or name (from %s)", orDefault(r.GetAnnotations()[originAnnotation], "a generator"))
+			return fmt.Errorf("a resource without apiVersion, kind or name (from %s)", unnamedOrigin(r.GetAnnotations()[originAnnotation], rel, opts.NoFiles))
 		}
 		if err := sub.run(ctx, r, unresolved, defaulted); err != nil {
 			return fmt.Errorf("post build failed for '%s/%s': %w", r.GetGvk(), r.GetName(), err)
@@ -341,6 +341,22 @@ func collect(ctx context.Context, m resmap.ResMap, obj *unstructured.Unstructure
 		res.Defaulted = slices.Sorted(maps.Keys(defaulted))
 	}
 	return nil
+}
+
+// unnamedOrigin says where a resource kustomize built came from for an error: its
+// repo-relative file from the origin annotation raw; a generator when origins were recorded and
+// it has none; that the build did not record files when noFiles (the gate's fast builds).
+func unnamedOrigin(raw, rel string, noFiles bool) string {
+	if p, local := originPath(raw); raw != "" && local && p != "" {
+		return CleanPath(path.Join(rel, p))
+	}
+	if raw != "" {
+		return strings.TrimSpace(raw)
+	}
+	if noFiles {
+		return "a file the build of " + rel + " reads; this build records no files, `kubectl flux-chain --repo` with the same path names it"
+	}
+	return "a generator"
 }
 
 // fileOf reads the object's origin annotation as a repo-relative file, removing the

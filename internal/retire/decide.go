@@ -243,7 +243,7 @@ func judgeSafety(r *Removal, u Unit) {
 		}
 		r.addReason(code, fmt.Sprintf("Kustomization %s prunes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, r.Object, r.Persistent.Detail))
 	case Moved:
-		why := fmt.Sprintf("moves from Kustomization %s to %s: whichever reconciles first decides; if %s prunes it before %s adopts it, it is deleted and recreated", r.Kustomization, r.MovedTo, r.Kustomization, r.MovedTo)
+		why := fmt.Sprintf("moves from %s to %s: whichever reconciles first decides; if %s prunes it before %s adopts it, it is deleted and recreated", Applier(r.Kustomization), Applier(r.MovedTo), r.Kustomization, r.MovedTo)
 		code := ReasonMoved
 		if r.Persistent != nil && r.OptOut == "" {
 			r.Unsafe, code = true, ReasonMovePersistent

@@ -97,7 +97,7 @@ func HelmUnseen(rs []Removal) []report.Gap {
 		}
 		when := "deleting it"
 		if r.Outcome == Moved {
-			when = fmt.Sprintf("if it is pruned before Kustomization %s adopts it, deleting it", r.MovedTo)
+			when = fmt.Sprintf("if it is pruned before %s adopts it, deleting it", Applier(r.MovedTo))
 		}
 		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", r.Object.Namespace, r.Object.Name, r.Kustomization),
 			fmt.Sprintf("%s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",

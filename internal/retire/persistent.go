@@ -21,6 +21,7 @@ var DefaultPersistentKinds = []string{
 	"HelmRelease.helm.toolkit.fluxcd.io",
 	"Cluster.postgresql.cnpg.io",
 	fluxInstanceKind,
+	"Node",
 }
 
 // fluxInstanceKind is the Flux Operator's FluxInstance: deleting one uninstalls Flux with its
@@ -82,6 +83,11 @@ func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persis
 		return counted(fmt.Sprintf("deleting a CRD deletes every custom resource of it: %d declared at base", n), n, liveCount, "live in the cluster")
 	case helmReleaseKind:
 		return helmPersistence(r.Helm)
+	case "Node":
+		// A Node in Git labels or taints one the kubelet registered; deleting it deletes the
+		// registration, and the pod garbage collector deletes every pod bound to it (a kubelet
+		// registers again only when it restarts).
+		return &Persistence{Detail: "the kubelet's node registration: the pod garbage collector deletes every pod bound to the node, which stays out of the cluster until its kubelet restarts"}
 	case "Cluster.postgresql.cnpg.io":
 		return &Persistence{Detail: "the CloudNativePG operator deletes the PostgreSQL cluster, its pods and its claims"}
 	case fluxInstanceKind:

@@ -69,6 +69,10 @@ metadata: {name: pg, namespace: apps}
 spec:
   suspend: true
   values: {persistence: {enabled: true}}`
+	// a node's policy as bupd/homelab keeps it in clusters/homelab/nodes
+	nodeYAML = `apiVersion: v1
+kind: Node
+metadata: {name: media-worker, labels: {homelab.bupd.dev/workload-pool: media}}`
 	hrExistingClaimYAML = `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata: {name: pg, namespace: apps}
@@ -120,6 +124,7 @@ func TestVerdicts(t *testing.T) {
 		{name: "deleted, the object's opt-out still holds", ks: deleted("Delete"), removed: true, base: claimKeptYAML, outcome: retire.Retained, reason: retire.ReasonRetained},
 		{name: "a suspended HelmRelease deletes nothing it installed", ks: ks, base: hrSuspendedYAML, outcome: retire.Pruned, reason: retire.ReasonPruneStateless},
 		{name: "a HelmRelease mounting an existing claim", ks: ks, base: hrExistingClaimYAML, outcome: retire.Pruned, reason: retire.ReasonPruneStateless},
+		{name: "a Node pruned: its registration and pods go", ks: ks, base: nodeYAML, outcome: retire.Pruned, unsafe: true, reason: retire.ReasonPrunePersistent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := retire.Unit{Kustomization: tc.ks, Base: objects(t, tc.base), Candidate: objects(t, tc.cand), Removed: tc.removed}

@@ -147,7 +147,7 @@ func outcomeText(rm *retire.Removal) string {
 	case retire.Pruned:
 		return "Flux prunes it"
 	case retire.Moved:
-		return "moves to Kustomization " + rm.MovedTo
+		return "moves to " + retire.Applier(rm.MovedTo)
 	case retire.NotManaged:
 		return "in no live inventory, so Flux prunes nothing"
 	case retire.Retained:

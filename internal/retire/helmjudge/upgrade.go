@@ -38,7 +38,8 @@ func Upgrades(units []Unit, rendered map[string]bool) (rs []Upgrade, incomplete 
 		bases, cands = append(bases, u.Base...), append(cands, u.Candidate...)
 	}
 	sides := [2]map[string]*unstructured.Unstructured{ChartSources(bases), ChartSources(cands)}
-	for _, c := range helmChanges(units, sides) {
+	values := [2]map[string]*unstructured.Unstructured{valuesObjects(bases), valuesObjects(cands)}
+	for _, c := range helmChanges(units, sides, values) {
 		if rendered[inventory.RefOf(c.base).ID()] {
 			continue // its renders are compared object by object
 		}
@@ -56,10 +57,11 @@ func Upgrades(units []Unit, rendered map[string]bool) (rs []Upgrade, incomplete 
 	return rs, incomplete, notes
 }
 
-// helmChanges lists the HelmReleases both revisions of a unit declare whose render inputs, or
-// the chart source a chartRef names, the candidate changes; retargeted and suspended ones are
-// left out (Retargets names the first; helm-controller leaves the second alone).
-func helmChanges(units []Unit, sides [2]map[string]*unstructured.Unstructured) []helmChange {
+// helmChanges lists the HelmReleases both revisions of a unit declare whose render inputs,
+// the chart source a chartRef names, or the ConfigMaps and Secrets among values that their
+// valuesFrom reads, the candidate changes; retargeted and suspended ones are left out
+// (Retargets names the first; helm-controller leaves the second alone).
+func helmChanges(units []Unit, sides, values [2]map[string]*unstructured.Unstructured) []helmChange {
 	var out []helmChange
 	for _, u := range units {
 		base := map[string]*unstructured.Unstructured{}
@@ -85,6 +87,7 @@ func helmChanges(units []Unit, sides [2]map[string]*unstructured.Unstructured) [
 			if to := sourceChanged(b, c, sides); to != nil {
 				changed = append(changed, fmt.Sprintf("the chart its source %s %s/%s serves", to.GetKind(), to.GetNamespace(), to.GetName()))
 			}
+			changed = append(changed, valuesFromChanged(b, c, values)...)
 			if len(changed) > 0 {
 				out = append(out, helmChange{unit: u, base: b, cand: c, chart: strings.Join(changed, ", ")})
 			}
