@@ -1,0 +1,24 @@
+package finalizers
+
+import "testing"
+
+// A finalizer is held for its owner when one of its name's words is the owner's kind or plural,
+// whole: a word that merely contains the kind, or a kind named nowhere, is not.
+func TestNamesKind(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind, plural string
+		want               bool
+	}{
+		{"starrocks.com.starrockswarehouse/protection", "StarRocksWarehouse", "starrockswarehouses", true},
+		{"example.io/cluster-protection", "Cluster", "clusters", true},
+		{"workers.example.io/cleanup", "Worker", "workers", true},
+		{"kubernetes.io/pvc-protection", "StatefulSet", "statefulsets", false},
+		{"starrocks.com/protection", "StarRocksWarehouse", "starrockswarehouses", false},
+		{"example.io/clusterset-cleanup", "Cluster", "clusters", false},
+		{"redisSentinelFinalizer", "RedisSentinel", "redissentinels", false},
+	} {
+		if got := namesKind(tc.name, tc.kind, tc.plural); got != tc.want {
+			t.Errorf("namesKind(%q, %s) = %v, want %v", tc.name, tc.kind, got, tc.want)
+		}
+	}
+}
