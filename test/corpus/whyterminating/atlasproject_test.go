@@ -1,6 +1,7 @@
 package whyterminating_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -176,4 +177,14 @@ status:
 	d.blocker(f, "secrets/my-atlas-key -n default")
 	d.notFirstFix(f, stripFinalizer, readLogs)
 	d.never(f, reinstall, restoreController)
+	// The strip's cost names the Atlas project the object records (status.id).
+	named := false
+	for _, r := range f.Remedies {
+		if r.Code == stripFinalizer && strings.Contains(r.Cost, "620b9d3c1bc5b8429d6d2d7a") {
+			named = true
+		}
+	}
+	if !named {
+		t.Errorf("finalizer %s: no strip whose cost names the Atlas project 620b9d3c1bc5b8429d6d2d7a (status.id)", f.Name)
+	}
 }
