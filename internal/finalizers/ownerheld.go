@@ -62,6 +62,17 @@ func (x *Explainer) heldForOwner(ctx context.Context, o subject, name string) (O
 	return owner, m.UID == ref.UID && m.DeletionTimestamp == nil, nil
 }
 
+// coreFinalizer reports a finalizer of Kubernetes itself (`batch.kubernetes.io/job-tracking` on
+// a Job's pods) or one with an explainer of its own: what removes it is known, and its name
+// naming the owner's kind says nothing about a product's teardown.
+func coreFinalizer(name string) bool {
+	if _, ok := registered(name); ok {
+		return true
+	}
+	domain, _, _ := strings.Cut(name, "/")
+	return domain == "kubernetes.io" || domain == "k8s.io" || strings.HasSuffix(domain, ".kubernetes.io") || strings.HasSuffix(domain, ".k8s.io")
+}
+
 // applyOwnerHeld explains a finalizer its remover runs for but holds for the object's owner:
 // the finalizer's name names the kind of the object's controller owner, and that owner lives.
 // Its controller removes the finalizer while it tears the owner down, not when the dependent
@@ -70,11 +81,11 @@ func (x *Explainer) heldForOwner(ctx context.Context, o subject, name string) (O
 // to be made again (the owner's controller, reconciling the live owner, makes it again), or
 // delete the owner when it is to go (its controller then removes the finalizer itself); the
 // controller's logs after them. Applies to finalizers that nothing else explains (no blocker,
-// pause marker, orphan verdict or failed read).
+// pause marker, orphan verdict or failed read), never to Kubernetes' own (coreFinalizer).
 func (x *Explainer) applyOwnerHeld(ctx context.Context, o subject, e *Explanation) {
 	for i := range e.Finalizers {
 		f := &e.Finalizers[i]
-		if !removerRuns(*f) || len(f.Incomplete) > 0 || f.bypass == nil {
+		if !removerRuns(*f) || len(f.Incomplete) > 0 || f.bypass == nil || coreFinalizer(f.Name) {
 			continue
 		}
 		owner, lives, gap := x.heldForOwner(ctx, o, f.Name)

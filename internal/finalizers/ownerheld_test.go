@@ -22,3 +22,20 @@ func TestNamesKind(t *testing.T) {
 		}
 	}
 }
+
+// Kubernetes' own finalizers and those with an explainer of their own are never taken for a
+// product's owner guard, even when a word of theirs is the owner's kind (a Job's pods).
+func TestCoreFinalizer(t *testing.T) {
+	for name, want := range map[string]bool{
+		"batch.kubernetes.io/job-tracking":            true,
+		"kubernetes.io/pvc-protection":                true,
+		"foregroundDeletion":                          true,
+		"example.k8s.io/cleanup":                      true,
+		"starrocks.com.starrockswarehouse/protection": false,
+		"example.io/cluster-protection":               false,
+	} {
+		if got := coreFinalizer(name); got != want {
+			t.Errorf("coreFinalizer(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
