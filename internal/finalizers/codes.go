@@ -66,6 +66,7 @@ const (
 	ReasonUnpause              report.Reason = "unpause"
 	ReasonRemoveReferrer       report.Reason = "remove-or-repoint-referrer"
 	ReasonRestoreMissingObject report.Reason = "restore-missing-object"
+	ReasonDeleteInForeground   report.Reason = "delete-in-foreground"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation

@@ -167,6 +167,8 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		return
 	}
 	x.applyStalled(ctx, o, e, w, requested)
+	x.applyBackgroundDependents(ctx, o, e, w)
+	x.applyOwnerHeld(ctx, o, e)
 	x.applyReportedFailure(e, w, requested)
 	x.applyNeverSucceeded(e, w, requested)
 	x.nameOwnedClaims(ctx, o, e)

@@ -39,6 +39,9 @@ func recordedKind(path []string, value string) string {
 	if kind := recordedIdentity(path, key, value); kind != "" {
 		return kind
 	}
+	if kind := recordedOpaqueID(path, key, value); kind != "" {
+		return kind
+	}
 	switch {
 	case key == "providerid" || key == "instanceid" || key == "provideridlist" || key == "providerids" || key == "instanceids":
 		// A list of them (a node pool's `providerIDList`) names one instance per entry.

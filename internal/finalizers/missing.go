@@ -71,6 +71,8 @@ func (x *Explainer) applyMissing(ctx context.Context, o subject, e *Explanation,
 			f.Remedies = append(f.Remedies, strip)
 		}
 	}
+	// The strip's cost names what the object records outside the cluster.
+	nameLeftovers(e, w.obj)
 }
 
 // missingObjects finds the NotFound errors in the object's own word and keeps the objects a
