@@ -120,6 +120,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	nameLeftovers(e, w.obj)
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)
+	x.leftGenerated(ctx, e, o, w.obj)
 	x.applyPause(ctx, o, e, w.obj)
 	if deps := w.namedDependents(); len(deps) > 0 && len(e.Finalizers) > 0 {
 		blockers, gaps := x.dependentBlockers(ctx, o, deps)
