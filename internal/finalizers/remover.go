@@ -107,10 +107,14 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	unrelated = append(unrelated, apart...)
 	tied, apart = apartServingPeople(tied, byRef, what)
 	unrelated = append(unrelated, apart...)
+	tied, shared := apartSharingAccount(tied, byRef, spec, what)
+	unrelated = append(unrelated, shared...)
 	a.unrelated = append(a.unrelated, unrelated...)
 	switch {
 	case len(unrelated) == 0:
 		a.controllers = tied
+	case len(tied) > 0 && len(shared) == len(unrelated) && len(tied) == 1:
+		a = withSharedApart(a, tied, shared, what)
 	case len(tied) > 0:
 		a = withUnrelatedApart(a, tied, len(unrelated), what, domain)
 	case len(unserved) > 0:
