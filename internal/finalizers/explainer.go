@@ -136,6 +136,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyOwnNamespaces(ctx, o, e, requested)
 	x.applyMissing(ctx, o, e, w)
 	x.applyDangling(ctx, o, e, w)
+	x.applyReasonNotFound(o, e, w)
 	x.applyGoingReferents(ctx, o, e, w, requested)
 	x.applyMissingInputs(ctx, o, e, w)
 	x.applyReferrers(ctx, o, e, w)
