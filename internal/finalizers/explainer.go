@@ -117,6 +117,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	w, gaps := x.readOwnWord(ctx, o, requested)
 	e.Conditions, e.Status, e.Events = w.conditions, w.status, w.events
 	e.Unchecked = append(e.Unchecked, gaps...)
+	x.applyFinalizerAdder(ctx, e, w)
 	nameLeftovers(e, w.obj)
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)
