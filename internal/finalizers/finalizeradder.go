@@ -216,6 +216,25 @@ func rankAdderFirst(f *Finalizer, ev adderEvidence) {
 		_, bi := ev.answering[b.Object.String()]
 		return rankFirst(ai, bi)
 	})
+	// The steps that read a candidate's logs follow the candidates' new order.
+	adderLogs := func(r Remediation) bool {
+		if r.Code != ReasonReadControllerLogs {
+			return false
+		}
+		for ref := range ev.answering {
+			c := slices.IndexFunc(f.Controllers, func(c Controller) bool { return c.Object.String() == ref })
+			if c >= 0 && strings.Contains(r.Command, f.Controllers[c].Object.QualifiedResource()+"/"+f.Controllers[c].Object.Name) {
+				return true
+			}
+		}
+		return false
+	}
+	slices.SortStableFunc(f.Remedies, func(a, b Remediation) int {
+		if a.Code != ReasonReadControllerLogs || b.Code != ReasonReadControllerLogs {
+			return 0
+		}
+		return rankFirst(adderLogs(a), adderLogs(b))
+	})
 }
 
 // adderGone makes the verdict that the workload that added f (field manager m) does not run:

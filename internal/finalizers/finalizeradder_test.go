@@ -96,6 +96,9 @@ func TestFinalizerAdderInTheRanking(t *testing.T) {
 				if !f.Controllers[0].Found || f.Controllers[0].Object.Name != tc.first {
 					t.Fatalf("controllers = %+v", f.Controllers)
 				}
+				if r := f.Remedies[0]; r.Code == ReasonReadControllerLogs && !strings.Contains(r.Command, "/"+tc.first+" ") {
+					t.Errorf("first step reads %q, want the logs of %s", r.Command, tc.first)
+				}
 				return
 			}
 			if f.Controllers[0].Found || finalizerReason(f) != ReasonControllerAbsent || !strings.Contains(f.Attribution, "field manager cnrm-controller-manager") {
