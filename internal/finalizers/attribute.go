@@ -32,6 +32,9 @@ type attribution struct {
 	noTie bool
 	// orphan is set when no workload may update the object at all (see judgeDomain).
 	orphan bool
+	// readerGone is set instead when what runs of the product may not even read the object's
+	// type: the component that removed the finalizer is gone (readerGone in removergone.go).
+	readerGone bool
 	// unservedBy are the workloads of the product left when the finalizer's domain is an API
 	// group the cluster no longer serves (dropUnservedDomain): its installer, most often.
 	unservedBy []string

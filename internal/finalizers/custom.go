@@ -97,6 +97,9 @@ type workload struct {
 	podLabels map[string]string
 	// images are its containers' images, part of the evidence that ties it to a product.
 	images []string
+	// processes are its containers' names and the base names of their commands: what its
+	// clients call themselves to the API server (finalizeradder.go).
+	processes []string
 	// owners are its ownerReferences: an operator that installed it (installer.go).
 	owners []metav1.OwnerReference
 }
@@ -162,7 +165,7 @@ func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, 
 	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
 		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj), images: templateImages(obj),
-		owners: m.OwnerReferences,
+		processes: templateProcesses(obj), owners: m.OwnerReferences,
 	}), nil
 }
 

@@ -117,9 +117,11 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	w, gaps := x.readOwnWord(ctx, o, requested)
 	e.Conditions, e.Status, e.Events = w.conditions, w.status, w.events
 	e.Unchecked = append(e.Unchecked, gaps...)
+	x.applyFinalizerAdder(ctx, e, w)
 	nameLeftovers(e, w.obj)
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)
+	x.leftGenerated(ctx, e, o, w.obj)
 	x.applyPause(ctx, o, e, w.obj)
 	if deps := w.namedDependents(); len(deps) > 0 && len(e.Finalizers) > 0 {
 		blockers, gaps := x.dependentBlockers(ctx, o, deps)
@@ -135,6 +137,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyOwnNamespaces(ctx, o, e, requested)
 	x.applyMissing(ctx, o, e, w)
 	x.applyDangling(ctx, o, e, w)
+	x.applyReasonNotFound(o, e, w)
 	x.applyGoingReferents(ctx, o, e, w, requested)
 	x.applyMissingInputs(ctx, o, e, w)
 	x.applyReferrers(ctx, o, e, w)

@@ -40,6 +40,11 @@ func (x *Explainer) leftLabelled(ctx context.Context, e *Explanation) {
 		if domain == "" || slices.ContainsFunc(f.Controllers, func(c Controller) bool { return c.Found }) || !hasGenericStrip(f.Remedies) {
 			continue
 		}
+		if slices.ContainsFunc(f.Unrelated, func(c Controller) bool { return c.Found && c.Confidence != ConfidenceNone }) {
+			// Workloads of the domain still run (listed apart: another component of the
+			// product): what is labelled in it may be theirs, which the strip does not touch.
+			continue
+		}
 		if !collected {
 			objs, gaps = x.labelledOnce(ctx)
 			collected = true

@@ -73,3 +73,18 @@ func TestLeftLabelled(t *testing.T) {
 		})
 	}
 }
+
+// With no remover found but workloads of the domain still running (listed apart), what is
+// labelled in the domain may be theirs: the strip's cost does not name it.
+func TestLeftLabelledSkipsWhatARunningProductMayOwn(t *testing.T) {
+	labels := map[string]string{"operator.example.io/createVersion": "v1"}
+	x := fakeExplainerWith([]runtime.Object{&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "example-agent", Labels: labels}}}, nil, nil)
+	generic := "left behind: whatever the controller would have cleaned up outside the cluster"
+	e := &Explanation{Finalizers: []Finalizer{{Name: "operator.example.io",
+		Controllers: []Controller{{Found: false}}, Unrelated: []Controller{{Found: true, Confidence: ConfidenceHigh}},
+		Remedies: []Remediation{{Code: ReasonStripFinalizer, Cost: generic, LastResort: true}}}}}
+	x.leftLabelled(context.Background(), e)
+	if cost := e.Finalizers[0].Remedies[0].Cost; cost != generic {
+		t.Errorf("cost changed to %q", cost)
+	}
+}

@@ -50,6 +50,8 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the workload that ran as %s; it then removes the finalizer itself.", c.Object.String())})
 		case c.Object.Name != "":
 			out = append(out, Remediation{Code: ReasonRestoreController, Summary: fmt.Sprintf("Restore %s; it then removes the finalizer itself.", c.Object.String())})
+		case a.readerGone && owner == "":
+			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the component of the product of %s that reconciles %s, if it is meant to run here: what runs of the product may not even read %s (see evidence), so the one that removed this finalizer was uninstalled. It then removes the finalizer itself.", a.domain, ref.QualifiedResource(), ref.QualifiedResource())})
 		case a.noTie && owner == "" && len(a.unservedBy) > 0:
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Bring the types of %s back, if the product is meant to run here, through what is left of it (%s): the cluster no longer serves that API group, so its controller is not installed. Its controller then removes the finalizer itself.", a.domain, strings.Join(a.unservedBy, ", "))})
 		case a.noTie && owner == "" && a.domain == "":

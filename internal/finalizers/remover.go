@@ -49,8 +49,13 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	if a.dead && len(a.controllers) == 1 && a.controllers[0].Object.Name == "" {
 		lines, tied := x.domainWorkloads(ctx, domain, what, ws, idx, rb, hints)
 		// Orphaned only while the product runs: with none of its domain installed, reinstalling
-		// it comes first and the strip stays the last resort.
-		a.orphan = tied
+		// it comes first and the strip stays the last resort. The same when what runs of it may
+		// not even read the type: the component that removed the finalizer is gone (readerGone).
+		a.orphan = len(tied) > 0
+		if line, gone := readerGone(o.res.Group, o.res.Resource, what, domain, tied, rb); gone {
+			a.orphan, a.readerGone = false, true
+			lines = append(lines, line)
+		}
 		a.controllers[0].Evidence = append(a.controllers[0].Evidence, lines...)
 		return a, nil
 	}
@@ -102,10 +107,14 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	unrelated = append(unrelated, apart...)
 	tied, apart = apartServingPeople(tied, byRef, what)
 	unrelated = append(unrelated, apart...)
+	tied, shared := apartSharingAccount(tied, byRef, spec, what)
+	unrelated = append(unrelated, shared...)
 	a.unrelated = append(a.unrelated, unrelated...)
 	switch {
 	case len(unrelated) == 0:
 		a.controllers = tied
+	case len(tied) > 0 && len(shared) == len(unrelated) && len(tied) == 1:
+		a = withSharedApart(a, tied, shared, what)
 	case len(tied) > 0:
 		a = withUnrelatedApart(a, tied, len(unrelated), what, domain)
 	case len(unserved) > 0:
@@ -131,9 +140,9 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 // serves them) shows that the product runs: a workload tied only through a sibling group that
 // shares a parent domain, its image or its labels belongs to another product of that family, and
 // the finalizer's own controller is gone (controller-absent, not orphaned).
-func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws []workload, idx *productIndex, rb *rbacObjects, hints []string) ([]string, bool) {
+func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws []workload, idx *productIndex, rb *rbacObjects, hints []string) ([]string, []workload) {
 	var out []string
-	tied := false
+	var tied []workload
 	own := idx.ownGroups(domain)
 	for _, w := range ws {
 		ts := x.workloadTies(ctx, domain, w, idx, rb)
@@ -148,7 +157,7 @@ func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws
 			out = append(out, fmt.Sprintf("%s is tied to the finalizer's domain %s only loosely (%s confidence: %s), and is not the controller of its own types (%s), which no workload acts on or serves", w.ref.String(), domain, ts[0].conf, ts[0].evidence, strings.Join(own, ", ")))
 			continue
 		}
-		if tied = true; matchScore(w, hints) >= 2 {
+		if tied = append(tied, w); matchScore(w, hints) >= 2 {
 			continue
 		}
 		state := "runs"
@@ -158,7 +167,7 @@ func (x *Explainer) domainWorkloads(ctx context.Context, domain, what string, ws
 		out = append(out, fmt.Sprintf("%s is of the finalizer's domain %s (%s confidence: %s) and %s, but %s may not update %s", w.ref.String(), domain, ts[0].conf, ts[0].evidence, state, saRef(w.ref.Namespace, w.serviceAccount), what))
 	}
 	sort.Strings(out)
-	if !tied {
+	if len(tied) == 0 {
 		out = append(out, "no workload in the cluster is tied to the finalizer's domain "+domain)
 	}
 	return out, tied

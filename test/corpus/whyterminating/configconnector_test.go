@@ -1,5 +1,3 @@
-//go:build corpusopen
-
 package whyterminating_test
 
 import (
@@ -20,47 +18,21 @@ import (
 // (annotation cnrm.cloud.google.com/deletion-policy: abandon) and remove its finalizer; the
 // Google Cloud resources stay (delete them in the project if they are not wanted).
 //
-// Still open (tag corpusopen, BATCH4-SPLIT.txt 04): the tool names the running deletion defender
-// as the remover of cnrm.cloud.google.com/finalizer and sends the operator to its logs. What the
-// replayed cluster shows cannot tell the defender from the gone namespaced controller manager
-// by a general rule: the defender's service account is the only one that may update these
-// types, and it is tied to the finalizer's domain as strongly as the real remover would be (its
-// roles name the product's API groups, its labels and image the domain). What would tell them
-// apart is not in the replay, and was not added because its facts could not be checked:
-//   - who wrote the finalizer: the object's managedFields name the field manager that owns the
-//     entry f:metadata.f:finalizers.v:"cnrm.cloud.google.com/finalizer"; a rule could hold that a
-//     running candidate whose binary is another field manager is not proven its remover. The
-//     field-manager names Config Connector's controller manager and deletion defender write
-//     with are not known here (none of the report, the install or a checked source says), and
-//     the replay creates its objects under its own field manager;
-//   - a workload named for another finalizer of the same domain (cnrm-deletiondefender for
-//     cnrm.cloud.google.com/deletion-defender) is that finalizer's remover; but the defender has
-//     already removed its own finalizer from these objects, and the replay holds no other
-//     objects of the product that still carry it.
-//
-// A rule keyed on the product's mode (ConfigConnector spec.mode: namespaced) or on the
-// defender's name would be a product rule, which the issue rules out.
-//
-// Re-examined (h-copen3, #38) against the remover-ranking rules now on main, none of which
-// separates them on this replay: finalizer right (finalizerright.go) — no candidate's role names
-// `<type>/finalizers`, the defender's names `*`, so it ranks no one; sibling (sibling.go) — the
-// defender acts on the finalizer's own groups (storage/pubsub/iam.cnrm.cloud.google.com), so it
-// is no sibling of another family member; reconcilesown (reconcilesown.go) — about a gone owner,
-// and these objects have none; unserved (unserved.go) — every group is served. And a checked fact
-// now argues against any such rule: the defender's own source
-// (GoogleCloudPlatform/k8s-config-connector pkg/controller/deletiondefender/controller.go)
-// removes cnrm.cloud.google.com/finalizer itself, together with its own, when the type's CRD is
-// being deleted (an uninstall: it then marks the object abandoned). It is a remover of this
-// finalizer in that one circumstance, so demoting it by what the cluster shows would be wrong in
-// that case; that it does nothing for this finalizer otherwise is known only from its code.
-// The cluster fact that is missing: who owns the finalizer entry. In a live cluster the object's
-// managedFields name the field manager that added cnrm.cloud.google.com/finalizer (the
-// namespace's controller manager, which adds both finalizers), distinct from the manager the
-// defender writes as; with that entry and a rule matching field managers to running workloads,
-// "the workload that added this finalizer runs no more" would follow from the cluster. The
-// replay creates every object under its own field manager, and the managers' names Config
-// Connector's binaries write as are still unchecked (no report, install or read source states
-// them), so the case stays open.
+// Open until #38's held-back fixes (BATCH4-SPLIT.txt 04; the earlier reasoning is in git
+// history): the tool named the running deletion defender the remover of
+// cnrm.cloud.google.com/finalizer and sent the operator to its logs, and nothing in the replay
+// could tell the defender from the gone namespaced controller manager by a general rule. The
+// cluster fact that tells them apart is who added the finalizer: the object's managedFields
+// entry that owns `f:metadata.f:finalizers.v:"cnrm.cloud.google.com/finalizer"`. Config
+// Connector's controller manager adds it (with the defender's own finalizer) through its
+// lifecycle handler's update, written with client.FieldOwner(k8s.ControllerManagedFieldManager),
+// "cnrm-controller-manager" (GoogleCloudPlatform/k8s-config-connector pkg/k8s constants and
+// pkg/controller/lifecyclehandler/handler.go, as read in the current source; whether the v1.31
+// of the report already wrote with that field owner is not checked — an older binary writing as
+// its user agent's first word, "manager", names nothing of the domain and would leave the rule
+// silent, not wrong). The replay now adds the finalizers as that field manager (finalizersBy);
+// the general rule (internal/finalizers/finalizeradder.go) then finds that no workload answers
+// to it, lists the defender apart, and gives the gone component's verdict with the strip.
 //
 // Modelled on the Config Connector operator's namespaced-mode install (v1.31): namespace
 // configconnector-operator-system with the StatefulSet configconnector-operator; namespace
@@ -451,6 +423,13 @@ status:
     message: The resource is up to date
     lastTransitionTime: "2021-01-20T08:14:04Z"
 `,
+		// The namespace's controller manager added the finalizers (with the deletion defender's,
+		// which the defender has removed since), writing as its field owner.
+		finalizersBy: map[string]string{
+			"StorageBucket/team-orders/acme-orders-exports": "cnrm-controller-manager",
+			"PubSubTopic/team-orders/order-events":          "cnrm-controller-manager",
+			"IAMServiceAccount/team-orders/orders-exporter": "cnrm-controller-manager",
+		},
 		deletes: []string{"Namespace//team-orders"},
 	}.run(t)
 

@@ -1,5 +1,3 @@
-//go:build heldback_batch10
-
 package whyterminating_test
 
 import (

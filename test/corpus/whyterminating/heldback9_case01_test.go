@@ -1,5 +1,3 @@
-//go:build heldback_batch9
-
 package whyterminating_test
 
 import "testing"

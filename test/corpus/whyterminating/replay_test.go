@@ -2,6 +2,7 @@ package whyterminating_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,6 +93,11 @@ type replay struct {
 	// podsStopped deletes pods as a kubelet does once their containers stopped (grace period
 	// 0), instead of with their own grace period.
 	podsStopped bool
+	// finalizersBy names, per object ("Kind/namespace/name"), the field manager its finalizers
+	// were added by, as the controller that put them there writes: the object is created
+	// without them, then patched with them under that manager, so that its managedFields say
+	// who added them.
+	finalizersBy map[string]string
 }
 
 // created is one object the replay created, for cleanup and references.
@@ -181,12 +187,26 @@ func (r replay) run(t *testing.T) map[string]created {
 			t.Fatalf("%s: %v", c.key(), err)
 		}
 		status, hasStatus := d.Object["status"]
+		adder, addedBy := r.finalizersBy[c.key()]
+		finalizers := d.GetFinalizers()
+		if addedBy {
+			d.SetFinalizers(nil)
+		}
 		obj, err := c.client().Create(ctx, d, metav1.CreateOptions{})
 		if d.GetKind() == "Namespace" && apierrors.IsAlreadyExists(err) && preexisting[d.GetName()] {
 			continue
 		}
 		if err != nil {
 			t.Fatalf("creating %s: %v", c.key(), err)
+		}
+		if addedBy && len(finalizers) > 0 {
+			patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": finalizers}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obj, err = c.client().Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: adder}); err != nil {
+				t.Fatalf("adding the finalizers of %s as %s: %v", c.key(), adder, err)
+			}
 		}
 		c.obj = obj
 		made = append(made, c)
