@@ -169,6 +169,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyStalled(ctx, o, e, w, requested)
 	x.applyReportedFailure(e, w, requested)
 	x.applyNeverSucceeded(e, w, requested)
+	x.applyOwnValueRejected(o, e, w, requested)
 	x.nameOwnedClaims(ctx, o, e)
 }
 
