@@ -1,3 +1,5 @@
+//go:build corpusopen
+
 package whyterminating_test
 
 import (
@@ -27,6 +29,12 @@ import (
 // cluster.kubesphere.io, unlabelled. The Cluster as the report's threads show it: direct
 // connection to the gone member's API server, its Ready condition False with the connection
 // refused. Its kubeconfig is a placeholder: the replay keeps no credential.
+// Open (tag corpusopen): the strip is only marked as judged by KubeSphere's own validating webhook
+// (served by the stalled remover itself, intercepting every UPDATE of Clusters); nothing the
+// cluster shows says that webhook will deny the update (it contacts the gone member's API server
+// on every update), so the thread's way out — set the webhook configuration aside, remove the
+// finalizer, apply it again — is not offered. ks-apiserver (the same cluster-admin account) is
+// named as a second remover.
 func TestCorpusKubeSphereMemberClusterWhoseWebhookDeniesEveryUpdate(t *testing.T) {
 	ks := `{app.kubernetes.io/managed-by: Helm, app.kubernetes.io/instance: ks-core, helm.sh/chart: ks-core-0.4.0}`
 	replay{
