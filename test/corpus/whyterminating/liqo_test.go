@@ -82,7 +82,10 @@ status:
   tunnelIFaceIndex: 12
   tunnelIFaceName: gretun_0e5b9f3a
 `,
-		deletes: []string{"CustomResourceDefinition//networkconfigs.net.liqo.io", "CustomResourceDefinition//tunnelendpoints.net.liqo.io"},
+		// The API server deletes a deleted CRD's resources in the background: they are deleted
+		// first here, so that each is Terminating before the tool runs, as in the report.
+		deletes: []string{"NetworkConfig//net-config-4f2b7c1e", "TunnelEndpoint//tun-endpoint-0e5b9f3a",
+			"CustomResourceDefinition//networkconfigs.net.liqo.io", "CustomResourceDefinition//tunnelendpoints.net.liqo.io"},
 	}.run(t)
 
 	// "The deletion process never terminates": well after the uninstall.
