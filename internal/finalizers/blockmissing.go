@@ -9,17 +9,28 @@ import (
 
 // blockOnMissing makes blockers of the missing objects found for one finalizer whose remover
 // runs, with the steps in order: create each again (or repoint the field), then the strip, the
-// remover's logs last (before the strip when the missing object is only inferred).
+// remover's logs last (before the strip when the missing object is only inferred). An object
+// found missing both as a gone owner and through a spec field (`spec.cluster` naming the
+// deleted Cluster that also owned the object) is the owner: it cannot come back as it was, so no
+// "create it again" is offered for it through the field either, and it is named once.
 func blockOnMissing(o subject, f *Finalizer, found []dangling, gaps []report.Gap) {
 	// A missing object is proven: what an unread reference would add cannot clear it.
 	f.Unchecked = append(f.Unchecked, gaps...)
 	var fixes []Remediation
 	var names []string
+	gone := map[string]bool{}
+	for _, d := range found {
+		if !d.restorable {
+			gone[d.ref.String()] = true
+		}
+	}
 	for _, d := range found {
 		f.Blockers = append(f.Blockers, Blocker{Object: d.ref, Code: ReasonMissingObject, Reason: d.reason,
 			Details: append([]string{"read just now: not found"}, d.context...)})
-		names = append(names, d.ref.String())
-		if d.restorable {
+		if !slices.Contains(names, d.ref.String()) {
+			names = append(names, d.ref.String())
+		}
+		if d.restorable && !gone[d.ref.String()] {
 			fixes = append(fixes, Remediation{Code: ReasonRestoreMissingObject,
 				Summary: fmt.Sprintf("Create %s again, or repoint %s to an object that exists where the field may change: %s then completes the cleanup of %s and removes %s itself.", d.ref.String(), d.path, f.Controllers[0].Object.String(), o.ref().String(), f.Name)})
 		}

@@ -102,6 +102,9 @@ type workload struct {
 	processes []string
 	// owners are its ownerReferences: an operator that installed it (installer.go).
 	owners []metav1.OwnerReference
+	// args are its containers' commands and arguments, which may name the kinds it manages
+	// (argsnamekind.go); env values and Secrets are never read for this.
+	args []string
 }
 
 // workloads lists Deployments, StatefulSets and DaemonSets in every namespace, once.
@@ -165,7 +168,7 @@ func appendWorkload(out []workload, resource, kind string, m metav1.ObjectMeta, 
 	return append(out, workload{
 		ref:    ObjectRef{Group: appsv1.GroupName, Version: "v1", Resource: resource, Kind: kind, Namespace: m.Namespace, Name: m.Name},
 		labels: m.Labels, annotations: m.Annotations, serviceAccount: sa, health: h, podLabels: templateLabels(obj), images: templateImages(obj),
-		processes: templateProcesses(obj), owners: m.OwnerReferences,
+		processes: templateProcesses(obj), owners: m.OwnerReferences, args: templateArgs(obj),
 	}), nil
 }
 

@@ -24,7 +24,8 @@ import (
 //     (`app.kubernetes.io/part-of`, `instance`, the Helm release) (medium);
 //   - a table of known controllers names it (medium);
 //   - its name, image or product labels contain a word of the finalizer's name or of the
-//     object's kind (low).
+//     object's kind, or its command or arguments name the object's custom kind (low,
+//     argsnamekind.go).
 //
 // Tied candidates are the controllers, strongest first; the others are listed as unrelated.
 // When none is tied, no controller of the finalizer is found: the verdict is that it is not
@@ -47,6 +48,9 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 		if w, ok := byRef[c.Object.String()]; ok && c.Found {
 			ts = x.typeTies(ctx, o, w, idx, rb, tokens)
 			if hasOwn {
+				ts = append(ts, argsNameKind(w, o.res.Kind, own)...)
+			}
+			if hasOwn {
 				if agree, lines := ownLabelAgreement(own, w); agree > 0 {
 					ts = append(ts, tie{conf: ConfidenceMedium, evidence: strings.TrimSuffix(lines[0], ", whose finalizer this is")})
 				}
@@ -60,7 +64,7 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 		ts = sortTies(ts)
 		c.Confidence, c.Ties = confidenceOf(ts), tieLines(ts)
 		if c.Confidence == ConfidenceNone {
-			c.Note = fmt.Sprintf("may update %s, but nothing in the cluster ties it to finalizer %s: its roles do not name %s itself, it serves no webhook of %s, and neither its labels nor its name or images name the finalizer or the kind", what, name, what, groupName(o.res.Group))
+			c.Note = fmt.Sprintf("may update %s, but nothing in the cluster ties it to finalizer %s: its roles do not name %s itself, it serves no webhook of %s, and neither its labels nor its name, images or arguments name the finalizer or the kind", what, name, what, groupName(o.res.Group))
 			unrelated = append(unrelated, c)
 			continue
 		}

@@ -174,6 +174,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyOwnerHeld(ctx, o, e)
 	x.applyReportedFailure(e, w, requested)
 	x.applyNeverSucceeded(e, w, requested)
+	x.applyOwnValueRejected(o, e, w, requested)
 	x.nameOwnedClaims(ctx, o, e)
 }
 

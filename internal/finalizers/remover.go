@@ -35,6 +35,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		if w, ok := byRef[c.Object.String()]; ok && c.Found {
 			ts := x.workloadTies(ctx, domain, w, idx, rb)
 			ts = sortTies(append(ts, objectKeyTies(domain, o.obj.GetAnnotations(), o.obj.GetLabels(), w)...))
+			ts = sortTies(append(ts, pathTie(name, w)...))
 			if len(known) > 0 && matchScore(w, known) >= 2 {
 				ts = sortTies(append(ts, tie{conf: ConfidenceMedium, evidence: "named like the finalizer's known controller (" + quote(known) + ")"}))
 			}
@@ -76,12 +77,16 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	unrelated = append(unrelated, dropped...)
 	tied, unserved := dropUnservedDomain(tied, tiesBy, byRef, domain, idx, rb)
 	unrelated = append(unrelated, unserved...)
-	spec, agree, fin := map[string]int{}, map[string]int{}, map[string]bool{}
+	spec, agree, fin, path := map[string]int{}, map[string]int{}, map[string]bool{}, map[string]bool{}
 	own, isOwn := idx.own[o.res.Group+"/"+o.res.Resource]
 	isOwn = isOwn && ownTypeFinalizer(domain, o.res.Group, own)
 	for i, c := range tied {
 		if w, ok := byRef[c.Object.String()]; ok {
 			spec[c.Object.String()] = specificity(domain, w)
+			if said, ok := namesFinalizerPath(name, w); ok {
+				path[c.Object.String()] = true
+				tied[i].Evidence = append(tied[i].Evidence, "the finalizer's own name after its domain names it ("+said+"): a product names the component that handles a finalizer, which ranks it first among the product's candidates")
+			}
 			fin[c.Object.String()] = namesFinalizers(rb, w.ref.Namespace, w.serviceAccount, o.res.Group, o.res.Resource)
 			if isOwn {
 				var lines []string
@@ -91,6 +96,9 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		}
 	}
 	sort.SliceStable(tied, func(i, j int) bool {
+		if pi, pj := path[tied[i].Object.String()], path[tied[j].Object.String()]; pi != pj {
+			return pi
+		}
 		if ri, rj := tied[i].Confidence.rank(), tied[j].Confidence.rank(); ri != rj {
 			return ri > rj
 		}
