@@ -29,6 +29,13 @@ func (c Confidence) rank() int {
 	return 0
 }
 
+// kubernetesOwnDomain reports a domain of the Kubernetes project itself (`kubernetes.io`,
+// `k8s.io` and their subdomains, not SIG projects' `x-k8s.io`): its finalizers and labels are
+// Kubernetes' own, served and removed by the API server and its controllers, never a product's.
+func kubernetesOwnDomain(domain string) bool {
+	return domain == "kubernetes.io" || domain == "k8s.io" || strings.HasSuffix(domain, ".kubernetes.io") || strings.HasSuffix(domain, ".k8s.io")
+}
+
 // sharedParents are parent domains under which unrelated owners publish their API groups: two
 // groups that share only one of these are no evidence of one product.
 var sharedParents = map[string]bool{

@@ -29,7 +29,10 @@ type labelledObject struct {
 // finalizer operator.cdi.kubevirt.io) and are owned by nothing. A controller that finalizes
 // its resource by deleting what cannot carry an owner reference to it labels those objects so
 // as to find them; with the controller gone, they stay, and the strip leaves them. A failed
-// list is recorded as unchecked and leaves the cost as it was.
+// list is recorded as unchecked and leaves the cost as it was. A finalizer in a domain of the
+// Kubernetes project itself (`kubernetes.io/pvc-to-delete`, which a product may use) is never
+// read this way: what carries a label in that domain (`kubernetes.io/bootstrapping` on the
+// cluster's own RBAC) is Kubernetes', not the product's.
 func (x *Explainer) leftLabelled(ctx context.Context, e *Explanation) {
 	var objs []labelledObject
 	var gaps []report.Gap
@@ -37,7 +40,7 @@ func (x *Explainer) leftLabelled(ctx context.Context, e *Explanation) {
 	for i := range e.Finalizers {
 		f := &e.Finalizers[i]
 		domain := finalizerDomain(f.Name)
-		if domain == "" || slices.ContainsFunc(f.Controllers, func(c Controller) bool { return c.Found }) || !hasGenericStrip(f.Remedies) {
+		if domain == "" || kubernetesOwnDomain(domain) || slices.ContainsFunc(f.Controllers, func(c Controller) bool { return c.Found }) || !hasGenericStrip(f.Remedies) {
 			continue
 		}
 		if slices.ContainsFunc(f.Unrelated, func(c Controller) bool { return c.Found && c.Confidence != ConfidenceNone }) {

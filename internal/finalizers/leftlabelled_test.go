@@ -88,3 +88,21 @@ func TestLeftLabelledSkipsWhatARunningProductMayOwn(t *testing.T) {
 		t.Errorf("cost changed to %q", cost)
 	}
 }
+
+// A product's finalizer in a domain of Kubernetes itself (`kubernetes.io/pvc-to-delete`): the
+// cluster's own RBAC labelled `kubernetes.io/bootstrapping` is Kubernetes', never named as what
+// the product leaves behind. Modelled on CassKop's namespace deleted with its operator
+// (https://github.com/Orange-OpenSource/casskop/issues/159), whose strip's cost named
+// clusterrolebindings/cluster-admin.
+func TestLeftLabelledNeverNamesKubernetesOwnObjects(t *testing.T) {
+	own := map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}
+	x := fakeExplainerWith([]runtime.Object{&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "cluster-admin", Labels: own}}}, nil, nil)
+	generic := "left behind: whatever the controller would have cleaned up outside the cluster"
+	e := &Explanation{Finalizers: []Finalizer{{Name: "kubernetes.io/pvc-to-delete",
+		Controllers: []Controller{{Found: false}},
+		Remedies:    []Remediation{{Code: ReasonStripFinalizer, Cost: generic, LastResort: true}}}}}
+	x.leftLabelled(context.Background(), e)
+	if cost := e.Finalizers[0].Remedies[0].Cost; cost != generic {
+		t.Errorf("cost changed to %q", cost)
+	}
+}

@@ -70,7 +70,7 @@ func coreFinalizer(name string) bool {
 		return true
 	}
 	domain, _, _ := strings.Cut(name, "/")
-	return domain == "kubernetes.io" || domain == "k8s.io" || strings.HasSuffix(domain, ".kubernetes.io") || strings.HasSuffix(domain, ".k8s.io")
+	return kubernetesOwnDomain(domain)
 }
 
 // applyOwnerHeld explains a finalizer its remover runs for but holds for the object's owner:

@@ -10,7 +10,7 @@ import (
 // group: a CRD or an APIService of the domain itself or of a subdomain of it. The Kubernetes
 // project's own group families are served by the API server itself and always count.
 func (idx *productIndex) servesDomain(domain string) bool {
-	if domain == "k8s.io" || domain == "kubernetes.io" || strings.HasSuffix(domain, ".k8s.io") || strings.HasSuffix(domain, ".kubernetes.io") {
+	if kubernetesOwnDomain(domain) {
 		return true
 	}
 	has := func(g string) bool { return g == domain || strings.HasSuffix(g, "."+domain) }

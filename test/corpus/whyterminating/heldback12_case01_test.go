@@ -49,12 +49,6 @@ metadata:
   name: aws-iam-operator-system
   labels: {control-plane: aws-iam-operator-manager}
 ---
-apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: default
-  namespace: aws-iam-operator-system
----
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
