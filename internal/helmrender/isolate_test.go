@@ -1,10 +1,13 @@
 package helmrender
 
 import (
-	"runtime/debug"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubeforensics/suite/internal/chartrender"
 )
 
 // The render process gets none of this process's environment: no credentials, and no GOGC
@@ -19,34 +22,35 @@ func TestWorkerEnvironment(t *testing.T) {
 	if strings.Contains(env, "hunter2") || strings.Contains(env, "GOGC=off") || strings.Contains(env, "GOMEMLIMIT") {
 		t.Fatalf("leaked: %s", env)
 	}
-	if !strings.Contains(env, "GOGC="+strconv.Itoa(workerInitGC)+"\n") {
+	if !strings.Contains(env, "GOGC="+strconv.Itoa(chartrender.WorkerInitGC)+"\n") {
 		t.Fatalf("the worker's initialisation GOGC is not set: %s", env)
 	}
-	if !strings.Contains(env, WorkerEnv+"="+workerTag+":67108864") || !strings.Contains(env, "TZ=UTC") {
+	if !strings.Contains(env, WorkerEnv+"="+chartrender.WorkerTag+":67108864") || !strings.Contains(env, "TZ=UTC") {
 		t.Fatalf("env: %s", env)
-	}
-	if limit, err := parseWorkerEnv(workerTag + ":67108864"); err != nil || limit != 64<<20 {
-		t.Fatalf("parse: %d %v", limit, err)
-	}
-	for _, bad := range []string{"1", workerTag + ":", workerTag + ":-1", "other/1:5"} {
-		if _, err := parseWorkerEnv(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
-// A worker starts with GOGC at workerInitGC for Go's initialisation only: ServeWorker puts
-// the collector back to its default before anything else, even before it reads its bound,
-// so a chart's render never runs under the looser setting.
-func TestWorkerCollectorDefault(t *testing.T) {
-	orig := debug.SetGCPercent(workerInitGC)
-	defer debug.SetGCPercent(orig)
-	var out strings.Builder
-	code, ok := ServeWorker(func(string) string { return "not a worker's value" }, strings.NewReader(""), &out)
-	if !ok || code != 3 {
-		t.Fatalf("ServeWorker: %d %v, want 3 true (%s)", code, ok, out.String())
+// The render worker is WorkerExeEnv's executable when set, else WorkerExe beside this one,
+// else this one.
+func TestWorkerExe(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if gc := debug.SetGCPercent(orig); gc != 100 {
-		t.Errorf("the worker's collector is at GOGC=%d, want 100", gc)
+	t.Setenv(WorkerExeEnv, "")
+	if exe, isSelf, err := workerExe(); err != nil || exe != self || !isSelf {
+		t.Errorf("unset: %q %v %v, want this executable", exe, isSelf, err)
+	}
+	other := filepath.Join(t.TempDir(), "worker")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(WorkerExeEnv, other)
+	if exe, isSelf, err := workerExe(); err != nil || exe != other || isSelf {
+		t.Errorf("set: %q %v %v, want %s", exe, isSelf, err, other)
+	}
+	t.Setenv(WorkerExeEnv, other+".missing")
+	if _, _, err := workerExe(); err == nil {
+		t.Error("a missing worker named by the environment was accepted")
 	}
 }

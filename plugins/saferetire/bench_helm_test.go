@@ -124,12 +124,14 @@ func (hb *helmBench) gate(b *testing.B, base, cand, cacheDir string) *saferetire
 // every path once and rendering every release once, one after another (target <= 0.25x,
 // warm). Cold is with empty caches; warm with the caches an earlier gate on the same base
 // (another app's bump) and the gate of the change that made the base (the same app's earlier
-// bump) filled, as a CI cache restored from the base branch's runs holds them. It prints the
+// bump) filled, as a CI cache restored from the base branch's runs holds them. Renders run in
+// the render worker (cmd/kubeforensics-helmrender), as the installed gate's do. It prints the
 // medians of helmRounds rounds, each ratio taken within its round, with the load average.
 func BenchmarkHelmGate(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds and renders a generated repository")
 	}
+	b.Setenv(helmrender.WorkerExeEnv, renderWorkerBinary(b))
 	hb := newHelmBench(b)
 	const helmRounds = 3
 	var floor, none, cold, warm samples

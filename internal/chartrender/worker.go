@@ -1,4 +1,4 @@
-package helmrender
+package chartrender
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // (and TestMain of a test binary whose tests render) calls it first and exits with code when
 // ok:
 //
-//	if code, ok := helmrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
+//	if code, ok := chartrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
 //		os.Exit(code)
 //	}
 func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code int, ok bool) {
@@ -28,7 +28,7 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 	if v == "" {
 		return 0, false
 	}
-	// Started with GOGC at workerInitGC for initialisation only: the render runs under Go's
+	// Started with GOGC at WorkerInitGC for initialisation only: the render runs under Go's
 	// default collector, from here on, before the bound is set. The collector's first cycle
 	// makes its own structures, and must not run under the bound (there, failing to get
 	// memory, Go 1.26's collector crashed the worker unsaid instead of ending it "out of
@@ -48,7 +48,7 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 		return 2, true
 	}
 	res := serve(in)
-	if _, err := io.WriteString(out, workerTag+"\n"); err != nil {
+	if _, err := io.WriteString(out, WorkerTag+"\n"); err != nil {
 		return 2, true
 	}
 	if err := gob.NewEncoder(out).Encode(res); err != nil {
@@ -59,8 +59,8 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 
 func parseWorkerEnv(v string) (int64, error) {
 	tag, n, ok := strings.Cut(v, ":")
-	if !ok || tag != workerTag {
-		return 0, fmt.Errorf("%q is not %s:<bytes>", v, workerTag)
+	if !ok || tag != WorkerTag {
+		return 0, fmt.Errorf("%q is not %s:<bytes>", v, WorkerTag)
 	}
 	limit, err := strconv.ParseInt(n, 10, 64)
 	if err != nil || limit <= 0 {
@@ -70,27 +70,26 @@ func parseWorkerEnv(v string) (int64, error) {
 }
 
 // serve decodes the request and renders it in this (bounded) process.
-func serve(in io.Reader) *response {
-	req := &request{}
-	if err := json.NewDecoder(in).Decode(req); err != nil {
-		return &response{Err: fmt.Sprintf("the render process: its input: %v", err)}
+func serve(in io.Reader) *Response {
+	req := &Request{}
+	d := json.NewDecoder(in)
+	d.DisallowUnknownFields() // a request of another build's Spec is refused, not half read
+	if err := d.Decode(req); err != nil {
+		return &Response{Err: fmt.Sprintf("the render process: its input: %v", err)}
 	}
-	c, err := fromWire(req.Chart)
+	c, err := FromWire(req.Chart)
 	if err != nil {
-		return &response{Err: fmt.Sprintf("the render process: its input: %v", err)}
+		return &Response{Err: fmt.Sprintf("the render process: its input: %v", err)}
 	}
-	if req.HelmRelease == nil {
-		return &response{Err: "the render process: its input has no HelmRelease"}
-	}
-	out, err := renderHere(context.Background(), req.HelmRelease, c, req.Values, req.Options)
+	out, err := Render(context.Background(), c, req.Values, req.Spec)
 	var b *BoundError
 	switch {
 	case errors.As(err, &b):
-		return &response{Bound: b}
+		return &Response{Bound: b}
 	case err != nil:
-		return &response{Err: err.Error()}
+		return &Response{Err: err.Error()}
 	}
-	return &response{Output: out}
+	return &Response{Output: out}
 }
 
 // gcCycles is how many collections this process has run.
