@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,17 +131,26 @@ func workerEnv(maxMemory int64) []string {
 // this executable when it is a regular file there, else this executable (self), whose main
 // calls ServeWorker first.
 func workerExe() (exe string, self bool, err error) {
-	if p := os.Getenv(WorkerExeEnv); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", false, fmt.Errorf("%s: %w", WorkerExeEnv, err)
-		}
-		return p, false, nil
-	}
 	exe, err = os.Executable()
 	if err != nil {
 		return "", false, fmt.Errorf("this executable: %w", err)
 	}
-	beside := filepath.Join(filepath.Dir(exe), WorkerExe+filepath.Ext(exe))
+	return chooseWorker(os.Getenv(WorkerExeEnv), exe, runtime.GOOS)
+}
+
+// chooseWorker is workerExe for the environment's value named and this executable exe on goos.
+func chooseWorker(named, exe, goos string) (worker string, self bool, err error) {
+	if named != "" {
+		if _, err := os.Stat(named); err != nil {
+			return "", false, fmt.Errorf("%s: %w", WorkerExeEnv, err)
+		}
+		return named, false, nil
+	}
+	name := WorkerExe
+	if goos == "windows" {
+		name += ".exe"
+	}
+	beside := filepath.Join(filepath.Dir(exe), name)
 	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
 		return beside, false, nil
 	}

@@ -30,27 +30,37 @@ func TestWorkerEnvironment(t *testing.T) {
 	}
 }
 
-// The render worker is WorkerExeEnv's executable when set, else WorkerExe beside this one,
-// else this one.
-func TestWorkerExe(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
+// The render worker is WorkerExeEnv's executable when set, else WorkerExe beside this one
+// (with .exe on Windows), else this one.
+func TestChooseWorker(t *testing.T) {
+	dir := t.TempDir()
+	self := filepath.Join(dir, "kubectl-safe_retire")
+	touch := func(p string) {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch(self)
+	check := func(name, named, goos, want string, wantSelf bool) {
+		t.Helper()
+		if got, isSelf, err := chooseWorker(named, self, goos); err != nil || got != want || isSelf != wantSelf {
+			t.Errorf("%s: %q %v %v, want %q %v", name, got, isSelf, err, want, wantSelf)
+		}
+	}
+	check("nothing beside", "", "linux", self, true)
+	if err := os.Mkdir(filepath.Join(dir, WorkerExe), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(WorkerExeEnv, "")
-	if exe, isSelf, err := workerExe(); err != nil || exe != self || !isSelf {
-		t.Errorf("unset: %q %v %v, want this executable", exe, isSelf, err)
-	}
+	check("a directory of the name beside", "", "linux", self, true)
+	touch(filepath.Join(dir, WorkerExe+".exe"))
+	check("windows", "", "windows", filepath.Join(dir, WorkerExe+".exe"), false)
 	other := filepath.Join(t.TempDir(), "worker")
-	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(WorkerExeEnv, other)
-	if exe, isSelf, err := workerExe(); err != nil || exe != other || isSelf {
-		t.Errorf("set: %q %v %v, want %s", exe, isSelf, err, other)
-	}
-	t.Setenv(WorkerExeEnv, other+".missing")
-	if _, _, err := workerExe(); err == nil {
+	touch(other)
+	check("named", other, "linux", other, false)
+	if _, _, err := chooseWorker(other+".missing", self, "linux"); err == nil {
 		t.Error("a missing worker named by the environment was accepted")
+	}
+	if _, self, err := workerExe(); err != nil || !self && os.Getenv(WorkerExeEnv) == "" {
+		t.Errorf("this test binary: self %v, %v", self, err)
 	}
 }
