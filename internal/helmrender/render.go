@@ -52,7 +52,7 @@ type Options struct {
 	MaxMemory int64
 	// InProcess renders in this process, where neither memory nor, past the deadline, the
 	// work of a chart's templates is bounded: only to measure what the isolation costs. By
-	// default every render runs in a child process of this executable (isolate.go).
+	// default every render runs in a render worker process (isolate.go).
 	InProcess bool
 	// AllowNetwork lets Helm fetch the remote schemas a chart's values.schema.json refers to,
 	// as helm-controller does; without it they are skipped and the render says so (schema.go).
