@@ -32,11 +32,13 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 	// default collector, from here on, before the bound is set. The collector's first cycle
 	// makes its own structures, and must not run under the bound (there, failing to get
 	// memory, Go 1.26's collector crashed the worker unsaid instead of ending it "out of
-	// memory"): if initialisation ran none, one runs now.
-	debug.SetGCPercent(100)
+	// memory"): if initialisation ran none, one runs now, before the collector is set back
+	// (set back first, a heap past the default's goal starts a cycle of its own, which the
+	// count does not show until it ends, and a second ran).
 	if gcCycles() == 0 {
 		runtime.GC()
 	}
+	debug.SetGCPercent(100)
 	limit, err := parseWorkerEnv(v)
 	if err != nil {
 		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
