@@ -9,7 +9,6 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -32,12 +31,13 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 	// default collector, from here on, before the bound is set. The collector's first cycle
 	// makes its own structures, and must not run under the bound (there, failing to get
 	// memory, Go 1.26's collector crashed the worker unsaid instead of ending it "out of
-	// memory"): if initialisation ran none, one runs now, before the collector is set back
-	// (set back first, a heap past the default's goal starts a cycle of its own, which the
-	// count does not show until it ends, and a second ran).
-	if gcCycles() == 0 {
-		runtime.GC()
-	}
+	// memory"): one runs now, whether or not initialisation ran one, and then the collector
+	// is set back. Set back first, a heap past the default's goal started a cycle of its own
+	// that could still be running when the bound was set (a worker then died of SIGSEGV or a
+	// failed pthread_create instead of "out of memory", TestMemoryBound), and when
+	// initialisation had run none a second, forced, cycle followed it. After this one the heap
+	// is what is live, under the default's goal, so setting it back starts none.
+	runtime.GC()
 	debug.SetGCPercent(100)
 	limit, err := parseWorkerEnv(v)
 	if err != nil {
@@ -92,14 +92,4 @@ func serve(in io.Reader) *Response {
 		return &Response{Err: err.Error()}
 	}
 	return &Response{Output: out}
-}
-
-// gcCycles is how many collections this process has run.
-func gcCycles() uint64 {
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
 }

@@ -162,7 +162,11 @@ func readAnswer(b []byte) (*chartrender.Response, error) {
 	r := bufio.NewReader(bytes.NewReader(b))
 	line, err := r.ReadString('\n')
 	if err != nil || strings.TrimSuffix(line, "\n") != chartrender.WorkerTag {
-		return nil, errors.New("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?)")
+		first := strings.TrimSpace(line)
+		if len(first) > 200 {
+			first = first[:200]
+		}
+		return nil, fmt.Errorf("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?); it answered %q", first)
 	}
 	res := &chartrender.Response{}
 	if err := gob.NewDecoder(r).Decode(res); err != nil {
@@ -183,11 +187,17 @@ func outOfMemory(stderr string) bool {
 }
 
 // fatal quotes the Go runtime's "fatal error:" line from a worker's standard error, if any.
+// Otherwise it quotes the first line of standard error, if any, cut at 200 bytes: a worker
+// that died without Go's words still says something.
 func fatal(stderr string) string {
-	for _, line := range strings.Split(stderr, "\n") {
+	lines := strings.Split(stderr, "\n")
+	for _, line := range lines {
 		if strings.HasPrefix(line, "fatal error:") || strings.HasPrefix(line, "panic:") {
 			return fmt.Sprintf(" (%q)", line)
 		}
+	}
+	if first := strings.TrimSpace(lines[0]); first != "" {
+		return fmt.Sprintf(" (%q)", first[:min(len(first), 200)])
 	}
 	return ""
 }
