@@ -3,13 +3,14 @@
 #   make demo   build everything, start a local control plane seeded with the incident,
 #               run the plugins against it, tear it down
 #   make test   every test: unit, fuzz seeds, and integration tests on a real control plane
-#   make build  the plugin executables and the MCP server in bin/
+#   make build  the plugin executables, the MCP server and the render worker in bin/
 
 GO        ?= go
 BIN       := bin
 PLUGINS   := kubectl-why_terminating kubectl-flux_chain kubectl-safe_retire
-# The MCP server serving the plugins' analyses as tools (docs/mcp.md).
-SERVERS   := kubeforensics-mcp
+# The MCP server serving the plugins' analyses as tools (docs/mcp.md), and the render worker
+# the plugins start beside themselves for each chart render (internal/chartrender).
+SERVERS   := kubeforensics-mcp kubeforensics-helmrender
 # The Flux CLI plugin names of the same binaries (internal/cli picks the form from argv[0]):
 # FLUXCD_PLUGINS=$PWD/bin makes `flux chain` run bin/flux-chain.
 FLUX_LINKS := flux-why-terminating:kubectl-why_terminating flux-chain:kubectl-flux_chain flux-safe-retire:kubectl-safe_retire

@@ -12,7 +12,7 @@ import (
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 )
 
-// renderKey is everything Helm's install (install, renderHere and the post-render chain)
+// renderKey is everything a render (chartrender.Spec, the values and the post-render chain)
 // reads for one release, besides the chart itself, which chartDigest stands for. A field read
 // there and not here would let a stale render answer: keep the two together.
 type renderKey struct {

@@ -8,8 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,85 +20,42 @@ import (
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
+
+	"github.com/kubeforensics/suite/internal/chartrender"
 )
 
-// A render runs in a child process: this executable started again as a render worker
-// (worker.go), its memory bounded before it reads anything (RLIMIT_DATA on Linux, and Go's
+// A render runs in a child process, a render worker (internal/chartrender: WorkerExe beside
+// this executable, else this executable started again), its memory bounded before it reads anything (RLIMIT_DATA on Linux, and Go's
 // soft memory limit), killed at the deadline or when the run stops, its answer read up to the
 // output bound. A chart's templates can loop (`until`), build huge strings (`repeat`) or
 // double through nested `include`s: in this process nothing could stop them, and a render
 // abandoned at its deadline would go on allocating.
 //
 // Every executable that renders calls ServeWorker first in main, and every test binary whose
-// tests render calls it first in TestMain.
+// tests render calls it first in TestMain: without WorkerExe beside it, it is the worker.
 
-// WorkerEnv names the environment variable that makes this executable a render worker; its
-// value is workerTag and the worker's memory bound in bytes.
-const WorkerEnv = "KUBEFORENSICS_HELMRENDER_WORKER"
+// ServeWorker makes this process a render worker when WorkerEnv says so
+// (chartrender.ServeWorker): main calls it first and exits with code when ok.
+func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code int, ok bool) {
+	return chartrender.ServeWorker(getenv, in, out)
+}
 
-// workerTag starts WorkerEnv's value and the worker's answer: a process that is not a worker
-// of this protocol answers otherwise, and is reported, not believed.
-const workerTag = "kubeforensics-helmrender-worker/1"
+// WorkerEnv names the environment variable that makes an executable a render worker.
+const WorkerEnv = chartrender.WorkerEnv
 
-// workerInitGC is the worker's GOGC while Go initialises its packages, before main: at the
-// default the collector ran three times over a heap initialisation only grows (4–5 MB), at
-// 150 once. A worker's start with the request of a warm gate took about 22 ms of CPU, 19–20
-// ms at 150 (`perf stat`, 5 × 30 runs alternated, load 8–11, 2026-12-03). ServeWorker sets the
-// collector back to Go's default (100) before it bounds its memory or reads anything, and
-// runs a collection first if none ran: so a chart's render runs under the collector as it did
-// before, and the collector's first cycle, which makes its own structures, is never under the
-// bound (at 400 none ran in initialisation, and a render stopped by a 64 MiB bound then
-// crashed in the collector instead of ending "out of memory": TestMemoryBound). Unlike
-// GOGC=off, the collector is never off.
-const workerInitGC = 150
+// WorkerExeEnv names the environment variable that, when set, names the render worker
+// executable to start (a path): for tests and for installs that keep it elsewhere. Unset,
+// the worker is WorkerExe beside this executable when it is there, else this executable.
+const WorkerExeEnv = "KUBEFORENSICS_HELMRENDER_EXE"
+
+// WorkerExe is the name of the render worker executable (cmd/kubeforensics-helmrender),
+// looked for beside this one: it imports only internal/chartrender, so it starts in about
+// half the CPU time of a plugin, which links Helm's action package, client-go's clients and
+// kubectl's.
+const WorkerExe = "kubeforensics-helmrender"
 
 // stderrBytes bounds what is kept of a worker's standard error: enough to tell why it died.
 const stderrBytes = 64 << 10
-
-// request is what the worker renders.
-type request struct {
-	HelmRelease *helmv2.HelmRelease `json:"helmRelease"`
-	Chart       *wireChart          `json:"chart"`
-	Values      map[string]any      `json:"values"`
-	Options     Options             `json:"options"`
-}
-
-// wireChart is a chart with its subcharts, which chart.Chart does not marshal.
-type wireChart struct {
-	Chart        *chart.Chart `json:"chart"`
-	Dependencies []*wireChart `json:"dependencies,omitempty"`
-}
-
-func toWire(c *chart.Chart) *wireChart {
-	w := &wireChart{Chart: c}
-	for _, d := range c.Dependencies() {
-		w.Dependencies = append(w.Dependencies, toWire(d))
-	}
-	return w
-}
-
-func fromWire(w *wireChart) (*chart.Chart, error) {
-	if w == nil || w.Chart == nil {
-		return nil, errors.New("no chart")
-	}
-	c := w.Chart
-	for _, d := range w.Dependencies {
-		dc, err := fromWire(d)
-		if err != nil {
-			return nil, err
-		}
-		c.AddDependency(dc)
-	}
-	return c, nil
-}
-
-// response is the worker's answer: the output, or the render's error, or the bound that
-// stopped it.
-type response struct {
-	Output *output
-	Err    string
-	Bound  *BoundError
-}
 
 // renderIsolated renders in a render worker and reads its answer.
 func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, vals map[string]any, opts Options) (*output, error) {
@@ -103,11 +63,11 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	if os.Getenv(WorkerEnv) != "" {
 		return nil, errors.New("a render worker does not start another")
 	}
-	exe, err := os.Executable()
+	exe, self, err := workerExe()
 	if err != nil {
-		return nil, fmt.Errorf("the render process: this executable: %w", err)
+		return nil, fmt.Errorf("the render process: %w", err)
 	}
-	in, err := json.Marshal(request{HelmRelease: hr, Chart: toWire(c), Values: vals, Options: opts})
+	in, err := json.Marshal(chartrender.Request{Spec: spec(hr, opts), Chart: chartrender.ToWire(c), Values: vals})
 	if err != nil {
 		return nil, fmt.Errorf("the render process: its input: %w", err)
 	}
@@ -115,14 +75,14 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	var args []string
-	if testing.Testing() {
+	if self && testing.Testing() {
 		// A test binary whose TestMain lacks the hook must not run its tests as a worker.
 		args = []string{"-test.run=^$", "-test.bench=^$"}
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = workerEnv(opts.MaxMemory)
 	cmd.Stdin = bytes.NewReader(in)
-	stdout := &capped{max: len(workerTag) + 1 + opts.MaxBytes + 1<<20, full: cancel}
+	stdout := &capped{max: len(chartrender.WorkerTag) + 1 + opts.MaxBytes + 1<<20, full: cancel}
 	stderr := &capped{max: stderrBytes}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 2 * time.Second
@@ -153,12 +113,12 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 }
 
 // workerEnv is the worker's whole environment: the worker variable, GOMAXPROCS, GOGC at
-// workerInitGC, and TZ (a chart's `now`) and GOCOVERDIR (coverage of test runs) when set.
+// chartrender.WorkerInitGC, and TZ (a chart's `now`) and GOCOVERDIR (coverage of test runs) when set.
 // Nothing else of this process's environment, credentials included, reaches a chart's render.
 func workerEnv(maxMemory int64) []string {
 	// Two threads render as fast as more, and each thread's stack is address space bounded.
-	env := []string{WorkerEnv + "=" + workerTag + ":" + strconv.FormatInt(maxMemory, 10), "GOMAXPROCS=2",
-		"GOGC=" + strconv.Itoa(workerInitGC)}
+	env := []string{WorkerEnv + "=" + chartrender.WorkerTag + ":" + strconv.FormatInt(maxMemory, 10), "GOMAXPROCS=2",
+		"GOGC=" + strconv.Itoa(chartrender.WorkerInitGC)}
 	for _, k := range []string{"TZ", "GOCOVERDIR"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
@@ -167,14 +127,48 @@ func workerEnv(maxMemory int64) []string {
 	return env
 }
 
+// workerExe is the render worker executable: WorkerExeEnv's when set, else WorkerExe beside
+// this executable when it is a regular file there, else this executable (self), whose main
+// calls ServeWorker first.
+func workerExe() (exe string, self bool, err error) {
+	exe, err = os.Executable()
+	if err != nil {
+		return "", false, fmt.Errorf("this executable: %w", err)
+	}
+	return chooseWorker(os.Getenv(WorkerExeEnv), exe, runtime.GOOS)
+}
+
+// chooseWorker is workerExe for the environment's value named and this executable exe on goos.
+func chooseWorker(named, exe, goos string) (worker string, self bool, err error) {
+	if named != "" {
+		if _, err := os.Stat(named); err != nil {
+			return "", false, fmt.Errorf("%s: %w", WorkerExeEnv, err)
+		}
+		return named, false, nil
+	}
+	name := WorkerExe
+	if goos == "windows" {
+		name += ".exe"
+	}
+	beside := filepath.Join(filepath.Dir(exe), name)
+	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
+		return beside, false, nil
+	}
+	return exe, true, nil
+}
+
 // readAnswer reads the worker's tag line and its gob-encoded response.
-func readAnswer(b []byte) (*response, error) {
+func readAnswer(b []byte) (*chartrender.Response, error) {
 	r := bufio.NewReader(bytes.NewReader(b))
 	line, err := r.ReadString('\n')
-	if err != nil || strings.TrimSuffix(line, "\n") != workerTag {
-		return nil, errors.New("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?)")
+	if err != nil || strings.TrimSuffix(line, "\n") != chartrender.WorkerTag {
+		first := strings.TrimSpace(line)
+		if len(first) > 200 {
+			first = first[:200]
+		}
+		return nil, fmt.Errorf("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?); it answered %q", first)
 	}
-	res := &response{}
+	res := &chartrender.Response{}
 	if err := gob.NewDecoder(r).Decode(res); err != nil {
 		return nil, fmt.Errorf("its answer: %w", err)
 	}
@@ -193,11 +187,17 @@ func outOfMemory(stderr string) bool {
 }
 
 // fatal quotes the Go runtime's "fatal error:" line from a worker's standard error, if any.
+// Otherwise it quotes the first line of standard error, if any, cut at 200 bytes: a worker
+// that died without Go's words still says something.
 func fatal(stderr string) string {
-	for _, line := range strings.Split(stderr, "\n") {
+	lines := strings.Split(stderr, "\n")
+	for _, line := range lines {
 		if strings.HasPrefix(line, "fatal error:") || strings.HasPrefix(line, "panic:") {
 			return fmt.Sprintf(" (%q)", line)
 		}
+	}
+	if first := strings.TrimSpace(lines[0]); first != "" {
+		return fmt.Sprintf(" (%q)", first[:min(len(first), 200)])
 	}
 	return ""
 }

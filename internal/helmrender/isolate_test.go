@@ -1,10 +1,13 @@
 package helmrender
 
 import (
-	"runtime/debug"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubeforensics/suite/internal/chartrender"
 )
 
 // The render process gets none of this process's environment: no credentials, and no GOGC
@@ -19,34 +22,45 @@ func TestWorkerEnvironment(t *testing.T) {
 	if strings.Contains(env, "hunter2") || strings.Contains(env, "GOGC=off") || strings.Contains(env, "GOMEMLIMIT") {
 		t.Fatalf("leaked: %s", env)
 	}
-	if !strings.Contains(env, "GOGC="+strconv.Itoa(workerInitGC)+"\n") {
+	if !strings.Contains(env, "GOGC="+strconv.Itoa(chartrender.WorkerInitGC)+"\n") {
 		t.Fatalf("the worker's initialisation GOGC is not set: %s", env)
 	}
-	if !strings.Contains(env, WorkerEnv+"="+workerTag+":67108864") || !strings.Contains(env, "TZ=UTC") {
+	if !strings.Contains(env, WorkerEnv+"="+chartrender.WorkerTag+":67108864") || !strings.Contains(env, "TZ=UTC") {
 		t.Fatalf("env: %s", env)
-	}
-	if limit, err := parseWorkerEnv(workerTag + ":67108864"); err != nil || limit != 64<<20 {
-		t.Fatalf("parse: %d %v", limit, err)
-	}
-	for _, bad := range []string{"1", workerTag + ":", workerTag + ":-1", "other/1:5"} {
-		if _, err := parseWorkerEnv(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
-// A worker starts with GOGC at workerInitGC for Go's initialisation only: ServeWorker puts
-// the collector back to its default before anything else, even before it reads its bound,
-// so a chart's render never runs under the looser setting.
-func TestWorkerCollectorDefault(t *testing.T) {
-	orig := debug.SetGCPercent(workerInitGC)
-	defer debug.SetGCPercent(orig)
-	var out strings.Builder
-	code, ok := ServeWorker(func(string) string { return "not a worker's value" }, strings.NewReader(""), &out)
-	if !ok || code != 3 {
-		t.Fatalf("ServeWorker: %d %v, want 3 true (%s)", code, ok, out.String())
+// The render worker is WorkerExeEnv's executable when set, else WorkerExe beside this one
+// (with .exe on Windows), else this one.
+func TestChooseWorker(t *testing.T) {
+	dir := t.TempDir()
+	self := filepath.Join(dir, "kubectl-safe_retire")
+	touch := func(p string) {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if gc := debug.SetGCPercent(orig); gc != 100 {
-		t.Errorf("the worker's collector is at GOGC=%d, want 100", gc)
+	touch(self)
+	check := func(name, named, goos, want string, wantSelf bool) {
+		t.Helper()
+		if got, isSelf, err := chooseWorker(named, self, goos); err != nil || got != want || isSelf != wantSelf {
+			t.Errorf("%s: %q %v %v, want %q %v", name, got, isSelf, err, want, wantSelf)
+		}
+	}
+	check("nothing beside", "", "linux", self, true)
+	if err := os.Mkdir(filepath.Join(dir, WorkerExe), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	check("a directory of the name beside", "", "linux", self, true)
+	touch(filepath.Join(dir, WorkerExe+".exe"))
+	check("windows", "", "windows", filepath.Join(dir, WorkerExe+".exe"), false)
+	other := filepath.Join(t.TempDir(), "worker")
+	touch(other)
+	check("named", other, "linux", other, false)
+	if _, _, err := chooseWorker(other+".missing", self, "linux"); err == nil {
+		t.Error("a missing worker named by the environment was accepted")
+	}
+	if _, self, err := workerExe(); err != nil || !self && os.Getenv(WorkerExeEnv) == "" {
+		t.Errorf("this test binary: self %v, %v", self, err)
 	}
 }

@@ -1,9 +1,11 @@
 // Package helmrender renders a Flux HelmRelease as helm-controller installs it, without a
 // cluster: the chart (from internal/charts) with the values helm-controller composes, the
 // release name and namespace it chooses, its kustomize post-renderers and origin labels, and
-// Capabilities from a Kubernetes version plus the API versions the repository declares. It is
-// Helm's own install action, in client-only dry-run mode, so `lookup` finds nothing and no
-// object is sent anywhere. Helm plugins and post-render executables never run. What it yields
+// Capabilities from a Kubernetes version plus the API versions the repository declares. The
+// render is Helm's install in client-only dry-run mode as internal/chartrender does it with
+// Helm's own chart, values, engine and manifest-sorting packages (held to Helm's install action
+// by TestInstallDifferential), so `lookup` finds nothing and no object is sent anywhere. Helm
+// plugins and post-render executables never run. What it yields
 // is what an uninstall deletes (the manifest), the hooks, and the crds/ a release installs but
 // Helm never deletes.
 package helmrender
@@ -50,7 +52,7 @@ type Options struct {
 	MaxMemory int64
 	// InProcess renders in this process, where neither memory nor, past the deadline, the
 	// work of a chart's templates is bounded: only to measure what the isolation costs. By
-	// default every render runs in a child process of this executable (isolate.go).
+	// default every render runs in a render worker process (isolate.go).
 	InProcess bool
 	// AllowNetwork lets Helm fetch the remote schemas a chart's values.schema.json refers to,
 	// as helm-controller does; without it they are skipped and the render says so (schema.go).

@@ -43,18 +43,32 @@ func flateBinary() string {
 	return ""
 }
 
-// gateBinary builds the command (cmd/kubectl-safe_retire) into a temporary directory: the
-// gate is run as a program, as flate is, so both pay their process start and package
+// gateBinary builds the command (cmd/kubectl-safe_retire) into a temporary directory, with
+// the render worker (cmd/kubeforensics-helmrender) beside it as it is installed: the gate is
+// run as a program, as flate is, so both pay their process start and package
 // initialisation, and nothing one run leaves in memory makes the next warmer.
 func gateBinary(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "kubectl-safe_retire")
+	dir := b.TempDir()
+	goBuild(b, dir, "github.com/kubeforensics/suite/cmd/kubectl-safe_retire", "github.com/kubeforensics/suite/cmd/kubeforensics-helmrender")
+	return filepath.Join(dir, "kubectl-safe_retire")
+}
+
+// renderWorkerBinary builds the render worker (cmd/kubeforensics-helmrender) into a temporary
+// directory: a benchmark that runs the gate in its own process starts it for renders, as the
+// installed gate does, not the test binary (which links every test's packages).
+func renderWorkerBinary(b *testing.B) string {
+	dir := b.TempDir()
+	goBuild(b, dir, "github.com/kubeforensics/suite/cmd/kubeforensics-helmrender")
+	return filepath.Join(dir, "kubeforensics-helmrender")
+}
+
+func goBuild(b *testing.B, dir string, pkgs ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeforensics/suite/cmd/kubectl-safe_retire").CombinedOutput()
+	out, err := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...).CombinedOutput()
 	if err != nil {
-		b.Fatalf("building the gate: %v\n%s", err, out)
+		b.Fatalf("building %v: %v\n%s", pkgs, err, out)
 	}
-	return bin
 }
 
 // flateRepo is one generated repository for the side-by-side run: its directory, the base

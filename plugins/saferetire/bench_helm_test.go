@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,11 +125,18 @@ func (hb *helmBench) gate(b *testing.B, base, cand, cacheDir string) *saferetire
 // every path once and rendering every release once, one after another (target <= 0.25x,
 // warm). Cold is with empty caches; warm with the caches an earlier gate on the same base
 // (another app's bump) and the gate of the change that made the base (the same app's earlier
-// bump) filled, as a CI cache restored from the base branch's runs holds them. It prints the
+// bump) filled, as a CI cache restored from the base branch's runs holds them. Renders run in
+// the render worker (cmd/kubeforensics-helmrender), as the installed gate's do, or in the
+// executable KUBEFORENSICS_HELMRENDER_EXE names when it is set (a plugin, to compare). It prints the
 // medians of helmRounds rounds, each ratio taken within its round, with the load average.
 func BenchmarkHelmGate(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds and renders a generated repository")
+	}
+	worker := os.Getenv(helmrender.WorkerExeEnv) // set: that worker is measured instead
+	if worker == "" {
+		worker = renderWorkerBinary(b)
+		b.Setenv(helmrender.WorkerExeEnv, worker)
 	}
 	hb := newHelmBench(b)
 	const helmRounds = 3
@@ -155,6 +163,7 @@ func BenchmarkHelmGate(b *testing.B) {
 	reportRatios(b, "warm", "-x", warm, floor)
 	fmt.Printf("safe-retire offline gate, one HelmRelease's image bumped, %d paths, %d HelmReleases (the repository's own chart), median of %d rounds\n",
 		len(hb.paths), helmBenchApps-helmBenchApps/hb.layout.DeploymentEvery, helmRounds)
+	fmt.Printf("(render worker %s) ", filepath.Base(worker))
 	fmt.Printf("(load average %s at the start, %s at the end); wall time, and CPU time (user+system, render processes included), each ratio the median of the rounds':\n", load0, loadAverage())
 	fmt.Printf("  %-62s %s\n", "kustomize build of every path once, Helm render of every release", floor.line(floor))
 	fmt.Printf("  %-62s %s\n", "gate, no caches", none.line(floor))

@@ -49,10 +49,6 @@ func TestHostileChartsBounded(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		t.Skip("builds the plugin; memory is bounded on Linux")
 	}
-	bin := filepath.Join(t.TempDir(), "kubectl-safe_retire")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/kubectl-safe_retire").CombinedOutput(); err != nil {
-		t.Fatalf("building the plugin: %v\n%s", err, out)
-	}
 	files := map[string]string{
 		"clusters/prod/apps.yaml":        fluxKS("flux-system", "apps", "./k8s/apps", true),
 		"k8s/apps/settings.yaml":         configMap("media", "settings"),
@@ -71,8 +67,21 @@ func TestHostileChartsBounded(t *testing.T) {
 	}
 	r := gittest.New(t, files)
 	r.Commit("retire the apps", gone)
+	// Renders run in the plugin started again, or in the render worker installed beside it.
+	for _, pkgs := range [][]string{{"../../cmd/kubectl-safe_retire"}, {"../../cmd/kubectl-safe_retire", "../../cmd/kubeforensics-helmrender"}} {
+		t.Run(filepath.Base(pkgs[len(pkgs)-1]), func(t *testing.T) {
+			dir := t.TempDir()
+			if out, err := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...).CombinedOutput(); err != nil {
+				t.Fatalf("building the plugin: %v\n%s", err, out)
+			}
+			hostileRun(t, filepath.Join(dir, "kubectl-safe_retire"), r.Dir)
+		})
+	}
+}
 
-	cmd := exec.Command(bin, "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD")
+// hostileRun runs the offline gate of bin on TestHostileChartsBounded's repository dir.
+func hostileRun(t *testing.T, bin, dir string) {
+	cmd := exec.Command(bin, "--dry-run", "--offline", "--repo", dir, "--base", "HEAD~1", "--candidate", "HEAD")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "TZ=UTC")
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -1,4 +1,4 @@
-package helmrender
+package chartrender
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -20,7 +19,7 @@ import (
 // (and TestMain of a test binary whose tests render) calls it first and exits with code when
 // ok:
 //
-//	if code, ok := helmrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
+//	if code, ok := chartrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
 //		os.Exit(code)
 //	}
 func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code int, ok bool) {
@@ -28,15 +27,18 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 	if v == "" {
 		return 0, false
 	}
-	// Started with GOGC at workerInitGC for initialisation only: the render runs under Go's
+	// Started with GOGC at WorkerInitGC for initialisation only: the render runs under Go's
 	// default collector, from here on, before the bound is set. The collector's first cycle
 	// makes its own structures, and must not run under the bound (there, failing to get
 	// memory, Go 1.26's collector crashed the worker unsaid instead of ending it "out of
-	// memory"): if initialisation ran none, one runs now.
+	// memory"): one runs now, whether or not initialisation ran one, and then the collector
+	// is set back. Set back first, a heap past the default's goal started a cycle of its own
+	// that could still be running when the bound was set (a worker then died of SIGSEGV or a
+	// failed pthread_create instead of "out of memory", TestMemoryBound), and when
+	// initialisation had run none a second, forced, cycle followed it. After this one the heap
+	// is what is live, under the default's goal, so setting it back starts none.
+	runtime.GC()
 	debug.SetGCPercent(100)
-	if gcCycles() == 0 {
-		runtime.GC()
-	}
 	limit, err := parseWorkerEnv(v)
 	if err != nil {
 		_, _ = fmt.Fprintf(out, "%s: %v\n", WorkerEnv, err)
@@ -48,7 +50,7 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 		return 2, true
 	}
 	res := serve(in)
-	if _, err := io.WriteString(out, workerTag+"\n"); err != nil {
+	if _, err := io.WriteString(out, WorkerTag+"\n"); err != nil {
 		return 2, true
 	}
 	if err := gob.NewEncoder(out).Encode(res); err != nil {
@@ -59,8 +61,8 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 
 func parseWorkerEnv(v string) (int64, error) {
 	tag, n, ok := strings.Cut(v, ":")
-	if !ok || tag != workerTag {
-		return 0, fmt.Errorf("%q is not %s:<bytes>", v, workerTag)
+	if !ok || tag != WorkerTag {
+		return 0, fmt.Errorf("%q is not %s:<bytes>", v, WorkerTag)
 	}
 	limit, err := strconv.ParseInt(n, 10, 64)
 	if err != nil || limit <= 0 {
@@ -70,35 +72,24 @@ func parseWorkerEnv(v string) (int64, error) {
 }
 
 // serve decodes the request and renders it in this (bounded) process.
-func serve(in io.Reader) *response {
-	req := &request{}
-	if err := json.NewDecoder(in).Decode(req); err != nil {
-		return &response{Err: fmt.Sprintf("the render process: its input: %v", err)}
+func serve(in io.Reader) *Response {
+	req := &Request{}
+	d := json.NewDecoder(in)
+	d.DisallowUnknownFields() // a request of another build's Spec is refused, not half read
+	if err := d.Decode(req); err != nil {
+		return &Response{Err: fmt.Sprintf("the render process: its input: %v", err)}
 	}
-	c, err := fromWire(req.Chart)
+	c, err := FromWire(req.Chart)
 	if err != nil {
-		return &response{Err: fmt.Sprintf("the render process: its input: %v", err)}
+		return &Response{Err: fmt.Sprintf("the render process: its input: %v", err)}
 	}
-	if req.HelmRelease == nil {
-		return &response{Err: "the render process: its input has no HelmRelease"}
-	}
-	out, err := renderHere(context.Background(), req.HelmRelease, c, req.Values, req.Options)
+	out, err := Render(context.Background(), c, req.Values, req.Spec)
 	var b *BoundError
 	switch {
 	case errors.As(err, &b):
-		return &response{Bound: b}
+		return &Response{Bound: b}
 	case err != nil:
-		return &response{Err: err.Error()}
+		return &Response{Err: err.Error()}
 	}
-	return &response{Output: out}
-}
-
-// gcCycles is how many collections this process has run.
-func gcCycles() uint64 {
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
+	return &Response{Output: out}
 }

@@ -1,4 +1,4 @@
-package helmrender
+package chartrender
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	"github.com/fluxcd/pkg/apis/kustomize"
-	"helm.sh/helm/v4/pkg/postrenderer"
 	"sigs.k8s.io/kustomize/api/builtins"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/provider"
@@ -35,14 +34,14 @@ type chain struct {
 	name, ns  string
 }
 
-func postRenderer(hr *helmv2.HelmRelease) postrenderer.PostRenderer {
-	c := &chain{name: hr.Name, ns: hr.Namespace}
-	for _, p := range hr.Spec.PostRenderers {
-		if p.Kustomize != nil {
-			c.kustomize = append(c.kustomize, p.Kustomize)
-		}
-	}
-	return c
+// PostRender runs helm-controller's post-render chain of s over a stream of documents: what
+// Helm's install calls its post-renderer with.
+func PostRender(s Spec, in *bytes.Buffer) (*bytes.Buffer, error) {
+	return postRenderer(s).Run(in)
+}
+
+func postRenderer(s Spec) *chain {
+	return &chain{kustomize: s.PostRenderers, name: s.OriginName, ns: s.OriginNamespace}
 }
 
 // Run applies the chain.

@@ -1,4 +1,4 @@
-package helmrender
+package chartrender
 
 import (
 	"fmt"

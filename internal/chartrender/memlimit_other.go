@@ -1,6 +1,6 @@
 //go:build !linux
 
-package helmrender
+package chartrender
 
 import "runtime/debug"
 

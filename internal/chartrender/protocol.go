@@ -1,0 +1,76 @@
+package chartrender
+
+import (
+	"errors"
+
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+)
+
+// A render runs in a render worker: an executable whose main calls ServeWorker first, started
+// by internal/helmrender with WorkerEnv set, its request on standard input and its answer on
+// standard output (the tag line, then a gob-encoded Response).
+
+// WorkerEnv names the environment variable that makes an executable a render worker; its
+// value is WorkerTag and the worker's memory bound in bytes.
+const WorkerEnv = "KUBEFORENSICS_HELMRENDER_WORKER"
+
+// WorkerTag starts WorkerEnv's value and the worker's answer: a process that is not a worker
+// of this protocol answers otherwise, and is reported, not believed. Version 2: the request
+// is a Spec, not a HelmRelease and the gate's options.
+const WorkerTag = "kubeforensics-helmrender-worker/2"
+
+// WorkerInitGC is the worker's GOGC while Go initialises its packages, before main: at the
+// default the collector ran three times over a heap initialisation only grows (4–5 MB), at
+// 150 once. ServeWorker sets the collector back to Go's default (100) before it bounds its
+// memory or reads anything, and runs a collection first if none ran: so a chart's render runs
+// under the collector as it did before, and the collector's first cycle, which makes its own
+// structures, is never under the bound (at 400 none ran in initialisation, and a render
+// stopped by a 64 MiB bound then crashed in the collector instead of ending "out of memory":
+// TestMemoryBound in internal/helmrender). Unlike GOGC=off, the collector is never off.
+const WorkerInitGC = 150
+
+// Request is what the worker renders.
+type Request struct {
+	Spec   Spec           `json:"spec"`
+	Chart  *WireChart     `json:"chart"`
+	Values map[string]any `json:"values"`
+}
+
+// WireChart is a chart with its subcharts, which chart.Chart does not marshal.
+type WireChart struct {
+	Chart        *chart.Chart `json:"chart"`
+	Dependencies []*WireChart `json:"dependencies,omitempty"`
+}
+
+// ToWire is c with its subcharts, for a Request.
+func ToWire(c *chart.Chart) *WireChart {
+	w := &WireChart{Chart: c}
+	for _, d := range c.Dependencies() {
+		w.Dependencies = append(w.Dependencies, ToWire(d))
+	}
+	return w
+}
+
+// FromWire is the chart of w with its subcharts attached.
+func FromWire(w *WireChart) (*chart.Chart, error) {
+	if w == nil || w.Chart == nil {
+		return nil, errors.New("no chart")
+	}
+	c := w.Chart
+	for _, d := range w.Dependencies {
+		dc, err := FromWire(d)
+		if err != nil {
+			return nil, err
+		}
+		c.AddDependency(dc)
+	}
+	return c, nil
+}
+
+// Response is the worker's answer: the output, or the render's error, or the bound that
+// stopped it.
+type Response struct {
+	Output *Output
+	Err    string
+	Bound  *BoundError
+}
