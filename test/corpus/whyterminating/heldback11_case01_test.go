@@ -1,4 +1,4 @@
-//go:build heldback_batch11
+//go:build corpusopen
 
 package whyterminating_test
 
@@ -29,6 +29,11 @@ import (
 // labels and image; the CRDs of mongodb.com and mongodbcommunity.mongodb.com. The search and its
 // MongoDBCommunity source as the operator's search e2e fixtures make them (both named mdbc-rs),
 // the mongot StatefulSet mdbc-rs-search-0 the search owns.
+//
+// Still open (tag corpusopen, spent held-back case, BATCH11-SPLIT.txt 09): the running operator
+// is named and stalled and the strip's cost is right, but "read its logs" comes first and the
+// strip second; nothing in the cluster shows that this operator never clears the finalizer for a
+// search of this source, so the case's "strip first" is not reached by any honest rule yet.
 func TestCorpusMongoDBSearchOfACommunitySourceKeepsItsForwarderFinalizer(t *testing.T) {
 	m := func(kind, plural string) crd {
 		return crd{group: "mongodb.com", kind: kind, plural: plural, namespaced: true, versions: []string{"v1"}}
