@@ -4,27 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // templateArgs returns the commands and arguments of a workload's containers, init containers
 // included.
 func templateArgs(obj runtime.Object) []string {
-	var spec *corev1.PodSpec
-	switch w := obj.(type) {
-	case *appsv1.Deployment:
-		spec = &w.Spec.Template.Spec
-	case *appsv1.StatefulSet:
-		spec = &w.Spec.Template.Spec
-	case *appsv1.DaemonSet:
-		spec = &w.Spec.Template.Spec
-	default:
-		return nil
-	}
 	var out []string
-	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
+	for _, c := range templateContainers(obj) {
 		out = append(append(out, c.Command...), c.Args...)
 	}
 	return out

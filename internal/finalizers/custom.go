@@ -185,8 +185,9 @@ func templateLabels(obj runtime.Object) map[string]string {
 	return nil
 }
 
-// templateImages returns the images of a workload's containers, init containers included.
-func templateImages(obj runtime.Object) []string {
+// templateContainers returns a workload's pod template containers, init containers first; nil
+// for anything but a Deployment, StatefulSet or DaemonSet.
+func templateContainers(obj runtime.Object) []corev1.Container {
 	var spec *corev1.PodSpec
 	switch w := obj.(type) {
 	case *appsv1.Deployment:
@@ -198,8 +199,13 @@ func templateImages(obj runtime.Object) []string {
 	default:
 		return nil
 	}
+	return append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...)
+}
+
+// templateImages returns the images of a workload's containers, init containers included.
+func templateImages(obj runtime.Object) []string {
 	var out []string
-	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
+	for _, c := range templateContainers(obj) {
 		out = append(out, c.Image)
 	}
 	return out

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -87,19 +85,8 @@ func answersTo(manager string, w workload) (string, bool) {
 
 // templateProcesses returns a workload's container names and the base names of their commands.
 func templateProcesses(obj runtime.Object) []string {
-	var spec *corev1.PodSpec
-	switch w := obj.(type) {
-	case *appsv1.Deployment:
-		spec = &w.Spec.Template.Spec
-	case *appsv1.StatefulSet:
-		spec = &w.Spec.Template.Spec
-	case *appsv1.DaemonSet:
-		spec = &w.Spec.Template.Spec
-	default:
-		return nil
-	}
 	var out []string
-	for _, c := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
+	for _, c := range templateContainers(obj) {
 		out = append(out, c.Name)
 		if len(c.Command) > 0 {
 			out = append(out, path.Base(c.Command[0]))
