@@ -63,8 +63,8 @@ type refMatch struct {
 // matchRefs walks v (an object's spec, as decoded JSON) and returns every field that refers to
 // t: a reference-shaped field whose stem names t's kind and whose string value is t's name; a
 // reference-shaped field holding an object (or a list of them) whose name is t's name and whose
-// kind, group and namespace, where given, are t's (without a kind, the field's stem must name
-// t's kind); any `uid` equal to t's UID. refNS is the namespace of the referring object: a
+// kind, group and namespace, where given, are t's (without a kind, the field's stem or a `type`
+// equal to the kind must name t's kind); any `uid` equal to t's UID. refNS is the namespace of the referring object: a
 // reference without a namespace points into it.
 func matchRefs(v any, path string, t refTarget, refNS string) []refMatch {
 	var out []refMatch
@@ -105,7 +105,8 @@ func walkRefs(v any, path, field string, t refTarget, refNS string, depth int, o
 }
 
 // objectRefTo applies the rule to a reference held as an object: {kind, apiGroup|group|
-// apiVersion, namespace, name}.
+// apiVersion, namespace, name}; without a kind, a `type` equal to the kind stands for it
+// (typeNamesKind).
 func objectRefTo(m map[string]any, stem string, t refTarget, refNS string) bool {
 	if name, _ := m["name"].(string); name != t.name {
 		return false
@@ -114,7 +115,7 @@ func objectRefTo(m map[string]any, stem string, t refTarget, refNS string) bool 
 		if kind != t.kind {
 			return false
 		}
-	} else if !stemNamesKind(stem, t.kind) {
+	} else if !stemNamesKind(stem, t.kind) && !typeNamesKind(m, t.kind) {
 		return false
 	}
 	for _, k := range []string{"apiGroup", "group"} {
