@@ -25,6 +25,9 @@ type goingReferent struct {
 	// parent: the referent is what the object belongs to (its owner, or the object it is
 	// part of by inference), whose teardown takes what the object stands on with it.
 	parent bool
+	// specNamed: a field of the stuck object's spec names it (not only its ownerReferences or
+	// an inference): the cleanup runs against it.
+	specNamed bool
 }
 
 // applyGoingReferents makes blockers of the objects the stuck object refers to (its spec's
@@ -44,7 +47,7 @@ func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Expla
 	if o.res.Group == "" || x.now.Sub(requested) < stallAfter || !slices.ContainsFunc(e.Finalizers, removerRuns) {
 		return
 	}
-	going := x.goingReferents(ctx, o, w)
+	going := withoutCascade(x.goingReferents(ctx, o, w))
 	if len(going) == 0 || x.yieldsToMissingInput(ctx, o, w, going) {
 		return
 	}
@@ -111,6 +114,7 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 		path   string
 		owner  bool
 		parent bool
+		spec   bool
 	}
 	var targets []target
 	for _, r := range o.obj.GetOwnerReferences() {
@@ -130,7 +134,7 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 			if r.node || (r.res.GroupKind() == o.res.GroupKind() && r.name == o.obj.GetName()) {
 				continue
 			}
-			targets = append(targets, target{ref: r.ref(), gvr: r.res.GVR(), name: r.name, path: r.path})
+			targets = append(targets, target{ref: r.ref(), gvr: r.res.GVR(), name: r.name, path: r.path, spec: true})
 		}
 		if w.obj != nil {
 			if r, ok := x.partOfReference(ctx, o, w.obj, nil); ok {
@@ -155,10 +159,11 @@ func (x *Explainer) goingReferents(ctx context.Context, o subject, w ownWord) []
 			out[j].waits = out[j].waits || (t.owner && waitsForDependent(obj, o.obj))
 			out[j].ownerOnly = out[j].ownerOnly && t.owner
 			out[j].parent = out[j].parent || t.parent
+			out[j].specNamed = out[j].specNamed || t.spec
 			continue
 		}
 		since := obj.GetDeletionTimestamp().UTC().Format("2006-01-02T15:04:05Z")
-		g := goingReferent{ref: t.ref, waits: t.owner && waitsForDependent(obj, o.obj), ownerOnly: t.owner, parent: t.parent,
+		g := goingReferent{ref: t.ref, waits: t.owner && waitsForDependent(obj, o.obj), ownerOnly: t.owner, parent: t.parent, specNamed: t.spec,
 			reason: fmt.Sprintf("%s names %s, which is itself being deleted (since %s): what the cleanup runs against goes with it", t.path, t.ref.String(), since)}
 		if gone := x.missingServices(ctx, t.ref, t.gvr); len(gone) > 0 {
 			g.reason += "; and what it works through is gone already: " + strings.Join(gone, "; ")

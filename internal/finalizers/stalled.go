@@ -94,6 +94,9 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 		fev, freasons, ffixes, fgaps := x.failedCleanup(ctx, o)
 		f.Unchecked = append(f.Unchecked, fgaps...)
 		withFailedCleanup(f, s, fev, freasons, ffixes)
+		pev, preasons, pfixes, pgaps := x.unreadyPeers(ctx, o, w)
+		f.Unchecked = append(f.Unchecked, pgaps...)
+		withFailedCleanup(f, s, pev, preasons, pfixes)
 		changed = true
 	}
 	if changed {
