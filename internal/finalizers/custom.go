@@ -68,6 +68,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	x.applyDeselected(ctx, o, &f, k)
 	x.applyStaleSibling(ctx, o, &f, k)
 	x.applyRenamed(ctx, o, &f, k)
+	x.applyRenamedAbsent(ctx, o, &f, k, a)
 	x.reinstallRefused(ctx, &f)
 	x.reinstallRefusedUnknown(ctx, o.obj.GetNamespace(), &f)
 	x.leftNamespaceRBAC(ctx, o.obj.GetNamespace(), &f)
