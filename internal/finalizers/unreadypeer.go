@@ -40,6 +40,10 @@ func specIDs(spec map[string]any) map[int64][]string {
 		}
 		add("spec."+k, v)
 	}
+	// The spec is a map: its fields come in no order, and the evidence names them sorted.
+	for n := range out {
+		out[n] = slices.Compact(slices.Sorted(slices.Values(out[n])))
+	}
 	return out
 }
 

@@ -176,9 +176,12 @@ func readAnswer(b []byte) (*chartrender.Response, error) {
 }
 
 // outOfMemory tells, from a Go process's standard error, that it died for want of memory:
-// the runtime's "out of memory", or a failed mmap or thread creation (ENOMEM).
+// the runtime's "out of memory", or a failed mmap or thread creation (ENOMEM). A worker's
+// address space is bounded (RLIMIT_AS), so a thread whose stack cannot be mapped fails in
+// pthread_create, which glibc reports as EAGAIN ("runtime/cgo: pthread_create failed:
+// Resource temporarily unavailable"); in a bounded worker that is the bound reached.
 func outOfMemory(stderr string) bool {
-	for _, s := range []string{"out of memory", "cannot allocate memory", "errno=12"} {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "errno=12", "pthread_create failed"} {
 		if strings.Contains(stderr, s) {
 			return true
 		}
