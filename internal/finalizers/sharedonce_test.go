@@ -93,7 +93,7 @@ func TestConversionGuardInASweep(t *testing.T) {
 			crd.Status.StoredVersions = []string{"v1", "v2"}
 			x := fakeExplainer(nil, crd)
 			x.sharedRead = sweep
-			strip := Remediation{Code: ReasonStripFinalizer, Command: "kubectl patch anchors.example.org a1", request: updateRequest(res, "team-a", nil)}
+			strip := Remediation{Code: ReasonStripFinalizer, Command: "kubectl --context=test -n team-a patch anchors.example.org a1", request: updateRequest(res, "team-a", nil)}
 			steps, gaps := x.guard(context.Background(), []Remediation{strip})
 			if len(gaps) > 0 || len(steps) != 2 || steps[0].Code != ReasonDisableConversion ||
 				!strings.Contains(strings.Join(steps[1].RejectedBy, " "), "customresourcedefinitions.apiextensions.k8s.io/anchors.example.org") {
