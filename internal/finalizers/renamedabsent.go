@@ -3,6 +3,7 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -161,12 +162,15 @@ var inflections = map[string]bool{"s": true, "es": true, "ed": true, "er": true,
 // product labels, each counted once) hold the word. The caller asks for the domain's own types
 // served as well.
 func prefixTies(domain string, w workload) []tie {
-	said := []string{w.ref.Name}
+	// Each of the workload's names, by where it is said.
+	said := [][2]string{{"its name " + w.ref.Name, w.ref.Name}}
 	for _, img := range w.images {
-		said = append(said, imageName(img))
+		said = append(said, [2]string{"its image " + imageName(img), imageName(img)})
 	}
 	for _, k := range productLabels {
-		said = append(said, w.labels[k])
+		if v := w.labels[k]; v != "" {
+			said = append(said, [2]string{"its label " + k + "=" + v, v})
+		}
 	}
 	var tokens []string
 	for t := range domainTokens(domain) {
@@ -174,12 +178,12 @@ func prefixTies(domain string, w workload) []tie {
 	}
 	sort.Strings(tokens)
 	for _, t := range tokens {
-		sources := map[string]bool{}
+		var sources []string
 		var word string
 		for _, s := range said {
-			for _, wd := range words(s) {
-				if prefixOf(wd, t) {
-					sources[s] = true
+			for _, wd := range words(s[1]) {
+				if prefixOf(wd, t) && !slices.Contains(sources, s[0]) {
+					sources = append(sources, s[0])
 					word = wd
 				}
 			}
@@ -187,12 +191,7 @@ func prefixTies(domain string, w workload) []tie {
 		if len(sources) < minPrefixSources {
 			continue
 		}
-		names := make([]string, 0, len(sources))
-		for s := range sources {
-			names = append(names, s)
-		}
-		sort.Strings(names)
-		return []tie{{conf: ConfidenceLow, evidence: fmt.Sprintf("%s name %q, the beginning of %q in the domain %s", strings.Join(names, " and "), word, t, domain)}}
+		return []tie{{conf: ConfidenceLow, evidence: fmt.Sprintf("%s name %q, the beginning of %q in the domain %s", strings.Join(sources, " and "), word, t, domain)}}
 	}
 	return nil
 }
