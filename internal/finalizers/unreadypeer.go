@@ -115,7 +115,7 @@ func (x *Explainer) unreadyPeers(ctx context.Context, o subject, w ownWord) (evi
 	looked := 0
 	for _, k := range names {
 		res := group[k]
-		if res.GroupKind() == o.res.GroupKind() || !res.Namespaced || !res.Can("list") {
+		if res.GroupKind() == o.res.GroupKind() || !res.Namespaced || !res.Can("list") || !anyTied(ids, res.Kind) {
 			continue
 		}
 		if looked++; looked > maxPeerKinds {
@@ -178,6 +178,17 @@ func (x *Explainer) unreadyPeers(ctx context.Context, o subject, w ownWord) (evi
 		}
 	}
 	return evidence, reasons, fixes, gaps
+}
+
+// anyTied reports whether any field holding an integer may hold the id of a peer of kind: a
+// kind no field may name by id is not listed at all (`replicas: 1` alone lists nothing).
+func anyTied(ids map[int64][]specID, kind string) bool {
+	for _, fields := range ids {
+		if len(tiedIDs(fields, kind)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // peerSpec is an object's spec, or nil.
