@@ -3,7 +3,7 @@ package finalizers
 import "testing"
 
 func TestFinalizerDomain(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
+	checkAll(t, "finalizerDomain", finalizerDomain, []expect[string, string]{
 		{"tailscale.com/finalizer", "tailscale.com"},
 		{"finalizers.fluxcd.io", "finalizers.fluxcd.io"},
 		{"operatorkit.giantswarm.io/aws-operator-cluster-controller", "operatorkit.giantswarm.io"},
@@ -26,11 +26,7 @@ func TestFinalizerDomain(t *testing.T) {
 		// A prefix is the grammar's DNS subdomain, whatever follows.
 		{"wrangler.cattle.io/VMController.UnsetOwnerOfPVCs", "wrangler.cattle.io"},
 		{"kubernetes.io/pvc-protection", "kubernetes.io"},
-	} {
-		if got := finalizerDomain(tc.in); got != tc.want {
-			t.Errorf("finalizerDomain(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
+	})
 }
 
 func TestGroupTie(t *testing.T) {

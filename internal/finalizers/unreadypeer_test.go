@@ -114,28 +114,23 @@ func TestUnreadyPeers(t *testing.T) {
 
 // The words of a field name and how a name may hold a peer's id.
 func TestIDTie(t *testing.T) {
-	for _, tc := range []struct {
+	type in struct {
 		field, kind string
-		list, want  bool
-	}{
-		{"spuId", "Spu", false, true},
-		{"leaderSpu", "Spu", false, true},
-		{"spus", "Spu", true, true},
-		{"leader", "Spu", false, true},
-		{"replicas", "Spu", true, true},
-		{"replicas", "Spu", false, false},
-		{"partitions", "Spu", false, false},
-		{"port", "Spu", false, false},
-		{"targetPort", "Spu", false, false},
-		{"ports", "Spu", true, false},
-		{"observedGeneration", "Spu", false, false},
-		{"replicationFactor", "Spu", false, false},
-		{"max_retries", "Spu", false, false},
-	} {
-		t.Run(tc.field+"/"+tc.kind, func(t *testing.T) {
-			if got := idTie(tc.field, tc.kind, tc.list) != ""; got != tc.want {
-				t.Errorf("idTie(%q, %q, list %v) = %v, want %v", tc.field, tc.kind, tc.list, got, tc.want)
-			}
-		})
+		list        bool
 	}
+	checkAll(t, "idTie", func(i in) bool { return idTie(i.field, i.kind, i.list) != "" }, []expect[in, bool]{
+		{in{"spuId", "Spu", false}, true},
+		{in{"leaderSpu", "Spu", false}, true},
+		{in{"spus", "Spu", true}, true},
+		{in{"leader", "Spu", false}, true},
+		{in{"replicas", "Spu", true}, true},
+		{in{"replicas", "Spu", false}, false},
+		{in{"partitions", "Spu", false}, false},
+		{in{"port", "Spu", false}, false},
+		{in{"targetPort", "Spu", false}, false},
+		{in{"ports", "Spu", true}, false},
+		{in{"observedGeneration", "Spu", false}, false},
+		{in{"replicationFactor", "Spu", false}, false},
+		{in{"max_retries", "Spu", false}, false},
+	})
 }
