@@ -36,9 +36,10 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	case namedForObject(name, o.obj.GetName()):
 		k, hints = objectNamedKnown(name), nil
 	case finalizerDomain(name) == "":
-		// A prefix without a dot (`chaos-mesh/records`) names no domain to tie a workload to.
+		// A prefix without a dot (`chaos-mesh/records`), or a name alone whose dots write no DNS
+		// subdomain (`Some_Finalizer.cleanup`), names no domain to tie a workload to.
 		k = known{
-			removedBy: fmt.Sprintf("whichever controller added it: its prefix %s is no domain, so only RBAC (and the workloads' names) can say who may remove it", strings.SplitN(name, "/", 2)[0]),
+			removedBy: fmt.Sprintf("whichever controller added it: %s, so only RBAC (and the workloads' names) can say who may remove it", writesNoDomain(name)),
 			waitsFor:  "that controller finishes its cleanup for this object",
 			lost:      "whatever the controller would have cleaned up outside the cluster",
 		}
@@ -235,4 +236,13 @@ func matchScore(w workload, hints []string) int {
 func stripPatch(finalizers []string, name string) string {
 	i := slices.Index(finalizers, name)
 	return fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, name, i)
+}
+
+// writesNoDomain says why a finalizer with a dot or a slash has no domain (finalizerDomain): a
+// prefix without a dot, or a name alone whose dots write no DNS subdomain.
+func writesNoDomain(name string) string {
+	if prefix, _, ok := strings.Cut(name, "/"); ok {
+		return "its prefix " + prefix + " is no domain"
+	}
+	return "its name, without a prefix, writes no domain after its first label"
 }

@@ -53,17 +53,63 @@ var genericWords = map[string]bool{
 	"delete": true, "deletion": true, "example": true, "registry": true, "latest": true, "release": true, "webhook": true, "default": true,
 }
 
-// finalizerDomain is the domain of a finalizer (`foo.example.com` of `foo.example.com/cleanup`),
-// "" for one without a domain (`foregroundDeleteVirtualMachine`, `kubernetes`).
+// finalizerDomain is the domain of a finalizer, "" for one without a domain. The grammar is
+// Kubernetes' qualified name: `prefix/name`, whose prefix is a DNS subdomain, or a name alone,
+// the legacy form, which has no prefix (the API server warns about it). So:
+//   - `prefix/name`: the prefix, when it has a dot (`foo.example.com` of
+//     `foo.example.com/cleanup`); a dotless prefix is no domain (`wrangler/cleanup`).
+//   - a name alone has a domain only as far as its dots write one, read as `<word>.<domain>`:
+//     the whole name when it is itself a DNS subdomain (`finalizers.fluxcd.io`, `hnc.x-k8s.io`,
+//     an API group); else the labels after the first (`liqonet.liqo.io` of
+//     `tunnelEndpointCreator-Finalizer.liqonet.liqo.io`, whose first label, with capitals, is
+//     the finalizer's own word and no DNS label). Either way what is read must be a DNS
+//     subdomain of at least two labels whose last is a top-level domain (letters only): a tail
+//     that is not one (`grafana.cleanup`, `finalizer.kiali`) leaves the name without a domain,
+//     like `foregroundDeleteVirtualMachine` and `kubernetes`.
 func finalizerDomain(name string) string {
 	d, _, found := strings.Cut(name, "/")
-	if !found && !strings.Contains(name, ".") {
-		return ""
+	if found {
+		if !strings.Contains(d, ".") {
+			return ""
+		}
+		return strings.ToLower(d)
 	}
-	if !strings.Contains(d, ".") {
-		return ""
+	if isDomain(name) {
+		return name
 	}
-	return strings.ToLower(d)
+	if _, rest, ok := strings.Cut(name, "."); ok && isDomain(rest) {
+		return rest
+	}
+	return ""
+}
+
+// isDomain reports a DNS subdomain (lowercase labels of letters, digits and inner dashes) of at
+// least two labels whose last is letters only, as a top-level domain is.
+func isDomain(s string) bool {
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 || len(s) > 253 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, r := range l {
+			if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+				return false
+			}
+		}
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 {
+		return false
+	}
+	for _, r := range tld {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // parents returns the parent domains of d that keep at least two labels, nearest first:

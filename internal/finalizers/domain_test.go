@@ -3,18 +3,30 @@ package finalizers
 import "testing"
 
 func TestFinalizerDomain(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
+	checkAll(t, "finalizerDomain", finalizerDomain, []expect[string, string]{
 		{"tailscale.com/finalizer", "tailscale.com"},
 		{"finalizers.fluxcd.io", "finalizers.fluxcd.io"},
 		{"operatorkit.giantswarm.io/aws-operator-cluster-controller", "operatorkit.giantswarm.io"},
 		{"foregroundDeleteVirtualMachine", ""},
 		{"kubernetes", ""},
 		{"wrangler/cleanup", ""},
-	} {
-		if got := finalizerDomain(tc.in); got != tc.want {
-			t.Errorf("finalizerDomain(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
+		// Names alone, as the corpus's products write them: the whole name when it is a DNS
+		// subdomain, else the labels after the first, else none.
+		{"hnc.x-k8s.io", "hnc.x-k8s.io"},
+		{"finalizer.flagger.app", "finalizer.flagger.app"},
+		{"partitions.finalizer.fluvio.infinyon.com", "partitions.finalizer.fluvio.infinyon.com"},
+		{"tunnelEndpointCreator-Finalizer.liqonet.liqo.io", "liqonet.liqo.io"},
+		{"routeOperator-worker-1-Finalizer.liqonet.liqo.io", "liqonet.liqo.io"},
+		{"tunnelEndpointFinalizer.liqonet.liqo.io", "liqonet.liqo.io"},
+		{"Some_Finalizer.cleanup", ""},
+		{"Finalizer.v1", ""},
+		{"cleanup.x", ""},
+		{"foo.-bad-.io", ""},
+		{"UPPER.Example.COM", ""},
+		// A prefix is the grammar's DNS subdomain, whatever follows.
+		{"wrangler.cattle.io/VMController.UnsetOwnerOfPVCs", "wrangler.cattle.io"},
+		{"kubernetes.io/pvc-protection", "kubernetes.io"},
+	})
 }
 
 func TestGroupTie(t *testing.T) {

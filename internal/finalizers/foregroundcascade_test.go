@@ -7,14 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	metadatafake "k8s.io/client-go/metadata/fake"
-
-	"github.com/kubeforensics/suite/internal/cluster"
-	"github.com/kubeforensics/suite/internal/kinds"
 )
 
 // An owner in foreground deletion that waits for the stuck object (a blocking dependent) and
@@ -24,11 +16,6 @@ import (
 // deleted that does not wait for the object, or whose reference does not block it, is left to
 // the rules as before.
 func TestForegroundOwnerIsTheCascade(t *testing.T) {
-	testCluster := kinds.Resource{Group: "policies.example.io", Version: "v1", Resource: "policyclusters", Kind: "PolicyCluster", Verbs: []string{"get", "list"}}
-	scheme := metadatafake.NewTestScheme()
-	if err := metav1.AddMetaToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	gone := metav1.NewTime(now.Add(-time.Hour))
 	yes, no := true, false
@@ -45,13 +32,8 @@ func TestForegroundOwnerIsTheCascade(t *testing.T) {
 		{"a foreground owner the object does not block", []string{metav1.FinalizerDeleteDependents}, &no, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			owner := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "policies.example.io/v1", Kind: "PolicyCluster"},
-				ObjectMeta: metav1.ObjectMeta{Name: "c1", UID: types.UID("uid-c1"), Finalizers: tc.ownerFins, DeletionTimestamp: &gone}}
-			meta := metadatafake.NewSimpleMetadataClient(scheme, owner)
-			c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(), Metadata: meta,
-				Dynamic: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme())}
-			x := New(c, kinds.NewCatalog([]kinds.Resource{testServers, testPolicy, testCluster}, nil))
-			x.now = now
+			owner := policyClusterMeta("c1", &gone, tc.ownerFins...)
+			x := referentExplainer(t, now, owner)
 			obj := &metav1.ObjectMeta{Name: "p", DeletionTimestamp: &gone,
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "policies.example.io/v1", Kind: "PolicyCluster", Name: "c1", UID: owner.UID, BlockOwnerDeletion: tc.blocks}}}
 			spec := map[string]any{"leader": int64(0)}
@@ -59,12 +41,7 @@ func TestForegroundOwnerIsTheCascade(t *testing.T) {
 				spec["clusterRef"] = map[string]any{"name": "c1"}
 			}
 			body := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-			strip := Remediation{Code: ReasonStripFinalizer, Summary: "strip", Cost: "left behind: whatever the controller would have cleaned up outside the cluster", LastResort: true}
-			logs := Remediation{Code: ReasonReadControllerLogs, Summary: "logs"}
-			f := Finalizer{Name: "policies.example.io/cleanup", bypass: &strip,
-				Controllers: []Controller{{Object: ObjectRef{Group: "apps", Resource: "deployments", Namespace: "ops", Name: "policy-controller"}, Found: true, Healthy: true}},
-				Remedies:    []Remediation{logs}}
-			e := &Explanation{Finalizers: []Finalizer{f}}
+			e := stalledPolicyFinalizer()
 			x.applyGoingReferents(context.Background(), subject{res: testPolicy, obj: obj}, e, ownWord{obj: body, conditions: []Condition{{Type: "Ready", Status: "True"}}}, now.Add(-time.Hour))
 			got := e.Finalizers[0]
 			has := len(got.Blockers) > 0 && got.Blockers[0].Code == ReasonReferentTerminating

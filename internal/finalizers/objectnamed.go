@@ -8,11 +8,13 @@ import "strings"
 // nothing about which product removes it: like a finalizer without a domain, only RBAC can say,
 // and no "controller of the domain" is looked for (its absence would be no evidence of anything).
 func namedForObject(finalizer, object string) bool {
-	d := finalizerDomain(finalizer)
-	if d == "" || object == "" {
+	// What the finalizer writes as a domain, whether or not it reads as one (finalizerDomain):
+	// `db.blab-ticketing` ends in no top-level domain, and is exactly this rule's case.
+	d, _, _ := strings.Cut(finalizer, "/")
+	if !strings.Contains(d, ".") || object == "" {
 		return false
 	}
-	return d[strings.LastIndex(d, ".")+1:] == strings.ToLower(object)
+	return strings.ToLower(d[strings.LastIndex(d, ".")+1:]) == strings.ToLower(object)
 }
 
 // objectNamedKnown is what is known of a finalizer named for its object.

@@ -8,14 +8,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	metadatafake "k8s.io/client-go/metadata/fake"
-
-	"github.com/kubeforensics/suite/internal/cluster"
-	"github.com/kubeforensics/suite/internal/kinds"
 )
 
 // An object the stuck object refers to (by a spec reference, a `clusterRef` to the group's one
@@ -24,21 +16,14 @@ import (
 // referent's foreground deletion waits for the stuck object. A referent that is not being
 // deleted, or a deletion younger than the stall grace period, holds nothing.
 func TestGoingReferents(t *testing.T) {
-	testCluster := kinds.Resource{Group: "policies.example.io", Version: "v1", Resource: "policyclusters", Kind: "PolicyCluster", Verbs: []string{"get", "list"}}
-	scheme := metadatafake.NewTestScheme()
-	if err := metav1.AddMetaToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	gone := metav1.NewTime(now.Add(-time.Hour))
 	yes := true
 	referent := func(name string, deleting bool, fin ...string) *metav1.PartialObjectMetadata {
-		m := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "policies.example.io/v1", Kind: "PolicyCluster"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name), Finalizers: fin}}
 		if deleting {
-			m.DeletionTimestamp = &gone
+			return policyClusterMeta(name, &gone, fin...)
 		}
-		return m
+		return policyClusterMeta(name, nil, fin...)
 	}
 	for _, tc := range []struct {
 		name      string
@@ -54,21 +39,13 @@ func TestGoingReferents(t *testing.T) {
 		{"the deletion is younger than the grace period", referent("c1", true), false, now.Add(-time.Minute), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			meta := metadatafake.NewSimpleMetadataClient(scheme, []runtime.Object{tc.referent}...)
-			c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(), Metadata: meta,
-				Dynamic: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme())}
-			x := New(c, kinds.NewCatalog([]kinds.Resource{testServers, testPolicy, testCluster}, nil))
-			x.now = now
+			x := referentExplainer(t, now, tc.referent)
 			obj := &metav1.ObjectMeta{Name: "p", DeletionTimestamp: &gone}
 			if tc.owned {
 				obj.OwnerReferences = []metav1.OwnerReference{{APIVersion: "policies.example.io/v1", Kind: "PolicyCluster", Name: "c1", UID: tc.referent.UID, BlockOwnerDeletion: &yes}}
 			}
 			body := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"clusterRef": map[string]any{"name": "c1"}}}}
-			strip := Remediation{Code: ReasonStripFinalizer, Summary: "strip", Cost: "left behind: whatever the controller would have cleaned up outside the cluster", LastResort: true}
-			f := Finalizer{Name: "policies.example.io/cleanup", bypass: &strip,
-				Controllers: []Controller{{Object: ObjectRef{Group: "apps", Resource: "deployments", Namespace: "ops", Name: "policy-controller"}, Found: true, Healthy: true}},
-				Remedies:    []Remediation{{Code: ReasonReadControllerLogs, Summary: "logs"}}}
-			e := &Explanation{Finalizers: []Finalizer{f}}
+			e := stalledPolicyFinalizer()
 			x.applyGoingReferents(context.Background(), subject{res: testPolicy, obj: obj}, e, ownWord{obj: body, conditions: []Condition{{Type: "Ready", Status: "True"}}}, tc.requested)
 			got := e.Finalizers[0]
 			if tc.want == "" {

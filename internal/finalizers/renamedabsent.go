@@ -3,6 +3,7 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -110,11 +111,11 @@ func (x *Explainer) renamedAbsent(ctx context.Context, o subject, name string) (
 		return "", nil
 	}
 	sort.Strings(runners)
-	where := fmt.Sprintf("%d of its type's objects that are not being deleted carry", live)
+	where := fmt.Sprintf("%d of its type's objects that are not being deleted carry both %s and %s", live, name, renamed)
 	if live == 0 {
-		where = "the object itself carries"
+		where = fmt.Sprintf("the object itself carries %s next to %s, and no live object of its type carries %s alone", renamed, name, name)
 	}
-	return fmt.Sprintf("%s %s, the same finalizer under another domain, and every one that still carries %s carries the new name too; %s: the running release writes and removes the new name only, no workload is tied to %s, and nothing will remove the old one", where, renamed, name, strings.Join(runners, "; "), domain), nil
+	return fmt.Sprintf("the running product renamed this finalizer to %s: %s; %s: the running release writes and removes the new name only, no workload is tied to %s, and nothing will remove the old one", renamed, strings.Join(runners, "; "), where, domain), nil
 }
 
 // applyRenamedAbsent makes a controller-absent finalizer orphaned when its product runs under a
@@ -130,39 +131,74 @@ func (x *Explainer) applyRenamedAbsent(ctx context.Context, o subject, f *Finali
 		return
 	}
 	x.markOrphaned(o, f, k, "a name its running product no longer uses", why)
+	// What was seen is a rename by a product that runs, not a product that is not installed:
+	// the attribution says that, in place of "no controller of the domain is installed".
+	f.Attribution = why
+	f.Controllers = []Controller{{Note: why}}
 }
 
-// minPrefixWord is the shortest word of a workload that may name a domain's word it begins
-// (`harvester` of `harvesterhci`): shorter ones begin too many words to tell anything.
-const minPrefixWord = 6
+// Bounds of the prefix tie (prefixTies).
+const (
+	// minPrefixWord is the shortest word of a workload that may name a domain's word it begins
+	// (`harvester` of `harvesterhci`): shorter ones begin too many words to tell anything.
+	minPrefixWord = 6
+	// maxPrefixTail is the longest tail the domain's word may add to it (`hci`, `hq`, `io`): a
+	// longer one makes another word (`server` of `serverless`).
+	maxPrefixTail = 3
+	// minPrefixSources is how many of the workload's own names (its name, an image's name, a
+	// product label) must name the word: one name alone coincides too easily.
+	minPrefixSources = 2
+)
+
+// inflections are tails that make the same English word, not a product's name: `monitor` of
+// `monitoring`, `scheduler` of `schedulers`.
+var inflections = map[string]bool{"s": true, "es": true, "ed": true, "er": true, "ers": true, "ing": true, "ion": true, "or": true, "ors": true}
 
 // prefixTies is a low tie of a workload to a domain whose word begins with one of the
-// workload's words (its name, images, product labels): a product's domain often adds a
-// suffix to its name. The caller asks for the domain's own types served as well.
+// workload's words: a product's domain often adds a short suffix to its name (`harvesterhci.io`
+// of Harvester). The rule, stated: the word has at least minPrefixWord letters and is not
+// generic, the domain's word adds at most maxPrefixTail letters that are not an inflection, and
+// at least minPrefixSources of the workload's names (its own name, its images' names, its
+// product labels, each counted once) hold the word. The caller asks for the domain's own types
+// served as well.
 func prefixTies(domain string, w workload) []tie {
-	said := []string{w.ref.Name}
+	// Each of the workload's names, by where it is said.
+	said := [][2]string{{"its name " + w.ref.Name, w.ref.Name}}
 	for _, img := range w.images {
-		said = append(said, imageName(img))
+		said = append(said, [2]string{"its image " + imageName(img), imageName(img)})
 	}
 	for _, k := range productLabels {
-		said = append(said, w.labels[k])
+		if v := w.labels[k]; v != "" {
+			said = append(said, [2]string{"its label " + k + "=" + v, v})
+		}
 	}
 	var tokens []string
 	for t := range domainTokens(domain) {
 		tokens = append(tokens, t)
 	}
 	sort.Strings(tokens)
-	for _, s := range said {
-		for _, wd := range words(s) {
-			if len(wd) < minPrefixWord {
-				continue
-			}
-			for _, t := range tokens {
-				if len(t) > len(wd) && strings.HasPrefix(t, wd) {
-					return []tie{{conf: ConfidenceLow, evidence: fmt.Sprintf("%s names %q, the beginning of %q in the domain %s", s, wd, t, domain)}}
+	for _, t := range tokens {
+		var sources []string
+		var word string
+		for _, s := range said {
+			for _, wd := range words(s[1]) {
+				if prefixOf(wd, t) && !slices.Contains(sources, s[0]) {
+					sources = append(sources, s[0])
+					word = wd
 				}
 			}
 		}
+		if len(sources) < minPrefixSources {
+			continue
+		}
+		return []tie{{conf: ConfidenceLow, evidence: fmt.Sprintf("%s name %q, the beginning of %q in the domain %s", strings.Join(sources, " and "), word, t, domain)}}
 	}
 	return nil
+}
+
+// prefixOf reports a word that begins token as prefixTies asks: long enough, with a short tail
+// that is no inflection.
+func prefixOf(word, token string) bool {
+	tail := strings.TrimPrefix(token, word)
+	return len(word) >= minPrefixWord && strings.HasPrefix(token, word) && tail != "" && len(tail) <= maxPrefixTail && !inflections[tail]
 }

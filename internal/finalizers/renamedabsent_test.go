@@ -90,6 +90,46 @@ func TestRenamedAbsentOrphansTheOldName(t *testing.T) {
 					t.Errorf("strip summary %q does not name %q", f.Remedies[0].Summary, w)
 				}
 			}
+			// The attribution says what was seen: a rename by a running product, with the live
+			// object that carries both names, not a product that is not installed.
+			for _, line := range []string{f.Attribution, f.Controllers[0].Note} {
+				if strings.Contains(line, "is installed") || !strings.Contains(line, "the running product renamed this finalizer to "+renamed) ||
+					!strings.Contains(line, "1 of its type's objects that are not being deleted carry both "+old+" and "+renamed) || !strings.Contains(line, tc.want) {
+					t.Errorf("attribution %q, want the rename, the live object carrying both names and the running product", line)
+				}
+			}
+		})
+	}
+}
+
+// The prefix tie of a workload to a domain (`harvester` of `harvesterhci.io`) holds only for a
+// word of six letters or more that two of the workload's names hold, and that the domain's word
+// extends by a short tail that is no inflection.
+func TestPrefixTies(t *testing.T) {
+	wl := func(name, image string, labels map[string]string) workload {
+		return workload{ref: ObjectRef{Group: "apps", Resource: "deployments", Name: name, Namespace: "ops"}, images: []string{image}, labels: labels}
+	}
+	for _, tc := range []struct {
+		name, domain string
+		w            workload
+		want         bool
+	}{
+		{"name and image begin the domain's word", "harvesterhci.io", wl("harvester", "rancher/harvester:v1.1.2", nil), true},
+		{"name and product label", "shipperhq.io", wl("shipper", "registry.example/other:v1", map[string]string{"app.kubernetes.io/name": "shipper"}), true},
+		{"the name alone", "harvesterhci.io", wl("harvester", "rancher/hv-apiserver:v1", nil), false},
+		{"a word shorter than six letters", "shiphq.io", wl("ship", "registry.example/ship:v1", nil), false},
+		{"an inflection, not a product's suffix", "monitoring.example.io", wl("monitor", "registry.example/monitor:v1", nil), false},
+		{"a tail that makes another word", "serverless.io", wl("server", "registry.example/server:v1", nil), false},
+		{"the whole word is an exact tie, not a prefix one", "harvester.io", wl("harvester", "rancher/harvester:v1", nil), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := prefixTies(tc.domain, tc.w)
+			if (len(got) > 0) != tc.want {
+				t.Fatalf("prefixTies(%s, %s) = %+v, want a tie: %v", tc.domain, tc.w.ref.Name, got, tc.want)
+			}
+			if tc.want && got[0].conf != ConfidenceLow {
+				t.Errorf("confidence %s, want low", got[0].conf)
+			}
 		})
 	}
 }

@@ -22,27 +22,47 @@ const (
 	maxPeerList = 200
 )
 
+// specID is a top-level spec field that holds an integer: its path, its name, and whether the
+// integer is one of a list.
+type specID struct {
+	path, field string
+	list        bool
+}
+
 // specIDs collects the integer values of the object's top-level spec fields, alone or in a list
-// of integers (`leader: 0`, `replicas: [0]`), by the field that holds them.
-func specIDs(spec map[string]any) map[int64][]string {
-	out := map[int64][]string{}
-	add := func(path string, v any) {
-		if n, ok := asInt(v); ok {
-			out[n] = append(out[n], path)
-		}
-	}
+// of integers (`leader: 0`, `replicas: [0]`), by the field that holds them. Booleans, strings
+// and numbers with a fraction are no ids.
+func specIDs(spec map[string]any) map[int64][]specID {
+	out := map[int64][]specID{}
 	for k, v := range spec {
 		if l, ok := v.([]any); ok {
 			for _, c := range l {
-				add("spec."+k, c)
+				if n, ok := asInt(c); ok {
+					out[n] = append(out[n], specID{path: "spec." + k, field: k, list: true})
+				}
 			}
 			continue
 		}
-		add("spec."+k, v)
+		if n, ok := asInt(v); ok {
+			out[n] = append(out[n], specID{path: "spec." + k, field: k})
+		}
 	}
 	// The spec is a map: its fields come in no order, and the evidence names them sorted.
 	for n := range out {
-		out[n] = slices.Compact(slices.Sorted(slices.Values(out[n])))
+		slices.SortFunc(out[n], func(a, b specID) int { return strings.Compare(a.path, b.path) })
+		out[n] = slices.Compact(out[n])
+	}
+	return out
+}
+
+// tiedIDs keeps the fields holding n whose name may hold the id of a peer of kind (idTie), as
+// their paths.
+func tiedIDs(fields []specID, kind string) []string {
+	var out []string
+	for _, f := range fields {
+		if idTie(f.field, kind, f.list) != "" {
+			out = append(out, f.path)
+		}
 	}
 	return out
 }
@@ -64,8 +84,10 @@ func asInt(v any) (int64, bool) {
 
 // unreadyPeers explains a running remover that has done nothing by what the object names by id:
 // an object of another kind of the same API group, in the same namespace, whose `spec.<kind>Id`
-// (`spuId` on a kind Spu) equals an integer the object's spec holds (`leader: 0`), and whose
-// workload is not ready: a StatefulSet or Deployment that it, or an owner it shares with that
+// (`spuId` on a kind Spu) equals an integer the object's spec holds (`leader: 0`), held by a
+// field whose name may hold such an id (idTie: it names the kind, or it names no measure such
+// as a count, a port or a generation), where no other object of that kind holds the same id,
+// and whose workload is not ready: a StatefulSet or Deployment that it, or an owner it shares with that
 // workload, owns, with fewer ready replicas than wanted. A cleanup that has to reach that peer
 // (it holds the object's data, it is what removes it there) waits until the workload runs again:
 // bringing it back comes before the remover's logs and the strip. Only a workload shown not
@@ -93,7 +115,7 @@ func (x *Explainer) unreadyPeers(ctx context.Context, o subject, w ownWord) (evi
 	looked := 0
 	for _, k := range names {
 		res := group[k]
-		if res.GroupKind() == o.res.GroupKind() || !res.Namespaced || !res.Can("list") {
+		if res.GroupKind() == o.res.GroupKind() || !res.Namespaced || !res.Can("list") || !anyTied(ids, res.Kind) {
 			continue
 		}
 		if looked++; looked > maxPeerKinds {
@@ -105,10 +127,21 @@ func (x *Explainer) unreadyPeers(ctx context.Context, o subject, w ownWord) (evi
 			continue
 		}
 		idField := strings.ToLower(res.Kind[:1]) + res.Kind[1:] + "Id"
+		// An id is an identity only when one object of the kind holds it.
+		holders := map[int64]int{}
+		for i := range list.Items {
+			if n, ok := asInt(peerSpec(&list.Items[i])[idField]); ok {
+				holders[n]++
+			}
+		}
 		for i := range list.Items {
 			peer := &list.Items[i]
 			n, ok := asInt(peerSpec(peer)[idField])
-			if !ok || len(ids[n]) == 0 {
+			if !ok || holders[n] != 1 {
+				continue
+			}
+			fields := tiedIDs(ids[n], res.Kind)
+			if len(fields) == 0 {
 				continue
 			}
 			if !listed {
@@ -132,10 +165,10 @@ func (x *Explainer) unreadyPeers(ctx context.Context, o subject, w ownWord) (evi
 					via = "which the owner it shares with it owns"
 				}
 				verb := " names "
-				if len(ids[n]) > 1 {
+				if len(fields) > 1 {
 					verb = " name "
 				}
-				said := fmt.Sprintf("%s%s%s by its spec.%s %d; its workload %s, %s, has %d of %d replicas ready", strings.Join(ids[n], " and "), verb, peerRef, idField, n, wl.ref, via, wl.ready, wl.want)
+				said := fmt.Sprintf("%s%s%s by its spec.%s %d; its workload %s, %s, has %d of %d replicas ready", strings.Join(fields, " and "), verb, peerRef, idField, n, wl.ref, via, wl.ready, wl.want)
 				evidence = append(evidence, said)
 				reasons = append(reasons, fmt.Sprintf("what the object names by id is not running: %s. A cleanup that has to reach it waits until it runs again", said))
 				fixes = append(fixes, Remediation{Code: ReasonReadyOrRemoveAwaited,
@@ -145,6 +178,17 @@ func (x *Explainer) unreadyPeers(ctx context.Context, o subject, w ownWord) (evi
 		}
 	}
 	return evidence, reasons, fixes, gaps
+}
+
+// anyTied reports whether any field holding an integer may hold the id of a peer of kind: a
+// kind no field may name by id is not listed at all (`replicas: 1` alone lists nothing).
+func anyTied(ids map[int64][]specID, kind string) bool {
+	for _, fields := range ids {
+		if len(tiedIDs(fields, kind)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // peerSpec is an object's spec, or nil.

@@ -32,20 +32,44 @@ func TestUnreadyPeers(t *testing.T) {
 		ready   int32
 		ownerOf string // the UID owning the StatefulSet
 		want    bool
+		spec    map[string]any // the object's spec; nil: leader and replicas hold leader
+		twin    bool           // a second member holds the same id
 	}{
-		{"the named member's workload is not ready", 0, 0, "uid-group", true},
-		{"the member owns the workload itself", 0, 0, "uid-m0", true},
-		{"the workload is ready", 0, 1, "uid-group", false},
-		{"the id matches no member", 7, 0, "uid-group", false},
-		{"the workload belongs to something else", 0, 0, "uid-other", false},
+		{"the named member's workload is not ready", 0, 0, "uid-group", true, nil, false},
+		{"the member owns the workload itself", 0, 0, "uid-m0", true, nil, false},
+		{"the workload is ready", 0, 1, "uid-group", false, nil, false},
+		{"the id matches no member", 7, 0, "uid-group", false, nil, false},
+		{"the workload belongs to something else", 0, 0, "uid-other", false, nil, false},
+		// The field's name ties the id to the kind, or at least names no measure.
+		{"a field naming the kind", 0, 0, "uid-group", true, map[string]any{"primaryMember": int64(0)}, false},
+		{"a replica count", 0, 0, "uid-group", false, map[string]any{"replicas": int64(0)}, false},
+		{"a port", 0, 0, "uid-group", false, map[string]any{"port": int64(0)}, false},
+		{"a container port", 0, 0, "uid-group", false, map[string]any{"containerPort": int64(0)}, false},
+		{"a list of ports", 0, 0, "uid-group", false, map[string]any{"ports": []any{int64(0)}}, false},
+		{"a generation", 0, 0, "uid-group", false, map[string]any{"generation": int64(0)}, false},
+		{"a replication factor", 0, 0, "uid-group", false, map[string]any{"replicationFactor": int64(0)}, false},
+		{"a count under a plural name", 0, 0, "uid-group", false, map[string]any{"partitions": int64(0)}, false},
+		{"a timeout", 0, 0, "uid-group", false, map[string]any{"timeoutSeconds": int64(0)}, false},
+		// The value's type: only an integer is an id.
+		{"a boolean", 0, 0, "uid-group", false, map[string]any{"leader": false}, false},
+		{"a string", 0, 0, "uid-group", false, map[string]any{"leader": "0"}, false},
+		{"a fraction", 0, 0, "uid-group", false, map[string]any{"leader": 0.5}, false},
+		// An id two members hold is no identity.
+		{"two members hold the id", 0, 0, "uid-group", false, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "store.example.io/v1", "kind": "Member",
 				"metadata": map[string]any{"name": "m0", "namespace": "ns", "uid": "uid-m0",
 					"ownerReferences": []any{map[string]any{"apiVersion": "store.example.io/v1", "kind": "Group", "name": "g", "uid": "uid-group"}}},
 				"spec": map[string]any{"memberId": int64(0)}}}
+			objs := []runtime.Object{m}
+			if tc.twin {
+				objs = append(objs, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "store.example.io/v1", "kind": "Member",
+					"metadata": map[string]any{"name": "m0-twin", "namespace": "ns", "uid": "uid-m0-twin"},
+					"spec":     map[string]any{"memberId": int64(0)}}})
+			}
 			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-				map[schema.GroupVersionResource]string{member.GVR(): "MemberList", shard.GVR(): "ShardList"}, m)
+				map[schema.GroupVersionResource]string{member.GVR(): "MemberList", shard.GVR(): "ShardList"}, objs...)
 			one := int32(1)
 			sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "store-g", Namespace: "ns",
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "store.example.io/v1", Kind: "Group", Name: "g", UID: types.UID(tc.ownerOf)}}},
@@ -53,7 +77,11 @@ func TestUnreadyPeers(t *testing.T) {
 				Status: appsv1.StatefulSetStatus{ReadyReplicas: tc.ready}}
 			c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(sts), Dynamic: dyn}
 			x := New(c, kinds.NewCatalog([]kinds.Resource{shard, member}, nil))
-			body := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"leader": tc.leader, "replicas": []any{tc.leader}}}}
+			spec := tc.spec
+			if spec == nil {
+				spec = map[string]any{"leader": tc.leader, "replicas": []any{tc.leader}}
+			}
+			body := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
 			o := subject{res: shard, obj: &metav1.ObjectMeta{Name: "s-0", Namespace: "ns", UID: "uid-s"}}
 			ev, reasons, fixes, gaps := x.unreadyPeers(context.Background(), o, ownWord{obj: body})
 			if len(gaps) > 0 {
@@ -65,7 +93,11 @@ func TestUnreadyPeers(t *testing.T) {
 				}
 				return
 			}
-			if len(ev) != 1 || !strings.Contains(ev[0], "spec.leader and spec.replicas name members.store.example.io/m0 -n ns by its spec.memberId 0") || !strings.Contains(ev[0], "statefulsets.apps/store-g -n ns") {
+			said := "spec.leader and spec.replicas name"
+			if tc.spec != nil {
+				said = "spec.primaryMember names"
+			}
+			if len(ev) != 1 || !strings.Contains(ev[0], said+" members.store.example.io/m0 -n ns by its spec.memberId 0") || !strings.Contains(ev[0], "statefulsets.apps/store-g -n ns") {
 				t.Fatalf("evidence %q, want the member and its workload named", ev)
 			}
 			if len(fixes) != 1 || fixes[0].Code != ReasonReadyOrRemoveAwaited || !strings.Contains(fixes[0].Command, "describe statefulset/store-g") {
@@ -78,4 +110,27 @@ func TestUnreadyPeers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The words of a field name and how a name may hold a peer's id.
+func TestIDTie(t *testing.T) {
+	type in struct {
+		field, kind string
+		list        bool
+	}
+	checkAll(t, "idTie", func(i in) bool { return idTie(i.field, i.kind, i.list) != "" }, []expect[in, bool]{
+		{in{"spuId", "Spu", false}, true},
+		{in{"leaderSpu", "Spu", false}, true},
+		{in{"spus", "Spu", true}, true},
+		{in{"leader", "Spu", false}, true},
+		{in{"replicas", "Spu", true}, true},
+		{in{"replicas", "Spu", false}, false},
+		{in{"partitions", "Spu", false}, false},
+		{in{"port", "Spu", false}, false},
+		{in{"targetPort", "Spu", false}, false},
+		{in{"ports", "Spu", true}, false},
+		{in{"observedGeneration", "Spu", false}, false},
+		{in{"replicationFactor", "Spu", false}, false},
+		{in{"max_retries", "Spu", false}, false},
+	})
 }
