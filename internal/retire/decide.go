@@ -120,10 +120,12 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []report.Gap) {
 // inventory id that does not parse is never skipped: it is returned in unparsed, named with
 // its Kustomization, and the verdict cannot be SAFE.
 func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
+	// Keyed by the cluster too: the same id applied to another cluster (spec.kubeConfig) is
+	// another object, so dropping it here is no move.
 	declaredBy := map[string]string{}
 	for _, u := range units {
 		for _, o := range u.Candidate {
-			declaredBy[RefOf(o).ID()] = u.Kustomization.ID()
+			declaredBy[u.Kustomization.Cluster+"\x00"+RefOf(o).ID()] = u.Kustomization.ID()
 		}
 	}
 	var out []Removal
@@ -141,7 +143,7 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 			}
 			seen[id] = true
 			r := Removal{Object: ref, ID: id, Kustomization: u.Kustomization.ID(), InInventory: inv[id], base: base}
-			if to, ok := declaredBy[id]; ok && to != u.Kustomization.ID() {
+			if to, ok := declaredBy[u.Kustomization.Cluster+"\x00"+id]; ok && to != u.Kustomization.ID() {
 				r.MovedTo = to
 			}
 			out = append(out, r)
