@@ -106,6 +106,22 @@ func HelmUnseen(rs []Removal) []report.Gap {
 	return out
 }
 
+// HelmCascades names every removed HelmRelease whose rendered uninstall deletes Flux
+// Kustomizations that prune what they applied: that is deleted too, and not judged here.
+func HelmCascades(rs []Removal) []report.Gap {
+	var out []report.Gap
+	for i := range rs {
+		r := &rs[i]
+		h := r.Helm
+		if h == nil || h.NoUninstall != "" || len(h.Cascades) == 0 || (r.Outcome != Pruned && r.Outcome != Moved) {
+			continue
+		}
+		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (%s)", r.Object.Namespace, r.Object.Name, Applier(r.Kustomization)),
+			fmt.Sprintf("deleting it uninstalls release %s, which deletes %s: what those applied is deleted with them and is not judged here", h.Release, strings.Join(h.Cascades, "; "))))
+	}
+	return out
+}
+
 // HelmStateless notes every removed HelmRelease whose uninstall is shown to delete no
 // chart-made state (helmjudge.Uninstall.Stateless), with that evidence.
 func HelmStateless(rs []Removal) []report.Note {

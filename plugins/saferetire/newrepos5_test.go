@@ -47,5 +47,40 @@ func TestWorkloadClusterReleaseRemoved(t *testing.T) {
 		}
 		contains(t, out, "UNSAFE HelmRelease capi-worker-clusters/north-aks-helm-release")
 		contains(t, out, "deletes Cluster capi-worker-clusters/north-aks")
+		contains(t, out, "which deletes Kustomization capi-worker-clusters/north-aks-infrastructure, whose deletion prunes what it applied from path ./infra/base, on the cluster its kubeConfig names")
+	}
+}
+
+// A chart that renders only a Flux Kustomization that prunes (a cluster's sync, without the
+// cluster) deletes it on uninstall, and with it everything it applied: that is not judged, so
+// the removal is UNKNOWN. Before, the Kustomization was one of the release's stateless
+// objects: SAFE. Suspended, or with deletionPolicy Orphan, it deletes nothing it applied.
+func TestReleaseRenderingAKustomizationRemoved(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra string
+		code        int
+	}{
+		{name: "prunes", code: 2},
+		{name: "orphans", extra: "  deletionPolicy: Orphan\n", code: 0},
+		{name: "suspended", extra: "  suspend: true\n", code: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := workloadClusterChart()
+			delete(files, "charts/aks-cluster/templates/cluster.yaml")
+			files["charts/aks-cluster/templates/sync.yaml"] += tc.extra
+			files["clusters/mgmt/clusters.yaml"] = fluxKS("flux-system", "worker-clusters", "./capi/clusters", true)
+			files["capi/clusters/north-aks/cluster-helm-release.yaml"] = workloadClusterRelease("north-aks")
+			files["capi/clusters/pacific-aks/cluster-helm-release.yaml"] = workloadClusterRelease("pacific-aks")
+			r := gittest.New(t, files)
+			r.Git("rm", "--quiet", "capi/clusters/north-aks/cluster-helm-release.yaml")
+			r.Commit("delete north-aks", nil)
+			out, errOut, code := invocation{}.raw(t, "--dry-run", "--offline", "--repo", r.Dir, "--base", "HEAD~1", "--candidate", "HEAD")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, out, errOut)
+			}
+			if tc.code == 2 {
+				contains(t, out, "which deletes Kustomization capi-worker-clusters/north-aks-infrastructure, whose deletion prunes what it applied")
+			}
+		})
 	}
 }
