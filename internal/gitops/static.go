@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kubeforensics/suite/internal/gitrev"
@@ -196,6 +197,7 @@ func (s *staticReader) readDir(d string) *staticDir {
 		// generator's): every file below is read or may be.
 		sd.paths = append(sd.paths, d)
 		sd.files, sd.mustBuild = s.filesBelow(d)
+		sd.dirs = kustomizationDirs(sd.files)
 		return sd
 	}
 	sd.files = append(sd.files, kfile)
@@ -224,6 +226,32 @@ func (s *staticReader) readDir(d string) *staticDir {
 	}
 	sort.Strings(sd.dirs)
 	return sd
+}
+
+// kustomizationDirs are the directories among files that hold a kustomization file, the
+// outermost only. The controller's generator includes such a directory as a kustomization and
+// does not descend into it; its entries may lead outside the directory listed (a cluster's
+// directory without a kustomization.yaml whose subdirectory names ../../bases/app), so each is
+// read as a kustomization too and what it leads to is an input of the tier.
+func kustomizationDirs(files []string) []string {
+	names := map[string]bool{}
+	for _, n := range konfig.RecognizedKustomizationFileNames() {
+		names[n] = true
+	}
+	var dirs []string
+	for _, f := range files {
+		if names[path.Base(f)] {
+			dirs = append(dirs, path.Dir(f))
+		}
+	}
+	sort.Strings(dirs)
+	var out []string
+	for _, d := range dirs {
+		if !slices.ContainsFunc(out, func(o string) bool { return d == o || strings.HasPrefix(d, o+"/") }) {
+			out = append(out, d) // else below a kustomization the generator includes whole
+		}
+	}
+	return out
 }
 
 // filesBelow lists the files under d; a symlink or an unreadable entry is a reason to build.

@@ -120,10 +120,12 @@ func MarkRemoved(units []Unit) (judged []Unit, incomplete []report.Gap) {
 // inventory id that does not parse is never skipped: it is returned in unparsed, named with
 // its Kustomization, and the verdict cannot be SAFE.
 func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
+	// Keyed by the cluster too: the same id applied to another cluster (spec.kubeConfig) is
+	// another object, so dropping it here is no move.
 	declaredBy := map[string]string{}
 	for _, u := range units {
 		for _, o := range u.Candidate {
-			declaredBy[RefOf(o).ID()] = u.Kustomization.ID()
+			declaredBy[u.Kustomization.Cluster+"\x00"+RefOf(o).ID()] = u.Kustomization.ID()
 		}
 	}
 	var out []Removal
@@ -141,7 +143,7 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 			}
 			seen[id] = true
 			r := Removal{Object: ref, ID: id, Kustomization: u.Kustomization.ID(), InInventory: inv[id], base: base}
-			if to, ok := declaredBy[id]; ok && to != u.Kustomization.ID() {
+			if to, ok := declaredBy[u.Kustomization.Cluster+"\x00"+id]; ok && to != u.Kustomization.ID() {
 				r.MovedTo = to
 			}
 			out = append(out, r)
@@ -230,18 +232,18 @@ func judgeSafety(r *Removal, u Unit) {
 		}
 		r.Unsafe = true
 		if r.base != nil && objectOptOutOf(r.base, exclusionsFor(u.Kustomization)) != "" {
-			r.addReason(ReasonProtectionNotApplied, fmt.Sprintf("the protection is merged but the live object does not carry it yet: Kustomization %s prunes %s unless it applies that revision first", r.Kustomization, r.Object))
+			r.addReason(ReasonProtectionNotApplied, fmt.Sprintf("the protection is merged but the live object does not carry it yet: %s prunes %s unless it applies that revision first", Applier(r.Kustomization), r.Object))
 			break
 		}
 		if u.Removed {
-			r.addReason(ReasonKustomizationDeletedPersistent, fmt.Sprintf("the candidate deletes Kustomization %s, and its deletionPolicy %s deletes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, policy(u.Kustomization), r.Object, r.Persistent.Detail))
+			r.addReason(ReasonKustomizationDeletedPersistent, fmt.Sprintf("the candidate deletes %s, and its deletionPolicy %s deletes %s, which holds persistent state (%s), and nothing protects it", Applier(r.Kustomization), policy(u.Kustomization), r.Object, r.Persistent.Detail))
 			break
 		}
 		code := ReasonPrunePersistent
 		if r.Helm != nil {
 			code = ReasonHelmUninstallPersistent
 		}
-		r.addReason(code, fmt.Sprintf("Kustomization %s prunes %s, which holds persistent state (%s), and nothing protects it", r.Kustomization, r.Object, r.Persistent.Detail))
+		r.addReason(code, fmt.Sprintf("%s prunes %s, which holds persistent state (%s), and nothing protects it", Applier(r.Kustomization), r.Object, r.Persistent.Detail))
 	case Moved:
 		why := fmt.Sprintf("moves from %s to %s: whichever reconciles first decides; if %s prunes it before %s adopts it, it is deleted and recreated", Applier(r.Kustomization), Applier(r.MovedTo), r.Kustomization, r.MovedTo)
 		code := ReasonMoved

@@ -99,9 +99,25 @@ func HelmUnseen(rs []Removal) []report.Gap {
 		if r.Outcome == Moved {
 			when = fmt.Sprintf("if it is pruned before %s adopts it, deleting it", Applier(r.MovedTo))
 		}
-		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (Kustomization %s)", r.Object.Namespace, r.Object.Name, r.Kustomization),
+		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (%s)", r.Object.Namespace, r.Object.Name, Applier(r.Kustomization)),
 			fmt.Sprintf("%s uninstalls release %s and every object its chart installed; its values declare no persistent state the chart creates, and not seen: %s, so what the uninstall deletes is unknown (run live, or set spec.suspend: true before removing it)",
 				when, h.Release, strings.Join(h.NotSeen, "; "))))
+	}
+	return out
+}
+
+// HelmCascades names every removed HelmRelease whose rendered uninstall deletes Flux
+// Kustomizations that prune what they applied: that is deleted too, and not judged here.
+func HelmCascades(rs []Removal) []report.Gap {
+	var out []report.Gap
+	for i := range rs {
+		r := &rs[i]
+		h := r.Helm
+		if h == nil || h.NoUninstall != "" || len(h.Cascades) == 0 || (r.Outcome != Pruned && r.Outcome != Moved) {
+			continue
+		}
+		out = append(out, notJudged(r.Object.GapID(), report.GapUnsupported, fmt.Sprintf("HelmRelease %s/%s (%s)", r.Object.Namespace, r.Object.Name, Applier(r.Kustomization)),
+			fmt.Sprintf("deleting it uninstalls release %s, which deletes %s: what those applied is deleted with them and is not judged here", h.Release, strings.Join(h.Cascades, "; "))))
 	}
 	return out
 }
@@ -114,7 +130,7 @@ func HelmStateless(rs []Removal) []report.Note {
 		r := &rs[i]
 		if h := r.Helm; h != nil && h.NoUninstall == "" && h.Stateless != "" && r.Persistent == nil && r.Live == nil && (r.Outcome == Pruned || r.Outcome == Moved) {
 			out = append(out, report.Note{Code: report.NoteHelmUninstallStateless, Subject: r.Object.GapID(),
-				Message: fmt.Sprintf("HelmRelease %s/%s (Kustomization %s): deleting it uninstalls release %s; %s", r.Object.Namespace, r.Object.Name, r.Kustomization, h.Release, h.Stateless)})
+				Message: fmt.Sprintf("HelmRelease %s/%s (%s): deleting it uninstalls release %s; %s", r.Object.Namespace, r.Object.Name, Applier(r.Kustomization), h.Release, h.Stateless)})
 		}
 	}
 	return out

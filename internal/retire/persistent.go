@@ -22,7 +22,14 @@ var DefaultPersistentKinds = []string{
 	"Cluster.postgresql.cnpg.io",
 	fluxInstanceKind,
 	"Node",
+	clusterAPIClusterKind,
 }
+
+// clusterAPIClusterKind is Cluster API's Cluster: deleting one makes its providers
+// deprovision the workload cluster it stands for (control plane, machines, and with them every
+// workload and volume on it). A chart that renders one (microsoft/multicluster-gitops'
+// aks-cluster-chart) deletes the cluster when its HelmRelease is uninstalled.
+const clusterAPIClusterKind = "Cluster.cluster.x-k8s.io"
 
 // fluxInstanceKind is the Flux Operator's FluxInstance: deleting one uninstalls Flux with its
 // CRDs, and with them every Flux object in the cluster, as deleting any CRD deletes its custom
@@ -88,6 +95,8 @@ func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persis
 		// registration, and the pod garbage collector deletes every pod bound to it (a kubelet
 		// registers again only when it restarts).
 		return &Persistence{Detail: "the kubelet's node registration: the pod garbage collector deletes every pod bound to the node, which stays out of the cluster until its kubelet restarts"}
+	case clusterAPIClusterKind:
+		return &Persistence{Detail: "Cluster API deprovisions the workload cluster: its control plane, its machines and everything running on it"}
 	case "Cluster.postgresql.cnpg.io":
 		return &Persistence{Detail: "the CloudNativePG operator deletes the PostgreSQL cluster, its pods and its claims"}
 	case fluxInstanceKind:

@@ -56,6 +56,10 @@ type Kustomization struct {
 	DeletionPolicy string `json:"deletionPolicy,omitempty"`
 	// Suspend is spec.suspend: a suspended Kustomization deletes nothing when deleted.
 	Suspend bool `json:"suspend,omitempty"`
+	// Cluster names the cluster it applies to when that is not the controller's own: its
+	// spec.kubeConfig ("kubeConfig Secret namespace/name"); "" for the controller's cluster.
+	// Objects of the same id applied to two clusters are two objects, never a move.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // ID is `namespace/name` for a Kustomization and `ResourceSet/namespace/name` for a

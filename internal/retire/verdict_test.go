@@ -73,6 +73,12 @@ spec:
 	nodeYAML = `apiVersion: v1
 kind: Node
 metadata: {name: media-worker, labels: {homelab.bupd.dev/workload-pool: media}}`
+	// a workload cluster as microsoft/multicluster-gitops' aks-cluster-chart renders it
+	capiClusterYAML = `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: north-aks, namespace: default}
+spec:
+  controlPlaneRef: {apiVersion: exp.infrastructure.cluster.x-k8s.io/v1alpha4, kind: AzureManagedControlPlane, name: north-aks}`
 	hrExistingClaimYAML = `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata: {name: pg, namespace: apps}
@@ -125,6 +131,7 @@ func TestVerdicts(t *testing.T) {
 		{name: "a suspended HelmRelease deletes nothing it installed", ks: ks, base: hrSuspendedYAML, outcome: retire.Pruned, reason: retire.ReasonPruneStateless},
 		{name: "a HelmRelease mounting an existing claim", ks: ks, base: hrExistingClaimYAML, outcome: retire.Pruned, reason: retire.ReasonPruneStateless},
 		{name: "a Node pruned: its registration and pods go", ks: ks, base: nodeYAML, outcome: retire.Pruned, unsafe: true, reason: retire.ReasonPrunePersistent},
+		{name: "a Cluster API Cluster pruned: the workload cluster goes", ks: ks, base: capiClusterYAML, outcome: retire.Pruned, unsafe: true, reason: retire.ReasonPrunePersistent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := retire.Unit{Kustomization: tc.ks, Base: objects(t, tc.base), Candidate: objects(t, tc.cand), Removed: tc.removed}

@@ -103,7 +103,8 @@ func addRemovals(root *output.Node, r *Result, p output.Palette) {
 	for i := range r.Removals {
 		rm := &r.Removals[i]
 		if rm.Kustomization != last {
-			ks, last = root.Add("Kustomization "+p.Bold(rm.Kustomization)), rm.Kustomization
+			kind, id, _ := strings.Cut(retire.Applier(rm.Kustomization), " ") // "ResourceSet ns/name" for a ResourceSet
+			ks, last = root.Add(kind+" "+p.Bold(id)), rm.Kustomization
 		}
 		addRemoval(ks, rm, p)
 	}

@@ -45,6 +45,14 @@ func unbuiltDeclarers(f gitrev.Files, top string) []string {
 	return out
 }
 
+// noDeclarer reports whether no YAML file the scan reads (the bounds of unbuiltDeclarers)
+// declares a Flux Kustomization.
+func noDeclarer(f gitrev.Files, top string) bool {
+	none := true
+	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(string, []string) { none = false })
+	return none
+}
+
 // selfSyncing lists, sorted, the directories of the tree at top that a Kustomization declared
 // inside them builds: what a bootstrap's root Kustomization looks like wherever it lives (flux
 // bootstrap's flux-system in clusters/<name>/flux-system, the older home-ops layout's

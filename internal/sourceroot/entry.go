@@ -197,6 +197,10 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 		}
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no clusters/ or flux/cluster directory anywhere)"
 		l.Entry, l.EntryHow = ".", "the top level, built whole: no clusters/<name> or flux/cluster directory and no root Kustomization that builds its own directory was found; if your bootstrap syncs another path, give it with --path"
+		if noDeclarer(f, top) {
+			// controlplaneio-fluxcd/d2-infra: overlays a fleet repository's ResourceSets build.
+			l.EntryHow += "; no file read here declares a Flux Kustomization: if another repository's Kustomizations build this one's paths (a fleet's), gate the change there"
+		}
 		return nil
 	case 1:
 	default:

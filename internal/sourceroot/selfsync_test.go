@@ -44,6 +44,11 @@ func TestDetectSelfSyncingRoot(t *testing.T) {
 			"setup/flux/config/ks.yaml":      fluxKS("cluster-apps", "./kubernetes"),
 			"kubernetes/apps/namespace.yaml": mediaNS,
 		}, wantPath: ".", wantHow: "built whole"},
+		{name: "no Flux Kustomization anywhere says so", files: map[string]string{
+			"components/web/base/kustomization.yaml":       "resources:\n- namespace.yaml\n",
+			"components/web/base/namespace.yaml":           mediaNS,
+			"components/web/production/kustomization.yaml": "resources:\n- ../base\n",
+		}, wantPath: ".", wantHow: "no file read here declares a Flux Kustomization"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

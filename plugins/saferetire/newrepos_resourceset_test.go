@@ -132,6 +132,8 @@ func TestResourceSetTenantDropped(t *testing.T) {
 		t.Fatalf("exit %d, want 1 (unsafe)\n%s\n%s", code, out, errOut)
 	}
 	outputHas(t, out,
+		// the tree is headed by what applied the objects, named as the plan names it
+		"ResourceSet flux-system/apps\n",
 		"UNSAFE Namespace backend (tenants/apps.yaml)",
 		// protect: the operator's own opt-out, and the ResourceSet that must apply it
 		"add the annotation fluxcd.controlplane.io/prune: disabled",
@@ -145,7 +147,7 @@ func TestResourceSetTenantDropped(t *testing.T) {
 		// the tenant's own Kustomization builds another source: what it prunes is not judged
 		"Kustomization backend/apps: built from another source (OCIRepository/backend/apps) and the candidate removes it",
 		"verdict: UNSAFE (exit 1)")
-	for _, bad := range []string{"not a valid namespace name", "get kustomization flux-system/apps", "in git, delete tenants/apps.yaml"} {
+	for _, bad := range []string{"not a valid namespace name", "get kustomization flux-system/apps", "in git, delete tenants/apps.yaml", "Kustomization ResourceSet/"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("output has %q\n%s", bad, out)
 		}

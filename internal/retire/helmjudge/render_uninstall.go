@@ -38,6 +38,9 @@ func renderedUninstall(r Removed, k Kinds, rd *helmrender.Render) *Uninstall {
 				}
 			}
 		}
+		if c := cascade(o); c != "" {
+			h.Cascades = append(h.Cascades, c)
+		}
 		persistent := k.Has(ref) && (ref.GroupKind() != "StatefulSet.apps" || len(claims) > 0)
 		if where := StorageRequest(o); where != "" && !k.Has(ref) {
 			persistent, ho.Detail = true, "asks its operator for storage: "+where
@@ -62,4 +65,28 @@ func renderedUninstall(r Removed, k Kinds, rd *helmrender.Render) *Uninstall {
 	claimsFirst(h.Deleted)
 	claimsFirst(h.Left)
 	return h
+}
+
+// cascade says what deleting o prunes when o is a Flux Kustomization whose deletion garbage-
+// collects what it applied (spec.prune with the default deletionPolicy, or Delete or
+// WaitForTermination, and not suspended), "" otherwise. A chart that renders one (a cluster
+// chart that renders the sync of the cluster it makes) deletes it on uninstall.
+func cascade(o *unstructured.Unstructured) string {
+	if o.GroupVersionKind().Group != "kustomize.toolkit.fluxcd.io" || o.GetKind() != "Kustomization" {
+		return ""
+	}
+	spec, _ := o.Object["spec"].(map[string]any)
+	prune, _ := spec["prune"].(bool)
+	suspend, _ := spec["suspend"].(bool)
+	policy, _ := spec["deletionPolicy"].(string)
+	deletes := policy == "Delete" || policy == "WaitForTermination" || ((policy == "" || policy == "MirrorPrune") && prune)
+	if !deletes || suspend {
+		return ""
+	}
+	path, _ := spec["path"].(string)
+	where := ""
+	if kc, ok := spec["kubeConfig"].(map[string]any); ok && kc != nil {
+		where = ", on the cluster its kubeConfig names"
+	}
+	return fmt.Sprintf("Kustomization %s/%s, whose deletion prunes what it applied from path %s%s", o.GetNamespace(), o.GetName(), path, where)
 }

@@ -90,6 +90,9 @@ type Uninstall struct {
 	// Stateless is the evidence that the chart makes no state from these values (offline, a
 	// chart whose templates are known): the uninstall deletes none, though not seen.
 	Stateless string `json:"stateless,omitempty"`
+	// Cascades are the Flux Kustomizations the uninstall deletes whose deletion prunes what
+	// they applied (rendered, offline): what that is, is not judged here.
+	Cascades []string `json:"cascades,omitempty"`
 }
 
 // Removed is a HelmRelease the candidate removes, as the gate knows it.
