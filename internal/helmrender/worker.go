@@ -47,14 +47,23 @@ type workerSource struct {
 	named, exe, goos, own string
 }
 
-// NewWorker is the worker of a run whose note, if any, goes to note.
+// NewWorker is the worker of a run whose note, if any, goes to note. A Worker with only Note
+// set is the same.
 func NewWorker(note io.Writer) *Worker {
-	return &Worker{Note: note, src: workerSource{named: os.Getenv(WorkerExeEnv), goos: runtime.GOOS, own: chartrender.Build()}}
+	return &Worker{Note: note, src: thisSource()}
+}
+
+// thisSource is this process's: WorkerExeEnv's value, its OS and its build.
+func thisSource() workerSource {
+	return workerSource{named: os.Getenv(WorkerExeEnv), goos: runtime.GOOS, own: chartrender.Build()}
 }
 
 // get is the worker executable, and whether it is this executable (self); chosen once.
 func (w *Worker) get(ctx context.Context) (exe string, self bool, err error) {
 	w.once.Do(func() {
+		if w.src == (workerSource{}) {
+			w.src = thisSource()
+		}
 		src := w.src
 		if src.exe, w.err = realExecutable(src.exe); w.err != nil {
 			return
