@@ -9,7 +9,8 @@
 #                   $KF_RELEASE_URL/$KF_VERSION/ (default GitHub's release downloads)
 #   RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP   set by the runner
 #
-# The plugins go to $RUNNER_TEMP/kubeforensics/bin, which is added to $GITHUB_PATH.
+# The plugins go to $RUNNER_TEMP/kubeforensics/bin, which is added to $GITHUB_PATH, with the
+# render worker kubeforensics-helmrender when their archives hold it.
 set -euo pipefail
 
 fail() { echo "::error title=kubeforensics install::$*" >&2; exit 3; }
@@ -74,13 +75,26 @@ for plugin in ${KF_PLUGINS:-safe-retire flux-chain}; do
 	# The same executable answers as kubectl-<name> (the form comes from its name), which the
 	# gates run; on Windows it is copied, as symbolic links need privileges there.
 	exe=kubectl-${plugin//-/_}
+	# A plugin that renders Helm charts ships with the render worker in its archive; it goes
+	# beside the plugin, where the plugin looks for it (and uses it only if it is of its own
+	# build: the same in every archive of one release).
+	worker=kubeforensics-helmrender
 	if [ "$os" = windows ]; then
 		unzip -o -q "$dl/$archive" "$flux.exe" -d "$bin" || fail "$archive holds no $flux.exe"
 		cp "$bin/$flux.exe" "$bin/$exe.exe"
+		if unzip -Z1 "$dl/$archive" | grep -x "$worker.exe" >/dev/null; then
+			unzip -o -q "$dl/$archive" "$worker.exe" -d "$bin" || fail "$archive: cannot extract $worker.exe"
+			echo "installed $worker.exe beside it"
+		fi
 	else
 		tar -xzf "$dl/$archive" -C "$bin" "$flux" || fail "$archive holds no $flux"
 		chmod 0755 "$bin/$flux"
 		ln -sf "$flux" "$bin/$exe"
+		if tar -tzf "$dl/$archive" | grep -x "$worker" >/dev/null; then
+			tar -xzf "$dl/$archive" -C "$bin" "$worker" || fail "$archive: cannot extract $worker"
+			chmod 0755 "$bin/$worker"
+			echo "installed $worker beside it"
+		fi
 	fi
 	echo "installed $exe $version ($os/$arch, sha256 $got)"
 done

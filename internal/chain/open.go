@@ -2,6 +2,7 @@ package chain
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -58,8 +59,8 @@ func LoadSettings(root, config string, declared lint.Declared) (lint.Settings, s
 
 // ChartRenderer is how HelmReleases are rendered for crd-order: with the charts pulled to dir,
 // kept in cacheDir, or (allowNetwork) downloaded within timeout, for kubeVersion; nil when no
-// chart source is given.
-func ChartRenderer(dir, cacheDir, kubeVersion string, allowNetwork bool, timeout time.Duration) (*lint.ChartCRDs, error) {
+// chart source is given. A render worker found but not used is said on errOut (nil: not said).
+func ChartRenderer(dir, cacheDir, kubeVersion string, allowNetwork bool, timeout time.Duration, errOut io.Writer) (*lint.ChartCRDs, error) {
 	if dir == "" && cacheDir == "" && !allowNetwork {
 		return nil, nil
 	}
@@ -74,5 +75,5 @@ func ChartRenderer(dir, cacheDir, kubeVersion string, allowNetwork bool, timeout
 		}
 		g.Cache = c
 	}
-	return &lint.ChartCRDs{Charts: g, Options: helmrender.Options{KubeVersion: kubeVersion}}, nil
+	return &lint.ChartCRDs{Charts: g, Options: helmrender.Options{KubeVersion: kubeVersion, Worker: helmrender.NewWorker(errOut)}}, nil
 }

@@ -2,8 +2,11 @@ package chartrender
 
 import (
 	"errors"
+	"strings"
 
 	chart "helm.sh/helm/v4/pkg/chart/v2"
+
+	"github.com/kubeforensics/suite/internal/version"
 )
 
 // A render runs in a render worker: an executable whose main calls ServeWorker first, started
@@ -16,8 +19,30 @@ const WorkerEnv = "KUBEFORENSICS_HELMRENDER_WORKER"
 
 // WorkerTag starts WorkerEnv's value and the worker's answer: a process that is not a worker
 // of this protocol answers otherwise, and is reported, not believed. Version 2: the request
-// is a Spec, not a HelmRelease and the gate's options.
+// is a Spec, not a HelmRelease and the gate's options. The answer's tag line goes on, after
+// one space, with the worker's Build: a gate uses a worker only of its own build
+// (internal/helmrender's Worker).
 const WorkerTag = "kubeforensics-helmrender-worker/2"
+
+// Build names the build of this executable as a worker reports it and a gate compares it:
+// the release version and the commit (internal/version; "dev" and the commit Go recorded, if
+// any, for a build outside a release), as "<version>@<commit>". Two executables of one
+// release, or of one `make build` of a commit, have the same Build.
+func Build() string {
+	return BuildOf(version.Get())
+}
+
+// BuildOf is Build for the build information i.
+func BuildOf(i version.Info) string {
+	return i.Version + "@" + i.Commit
+}
+
+// SplitTag reads a worker's tag line (without its newline): ok when it is this protocol's,
+// and the build the worker reported ("" when it reported none).
+func SplitTag(line string) (build string, ok bool) {
+	tag, build, _ := strings.Cut(line, " ")
+	return build, tag == WorkerTag
+}
 
 // WorkerInitGC is the worker's GOGC while Go initialises its packages, before main: at the
 // default the collector ran three times over a heap initialisation only grows (4–5 MB), at

@@ -50,7 +50,7 @@ func ServeWorker(getenv func(string) string, in io.Reader, out io.Writer) (code 
 		return 2, true
 	}
 	res := serve(in)
-	if _, err := io.WriteString(out, WorkerTag+"\n"); err != nil {
+	if _, err := io.WriteString(out, WorkerTag+" "+Build()+"\n"); err != nil {
 		return 2, true
 	}
 	if err := gob.NewEncoder(out).Encode(res); err != nil {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +24,7 @@ import (
 )
 
 // A render runs in a child process, a render worker (internal/chartrender: WorkerExe beside
-// this executable, else this executable started again), its memory bounded before it reads anything (RLIMIT_DATA on Linux, and Go's
+// this executable, of its build, else this executable started again: Worker), its memory bounded before it reads anything (RLIMIT_DATA on Linux, and Go's
 // soft memory limit), killed at the deadline or when the run stops, its answer read up to the
 // output bound. A chart's templates can loop (`until`), build huge strings (`repeat`) or
 // double through nested `include`s: in this process nothing could stop them, and a render
@@ -63,7 +62,11 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	if os.Getenv(WorkerEnv) != "" {
 		return nil, errors.New("a render worker does not start another")
 	}
-	exe, self, err := workerExe()
+	w := opts.Worker
+	if w == nil {
+		w = NewWorker(nil)
+	}
+	exe, self, err := w.get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the render process: %w", err)
 	}
@@ -97,9 +100,13 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	case outOfMemory(stderr.String()):
 		return nil, &BoundError{Bound: BoundMemory, Detail: fmt.Sprintf("its process needed more than the %d MiB a render may use, and was stopped", opts.MaxMemory>>20)}
 	}
-	res, err := readAnswer(stdout.Bytes())
+	res, build, err := readAnswer(stdout.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("the render process (%s) %v%s: %w", exe, exitText(runErr), fatal(stderr.String()), err)
+	}
+	if !self && build != w.src.own {
+		// Replaced since the handshake: its answer is not this build's render.
+		return nil, fmt.Errorf("the render process (%s) answered as build %q, not this plugin's %q", exe, build, w.src.own)
 	}
 	switch {
 	case res.Bound != nil:
@@ -127,18 +134,9 @@ func workerEnv(maxMemory int64) []string {
 	return env
 }
 
-// workerExe is the render worker executable: WorkerExeEnv's when set, else WorkerExe beside
-// this executable when it is a regular file there, else this executable (self), whose main
-// calls ServeWorker first.
-func workerExe() (exe string, self bool, err error) {
-	exe, err = os.Executable()
-	if err != nil {
-		return "", false, fmt.Errorf("this executable: %w", err)
-	}
-	return chooseWorker(os.Getenv(WorkerExeEnv), exe, runtime.GOOS)
-}
-
-// chooseWorker is workerExe for the environment's value named and this executable exe on goos.
+// chooseWorker is the worker to start, for WorkerExeEnv's value named and this executable
+// exe (its real file) on goos: named when set, else WorkerExe beside exe when it is a regular
+// file there, else exe itself (self), whose main calls ServeWorker first.
 func chooseWorker(named, exe, goos string) (worker string, self bool, err error) {
 	if named != "" {
 		if _, err := os.Stat(named); err != nil {
@@ -157,22 +155,24 @@ func chooseWorker(named, exe, goos string) (worker string, self bool, err error)
 	return exe, true, nil
 }
 
-// readAnswer reads the worker's tag line and its gob-encoded response.
-func readAnswer(b []byte) (*chartrender.Response, error) {
+// readAnswer reads the worker's tag line, with the build it reports, and its gob-encoded
+// response.
+func readAnswer(b []byte) (*chartrender.Response, string, error) {
 	r := bufio.NewReader(bytes.NewReader(b))
 	line, err := r.ReadString('\n')
-	if err != nil || strings.TrimSuffix(line, "\n") != chartrender.WorkerTag {
+	build, ok := chartrender.SplitTag(strings.TrimSuffix(line, "\n"))
+	if err != nil || !ok {
 		first := strings.TrimSpace(line)
 		if len(first) > 200 {
 			first = first[:200]
 		}
-		return nil, fmt.Errorf("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?); it answered %q", first)
+		return nil, "", fmt.Errorf("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?); it answered %q", first)
 	}
 	res := &chartrender.Response{}
 	if err := gob.NewDecoder(r).Decode(res); err != nil {
-		return nil, fmt.Errorf("its answer: %w", err)
+		return nil, "", fmt.Errorf("its answer: %w", err)
 	}
-	return res, nil
+	return res, build, nil
 }
 
 // outOfMemory tells, from a Go process's standard error, that it died for want of memory:

@@ -63,6 +63,9 @@ type Options struct {
 	// Cache, when set, answers renders an earlier run made with the same inputs, and keeps
 	// the renders this run makes (cache.go). It never reaches a render process.
 	Cache *Cache `json:"-"`
+	// Worker is the run's render worker, chosen once (worker.go); nil chooses one for each
+	// render, which starts a found worker once more each time to ask its build.
+	Worker *Worker `json:"-"`
 }
 
 // Render is what one HelmRelease installs.

@@ -124,7 +124,7 @@ func (req *Request) compute(ctx context.Context) (*Result, error) {
 		SourceRoot: req.SourceRoot, AllowNetwork: req.AllowNetwork, PersistentKinds: req.PersistentKinds, Target: req.Target, Full: req.Full, Cache: req.BuildCache,
 		Helm: &helmjudge.Renderer{
 			Charts:  &charts.Getter{Dir: req.ChartsDir, Cache: req.ChartCache, AllowNetwork: req.AllowNetwork, Timeout: req.NetworkTimeout},
-			Options: helmrender.Options{KubeVersion: req.KubeVersion, AllowNetwork: req.AllowNetwork, Cache: req.RenderCache},
+			Options: helmrender.Options{KubeVersion: req.KubeVersion, AllowNetwork: req.AllowNetwork, Cache: req.RenderCache, Worker: helmrender.NewWorker(req.log())},
 		}}
 	var live retire.Cluster
 	if req.Clients != nil {

@@ -120,8 +120,8 @@ func (r *repoOptions) complete() error {
 // repository, its settings and --fail-on), the network, the chart renderer, and live, the
 // cluster to compare with (nil without --live). A chart flag that cannot be honoured is bad
 // input (exit 3).
-func (r *repoOptions) toRequest(clock report.Clock, live *chain.LiveRequest) (chain.RepoRequest, error) {
-	crds, err := r.chartCRDs()
+func (r *repoOptions) toRequest(clock report.Clock, live *chain.LiveRequest, errOut io.Writer) (chain.RepoRequest, error) {
+	crds, err := r.chartCRDs(errOut)
 	if err != nil {
 		return chain.RepoRequest{}, err
 	}
@@ -144,7 +144,7 @@ func (o *FluxChainOptions) runRepo(ctx context.Context) error {
 	if o.repo.Live {
 		live = &chain.LiveRequest{Clients: o.clients, Namespace: o.live.namespace}
 	}
-	req, err := o.repo.toRequest(o.Clock, live)
+	req, err := o.repo.toRequest(o.Clock, live, o.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (o *FluxChainOptions) printRepo(res *RepoResult) error {
 }
 
 // chartCRDs is how HelmReleases are rendered for crd-order (chain.ChartRenderer), nil when no
-// chart source is given.
-func (r *repoOptions) chartCRDs() (*lint.ChartCRDs, error) {
-	return chain.ChartRenderer(r.ChartsDir, r.ChartCacheDir, r.KubeVersion, r.AllowNetwork, r.NetworkTimeout)
+// chart source is given; a render worker found but not used is said on errOut.
+func (r *repoOptions) chartCRDs(errOut io.Writer) (*lint.ChartCRDs, error) {
+	return chain.ChartRenderer(r.ChartsDir, r.ChartCacheDir, r.KubeVersion, r.AllowNetwork, r.NetworkTimeout, errOut)
 }

@@ -55,19 +55,22 @@ func gateBinary(b *testing.B) string {
 
 // renderWorkerBinary builds the render worker (cmd/kubeforensics-helmrender) into a temporary
 // directory: a benchmark that runs the gate in its own process starts it for renders, as the
-// installed gate does, not the test binary (which links every test's packages).
+// installed gate does, not the test binary (which links every test's packages). Without VCS
+// stamping: its build is then "dev@", a test binary's, so the gate in the test binary takes
+// it for its own build and uses it (internal/helmrender's Worker).
 func renderWorkerBinary(b *testing.B) string {
 	dir := b.TempDir()
-	goBuild(b, dir, "github.com/kubeforensics/suite/cmd/kubeforensics-helmrender")
+	goBuild(b, dir, "-buildvcs=false", "github.com/kubeforensics/suite/cmd/kubeforensics-helmrender")
 	return filepath.Join(dir, "kubeforensics-helmrender")
 }
 
-func goBuild(b *testing.B, dir string, pkgs ...string) {
+// goBuild runs go build into dir with args (flags, then packages).
+func goBuild(b *testing.B, dir string, args ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + string(filepath.Separator)}, args...)...).CombinedOutput()
 	if err != nil {
-		b.Fatalf("building %v: %v\n%s", pkgs, err, out)
+		b.Fatalf("building %v: %v\n%s", args, err, out)
 	}
 }
 

@@ -109,6 +109,9 @@ func (hb *helmBench) gate(b *testing.B, base, cand, cacheDir string) *saferetire
 	if code := cli.Run(context.Background(), cmd, args, &errOut); code != 0 {
 		b.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
+	if strings.Contains(errOut.String(), "is not used") {
+		b.Fatalf("the render worker measured was not used:\n%s", errOut.String())
+	}
 	var res saferetire.Result
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		b.Fatalf("json: %v\n%s", err, out.String())

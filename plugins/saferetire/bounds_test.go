@@ -67,20 +67,37 @@ func TestHostileChartsBounded(t *testing.T) {
 	}
 	r := gittest.New(t, files)
 	r.Commit("retire the apps", gone)
-	// Renders run in the plugin started again, or in the render worker installed beside it.
-	for _, pkgs := range [][]string{{"../../cmd/kubectl-safe_retire"}, {"../../cmd/kubectl-safe_retire", "../../cmd/kubeforensics-helmrender"}} {
-		t.Run(filepath.Base(pkgs[len(pkgs)-1]), func(t *testing.T) {
+	// Renders run in the plugin started again, in the render worker installed beside it, or,
+	// when the worker beside it is of another build (another release's), in the plugin again,
+	// which says so.
+	stale := []string{"-ldflags", "-X github.com/kubeforensics/suite/internal/version.version=v0.0.1", "../../cmd/kubeforensics-helmrender"}
+	for _, tc := range []struct {
+		name   string
+		builds [][]string
+		note   bool
+	}{
+		{"kubectl-safe_retire", [][]string{{"../../cmd/kubectl-safe_retire"}}, false},
+		{"kubeforensics-helmrender", [][]string{{"../../cmd/kubectl-safe_retire", "../../cmd/kubeforensics-helmrender"}}, false},
+		{"another release's worker", [][]string{{"../../cmd/kubectl-safe_retire"}, stale}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if out, err := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...).CombinedOutput(); err != nil {
-				t.Fatalf("building the plugin: %v\n%s", err, out)
+			for _, args := range tc.builds {
+				if out, err := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, args...)...).CombinedOutput(); err != nil {
+					t.Fatalf("building the plugin: %v\n%s", err, out)
+				}
 			}
-			hostileRun(t, filepath.Join(dir, "kubectl-safe_retire"), r.Dir)
+			errOut := hostileRun(t, filepath.Join(dir, "kubectl-safe_retire"), r.Dir)
+			if said := strings.Contains(errOut, "is not used") && strings.Contains(errOut, `"v0.0.1@`); said != tc.note {
+				t.Errorf("said the worker beside it is not used: %v, want %v\n%s", said, tc.note, errOut)
+			}
 		})
 	}
 }
 
-// hostileRun runs the offline gate of bin on TestHostileChartsBounded's repository dir.
-func hostileRun(t *testing.T, bin, dir string) {
+// hostileRun runs the offline gate of bin on TestHostileChartsBounded's repository dir, and
+// returns its standard error.
+func hostileRun(t *testing.T, bin, dir string) string {
 	cmd := exec.Command(bin, "--dry-run", "--offline", "--repo", dir, "--base", "HEAD~1", "--candidate", "HEAD")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "TZ=UTC")
 	var out, errOut strings.Builder
@@ -105,4 +122,5 @@ func hostileRun(t *testing.T, bin, dir string) {
 	if strings.Contains(out.String(), "── SAFE HelmRelease") {
 		t.Errorf("a hostile release was judged SAFE\n%s", out.String())
 	}
+	return errOut.String()
 }

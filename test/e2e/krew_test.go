@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kubeforensics/suite/internal/chartrender"
 )
 
 // archive is the snapshot archive of plugin for this machine's platform.
@@ -58,6 +61,9 @@ func TestKrewInstallAndRun(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, "store", p.Name, s.version, p.Completion)); err != nil {
 				t.Errorf("krew did not extract the completion helper: %v", err)
 			}
+			if p.Name != "why-terminating" {
+				checkWorker(t, filepath.Join(root, "store", p.Name, s.version))
+			}
 		})
 	}
 }
@@ -76,5 +82,20 @@ func checkVersion(t *testing.T, root string, bin []string, p Plugin) {
 	want := "kubectl " + p.Name + " version " + s.version + " ("
 	if err != nil || !strings.HasPrefix(string(out), want) {
 		t.Fatalf("kubectl %s --version: %v\n%s\nwant it to start with %q", p.Name, err, out, want)
+	}
+}
+
+// checkWorker wants the render worker in the plugin's store directory dir, where the plugin
+// looks for it through krew's link, reporting the release's build: what the plugin compares
+// with its own before it uses the worker.
+func checkWorker(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(dir, "kubeforensics-helmrender"))
+	cmd.Env = []string{chartrender.WorkerEnv + "=" + chartrender.WorkerTag + ":268435456"}
+	cmd.Stdin = strings.NewReader("")
+	out, _ := cmd.Output() // no request: it answers that its input ended, after its tag line
+	line, _, _ := strings.Cut(string(out), "\n")
+	if build, ok := chartrender.SplitTag(line); !ok || !strings.HasPrefix(build, s.version+"@") {
+		t.Errorf("the render worker in %s answered %q, want the tag with build %s@<commit>", dir, line, s.version)
 	}
 }

@@ -102,10 +102,13 @@ func TestChecksumsVerifyWithSha256sum(t *testing.T) {
 }
 
 // TestArchiveContents opens every archive: a plugin's holds its executable under the Flux
-// name, its completion helper, LICENSE and README.md at the root; the MCP server's holds
-// kubeforensics-mcp. Nothing else, and every platform is there.
+// name, its completion helper, LICENSE and README.md at the root, and the render worker
+// kubeforensics-helmrender when the plugin renders charts (flux-chain, safe-retire); the MCP
+// server's holds kubeforensics-mcp and the render worker. Nothing else, and every platform is
+// there.
 func TestArchiveContents(t *testing.T) {
 	version := strings.TrimPrefix(s.version, "v")
+	renders := map[string]bool{"flux-chain": true, "safe-retire": true}
 	want := map[string][]string{}
 	for _, pl := range releasePlatforms {
 		exe := ""
@@ -113,9 +116,14 @@ func TestArchiveContents(t *testing.T) {
 			exe = ".exe"
 		}
 		for _, p := range plugins {
-			want[fluxcatalog.ArchiveName(p.FluxBinary, version, pl[0], pl[1])] = []string{"LICENSE", "README.md", p.FluxBinary + exe, p.Completion + exe}
+			files := []string{"LICENSE", "README.md", p.FluxBinary + exe, p.Completion + exe}
+			if renders[p.Name] {
+				files = append(files, "kubeforensics-helmrender"+exe)
+			}
+			sort.Strings(files)
+			want[fluxcatalog.ArchiveName(p.FluxBinary, version, pl[0], pl[1])] = files
 		}
-		want[fluxcatalog.ArchiveName("kubeforensics-mcp", version, pl[0], pl[1])] = []string{"LICENSE", "README.md", "kubeforensics-mcp" + exe}
+		want[fluxcatalog.ArchiveName("kubeforensics-mcp", version, pl[0], pl[1])] = []string{"LICENSE", "README.md", "kubeforensics-helmrender" + exe, "kubeforensics-mcp" + exe}
 	}
 	var names []string
 	for n := range want {

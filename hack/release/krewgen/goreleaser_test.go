@@ -15,6 +15,8 @@ import (
 type goreleaserConfig struct {
 	Builds []struct {
 		ID     string   `json:"id"`
+		Main   string   `json:"main"`
+		Binary string   `json:"binary"`
 		GOOS   []string `json:"goos"`
 		GOARCH []string `json:"goarch"`
 		Ignore []struct {
@@ -80,11 +82,11 @@ func TestGoreleaserBuildsEveryPlatform(t *testing.T) {
 			t.Errorf("archive %s formats %v %+v, want tar.gz and zip on windows", a.ID, a.Formats, a.FormatOverrides)
 		}
 		if a.ID == mcpArchive {
-			checkArchive(t, a.ID, a.IDs, []string{"mcp"}, a.NameTemplate, "kubeforensics-mcp")
+			checkArchive(t, a.ID, a.IDs, withWorker(t, cfg, "mcp"), a.NameTemplate, "kubeforensics-mcp")
 			continue
 		}
 		ids = append(ids, a.ID)
-		checkArchive(t, a.ID, a.IDs, []string{a.ID, a.ID + "-completion"}, a.NameTemplate, fluxBinary(t, a.ID))
+		checkArchive(t, a.ID, a.IDs, withWorker(t, cfg, a.ID, a.ID+"-completion"), a.NameTemplate, fluxBinary(t, a.ID))
 	}
 	sort.Strings(ids)
 	names := plugins(t)
