@@ -116,6 +116,7 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	if byKind != nil {
 		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
 		refs = append(refs, x.runAsReferences(ctx, o, spec)...)
+		refs = append(refs, labelReferences(o.obj.GetLabels(), x.catalog.Preferred(), o.res.Group, o.obj.GetNamespace())...)
 		if reportsFailure(w) {
 			unserved, ugaps := unservedReferences(spec, x.catalog, o.obj.GetNamespace())
 			out, gaps = append(out, unserved...), append(gaps, ugaps...)

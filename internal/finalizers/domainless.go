@@ -71,10 +71,14 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 		tied = append(tied, c)
 	}
 	sort.SliceStable(tied, func(i, j int) bool { return tied[i].Confidence.rank() > tied[j].Confidence.rank() })
+	tied, shared := apartByFinalizerName(tied, byRef, name, what)
+	unrelated = append(unrelated, shared...)
 	a.unrelated = unrelated
 	switch {
 	case len(unrelated) == 0:
 		a.controllers = tied
+	case len(tied) == 1 && len(shared) > 0 && len(shared) == len(unrelated):
+		a = withSharedApart(a, tied, shared, what)
 	case len(tied) > 0:
 		a = withUnrelatedApart(a, tied, len(unrelated), what, what)
 	default:

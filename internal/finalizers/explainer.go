@@ -170,6 +170,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		return
 	}
 	x.applyStalled(ctx, o, e, w, requested)
+	applyStatusFailure(e, w)
 	x.applyBackgroundDependents(ctx, o, e, w)
 	x.applyOwnerHeld(ctx, o, e)
 	x.applyReportedFailure(e, w, requested)

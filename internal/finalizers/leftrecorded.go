@@ -30,6 +30,9 @@ func recordedKind(path []string, value string) string {
 	}
 	key := strings.ToLower(path[len(path)-1])
 	joined := strings.ToLower(strings.Join(path, "."))
+	if kind := recordedDNS(path, key, value); kind != "" {
+		return kind
+	}
 	if kind := recordedStorage(path, key, value); kind != "" {
 		return kind
 	}
@@ -99,6 +102,9 @@ func recordedResources(obj *unstructured.Unstructured) []string {
 			where := ""
 			if store := pathStore(parent); kind == "node-local path" && !saysNode(path[len(path)-1]) && len(store) > 0 {
 				kind, where = "path", " in "+strings.Join(store, ", ")
+			}
+			if z := dnsZone(parent); kind == "DNS record" && z != "" {
+				where = " in zone " + z
 			}
 			out = append(out, fmt.Sprintf("%s %s%s (%s)", kind, t, where, strings.Join(path, ".")))
 		}

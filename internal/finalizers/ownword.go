@@ -104,7 +104,7 @@ func statusOf(obj *unstructured.Unstructured) ([]Condition, []string) {
 		}
 	}
 	var status []string
-	for _, field := range []string{"phase", "message"} {
+	for _, field := range []string{"phase", "state", "message"} {
 		if v, ok, _ := unstructured.NestedString(obj.Object, "status", field); ok && v != "" {
 			status = append(status, "status."+field+": "+v)
 		}

@@ -1,0 +1,61 @@
+package finalizers
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// statusFailure is what the object's own status says of its last attempt: a `status.state` or
+// `status.phase` that names a failure (FAILED, Error, Degraded) and the `status.message` beside
+// it; "" when the status records none.
+func statusFailure(obj *unstructured.Unstructured) (field, value, message string) {
+	if obj == nil {
+		return "", "", ""
+	}
+	message, _, _ = unstructured.NestedString(obj.Object, "status", "message")
+	for _, f := range []string{"state", "phase"} {
+		v, ok, _ := unstructured.NestedString(obj.Object, "status", f)
+		if ok && failureWord.MatchString(v) {
+			return "status." + f, v, message
+		}
+	}
+	return "", "", ""
+}
+
+// applyStatusFailure reads, for a finalizer whose remover runs and is stalled, what the object's
+// own status says of its last attempt: a state or phase that names a failure, with its message
+// (`state: FAILED`, "failed to get client for cluster use1"), is why the controller does not
+// finish, and the object already says so. It is quoted first in the stall's evidence and leads
+// the steps, before the remover's logs: fix what it names and the controller finishes; when that
+// cannot be fixed (what it names is gone for good, or the object was never applied), removing
+// the finalizer by hand is the way out, with its cost. A status that names no failure changes
+// nothing.
+func applyStatusFailure(e *Explanation, w ownWord) {
+	field, value, message := statusFailure(w.obj)
+	if field == "" {
+		return
+	}
+	said := fmt.Sprintf("%s %s", field, value)
+	if message != "" {
+		if len(message) > maxFailureMessage {
+			message = message[:maxFailureMessage] + "…"
+		}
+		said += fmt.Sprintf(", status.message %q", message)
+	}
+	for i := range e.Finalizers {
+		f := &e.Finalizers[i]
+		if f.Stalled == nil || !removerRuns(*f) {
+			continue
+		}
+		remover := f.Controllers[0].Object.String()
+		f.Stalled.Evidence = append([]string{"its own status records a failure: " + said}, f.Stalled.Evidence...)
+		f.Stalled.LikelyReasons = append([]string{"its controller fails on this object, as its status says (" + said + ")"}, f.Stalled.LikelyReasons...)
+		step := Remediation{Summary: fmt.Sprintf("%s runs, and the object's own status records why it does not finish: %s. Fix what it names, and %s then removes %s itself; if that cannot be fixed (what it names is gone for good, or the object was never applied), remove %s by hand (below), with its cost.",
+			remover, said, remover, f.Name, f.Name)}
+		if !slices.ContainsFunc(f.Remedies, func(r Remediation) bool { return r.Summary == step.Summary }) {
+			f.Remedies = append([]Remediation{step}, f.Remedies...)
+		}
+	}
+}
