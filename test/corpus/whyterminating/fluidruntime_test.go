@@ -238,7 +238,6 @@ spec:
     metadata:
       labels: {app: juicefs, release: jfsdemo, role: juicefs-fuse, fluid.io/dataset-id: default-jfsdemo}
     spec:
-      nodeSelector: {fluid.io/f-default-jfsdemo: "true"}
       containers:
       - name: juicefs-fuse
         image: juicedata/juicefs-fuse:v1.0.0-beta2
