@@ -18,7 +18,8 @@ import (
 // longer reports: the node is gone, not Ready, or Ready with a kubelet that stopped renewing its
 // lease. Only the kubelet moves a deleted pod to a terminal phase (Succeeded or Failed); a
 // controller that removes its finalizer once the pod has finished — after it released what the
-// pod held outside the pod — waits for ever while the pod stays Running or Pending. The node is
+// pod held outside the pod — waits for ever while the pod stays Running or Pending (a Ready node
+// whose lease merely looks old does not count). The node is
 // the finalizer's blocker; the steps, in order: bring the node back (its kubelet then finishes
 // the pod and the controller removes the finalizer itself), the strip if the node is gone for
 // good (its cost names what the controller would have released, as far as the pod's own
@@ -63,10 +64,12 @@ func (x *Explainer) applyPodNodeSilent(ctx context.Context, o subject, e *Explan
 	}
 }
 
-// nodeSilent reports a node whose kubelet will not move a pod on: gone, not Ready, or Ready with
-// a lease it stopped renewing. A failed read is no evidence.
+// nodeSilent reports a node whose kubelet will not move a pod on: gone, or not Ready (the node
+// controller marks a node whose kubelet stopped posting not Ready). A Ready node whose lease
+// looks old is not enough: the lease is read against the command's clock, and a failed read is
+// no evidence.
 func nodeSilent(n nodeLiveness) bool {
-	return n.gap == (report.Gap{}) && !n.posting && n.state != "is Ready"
+	return n.gap == (report.Gap{}) && (strings.HasPrefix(n.state, "no longer exists") || strings.HasPrefix(n.state, "is not Ready"))
 }
 
 // podNodeSilentBlocker makes the silent node the finalizer's blocker, with its steps.

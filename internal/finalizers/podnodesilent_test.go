@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubeforensics/suite/internal/report"
 )
 
 // A deleted pod's finalizer whose remover runs, on a node that no longer reports: the node is
@@ -80,6 +82,25 @@ func TestPodNodeSilent(t *testing.T) {
 				t.Errorf("blockers %+v, want none", e.Finalizers[0].Blockers)
 			}
 		})
+	}
+}
+
+// Only a gone or not-Ready node is silent: a Ready node whose lease looks old, or one that could
+// not be read, is no evidence.
+func TestNodeSilent(t *testing.T) {
+	for _, tc := range []struct {
+		n    nodeLiveness
+		want bool
+	}{
+		{nodeLiveness{state: "no longer exists, so no kubelet will confirm"}, true},
+		{nodeLiveness{state: "is not Ready (NodeStatusUnknown since 2026-09-10 22:41Z), so its kubelet may never confirm"}, true},
+		{nodeLiveness{state: "is Ready, but its kubelet last renewed its lease 20h ago"}, false},
+		{nodeLiveness{state: "is Ready", posting: true}, false},
+		{nodeLiveness{state: "is not Ready (x)", gap: report.Gap{Op: report.OpGet, What: "reading nodes/n"}}, false},
+	} {
+		if got := nodeSilent(tc.n); got != tc.want {
+			t.Errorf("nodeSilent(%q) = %v, want %v", tc.n.state, got, tc.want)
+		}
 	}
 }
 

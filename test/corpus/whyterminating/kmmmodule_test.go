@@ -1,3 +1,11 @@
+//go:build corpusopen
+
+// Open (corpusopen): after processspec.go the wrong "create Module i915 again" is gone
+// (remover-stalled, its logs, then the strip), but the device-plugin DaemonSet the Module owns,
+// which keeps the kernel module loaded, is still not named: a rule that made every live
+// dependent of a stalled object a blocker would misfire on operators whose custom resources own
+// their workloads; no general evidence (the object's own status saying it waits) is shown here.
+
 package whyterminating_test
 
 import (

@@ -1,3 +1,10 @@
+//go:build corpusopen
+
+// Open (corpusopen): after podnodesilent.go the node gpu-ext-07 is the blocker, "bring it back"
+// first and the strip's cost names the Slurm job — but slurm-bridge-scheduler is still named the
+// remover first (the finalizer's first word is "scheduler"), at equal confidence with the
+// controllers that remove it; nothing in the cluster tells the two apart.
+
 package whyterminating_test
 
 import (
