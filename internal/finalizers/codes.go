@@ -28,6 +28,7 @@ const (
 	ReasonNamedByObject             report.Reason = "named-by-object"
 	ReasonMissingObject             report.Reason = "missing-object"
 	ReasonReferentTerminating       report.Reason = "referent-terminating"
+	ReasonNodeNotReporting          report.Reason = "node-not-reporting"
 
 	// Finalizer verdicts: why the finalizer is still there, one per finalizer.
 	ReasonBlockedByObjects       report.Reason = "blocked-by-objects"

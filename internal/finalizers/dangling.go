@@ -214,6 +214,9 @@ func exactKind(base string, byKind map[string]kinds.Resource) (kinds.Resource, b
 func walkReferences(spec map[string]any, byKind map[string]kinds.Resource, namespace string, kindOf func(string, map[string]kinds.Resource) (kinds.Resource, bool)) []outRef {
 	var out []outRef
 	walkSpecFields(spec, func(key, path string, v any, listed bool) bool {
+		if describesProcess(key) {
+			return true // a process's own names, not references: not walked into
+		}
 		if listed {
 			return false
 		}

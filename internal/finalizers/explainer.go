@@ -97,6 +97,8 @@ func (x *Explainer) explainOnce(ctx context.Context, res kinds.Resource, obj met
 	for _, f := range obj.GetFinalizers() {
 		e.Finalizers = append(e.Finalizers, x.explainFinalizer(ctx, o, f))
 	}
+	x.applyOutsideClient(ctx, o, e)
+	x.applyAbsentReferrers(ctx, o, e)
 	if len(e.Finalizers) == 0 {
 		x.explainNoFinalizers(ctx, o, e)
 	}
@@ -137,6 +139,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyOwnNamespaces(ctx, o, e, requested)
 	x.applyMissing(ctx, o, e, w)
 	x.applyDangling(ctx, o, e, w)
+	x.applyPodNodeSilent(ctx, o, e, w)
 	x.applyReasonNotFound(o, e, w)
 	x.applyGoingReferents(ctx, o, e, w, requested)
 	x.applyMissingInputs(ctx, o, e, w)
