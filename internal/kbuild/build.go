@@ -179,7 +179,9 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 		}
 	}
 	work := newBudget(ctx, mustAbs(root))
-	m, err := kustomizeBuild(budgetFS{FileSystem: fs, b: work}, dir, customSchema)
+	deprecated := newDeprecationFS(fs, root)
+	m, err := kustomizeBuild(budgetFS{FileSystem: deprecated, b: work}, dir, customSchema)
+	deprecated.report(ctx)
 	res.Work = work.counted()
 	if stopped := work.err(); stopped != nil {
 		// Whatever kustomize made of the refused read, the limit (or the stop) is the reason.
