@@ -19,7 +19,9 @@ import (
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
+	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/output"
+	"github.com/kubeforensics/suite/internal/progress"
 )
 
 // NewCmdFunc builds a plugin's root command for the given streams.
@@ -39,7 +41,15 @@ func Main(newCmd NewCmdFunc) int {
 func MainAs(newCmd NewCmdFunc, f Form) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	// kustomize writes a deprecation warning straight to the process's stderr on every build
+	// that meets one; those lines are dropped there and said once each at the end (Run).
+	errOut, restore, err := quietStderr(kbuild.IsKustomizeDeprecation)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "# kustomize's deprecation warnings are not gathered (%v): they may repeat once per build\n", err)
+		errOut, restore = os.Stderr, func() {}
+	}
+	defer restore()
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: errOut}
 	go func() {
 		<-ctx.Done()
 		if ctx.Err() != nil && context.Cause(ctx) != context.Canceled {
@@ -63,7 +73,11 @@ func Run(ctx context.Context, cmd *cobra.Command, args []string, errOut io.Write
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return exitcode.WithCode(exitcode.Usage, err)
 	})
+	ctx, warnings := progress.CollectWarnings(ctx)
 	err := cmd.ExecuteContext(ctx)
+	for _, w := range warnings.Lines("build") {
+		_ = output.WriteClean(errOut, "# warning: "+w+"\n", output.Palette{})
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintf(errOut, "error: stopped before the run finished (%v): the result is UNKNOWN\n", context.Cause(ctx))
 		return int(exitcode.Unknown)

@@ -48,6 +48,17 @@ func (t Target) connection() []string {
 // no --context was given: the operator fills it in.
 const Placeholder = "CONTEXT"
 
+// RemotePlaceholder is the kubeconfig printed commands name for an object on another cluster
+// than the one its Flux Kustomization lives on (spec.kubeConfig): the operator fills it in with
+// a kubeconfig of that cluster.
+const RemotePlaceholder = "REMOTE_KUBECONFIG"
+
+// Remote is the target of commands on an object of such a cluster: --kubeconfig=REMOTE_KUBECONFIG
+// alone, none of the run's own connection flags, which reach another cluster.
+func Remote() Target {
+	return Target{Flags: []string{"--kubeconfig=" + RemotePlaceholder}}
+}
+
 // Offline is the target of a run that reads no cluster: printed commands carry the connection
 // flags given, and --context=CONTEXT when none names a context.
 func Offline(flags *genericclioptions.ConfigFlags) Target {

@@ -22,7 +22,6 @@ import (
 	"slices"
 	"strings"
 
-	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -180,7 +179,9 @@ func build(ctx context.Context, root string, ks Kustomization, opts Options) *Re
 		}
 	}
 	work := newBudget(ctx, mustAbs(root))
-	m, err := kustomizeBuild(budgetFS{FileSystem: fs, b: work}, dir, customSchema)
+	deprecated := newDeprecationFS(fs, root)
+	m, err := kustomizeBuild(budgetFS{FileSystem: deprecated, b: work}, dir, customSchema)
+	deprecated.report(ctx)
 	res.Work = work.counted()
 	if stopped := work.err(); stopped != nil {
 		// Whatever kustomize made of the refused read, the limit (or the stop) is the reason.
@@ -263,21 +264,25 @@ func generate(ctx context.Context, root, dir string, obj *unstructured.Unstructu
 	if opts.Reads != nil {
 		disk = recordingFS{FileSystem: disk, log: opts.Reads}
 	}
-	fs := securefs.MakeFsInMemory(disk)
+	fs := overlayFS(disk, root)
 	if err := fs.WriteFile(kfile, manifest); err != nil {
-		if name := illegalRootName(root); name != "" {
-			return nil, false, fmt.Errorf("the repository's path %s has a directory name kustomize's in-memory file system refuses (%q: it allows only letters, digits and - _ . :), which kustomize-controller never meets in its own checkout: clone or move the repository to a path without other characters: %w", root, name, err)
+		if rel, ok := under(filepath.Clean(root), filepath.Dir(kfile)); ok {
+			if name := illegalRootName(rel); name != "" {
+				return nil, false, fmt.Errorf("the path %s has a directory name (%q) that kustomize's in-memory file system, which holds the generated kustomization.yaml, refuses (it allows only letters, digits and - _ . :), so it is not built here; a directory without other characters builds: %w", filepath.ToSlash(rel), name, err)
+			}
 		}
 		return nil, false, err
 	}
 	return fs, added, nil
 }
 
-// illegalRootName is the first directory name on the path to root that kustomize's in-memory
-// file system refuses to create (kyaml filesys: only [a-zA-Z0-9-_.:]), "" when there is none.
-// Names inside the repository are left to the build: kustomize-controller refuses them too.
-func illegalRootName(root string) string {
-	for _, name := range strings.Split(filepath.ToSlash(filepath.Clean(root)), "/") {
+// illegalRootName is the first directory name on path p that kustomize's in-memory file
+// system refuses to create (kyaml filesys: only [a-zA-Z0-9-_.:]), "" when there is none.
+// Names above the repository's root are the checkout's own and are kept out of that file
+// system (overlayFS); a name inside it that the generated file's directory needs is refused,
+// naming it.
+func illegalRootName(p string) string {
+	for _, name := range strings.Split(filepath.ToSlash(filepath.Clean(p)), "/") {
 		legal := func(r rune) bool {
 			return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:", r)
 		}

@@ -86,25 +86,34 @@ func TestBuildPlainDirectoryKeepsGeneratorFields(t *testing.T) {
 	}
 }
 
-// A checkout whose own path holds a name kustomize's in-memory file system refuses (a clone
-// into /tmp/bjw-s-labs+home-ops, as a user may name it) cannot be built where it is:
-// kustomize-controller never meets that, in its own checkout. The build fails naming the
-// directory and what to do, not with kustomize's bare "illegal name"; a plain path builds.
+// A checkout whose own path holds a name kustomize's in-memory file system cannot create (a
+// clone into /tmp/bjw-s-labs+home-ops, as `fetch` names its mirrors, or a directory with a
+// space) builds where it is: the names above the root are the checkout's, not the source's.
+// A directory inside the repository with such a name, where the generated kustomization.yaml
+// must go, is refused naming it.
 func TestBuildUnderAPathKustomizeRefuses(t *testing.T) {
-	for _, tc := range []struct{ dir, wantErr string }{
-		{"bjw-s-labs+home-ops", `has a directory name kustomize's in-memory file system refuses ("bjw-s-labs+home-ops"`},
-		{"k=v,x", `("k=v,x"`},
-		{"home-ops_2.0:x", ""},
+	for _, tc := range []struct{ dir, path, wantErr string }{
+		{"bjw-s-labs+home-ops", "apps", ""},
+		{"k=v,x", "apps", ""},
+		{"my repos", "apps", ""},
+		{"home-ops_2.0:x", "apps", ""},
+		{"owner+name", "apps/a+b", `the path apps/a+b has a directory name ("a+b")`},
 	} {
 		root := filepath.Join(t.TempDir(), tc.dir)
-		if err := incident.WriteFiles(root, map[string]string{"apps/claim.yaml": pvc("data", "media")}); err != nil {
+		files := map[string]string{
+			"apps/claim.yaml":     pvc("data", "media"),
+			"apps/a+b/claim.yaml": pvc("other", "media"),
+		}
+		if err := incident.WriteFiles(root, files); err != nil {
 			t.Fatal(err)
 		}
-		res := BuildPath(context.Background(), root, "apps", Options{})
+		res := BuildPath(context.Background(), root, tc.path, Options{})
 		switch {
 		case tc.wantErr == "" && res.Err != nil:
 			t.Errorf("%s: %v", tc.dir, res.Err)
-		case tc.wantErr != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tc.wantErr) || !strings.Contains(res.Err.Error(), "clone or move the repository")):
+		case tc.wantErr == "" && len(res.Objects) != 2:
+			t.Errorf("%s: %d objects, want the claim in apps/ and in apps/a+b/", tc.dir, len(res.Objects))
+		case tc.wantErr != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tc.wantErr)):
 			t.Errorf("%s: err %v, want %q", tc.dir, res.Err, tc.wantErr)
 		}
 	}

@@ -142,7 +142,7 @@ func Diff(units []Unit) (rs []Removal, unparsed []report.Gap) {
 				return
 			}
 			seen[id] = true
-			r := Removal{Object: ref, ID: id, Kustomization: u.Kustomization.ID(), InInventory: inv[id], base: base}
+			r := Removal{Object: ref, ID: id, Kustomization: u.Kustomization.ID(), Cluster: u.Kustomization.Cluster, InInventory: inv[id], base: base}
 			if to, ok := declaredBy[u.Kustomization.Cluster+"\x00"+id]; ok && to != u.Kustomization.ID() {
 				r.MovedTo = to
 			}

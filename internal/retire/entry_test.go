@@ -12,9 +12,9 @@ import (
 
 // An entry that resolves to no Kustomization is never SAFE (issue 23, item 6): a hub-and-spoke
 // repository (fluxcd/flux2-hub-spoke-example) keeps kustomize overlays in clusters/<name> and
-// bootstraps from hub/, whose Kustomizations build ./deploy/... for the spokes. Detection picks
-// the only clusters/ directory; it declares no Kustomization, so nothing would be judged: bad
-// input (exit 3) naming every directory that could be the entry, hub among them. Before, the
+// bootstraps from hub/, whose Kustomizations build ./deploy/... for the spokes. The only
+// clusters/ directory declares no Kustomization, so nothing would be judged: bad input (exit
+// 3) naming hub, the directory that declares Kustomizations nothing builds. Before, the
 // gate said "Nothing is removed in 0 Kustomizations", SAFE, while the claim went.
 func TestEntryWithoutKustomizations(t *testing.T) {
 	f := fixture{
@@ -28,8 +28,9 @@ func TestEntryWithoutKustomizations(t *testing.T) {
 		change: map[string]string{"deploy/apps/claim.yaml": "", "deploy/apps/kustomization.yaml": "resources: []\n"},
 	}
 	_, err := f.gate(t, retire.Request{}, nil)
-	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(fmt.Sprint(err), "declares no Flux Kustomization at base or candidate") || !strings.Contains(fmt.Sprint(err), "clusters/staging, hub: choose one with --path") {
-		t.Fatalf("err %v, want bad input naming hub", err)
+	// Detection itself refuses clusters/staging, which declares nothing, and names hub.
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(fmt.Sprint(err), "clusters/staging declares no Flux Kustomization") || !strings.Contains(fmt.Sprint(err), "give it with `--path hub`") {
+		t.Fatalf("err %v (exit %d), want bad input naming hub", err, exitcode.Of(err))
 	}
 	rep := f.mustGate(t, retire.Request{Entry: "hub"}, nil)
 	wantCode(t, rep, exitcode.Finding, "apps_data__PersistentVolumeClaim Pruned")

@@ -2,6 +2,7 @@ package retire
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
@@ -238,6 +239,14 @@ func judgeAll(ctx context.Context, rs []Removal, units []Unit, retargetUnits []h
 		for i := range rs {
 			if rs[i].Outcome == Upgraded {
 				continue // the release stays: its own listing is not what the upgrade deletes
+			}
+			if rs[i].Cluster != "" {
+				// An object of the same name here is another object: reading (or acting on)
+				// it would judge the wrong one.
+				incomplete = append(incomplete, report.Gap{Op: report.OpGet, Subject: rs[i].Object.GapID(), Reason: report.GapNotRead,
+					What:  fmt.Sprintf("reading %s", rs[i].Object),
+					Error: fmt.Sprintf("it lives on the cluster Kustomization %s applies to (%s), which this run does not read", rs[i].Kustomization, rs[i].Cluster)})
+				continue
 			}
 			rs[i].Live = live.Facts(ctx, &rs[i])
 			incomplete = append(incomplete, rs[i].Live.Incomplete...)

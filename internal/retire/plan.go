@@ -43,20 +43,36 @@ func (p Planner) Plan(r *Removal) {
 		r.Plan = []Stage{{Number: 1, Title: "fix the manifest", Do: []string{bad + ": no such object can exist on a cluster, so no command is printed for it"}}}
 		return
 	}
+	on := p.on(r)
 	switch {
 	case r.HelmDrop != nil:
 		if r.Unsafe {
-			p.planHelmDrop(r)
+			on.planHelmDrop(r)
 		}
 	case r.Outcome == Upgraded:
-		r.Plan = p.upgradePlan(r)
+		r.Plan = on.upgradePlan(r)
 	case r.Unsafe:
-		r.Plan = []Stage{p.protect(r), p.drain(r), p.remove(r), p.delete(r)}
+		r.Plan = []Stage{p.protect(r), on.drain(r), p.remove(r), on.delete(r)}
 	case r.Outcome == Retained && r.Persistent != nil:
 		protect, remove := p.protect(r), p.remove(r)
 		protect.Done, remove.Done = true, true
-		r.Plan = []Stage{protect, p.drain(r), remove, p.delete(r)}
+		r.Plan = []Stage{protect, on.drain(r), remove, on.delete(r)}
 	}
+	if r.Cluster != "" && len(r.Plan) > 0 {
+		r.Plan[0].Do = append([]string{fmt.Sprintf("%s is on the cluster Kustomization %s applies to (its spec.kubeConfig: %s), not on the one it lives on: commands on %s carry --kubeconfig=%s, a placeholder for a kubeconfig of that cluster that you fill in; commands on the Kustomization stay on this one",
+			r.Object, r.Kustomization, r.Cluster, r.Object, cluster.RemotePlaceholder)}, r.Plan[0].Do...)
+	}
+}
+
+// on is the planner for commands on r's object: p, unless the object lives on the cluster a
+// Kustomization's spec.kubeConfig names, which this run's connection does not reach; then a
+// placeholder kubeconfig the operator fills, never this cluster's flags (an object of the
+// same name here is another object).
+func (p Planner) on(r *Removal) Planner {
+	if r.Cluster == "" {
+		return p
+	}
+	return Planner{Target: cluster.Remote()}
 }
 
 func (p Planner) protect(r *Removal) Stage {
@@ -80,7 +96,7 @@ func (p Planner) protect(r *Removal) Stage {
 			fmt.Sprintf("wait until %s has applied the merged revision", o),
 		},
 		Commands: []string{p.protectCommand(o)},
-		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
+		Check:    p.on(r).kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
 		Expect:   Disabled + " (the live object carries the protection; " + o.applied() + ")",
 	}
 }
@@ -100,7 +116,7 @@ func (p Planner) protectDeleted(r *Removal, ksNS, ksName, jsonpath string) Stage
 			fmt.Sprintf("wait until Kustomization %s has applied the merged revision", ks),
 		},
 		Commands: []string{p.protectCommand(owner{namespace: ksNS, name: ksName})},
-		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
+		Check:    p.on(r).kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", jsonpath),
 		Expect:   Disabled + " (the live object carries the protection; with deletionPolicy Orphan instead, " + p.kubectl(ksNS, "get", "kustomization", ksName, "-o", "jsonpath={.spec.deletionPolicy}") + " shows Orphan)",
 	}
 }
@@ -177,7 +193,7 @@ func (p Planner) remove(r *Removal) Stage {
 				fmt.Sprintf("its parent deletes Kustomization %s, whose finalizer deletes what its inventory lists and leaves %s in place", r.Kustomization, r.Object),
 			},
 			Check:  p.kubectl(ksNS, "get", "kustomization", ksName),
-			Expect: "NotFound; `" + p.Target.Plugin("safe-retire", "--orphans") + "` lists the object",
+			Expect: "NotFound; " + p.orphansListIt(r),
 		}
 	}
 	what := "the manifest of " + r.Object.String()
@@ -197,8 +213,17 @@ func (p Planner) remove(r *Removal) Stage {
 			fmt.Sprintf("%s drops %s from its inventory and leaves the object in place", o, r.ID),
 		},
 		Check:  p.kubectl(ksNS, "get", o.resource(), ksName, "-o", "jsonpath={.status.inventory.entries[*].id}") + " | " + cluster.Quote("tr", " ", `\n`) + " | " + cluster.Quote("grep", "-Fx", r.ID),
-		Expect: "no output; `" + p.Target.Plugin("safe-retire", "--orphans") + "` lists the object",
+		Expect: "no output; " + p.orphansListIt(r),
 	}
+}
+
+// orphansListIt says where the retained object is listed afterwards: by --orphans, which
+// reads this cluster's objects, unless the object is on another cluster.
+func (p Planner) orphansListIt(r *Removal) string {
+	if r.Cluster != "" {
+		return "the object stays on the cluster " + r.Cluster + " reaches (`kubectl safe-retire --orphans` reads one cluster's Kustomizations and objects together, so it does not list it)"
+	}
+	return "`" + p.Target.Plugin("safe-retire", "--orphans") + "` lists the object"
 }
 
 func (p Planner) delete(r *Removal) Stage {
@@ -232,7 +257,7 @@ func lost(r *Removal) string {
 
 // DeleteCommand is the command of stage 4.
 func (p Planner) DeleteCommand(r *Removal) string {
-	return p.kubectl(r.Object.Namespace, "delete", r.Object.Resource(), r.Object.Name)
+	return p.on(r).kubectl(r.Object.Namespace, "delete", r.Object.Resource(), r.Object.Name)
 }
 
 // invalidObject says why the API server would refuse the removed object or its Kustomization,

@@ -138,6 +138,11 @@ type Removal struct {
 	Object        Ref    `json:"object"`
 	ID            string `json:"id"`
 	Kustomization string `json:"kustomization"`
+	// Cluster is set when the object lives on another cluster than the one its Kustomization
+	// lives on: that Kustomization's spec.kubeConfig ("kubeConfig Secret namespace/name").
+	// Commands on the object are not aimed at this run's cluster (Planner), and a live run
+	// does not read it there.
+	Cluster string `json:"cluster,omitempty"`
 	// File is the manifest that declared the object at base, relative to the repository root.
 	File string `json:"file,omitempty"`
 	// Line is the 1-based line of the object's `kind:` in File at base, 0 when not located.

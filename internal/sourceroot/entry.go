@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -173,6 +174,12 @@ func entryNames(cs []entryCandidate) string {
 // source root nor the entry is given; several candidates are refused, naming them.
 func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 	cs := entryCandidates(f, top)
+	if len(cs) > 0 && !cs[0].declares {
+		// entryCandidates keeps only those that declare when any does: here none does.
+		if roots := otherRoots(f, top, cs); len(roots) > 0 {
+			return undeclaredCandidates(cs, roots)
+		}
+	}
 	switch len(cs) {
 	case 0:
 		switch roots := selfSyncing(f, top); len(roots) {
@@ -205,13 +212,7 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 	case 1:
 	default:
 		names := entryNames(cs)
-		var others []string
-		for _, d := range unbuiltDeclarers(f, top) {
-			if !slices.ContainsFunc(cs, func(c entryCandidate) bool { return c.entry == d }) && !builtByCandidate(f, top, cs, d) {
-				others = append(others, d)
-			}
-		}
-		if len(others) > 0 {
+		if others := otherDeclarers(f, top, cs); len(others) > 0 {
 			names += "; these also declare Kustomizations no other builds: " + strings.Join(others, ", ")
 		}
 		return fmt.Errorf("several directories could be the entry path (%s): choose one with --path (from the top level, or from the artifact's root with --source-root)", names)
@@ -238,6 +239,93 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 		l.SourceRootHow = "detected: " + c.root + "/: " + c.how
 	}
 	return nil
+}
+
+// otherDeclarers lists, sorted, the directories other than the candidates cs whose files
+// declare Flux Kustomizations that no Kustomization builds, the candidates' included.
+func otherDeclarers(f gitrev.Files, top string, cs []entryCandidate) []string {
+	return others(f, top, cs, unbuiltDeclarers(f, top))
+}
+
+// others are dirs less the candidates cs and what their Kustomizations build.
+func others(f gitrev.Files, top string, cs []entryCandidate, dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if !slices.ContainsFunc(cs, func(c entryCandidate) bool { return c.entry == d }) && !builtByCandidate(f, top, cs, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// otherRoots are otherDeclarers and the directories a Kustomization declared in them builds
+// (a root that syncs itself, which therefore is under a declared path), sorted, less those
+// the candidates' kustomization files reach (a clusters/prod whose kustomization.yaml lists
+// ../../flux/apps.yaml declares what that file declares).
+func otherRoots(f gitrev.Files, top string, cs []entryCandidate) []string {
+	set := map[string]bool{}
+	for _, d := range append(unbuiltDeclarers(f, top), selfSyncing(f, top)...) {
+		set[d] = true
+	}
+	reached := map[string]bool{}
+	for _, c := range cs {
+		reach(f, top, c.entry, reached, 0)
+	}
+	var out []string
+	for _, d := range others(f, top, cs, slices.Sorted(maps.Keys(set))) {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(reached)), func(r string) bool {
+			return r == "." || d == r || strings.HasPrefix(d, r+"/") || strings.HasPrefix(r, d+"/")
+		}) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// maxReachDepth bounds how many kustomization files deep reach follows.
+const maxReachDepth = 8
+
+// reach adds to reached the directory rel and, through its kustomization file, every
+// directory it names and the directory of every file it names, recursively: what a build of
+// rel reads.
+func reach(f gitrev.Files, top, rel string, reached map[string]bool, depth int) {
+	if reached[rel] || depth > maxReachDepth {
+		return
+	}
+	reached[rel] = true
+	for _, p := range namedPaths(f, top, rel) {
+		if isDir(f, filepath.Join(top, filepath.FromSlash(p))) {
+			reach(f, top, p, reached, depth+1)
+		} else {
+			reached[path.Dir(p)] = true
+		}
+	}
+}
+
+// undeclaredCandidates refuses clusters/<name> (or flux/cluster) directories that declare no
+// Flux Kustomization when other directories declare Kustomizations nothing builds: a
+// bootstrap's entry declares at least its own sync, so those others are where the entry is
+// (fluxcd/flux2-hub-spoke-example's hub/, whose Kustomizations build clusters/<name>/…;
+// giantswarm/gitops-template's management-clusters/MC_NAME, beside a cluster template in
+// bases/clusters/capa). The refusal names them as the next command's flag.
+func undeclaredCandidates(cs []entryCandidate, others []string) error {
+	what := entryNames(cs) + " declares no Flux Kustomization, so it is not"
+	if len(cs) > 1 {
+		what = entryNames(cs) + " declare no Flux Kustomization, so none of them is"
+	}
+	flags := make([]string, 0, maxNamedDeclarers)
+	for _, d := range others[:min(len(others), maxNamedDeclarers)] {
+		flags = append(flags, "`--path "+d+"`")
+	}
+	more := ""
+	if len(others) > maxNamedDeclarers {
+		more = fmt.Sprintf(" (and %d more)", len(others)-maxNamedDeclarers)
+	}
+	where := others[0] + " declares Flux Kustomizations that no other directory's Kustomizations build, so it is likely the entry"
+	if len(others) > 1 {
+		where = fmt.Sprintf("%d directories declare Flux Kustomizations that no other directory's Kustomizations build, so one of them is likely the entry", len(others))
+	}
+	return fmt.Errorf("%s what a bootstrap syncs first, which declares at least its own sync; %s: give it with %s%s", what, where, strings.Join(flags, " or "), more)
 }
 
 // entryUnder is the only entry candidate inside a given source root (its clusters/<name> or

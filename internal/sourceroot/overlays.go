@@ -3,6 +3,7 @@ package sourceroot
 import (
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -14,6 +15,19 @@ import (
 // builds. Files, remote URLs and paths leaving the top are not directories of the tree and are
 // left out; a kustomization file that does not parse names nothing.
 func builtDirs(f gitrev.Files, top, rel string) []string {
+	var out []string
+	for _, p := range namedPaths(f, top, rel) {
+		if isDir(f, filepath.Join(top, filepath.FromSlash(p))) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// namedPaths lists the local paths, relative to the top, that the kustomization file of rel
+// names as resources, bases or components, files and directories alike; a path leaving the
+// top and a remote URL are left out (neither is a path of the tree).
+func namedPaths(f gitrev.Files, top, rel string) []string {
 	var data []byte
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		if b, err := f.ReadFile(filepath.Join(top, filepath.FromSlash(rel), name)); err == nil {
@@ -35,13 +49,14 @@ func builtDirs(f gitrev.Files, top, rel string) []string {
 	var out []string
 	for _, list := range [][]string{k.Resources, k.Bases, k.Components} {
 		for _, r := range list {
-			p := path.Clean(path.Join(rel, r))
-			if p == ".." || len(p) > 2 && p[:3] == "../" || path.IsAbs(r) {
+			if strings.Contains(r, "://") || strings.HasPrefix(r, "github.com/") {
 				continue
 			}
-			if isDir(f, filepath.Join(top, filepath.FromSlash(p))) {
-				out = append(out, p)
+			p := path.Clean(path.Join(rel, r))
+			if p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(r) {
+				continue
 			}
+			out = append(out, p)
 		}
 	}
 	return out
