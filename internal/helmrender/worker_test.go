@@ -3,6 +3,7 @@ package helmrender
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,4 +267,50 @@ func buildWorkerCopy(t *testing.T, exe, dir string) string {
 		t.Fatal(err)
 	}
 	return write(t, filepath.Join(dir, filepath.Base(exe)), string(b))
+}
+
+// The decision on a found worker's outcome, per run: its first answer of this build confirms
+// it; before that, an answer of another build or none (not a worker, a bound, a crash) is
+// rendered again in the plugin, which the run keeps, said once; after it, an answer of
+// another build is an error and any other outcome stands.
+func TestWorkerAnswered(t *testing.T) {
+	why := errors.New("stopped")
+	type outcome struct {
+		build  string
+		answer bool
+	}
+	cases := []struct {
+		name      string
+		outcomes  []outcome
+		wantAgain []bool
+		wantErr   bool
+		wantSelf  bool
+	}{
+		{"this build, twice", []outcome{{"v1@a", true}, {"v1@a", true}}, []bool{false, false}, false, false},
+		{"another build, then this one", []outcome{{"v2@b", true}, {"v1@a", true}}, []bool{true, false}, false, true},
+		{"no build, an earlier worker", []outcome{{"", true}}, []bool{true}, false, true},
+		{"no answer first", []outcome{{"", false}, {"v1@a", true}}, []bool{true, false}, false, true},
+		{"confirmed, then no answer: it stands", []outcome{{"v1@a", true}, {"", false}}, []bool{false, false}, false, false},
+		{"confirmed, then another build: an error", []outcome{{"v1@a", true}, {"v2@b", true}}, []bool{false, false}, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var note strings.Builder
+			w := &Worker{Note: &note, src: workerSource{exe: "/plugin", own: "v1@a"}, exe: "/worker"}
+			var gotErr error
+			for i, o := range tc.outcomes {
+				again, err := w.answered("/worker", o.build, o.answer, why)
+				if again != tc.wantAgain[i] {
+					t.Errorf("outcome %d: again %v, want %v", i, again, tc.wantAgain[i])
+				}
+				gotErr = errors.Join(gotErr, err)
+			}
+			if (gotErr != nil) != tc.wantErr || w.self != tc.wantSelf || (w.exe == "/plugin") != tc.wantSelf {
+				t.Errorf("error %v self %v exe %q, want error %v self %v", gotErr, w.self, w.exe, tc.wantErr, tc.wantSelf)
+			}
+			if n := strings.Count(note.String(), "\n"); n != map[bool]int{true: 1, false: 0}[tc.wantSelf] {
+				t.Errorf("%d note lines: %q", n, note.String())
+			}
+		})
+	}
 }
