@@ -77,7 +77,7 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 		return nil, fmt.Errorf("the render process: its input: %w", err)
 	}
 	res, build, err := runWorker(ctx, exe, self, in, opts)
-	if !self && ctx.Err() == nil {
+	if !self && (err == nil || ctx.Err() == nil) { // an answer is always checked; a stopped run is not judged
 		var nw *notWorkerError
 		answer := !errors.As(err, &nw) && !isBound(err) // its tag came: it answered as a worker
 		again, aerr := w.answered(exe, build, answer, err)
