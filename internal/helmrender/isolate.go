@@ -79,8 +79,9 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	res, build, err := runWorker(ctx, exe, self, in, opts)
 	if !self && (err == nil || ctx.Err() == nil) { // an answer is always checked; a stopped run is not judged
 		var nw *notWorkerError
-		answer := !errors.As(err, &nw) && !isBound(err) // its tag came: it answered as a worker
-		again, aerr := w.answered(exe, build, answer, err)
+		bound := isBound(err)
+		answer := !errors.As(err, &nw) && !bound // its tag came: it answered as a worker
+		again, aerr := w.answered(exe, outcome{build: build, answer: answer, bound: bound, why: err})
 		switch {
 		case aerr != nil:
 			return nil, aerr

@@ -16,15 +16,14 @@ import (
 // beside this executable's real file (symbolic links resolved: krew links a plugin from its
 // bin directory into its store, where the worker was installed with it), else this executable
 // started again (chooseWorker). A worker it finds is trusted by its first answer: every answer
-// carries the worker's build (chartrender.Build), and the first one that is this executable's
-// build confirms it for the run. Until then, an answer of another build (a worker left beside
-// the plugin by another release), or an outcome that is not a worker's answer at all (not the
-// tag: a file that is not a worker, or a worker that died or was stopped before it answered,
-// whose build is not known) is not used: the Worker switches to this executable for the rest
-// of the run, Note gets one line saying so, and that release is rendered again in this
-// executable. Once confirmed, an answer of another build is an error (the file was replaced
-// during the run). The worker is never looked for on PATH or in the working directory, which
-// a repository under review could fill. Safe for concurrent renders.
+// carries the worker's build (chartrender.Build), and the first one of this executable's build
+// confirms it for the run. Until then, no outcome of it is used but that: an answer of another
+// build (a worker left beside the plugin by another release), output that is not a worker's
+// answer (not the tag), or a bound that stopped it before it answered (its build unknown) is
+// rendered again in this executable; for the first two, the rest of the run renders there too
+// and Note gets one line saying so. Once confirmed, an answer of another build is an error
+// (the file was replaced during the run). The worker is never looked for on PATH or in the
+// working directory, which a repository under review could fill. Safe for concurrent renders.
 type Worker struct {
 	// Note gets the one line said when a found worker is not used; nil: it is not said.
 	Note io.Writer
@@ -79,27 +78,40 @@ func (w *Worker) get() (exe string, self bool, err error) {
 	return w.exe, w.self, nil
 }
 
-// answered takes the outcome of a render by the worker exe (not this executable): build is
-// the build its answer reported, answer whether it answered as a worker at all (why not, in
-// why). It tells whether the answer may be used; when not, the render is done again in
-// this executable (again). A confirmed worker is not refused: its outcome stands, apart from
-// an answer of another build, which is an error.
-func (w *Worker) answered(exe, build string, answer bool, why error) (again bool, err error) {
+// outcome is what a render by a found worker gave: an answer with its tag (the build it
+// reported), a bound that stopped it before it answered, or output that is not a worker's
+// answer (why).
+type outcome struct {
+	build         string
+	answer, bound bool
+	why           error
+}
+
+// answered takes the outcome o of a render by the worker exe (not this executable), and
+// tells whether it may be used; when not, the render is done again in this executable
+// (again). An answer of this build confirms the worker. Before that, an answer of another
+// build, or output that is not a worker's answer, refuses it for the run (said once); a bound
+// is rendered again without refusing it (a worker of this build is stopped by a hostile chart
+// too). Once confirmed, an outcome stands, apart from an answer of another build: an error.
+func (w *Worker) answered(exe string, o outcome) (again bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	why := o.why
 	switch {
-	case answer && build == w.src.own:
+	case o.answer && o.build == w.src.own:
 		w.confirmed = w.confirmed || exe == w.exe
 		return false, nil
 	case w.confirmed:
-		if answer {
-			return false, fmt.Errorf("the render process (%s) answered as build %q, not this plugin's %q", exe, build, w.src.own)
+		if o.answer {
+			return false, fmt.Errorf("the render process (%s) answered as build %q, not this plugin's %q", exe, o.build, w.src.own)
 		}
 		return false, nil
-	case answer && build == "":
+	case o.bound:
+		return true, nil
+	case o.answer && o.build == "":
 		why = errors.New("it reports no build: a worker of an earlier build")
-	case answer:
-		why = fmt.Errorf("it is build %q, this plugin %q", build, w.src.own)
+	case o.answer:
+		why = fmt.Errorf("it is build %q, this plugin %q", o.build, w.src.own)
 	}
 	if !w.self {
 		say(w.Note, "# the render worker %q is not used (%v): rendering in the plugin itself\n", exe, why)

@@ -270,15 +270,14 @@ func buildWorkerCopy(t *testing.T, exe, dir string) string {
 }
 
 // The decision on a found worker's outcome, per run: its first answer of this build confirms
-// it; before that, an answer of another build or none (not a worker, a bound, a crash) is
-// rendered again in the plugin, which the run keeps, said once; after it, an answer of
-// another build is an error and any other outcome stands.
+// it; before that, an answer of another build or output that is not a worker's is rendered
+// again in the plugin, which the run keeps, said once, and a bound is rendered again in the
+// plugin without refusing the worker; after it, an answer of another build is an error and
+// any other outcome stands.
 func TestWorkerAnswered(t *testing.T) {
 	why := errors.New("stopped")
-	type outcome struct {
-		build  string
-		answer bool
-	}
+	this, other, none := outcome{build: "v1@a", answer: true}, outcome{build: "v2@b", answer: true}, outcome{why: why}
+	bound := outcome{bound: true, why: why}
 	cases := []struct {
 		name      string
 		outcomes  []outcome
@@ -286,12 +285,14 @@ func TestWorkerAnswered(t *testing.T) {
 		wantErr   bool
 		wantSelf  bool
 	}{
-		{"this build, twice", []outcome{{"v1@a", true}, {"v1@a", true}}, []bool{false, false}, false, false},
-		{"another build, then this one", []outcome{{"v2@b", true}, {"v1@a", true}}, []bool{true, false}, false, true},
-		{"no build, an earlier worker", []outcome{{"", true}}, []bool{true}, false, true},
-		{"no answer first", []outcome{{"", false}, {"v1@a", true}}, []bool{true, false}, false, true},
-		{"confirmed, then no answer: it stands", []outcome{{"v1@a", true}, {"", false}}, []bool{false, false}, false, false},
-		{"confirmed, then another build: an error", []outcome{{"v1@a", true}, {"v2@b", true}}, []bool{false, false}, true, false},
+		{"this build, twice", []outcome{this, this}, []bool{false, false}, false, false},
+		{"another build, then this one", []outcome{other, this}, []bool{true, false}, false, true},
+		{"no build, an earlier worker", []outcome{{answer: true}}, []bool{true}, false, true},
+		{"not a worker's answer first", []outcome{none, this}, []bool{true, false}, false, true},
+		{"a bound first: again, the worker kept", []outcome{bound, bound, this, bound}, []bool{true, true, false, false}, false, false},
+		{"a bound, then another build", []outcome{bound, other}, []bool{true, true}, false, true},
+		{"confirmed, then not a worker's answer: it stands", []outcome{this, none}, []bool{false, false}, false, false},
+		{"confirmed, then another build: an error", []outcome{this, other}, []bool{false, false}, true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,7 +300,7 @@ func TestWorkerAnswered(t *testing.T) {
 			w := &Worker{Note: &note, src: workerSource{exe: "/plugin", own: "v1@a"}, exe: "/worker"}
 			var gotErr error
 			for i, o := range tc.outcomes {
-				again, err := w.answered("/worker", o.build, o.answer, why)
+				again, err := w.answered("/worker", o)
 				if again != tc.wantAgain[i] {
 					t.Errorf("outcome %d: again %v, want %v", i, again, tc.wantAgain[i])
 				}
