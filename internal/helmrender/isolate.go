@@ -56,7 +56,9 @@ const WorkerExe = "kubeforensics-helmrender"
 // stderrBytes bounds what is kept of a worker's standard error: enough to tell why it died.
 const stderrBytes = 64 << 10
 
-// renderIsolated renders in a render worker and reads its answer.
+// renderIsolated renders in a render worker and reads its answer. An outcome of a found worker
+// that the Worker does not take (not yet confirmed, and not an answer of this build) is
+// rendered again in this executable.
 func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, vals map[string]any, opts Options) (*output, error) {
 	opts = limits(opts)
 	if os.Getenv(WorkerEnv) != "" {
@@ -66,7 +68,7 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	if w == nil {
 		w = NewWorker(nil)
 	}
-	exe, self, err := w.get(ctx)
+	exe, self, err := w.get()
 	if err != nil {
 		return nil, fmt.Errorf("the render process: %w", err)
 	}
@@ -74,6 +76,38 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	if err != nil {
 		return nil, fmt.Errorf("the render process: its input: %w", err)
 	}
+	res, build, err := runWorker(ctx, exe, self, in, opts)
+	if !self && (err == nil || ctx.Err() == nil) { // an answer is always checked; a stopped run is not judged
+		var nw *notWorkerError
+		bound := isBound(err)
+		answer := !errors.As(err, &nw) && !bound // its tag came: it answered as a worker
+		again, aerr := w.answered(exe, outcome{build: build, answer: answer, bound: bound, why: err})
+		switch {
+		case aerr != nil:
+			return nil, aerr
+		case again:
+			exe, self, _ = w.get()
+			res, _, err = runWorker(ctx, exe, self, in, opts)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case res.Bound != nil:
+		return nil, res.Bound
+	case res.Err != "":
+		return nil, errors.New(res.Err)
+	case res.Output == nil:
+		return nil, errors.New("Helm returned no release")
+	}
+	return res.Output, nil
+}
+
+// runWorker starts exe (this executable when self) on the request in and reads its answer and
+// the build the answer reports. A process that gives no answer is a BoundError when a bound
+// stopped it, a notWorkerError when its output is not a worker's answer.
+func runWorker(ctx context.Context, exe string, self bool, in []byte, opts Options) (*chartrender.Response, string, error) {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -92,31 +126,25 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	runErr := cmd.Run()
 	switch {
 	case stdout.over:
-		return nil, &BoundError{Bound: BoundOutput, Detail: fmt.Sprintf("its answer passed %d bytes, more than the %d a release may render", stdout.max, opts.MaxBytes)}
+		return nil, "", &BoundError{Bound: BoundOutput, Detail: fmt.Sprintf("its answer passed %d bytes, more than the %d a release may render", stdout.max, opts.MaxBytes)}
 	case parent.Err() != nil:
-		return nil, fmt.Errorf("the render was stopped: %w", context.Cause(parent))
+		return nil, "", fmt.Errorf("the render was stopped: %w", context.Cause(parent))
 	case ctx.Err() != nil:
-		return nil, &BoundError{Bound: BoundTime, Detail: fmt.Sprintf("not rendered within %s; its process was killed", opts.Timeout)}
+		return nil, "", &BoundError{Bound: BoundTime, Detail: fmt.Sprintf("not rendered within %s; its process was killed", opts.Timeout)}
 	case outOfMemory(stderr.String()):
-		return nil, &BoundError{Bound: BoundMemory, Detail: fmt.Sprintf("its process needed more than the %d MiB a render may use, and was stopped", opts.MaxMemory>>20)}
+		return nil, "", &BoundError{Bound: BoundMemory, Detail: fmt.Sprintf("its process needed more than the %d MiB a render may use, and was stopped", opts.MaxMemory>>20)}
 	}
 	res, build, err := readAnswer(stdout.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("the render process (%s) %v%s: %w", exe, exitText(runErr), fatal(stderr.String()), err)
+		return nil, build, fmt.Errorf("the render process (%s) %v%s: %w", exe, exitText(runErr), fatal(stderr.String()), err)
 	}
-	if !self && build != w.src.own {
-		// Replaced since the handshake: its answer is not this build's render.
-		return nil, fmt.Errorf("the render process (%s) answered as build %q, not this plugin's %q", exe, build, w.src.own)
-	}
-	switch {
-	case res.Bound != nil:
-		return nil, res.Bound
-	case res.Err != "":
-		return nil, errors.New(res.Err)
-	case res.Output == nil:
-		return nil, errors.New("Helm returned no release")
-	}
-	return res.Output, nil
+	return res, build, nil
+}
+
+// isBound tells that err is a bound that stopped a render process before it answered.
+func isBound(err error) bool {
+	var b *BoundError
+	return errors.As(err, &b)
 }
 
 // workerEnv is the worker's whole environment: the worker variable, GOMAXPROCS, GOGC at
@@ -156,23 +184,27 @@ func chooseWorker(named, exe, goos string) (worker string, self bool, err error)
 }
 
 // readAnswer reads the worker's tag line, with the build it reports, and its gob-encoded
-// response.
+// response; an answer it cannot decode still has the build its tag reported.
 func readAnswer(b []byte) (*chartrender.Response, string, error) {
 	r := bufio.NewReader(bytes.NewReader(b))
 	line, err := r.ReadString('\n')
 	build, ok := chartrender.SplitTag(strings.TrimSuffix(line, "\n"))
 	if err != nil || !ok {
-		first := strings.TrimSpace(line)
-		if len(first) > 200 {
-			first = first[:200]
-		}
-		return nil, "", fmt.Errorf("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?); it answered %q", first)
+		return nil, "", &notWorkerError{answered: cut(strings.TrimSpace(line), 200)}
 	}
 	res := &chartrender.Response{}
 	if err := gob.NewDecoder(r).Decode(res); err != nil {
-		return nil, "", fmt.Errorf("its answer: %w", err)
+		return nil, build, fmt.Errorf("its answer: %w", err)
 	}
 	return res, build, nil
+}
+
+// notWorkerError is a process's output that is not a render worker's answer: it answered
+// (the first line, cut at 200 bytes) without the worker's tag.
+type notWorkerError struct{ answered string }
+
+func (e *notWorkerError) Error() string {
+	return fmt.Sprintf("did not answer as a render worker (does main, or a test binary's TestMain, call helmrender.ServeWorker first?); it answered %q", e.answered)
 }
 
 // outOfMemory tells, from a Go process's standard error, that it died for want of memory:

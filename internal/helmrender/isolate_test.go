@@ -60,7 +60,7 @@ func TestChooseWorker(t *testing.T) {
 	if _, _, err := chooseWorker(other+".missing", self, "linux"); err == nil {
 		t.Error("a missing worker named by the environment was accepted")
 	}
-	if _, self, err := NewWorker(nil).get(t.Context()); err != nil || !self && os.Getenv(WorkerExeEnv) == "" {
+	if _, self, err := NewWorker(nil).get(); err != nil || !self && os.Getenv(WorkerExeEnv) == "" {
 		t.Errorf("this test binary: self %v, %v", self, err)
 	}
 }

@@ -1,44 +1,41 @@
 package helmrender
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/kubeforensics/suite/internal/chartrender"
 )
 
-// handshakeTimeout bounds the one start of a found worker that asks for its build.
-const handshakeTimeout = 10 * time.Second
-
-// Worker is the render worker of one run, chosen on its first render and kept for the rest:
-// WorkerExeEnv's executable when set, else WorkerExe beside this executable's real file
-// (symbolic links resolved: krew links a plugin from its bin directory into its store, where
-// the worker was installed with it), else this executable started again (chooseWorker). A
-// worker it finds is started once with no request, and answers with its build
-// (chartrender.Build); one of another build than this executable's (left beside the plugin by
-// another release) or that does not answer as a worker is not used: the renders run in this
-// executable instead, and Note gets one line saying so. The worker is never looked for on
-// PATH or in the working directory, which a repository under review could fill.
+// Worker is the render worker of one run: WorkerExeEnv's executable when set, else WorkerExe
+// beside this executable's real file (symbolic links resolved: krew links a plugin from its
+// bin directory into its store, where the worker was installed with it), else this executable
+// started again (chooseWorker). A worker it finds is trusted by its first answer: every answer
+// carries the worker's build (chartrender.Build), and the first one of this executable's build
+// confirms it for the run. Until then, no outcome of it is used but that: an answer of another
+// build (a worker left beside the plugin by another release), output that is not a worker's
+// answer (not the tag), or a bound that stopped it before it answered (its build unknown) is
+// rendered again in this executable; for the first two, the rest of the run renders there too
+// and Note gets one line saying so. Once confirmed, an answer of another build is an error
+// (the file was replaced during the run). The worker is never looked for on PATH or in the
+// working directory, which a repository under review could fill. Safe for concurrent renders.
 type Worker struct {
 	// Note gets the one line said when a found worker is not used; nil: it is not said.
 	Note io.Writer
 
 	src  workerSource
 	once sync.Once
-	exe  string
-	self bool
 	err  error
+
+	mu        sync.Mutex
+	exe       string
+	self      bool
+	confirmed bool
 }
 
 // workerSource is what a worker is chosen from: WorkerExeEnv's value, this executable's path,
@@ -58,19 +55,69 @@ func thisSource() workerSource {
 	return workerSource{named: os.Getenv(WorkerExeEnv), goos: runtime.GOOS, own: chartrender.Build()}
 }
 
-// get is the worker executable, and whether it is this executable (self); chosen once.
-func (w *Worker) get(ctx context.Context) (exe string, self bool, err error) {
+// get is the executable a render starts now, and whether it is this executable (self): the
+// worker chosen once, or this executable after the worker was refused.
+func (w *Worker) get() (exe string, self bool, err error) {
 	w.once.Do(func() {
 		if w.src == (workerSource{}) {
 			w.src = thisSource()
 		}
-		src := w.src
-		if src.exe, w.err = realExecutable(src.exe); w.err != nil {
+		if w.src.exe, w.err = realExecutable(w.src.exe); w.err != nil {
 			return
 		}
-		w.exe, w.self, w.err = pickWorker(ctx, src, w.Note)
+		exe, self, err := chooseWorker(w.src.named, w.src.exe, w.src.goos)
+		w.mu.Lock()
+		w.exe, w.self, w.err = exe, self, err
+		w.mu.Unlock()
 	})
-	return w.exe, w.self, w.err
+	if w.err != nil {
+		return "", false, w.err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.exe, w.self, nil
+}
+
+// outcome is what a render by a found worker gave: an answer with its tag (the build it
+// reported), a bound that stopped it before it answered, or output that is not a worker's
+// answer (why).
+type outcome struct {
+	build         string
+	answer, bound bool
+	why           error
+}
+
+// answered takes the outcome o of a render by the worker exe (not this executable), and
+// tells whether it may be used; when not, the render is done again in this executable
+// (again). An answer of this build confirms the worker. Before that, an answer of another
+// build, or output that is not a worker's answer, refuses it for the run (said once); a bound
+// is rendered again without refusing it (a worker of this build is stopped by a hostile chart
+// too). Once confirmed, an outcome stands, apart from an answer of another build: an error.
+func (w *Worker) answered(exe string, o outcome) (again bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	why := o.why
+	switch {
+	case o.answer && o.build == w.src.own:
+		w.confirmed = w.confirmed || exe == w.exe
+		return false, nil
+	case w.confirmed:
+		if o.answer {
+			return false, fmt.Errorf("the render process (%s) answered as build %q, not this plugin's %q", exe, o.build, w.src.own)
+		}
+		return false, nil
+	case o.bound:
+		return true, nil
+	case o.answer && o.build == "":
+		why = errors.New("it reports no build: a worker of an earlier build")
+	case o.answer:
+		why = fmt.Errorf("it is build %q, this plugin %q", o.build, w.src.own)
+	}
+	if !w.self {
+		say(w.Note, "# the render worker %q is not used (%v): rendering in the plugin itself\n", exe, why)
+		w.exe, w.self = w.src.exe, true
+	}
+	return true, nil
 }
 
 // realExecutable is the file exe ("": this process's executable), symbolic links resolved.
@@ -88,54 +135,10 @@ func realExecutable(exe string) (string, error) {
 	return real, nil
 }
 
-// pickWorker chooses the worker from src, and asks a found one for its build: one of another
-// build, or that does not answer, gives way to src.exe itself, said on note.
-func pickWorker(ctx context.Context, src workerSource, note io.Writer) (exe string, self bool, err error) {
-	found, self, err := chooseWorker(src.named, src.exe, src.goos)
-	if err != nil || self {
-		return found, self, err
-	}
-	build, err := handshake(ctx, found)
-	if err == nil && build != src.own {
-		err = fmt.Errorf("it is build %q, this plugin %q", build, src.own)
-	}
-	if err == nil {
-		return found, false, nil
-	}
-	say(note, "# the render worker %q is not used (%v): rendering in the plugin itself\n", found, err)
-	return src.exe, true, nil
-}
-
 func say(w io.Writer, format string, args ...any) {
 	if w != nil {
 		_, _ = fmt.Fprintf(w, format, args...) // a note that cannot be written changes no verdict
 	}
-}
-
-// handshake starts the worker exe with no request and reads the build its tag line reports.
-// With no request it renders nothing: it answers that its input ended.
-func handshake(ctx context.Context, exe string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = workerEnv(DefaultMaxMemory)
-	cmd.Stdin = strings.NewReader("")
-	stdout := &capped{max: 4 << 10, full: cancel}
-	stderr := &capped{max: stderrBytes}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = 2 * time.Second
-	runErr := cmd.Run()
-	line, _ := bufio.NewReader(bytes.NewReader(stdout.Bytes())).ReadString('\n')
-	build, ok := chartrender.SplitTag(strings.TrimSuffix(line, "\n"))
-	switch {
-	case !ok && ctx.Err() != nil:
-		return "", fmt.Errorf("it did not answer within %s", handshakeTimeout)
-	case !ok:
-		return "", fmt.Errorf("it did not answer as a render worker: it %s%s and answered %q", exitText(runErr), fatal(stderr.String()), cut(strings.TrimSpace(line), 200))
-	case build == "":
-		return "", errors.New("it reports no build: a worker of an earlier build")
-	}
-	return build, nil
 }
 
 func cut(s string, n int) string {
