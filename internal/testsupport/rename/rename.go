@@ -10,6 +10,7 @@ package rename
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -132,22 +133,28 @@ type Map struct {
 }
 
 // New maps each token to a random word of the same length (its digits kept in place), drawn
-// from seed: the same seed and tokens give the same map. A word is never one that occurs in
-// avoid (the text the map will be applied to, so that Reverse finds only what Forward wrote),
-// nor a token, nor another token's word.
+// from seed: the same seed and tokens give the same map. The map keeps how the product's words
+// are made of each other, as a real product renamed would: a token that holds a shorter token
+// (harvesterhci and harvester, iochaos and chaos) is renamed to a word that holds the shorter
+// one's new word at the same place, only its other letters drawn. A word is never one that
+// occurs in avoid (the text the map will be applied to, so that Reverse finds only what Forward
+// wrote), nor a token, nor another token's word.
 func New(seed uint64, tokens []string, avoid string) Map {
 	rng := rand.New(rand.NewPCG(seed, uint64(len(tokens))))
 	avoid = strings.ToLower(avoid)
+	byLength := slices.Clone(tokens)
+	sort.SliceStable(byLength, func(i, j int) bool { return len(byLength[i]) < len(byLength[j]) })
 	used := map[string]bool{}
 	for _, tok := range tokens {
 		used[tok] = true
 	}
 	var m Map
-	for _, tok := range tokens {
-		for {
-			b := []byte(tok)
+	for _, tok := range byLength {
+		composed, covered := compose(tok, m.Pairs)
+		for try := 0; ; try++ {
+			b := []byte(composed)
 			for i := range b {
-				if b[i] >= 'a' && b[i] <= 'z' {
+				if b[i] >= 'a' && b[i] <= 'z' && (!covered[i] || try >= 100) {
 					b[i] = byte('a' + rng.IntN(26))
 				}
 			}
@@ -160,7 +167,65 @@ func New(seed uint64, tokens []string, avoid string) Map {
 			break
 		}
 	}
+	sort.Slice(m.Pairs, func(i, j int) bool { return m.Pairs[i].From < m.Pairs[j].From })
 	return m
+}
+
+// compose renames the shorter tokens tok holds (pairs so far) and says which of its positions
+// they cover.
+func compose(tok string, pairs []Pair) (string, []bool) {
+	b := []byte(tok)
+	covered := make([]bool, len(tok))
+	for _, p := range pairs {
+		for i := 0; i+len(p.From) <= len(tok); i++ {
+			if tok[i:i+len(p.From)] != p.From {
+				continue
+			}
+			free := true
+			for j := i; j < i+len(p.From); j++ {
+				free = free && !covered[j]
+			}
+			if !free {
+				continue
+			}
+			for j := 0; j < len(p.From); j++ {
+				b[i+j], covered[i+j] = p.To[j], true
+			}
+		}
+	}
+	return string(b), covered
+}
+
+// Stems are the words of text (split on everything but letters and digits, lower-cased) that
+// are a proper prefix of a token, with at least four letters, no stop word and not inside
+// vocabulary: the product's name where its group adds to it (harvester of harvesterhci.io, argo
+// of argoproj.io), renamed with it so that the ties between them stay.
+func Stems(tokens []string, text string, vocabulary []string) []string {
+	stop := map[string]bool{}
+	for _, w := range StopWords() {
+		stop[w] = true
+	}
+	seen := map[string]bool{}
+	for _, t := range tokens {
+		seen[t] = true
+	}
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
+	}) {
+		if seen[w] || stop[w] || letters(w) < minLetters || inside(w, vocabulary) {
+			continue
+		}
+		for _, t := range tokens {
+			if len(w) < len(t) && strings.HasPrefix(t, w) {
+				seen[w] = true
+				out = append(out, w)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func containsAny(w string, tokens []string) bool {

@@ -164,3 +164,32 @@ spec:
 		t.Errorf("reverse:\n%v\nwant\n%v", back, orig)
 	}
 }
+
+// TestMapKeepsComposition: a token that holds a shorter one is renamed around the shorter one's
+// new word, as a product renamed throughout would be (harvester → X, harvesterhci → Xhci′).
+func TestMapKeepsComposition(t *testing.T) {
+	m := New(3, []string{"harvesterhci", "harvester", "iochaos", "chaos"}, "")
+	to := map[string]string{}
+	for _, p := range m.Pairs {
+		to[p.From] = p.To
+	}
+	if !strings.HasPrefix(to["harvesterhci"], to["harvester"]) || to["harvesterhci"][9:] == "hci" {
+		t.Errorf("harvester → %q, harvesterhci → %q: want the second to start with the first and its own letters drawn", to["harvester"], to["harvesterhci"])
+	}
+	if !strings.HasSuffix(to["iochaos"], to["chaos"]) {
+		t.Errorf("chaos → %q, iochaos → %q: want the second to end with the first", to["chaos"], to["iochaos"])
+	}
+	text := "harvester harvesterhci.io iochaos.chaos-mesh.org"
+	if back := m.Reverse(m.Forward(text)); back != text {
+		t.Errorf("round trip: %q, want %q", back, text)
+	}
+}
+
+func TestStems(t *testing.T) {
+	tokens := []string{"harvesterhci", "argoproj", "openshift"}
+	text := "image: rancher/harvester:v1.1.2 name: argo-server app: open, harvesterhci.io/creator: harvester, pod: podsx"
+	got := Stems(tokens, text, []string{"pods", "openapi"})
+	if want := []string{"argo", "harvester"}; !slices.Equal(got, want) {
+		t.Errorf("Stems = %q, want %q (a stem inside Kubernetes' vocabulary or a token itself is none)", got, want)
+	}
+}

@@ -59,7 +59,12 @@ func (r replay) renamedIfAsked(t *testing.T) replay {
 	if err != nil {
 		t.Fatalf("renamed mode: reading what Kubernetes serves: %v", err)
 	}
-	m := rename.New(seed^h.Sum64(), rename.Tokens(domains, vocab), strings.Join(avoid, "\n"))
+	text := strings.Join(avoid, "\n")
+	tokens := rename.Tokens(domains, vocab)
+	// The product's name where its group adds to it (harvester of harvesterhci.io) is renamed
+	// with it, so that the ties between them stay.
+	tokens = append(tokens, rename.Stems(tokens, text, vocab)...)
+	m := rename.New(seed^h.Sum64(), tokens, text)
 	enc, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
