@@ -39,6 +39,7 @@ func StopWords() []string {
 		"autoscaling", "certificates", "certificate", "discovery", "coordination", "events",
 		"flowcontrol", "rbac", "crds", "stable", "alpha", "beta", "example", "test", "tests",
 		"local", "cleanup", "protection", "delete", "deletion", "external", "multicluster",
+		"user", "users", "account", "accounts", "role", "roles", "binding", "bindings",
 	}
 }
 
@@ -319,18 +320,21 @@ func keyedMap(field string) bool {
 
 // Object renames, in place, every string value of a decoded object (YAML or JSON) and the keys
 // of its label-like maps (labels, annotations, selectors) and of any key holding a domain
-// ("x.example.com/y"); other keys are schema and stay.
+// ("x.example.com/y"). The other keys are schema: Kubernetes' own schema stays, but a custom
+// resource of a renamed group (its apiVersion renamed) has every key renamed too, as its
+// product's schema would be (redisReplicationName of a RedisReplication).
 func (m Map) Object(o map[string]any) {
-	m.walk(o, false)
+	api, _ := o["apiVersion"].(string)
+	m.walk(o, false, m.Forward(api) != api)
 }
 
-func (m Map) walk(v any, renameKeys bool) any {
+func (m Map) walk(v any, renameKeys, allKeys bool) any {
 	switch x := v.(type) {
 	case string:
 		return m.Forward(x)
 	case []any:
 		for i := range x {
-			x[i] = m.walk(x[i], false)
+			x[i] = m.walk(x[i], false, allKeys)
 		}
 		return x
 	case map[string]any:
@@ -339,9 +343,9 @@ func (m Map) walk(v any, renameKeys bool) any {
 			keys = append(keys, k)
 		}
 		for _, k := range keys {
-			val := m.walk(x[k], keyedMap(k))
+			val := m.walk(x[k], keyedMap(k), allKeys)
 			nk := k
-			if renameKeys || strings.Contains(k, "/") {
+			if allKeys || renameKeys || strings.Contains(k, "/") {
 				nk = m.Forward(k)
 			}
 			if nk != k {
