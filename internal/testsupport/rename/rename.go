@@ -177,6 +177,10 @@ func New(seed uint64, tokens []string, avoid string) Map {
 func compose(tok string, pairs []Pair) (string, []bool) {
 	b := []byte(tok)
 	covered := make([]bool, len(tok))
+	// The longest first: kafkaclusters is kafkacluster's new word and one letter, not kafka's
+	// and eight.
+	pairs = slices.Clone(pairs)
+	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i].From) > len(pairs[j].From) })
 	for _, p := range pairs {
 		for i := 0; i+len(p.From) <= len(tok); i++ {
 			if tok[i:i+len(p.From)] != p.From {

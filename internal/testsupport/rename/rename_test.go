@@ -184,6 +184,15 @@ func TestMapKeepsComposition(t *testing.T) {
 	if !strings.HasSuffix(to["iochaos"], to["chaos"]) {
 		t.Errorf("chaos → %q, iochaos → %q: want the second to end with the first", to["chaos"], to["iochaos"])
 	}
+	// Nested: a plural is its kind's word and one letter, as the CRD's names are.
+	n := New(5, []string{"kafka", "kafkacluster", "kafkaclusters"}, "")
+	nt := map[string]string{}
+	for _, p := range n.Pairs {
+		nt[p.From] = p.To
+	}
+	if !strings.HasPrefix(nt["kafkaclusters"], nt["kafkacluster"]) || !strings.HasPrefix(nt["kafkacluster"], nt["kafka"]) {
+		t.Errorf("kafka → %q, kafkacluster → %q, kafkaclusters → %q: want each to start with the one before", nt["kafka"], nt["kafkacluster"], nt["kafkaclusters"])
+	}
 	text := "harvester harvesterhci.io iochaos.chaos-mesh.org"
 	if back := m.Reverse(m.Forward(text)); back != text {
 		t.Errorf("round trip: %q, want %q", back, text)
