@@ -136,8 +136,9 @@ type Map struct {
 // New maps each token to a random word of the same length (its digits kept in place), drawn
 // from seed: the same seed and tokens give the same map. The map keeps how the product's words
 // are made of each other, as a real product renamed would: a token that holds a shorter token
-// (harvesterhci and harvester, iochaos and chaos) is renamed to a word that holds the shorter
-// one's new word at the same place, only its other letters drawn. A word is never one that
+// or a stop word (harvesterhci and harvester, iochaos and chaos, kafkacluster and kafka and
+// cluster) is renamed to a word that holds the shorter one's new word at the same place, its
+// other letters kept (compose). A word is never one that
 // occurs in avoid (the text the map will be applied to, so that Reverse finds only what Forward
 // wrote), nor a token, nor another token's word.
 func New(seed uint64, tokens []string, avoid string) Map {
@@ -152,10 +153,11 @@ func New(seed uint64, tokens []string, avoid string) Map {
 	var m Map
 	for _, tok := range byLength {
 		composed, covered := compose(tok, m.Pairs)
+		partial := slices.Contains(covered, true)
 		for try := 0; ; try++ {
 			b := []byte(composed)
 			for i := range b {
-				if b[i] >= 'a' && b[i] <= 'z' && (!covered[i] || try >= 100) {
+				if b[i] >= 'a' && b[i] <= 'z' && ((!covered[i] && !partial) || try >= 100) {
 					b[i] = byte('a' + rng.IntN(26))
 				}
 			}
@@ -173,13 +175,21 @@ func New(seed uint64, tokens []string, avoid string) Map {
 }
 
 // compose renames the shorter tokens tok holds (pairs so far) and says which of its positions
-// they cover.
+// they cover; the stop words it holds (cluster of kafkacluster) cover their letters unchanged.
+// A token partly covered keeps its other letters (harvesterhci is harvester's new word and
+// hci), as a product renamed throughout keeps them: a kind KafkaCluster renamed stays a
+// …Cluster, its plural kafkaclusters stays the kind's word and an s.
 func compose(tok string, pairs []Pair) (string, []bool) {
 	b := []byte(tok)
 	covered := make([]bool, len(tok))
+	pairs = slices.Clone(pairs)
+	for _, w := range StopWords() {
+		if len(w) >= minLetters && w != tok && strings.Contains(tok, w) {
+			pairs = append(pairs, Pair{From: w, To: w})
+		}
+	}
 	// The longest first: kafkaclusters is kafkacluster's new word and one letter, not kafka's
 	// and eight.
-	pairs = slices.Clone(pairs)
 	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i].From) > len(pairs[j].From) })
 	for _, p := range pairs {
 		for i := 0; i+len(p.From) <= len(tok); i++ {
