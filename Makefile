@@ -16,7 +16,7 @@ SERVERS   := kubeforensics-mcp kubeforensics-helmrender
 FLUX_LINKS := flux-why-terminating:kubectl-why_terminating flux-chain:kubectl-flux_chain flux-safe-retire:kubectl-safe_retire
 CP_BUILD  := hack/controlplane/build.sh
 
-.PHONY: all build test test-short vet fmt controlplane demo bench clean
+.PHONY: all build test test-short vet fmt controlplane demo bench clean corpus-renamed
 
 all: build
 
@@ -47,6 +47,12 @@ test: controlplane fmt vet
 
 test-short:
 	TZ=UTC $(GO) test -short -count=1 ./...
+
+# The why-terminating corpus with every product renamed (issue #38's metamorphic check,
+# docs/why-terminating.md "Renamed products"): opt-in, not part of `make test`. About 20 minutes.
+CORPUS_RENAME_SEED ?= 1
+corpus-renamed: controlplane
+	KF_CORPUS_RENAME=$(CORPUS_RENAME_SEED) TZ=UTC $(GO) test -p 1 -count=1 -timeout 60m -v ./test/corpus/whyterminating/
 
 # Graphviz renders the chain picture; on Debian it is installed when missing (root only).
 demo: build controlplane

@@ -41,7 +41,14 @@ func diagnose(t *testing.T, args ...string) *diagnosis {
 // nothing the replay did happened in between, which is what the report shows).
 func diagnoseAfter(t *testing.T, later time.Duration, args ...string) *diagnosis {
 	t.Helper()
-	args = append([]string{"--kubeconfig", env.Kubeconfig, "--context", env.Context}, args...)
+	// In the renamed mode the case's arguments name the renamed product, and its answer is
+	// renamed back before anything reads it (renamed_test.go).
+	renamed := renamedMap(t)
+	connect := []string{"--kubeconfig", env.Kubeconfig, "--context", env.Context}
+	for _, a := range args {
+		connect = append(connect, renamed.Forward(a))
+	}
+	args = connect
 	args = append(args, "-o", "json")
 	var out, errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
@@ -53,8 +60,8 @@ func diagnoseAfter(t *testing.T, later time.Duration, args ...string) *diagnosis
 		o.Clock = func() time.Time { return time.Now().Add(later) }
 	}
 	d.code = cli.Run(ctx, whyterminating.NewCmdWhyTerminatingFromOptions(o), args, &errOut)
-	d.raw, d.stderr = out.String(), errOut.String()
-	if err := json.Unmarshal(out.Bytes(), &d.res); err != nil {
+	d.raw, d.stderr = renamed.Reverse(out.String()), renamed.Reverse(errOut.String())
+	if err := json.Unmarshal([]byte(d.raw), &d.res); err != nil {
 		t.Fatalf("exit %d, output is not the JSON report: %v\nstdout:\n%s\nstderr:\n%s", d.code, err, d.raw, d.stderr)
 	}
 	d.noRepeatedSteps()

@@ -132,6 +132,7 @@ func (r replay) run(t *testing.T) map[string]created {
 	if env == nil {
 		t.Skip("integration test: needs the local control plane (not under -short)")
 	}
+	r = r.renamedIfAsked(t)
 	ctx := context.Background()
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, c := range r.crds {
