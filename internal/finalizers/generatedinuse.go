@@ -27,10 +27,12 @@ type generatedClaim struct {
 // use (pvc-protection holds it), so it waits; those pods are the blockers, each with the step
 // to delete it, and stripping the finalizer is never offered while they run (it leaves the claim
 // and its volume behind, in use). Failed reads make the finalizer UNKNOWN while no pod is
-// proven; the object's finalizers whose remover is not known to run are left alone.
+// proven; the object's finalizers whose remover is not known to run are left alone. Objects of
+// the core group are not read this way: a claim, pod or Service is not what makes claims, and
+// one named like a claim beside it is no evidence that it made the claim.
 func (x *Explainer) applyGeneratedInUse(ctx context.Context, o subject, e *Explanation) {
 	ns := o.obj.GetNamespace()
-	if ns == "" || !slices.ContainsFunc(e.Finalizers, removerRuns) {
+	if ns == "" || o.res.Group == "" || !slices.ContainsFunc(e.Finalizers, removerRuns) {
 		return
 	}
 	blockers, gaps := x.generatedClaimUsers(ctx, o)

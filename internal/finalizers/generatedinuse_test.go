@@ -103,6 +103,14 @@ func TestGeneratedClaimInUse(t *testing.T) {
 			t.Fatalf("blockers %+v for a remover not known to run", e.Finalizers[0].Blockers)
 		}
 	})
+	t.Run("a core object named like the claim", func(t *testing.T) {
+		e := explanation(true)
+		svc := subject{res: kinds.Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}, obj: obj}
+		fakeExplainer([]runtime.Object{claim("imagenet", nil), pod("train", "imagenet", corev1.PodRunning)}).applyGeneratedInUse(context.Background(), svc, e)
+		if len(e.Finalizers[0].Blockers) > 0 {
+			t.Fatalf("blockers %+v for a core object", e.Finalizers[0].Blockers)
+		}
+	})
 	t.Run("the pods cannot be listed", func(t *testing.T) {
 		x := fakeExplainer([]runtime.Object{claim("imagenet", nil), pod("train", "imagenet", corev1.PodRunning)})
 		x.c.Kube.(*kubefake.Clientset).PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
