@@ -29,6 +29,7 @@ const (
 	ReasonMissingObject             report.Reason = "missing-object"
 	ReasonReferentTerminating       report.Reason = "referent-terminating"
 	ReasonNodeNotReporting          report.Reason = "node-not-reporting"
+	ReasonGeneratedClaimInUse       report.Reason = "generated-claim-in-use"
 
 	// Finalizer verdicts: why the finalizer is still there, one per finalizer.
 	ReasonBlockedByObjects       report.Reason = "blocked-by-objects"

@@ -27,7 +27,8 @@ import (
 //     object's kind, or its command or arguments name the object's custom kind (low,
 //     argsnamekind.go).
 //
-// Tied candidates are the controllers, strongest first; the others are listed as unrelated.
+// Tied candidates are the controllers, strongest first (strongest tie against strongest tie, then
+// the next, then more ties before fewer: strongerTies); the others are listed as unrelated.
 // When none is tied, no controller of the finalizer is found: the verdict is that it is not
 // installed, and the unrelated ones that merely could remove it are listed.
 func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string, known []string, a attribution) (attribution, []report.Gap) {
@@ -43,6 +44,7 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 	own, hasOwn := idx.own[o.res.Group+"/"+o.res.Resource]
 	tokens := typeWords(name, o.res.Kind, own)
 	var tied, unrelated []Controller
+	tiesOf := map[string][]tie{}
 	for _, c := range a.controllers {
 		var ts []tie
 		if w, ok := byRef[c.Object.String()]; ok && c.Found {
@@ -62,6 +64,7 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 			ts = rolesNameType(rb, c.Object.Namespace, c.Object.Name, o.res.Group, o.res.Resource, what)
 		}
 		ts = sortTies(ts)
+		tiesOf[c.Object.String()] = ts
 		c.Confidence, c.Ties = confidenceOf(ts), tieLines(ts)
 		if c.Confidence == ConfidenceNone {
 			c.Note = fmt.Sprintf("may update %s, but nothing in the cluster ties it to finalizer %s: its roles do not name %s itself, it serves no webhook of %s, and neither its labels nor its name, images or arguments name the finalizer or the kind", what, name, what, groupName(o.res.Group))
@@ -70,7 +73,9 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 		}
 		tied = append(tied, c)
 	}
-	sort.SliceStable(tied, func(i, j int) bool { return tied[i].Confidence.rank() > tied[j].Confidence.rank() })
+	sort.SliceStable(tied, func(i, j int) bool {
+		return strongerTies(tiesOf[tied[i].Object.String()], tiesOf[tied[j].Object.String()])
+	})
 	tied, shared := apartByFinalizerName(tied, byRef, name, what)
 	unrelated = append(unrelated, shared...)
 	a.unrelated = unrelated
@@ -197,4 +202,18 @@ func withUnrelatedApart(a attribution, tied []Controller, n int, what, tiedTo st
 	}
 	a.controllers, a.summary, a.dead = tied, s, dead
 	return a
+}
+
+// strongerTies reports whether the ties a (sorted strongest first) outweigh b's: compared
+// strongest against strongest, the first stronger tie decides; when every tie of the shorter
+// list is matched, the candidate with more ties ranks first. Two workloads whose roles both name
+// the object's type are told apart by what else ties them to it (its name naming the kind, its
+// arguments naming it), rather than by their names' order.
+func strongerTies(a, b []tie) bool {
+	for k := 0; k < len(a) && k < len(b); k++ {
+		if ra, rb := a[k].conf.rank(), b[k].conf.rank(); ra != rb {
+			return ra > rb
+		}
+	}
+	return len(a) > len(b)
 }

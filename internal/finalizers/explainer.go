@@ -144,6 +144,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyGoingReferents(ctx, o, e, w, requested)
 	x.applyMissingInputs(ctx, o, e, w)
 	x.applyReferrers(ctx, o, e, w)
+	x.applyGeneratedInUse(ctx, o, e)
 	x.applyAwaitedNames(ctx, o, e, w)
 	x.applyRestoreRefused(ctx, e)
 	if e.Deleting {
