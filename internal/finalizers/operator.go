@@ -18,6 +18,14 @@ const strimziTopicFinalizer = "strimzi.io/topic-operator"
 
 // operatorEvidence attributes a finalizer from an operator's own custom resources where they,
 // not RBAC, name the component that removes it. ok is false when no such rule applies.
+//
+// The Strimzi rule is kept as a product fact (issue #38, docs/why-terminating.md "Three possibly
+// taught rules"): the label-to-resource step could be general, but what the rule rests on is not
+// shown by the cluster — the cluster operator may update KafkaTopics only to delegate that right,
+// and the remover is a per-Kafka component named <cluster>-entity-operator, declared by
+// spec.entityOperator.topicOperator. The general ranking would name the cluster operator; a rule
+// preferring the workloads of a labelled resource would misjudge operators that handle such
+// objects themselves.
 func (x *Explainer) operatorEvidence(ctx context.Context, o subject, name string) (attribution, []report.Gap, bool) {
 	if name != strimziTopicFinalizer || o.res.Group != "kafka.strimzi.io" || o.res.Kind != "KafkaTopic" {
 		return attribution{}, nil, false

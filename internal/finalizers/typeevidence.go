@@ -45,11 +45,7 @@ func (x *Explainer) typeEvidence(ctx context.Context, res kinds.Resource) (lines
 			labels = append(labels, k+"="+v)
 		}
 	}
-	for k, v := range crd.GetLabels() {
-		if strings.HasPrefix(k, "pkg.crossplane.io/") {
-			labels = append(labels, k+"="+v)
-		}
-	}
+	labels = append(labels, servedGroupLabels(crd.GetLabels(), x.catalog.Preferred())...)
 	if len(labels) > 0 {
 		sort.Strings(labels)
 		lines = append(lines, self+" is labelled "+strings.Join(labels, ", "))
@@ -128,4 +124,27 @@ func (x *Explainer) ownerState(ctx context.Context, ref metav1.OwnerReference) (
 		return r + " (" + failureText("reading it", err) + ")", false
 	}
 	return r, false
+}
+
+// servedGroupLabels returns the labels (`key=value`) whose key's prefix is an API group the
+// cluster serves: a package manager or operator that installs CRDs marks them with its own
+// group's labels (`pkg.crossplane.io/package=provider-aws-s3`, `cluster.x-k8s.io/provider=…`),
+// so such a label ties the type to the installer of that group. A group that is no longer served
+// ties nothing here (the CRD's owner references, if any, still name the gone installer); keys
+// without a prefix or of a group the cluster does not serve are not read as an installer.
+func servedGroupLabels(labels map[string]string, served []kinds.Resource) []string {
+	groups := map[string]bool{}
+	for _, r := range served {
+		if r.Group != "" {
+			groups[r.Group] = true
+		}
+	}
+	var out []string
+	for k, v := range labels {
+		if prefix, _, ok := strings.Cut(k, "/"); ok && groups[prefix] {
+			out = append(out, k+"="+v)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
