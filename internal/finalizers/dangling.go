@@ -122,6 +122,13 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 			out, gaps = append(out, unserved...), append(gaps, ugaps...)
 		}
 	}
+	// Its annotations' references (annotationReferences); a gone node counts whatever its
+	// conditions say, as the spec's does.
+	for _, r := range annotationReferences(o.obj.GetAnnotations(), x.catalog.Preferred(), o.res.Group, o.obj.GetNamespace()) {
+		if byKind != nil || r.node {
+			refs = append(refs, r)
+		}
+	}
 	// The object a part belongs to is needed by its cleanup now, whatever the part had when it
 	// succeeded: it is inferred whatever the object's conditions say.
 	if w.obj != nil {
@@ -148,6 +155,8 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 		switch {
 		case apierrors.IsNotFound(err) && r.loose != "":
 			out = append(out, looseDangling(r, ref))
+		case apierrors.IsNotFound(err) && r.node && strings.HasPrefix(r.path, "metadata.annotations["):
+			out = append(out, annotatedNodeDangling(r, ref, o.obj.GetName()))
 		case apierrors.IsNotFound(err):
 			if r.inferred != "" {
 				var more []report.Gap

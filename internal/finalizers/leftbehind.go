@@ -102,10 +102,11 @@ func nameLeftovers(e *Explanation, obj *unstructured.Unstructured) {
 
 // genericCost reports whether a strip's cost is still the generic description of an unknown
 // controller's cleanup, which the object's recorded resources may replace; a known finalizer's
-// own description stays.
+// own description stays. The generic cost of a finalizer without a domain (whose controller is
+// unknown) is one of them.
 func genericCost(rs []Remediation) bool {
 	for _, r := range rs {
-		if r.Code == ReasonStripFinalizer && r.Cost == "left behind: whatever the controller would have cleaned up outside the cluster" {
+		if r.Code == ReasonStripFinalizer && (r.Cost == "left behind: whatever the controller would have cleaned up outside the cluster" || r.Cost == "left behind: whatever that controller would have cleaned up") {
 			return true
 		}
 	}

@@ -59,7 +59,7 @@ func recordedKind(path []string, value string) string {
 	case (strings.HasSuffix(key, "path") || strings.HasSuffix(key, "dir")) && nodeLocalPath(path, value):
 		return "node-local path"
 	case key == "arn" || strings.HasSuffix(key, "arn") || strings.HasSuffix(key, "id") || strings.HasSuffix(key, "ids"):
-		if cloudIDRe.MatchString(value) && !placementInSpec(path, value) {
+		if cloudIDRe.MatchString(value) && !placementInSpec(path, value) && !actsUnderInSpec(path) {
 			return "external resource"
 		}
 	case strings.HasSuffix(key, "uri") && path[0] != "spec":
@@ -96,6 +96,9 @@ func recordedResources(obj *unstructured.Unstructured) []string {
 			}
 		case string:
 			kind := recordedKind(path, t)
+			if kind == "" {
+				kind = recordedCounterpart(path, t, obj.GetKind(), obj.GetName())
+			}
 			if kind == "" {
 				return
 			}

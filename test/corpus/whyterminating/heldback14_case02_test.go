@@ -1,10 +1,10 @@
-//go:build heldback_batch14
-
 package whyterminating_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/kubeforensics/suite/internal/finalizers"
 )
 
 // Report: https://github.com/medik8s/fence-agents-remediation/pull/205 ("fix: remove finalizer
@@ -265,7 +265,11 @@ status:
 	// FAR's own controller is the remover and runs; NHC, which may update FARs but not their
 	// finalizers subresource, is not it.
 	d.remover(f, "deployments.apps/fence-agents-remediation-controller-manager -n openshift-workload-availability", true)
-	// The node it would untaint is gone: removing the finalizer by hand is the way out.
-	d.offers(f, stripFinalizer)
+	// The node it would untaint is gone: removing the finalizer by hand is the way out. The
+	// annotation names the node (the object's own name only corroborates it), and a remover
+	// acting on a node that is gone never finishes: the strip first, the logs after.
+	d.blocker(f, "nodes/worker-2", finalizers.ReasonMissingObject)
+	d.firstFix(f, stripFinalizer)
+	d.stripCosts(f, "gone node")
 	d.never(f, reinstall, restoreController)
 }

@@ -1,5 +1,3 @@
-//go:build heldback_batch14
-
 package whyterminating_test
 
 import (
@@ -94,4 +92,10 @@ status:
 	// Reinstalling the operator or removing the finalizer (what the thread did) are the ways out.
 	d.offers(f, stripFinalizer)
 	d.offers(f, reinstall, restoreController)
+	// The strip leaves the remote job the status records under its own name, and the model the
+	// job wrote to object storage.
+	d.stripCosts(f, "xgboost-mnist-sm-operator-959r-7e1d1c3e0b8a11ebb4f40a (status.sageMakerTrainingJobName)",
+		"s3://orbit-dev-lake-user/sagemaker/xgboost-mnist/models/xgboost-mnist-sm-operator-959r-7e1d1c3e0b8a11ebb4f40a/output/model.tar.gz (status.modelPath)")
+	// The role it ran as is the team's, which existed before the job and outlives it.
+	d.stripNeverCosts(f, "orbit-dev-lake-user-role")
 }
