@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -17,7 +18,8 @@ import (
 // included, are gone, which waits on this finalizer, and an install that creates the definition
 // fails while it terminates (a cycle). So removing the finalizer by hand comes first, no longer
 // as a last resort, and the reinstall stays, after it, saying what it would need (the
-// definition gone first). A definition that is not being deleted leaves the steps as they are;
+// definition gone first). A definition that is not being deleted, or a reinstall of the type's
+// named installer (its own step), leaves the steps as they are;
 // one that could not be read is recorded as unchecked.
 func (x *Explainer) reinstallIntoGoingType(ctx context.Context, res kinds.Resource, f *Finalizer) {
 	if res.Group == "" || slices.ContainsFunc(f.Controllers, func(c Controller) bool { return c.Found }) || productLeft(*f) {
@@ -25,7 +27,8 @@ func (x *Explainer) reinstallIntoGoingType(ctx context.Context, res kinds.Resour
 	}
 	ri := slices.IndexFunc(f.Remedies, func(r Remediation) bool { return r.Code == ReasonReinstallController })
 	si := slices.IndexFunc(f.Remedies, func(r Remediation) bool { return r.Code == ReasonStripFinalizer })
-	if ri < 0 || si < 0 || si < ri {
+	if ri < 0 || si < 0 || si < ri || strings.Contains(f.Remedies[ri].Summary, "it installed this type") {
+		// A named installer of the type (its owner, gone) is that installer's own step.
 		return
 	}
 	name := res.Resource + "." + res.Group
@@ -42,8 +45,8 @@ func (x *Explainer) reinstallIntoGoingType(ctx context.Context, res kinds.Resour
 	def := "customresourcedefinitions.apiextensions.k8s.io/" + name
 	strip := f.Remedies[si]
 	strip.LastResort = false
-	strip.Summary = fmt.Sprintf("Remove finalizer %s by hand: nothing of its product runs, and %s, the object's own type, is being deleted (since %s): the product is being uninstalled, and the definition goes once its objects are gone.",
-		f.Name, def, crd.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
+	strip.Summary = fmt.Sprintf("Remove finalizer %s by hand: nothing of its product runs, and %s, the object's own type, is being deleted: the product is being uninstalled, and the definition goes once its objects are gone.",
+		f.Name, def)
 	reinstall := f.Remedies[ri]
 	reinstall.Summary = fmt.Sprintf("Reinstall the product only after the step above, once %s is gone, and only if it is meant to run here again: an install that creates that definition fails while it is being deleted, and the definition goes only once its objects, this one included, are gone, which waits on this finalizer (a cycle). An install that leaves the definition alone could bring the controller back to remove the finalizer itself, if anything of the product it needs is still there.",
 		def)
