@@ -229,5 +229,8 @@ func (x *Explainer) webhookRemedies(ctx context.Context, b Blocker) []Remediatio
 		Command: x.kubectl("", "delete", b.Object.QualifiedResource(), b.Object.Name),
 		Cost:    "until the configuration is re-created, the policy it enforces is not applied to any request",
 	}
+	if b.named != nil {
+		return x.namedWebhookRemedies(ctx, b, del)
+	}
 	return x.backendRemedies(ctx, b, del)
 }

@@ -62,7 +62,7 @@ func (x *Explainer) crdCleanup(ctx context.Context, o subject) Finalizer {
 	}
 	switch {
 	case withFinalizers > 0:
-		f.Remedies = []Remediation{{Summary: fmt.Sprintf("%d custom resource(s) carry finalizers: their controller must run to release them (explained below). Reinstalling a removed controller is the safe way out.", withFinalizers)}}
+		f.Remedies = []Remediation{{Summary: fmt.Sprintf("%d custom resource(s) carry finalizers: their controllers release them, or each one's steps below do; this finalizer goes once they are gone. While this definition is being deleted an install that creates it fails, so a removed controller comes back only through an install that leaves the definition alone.", withFinalizers)}}
 	case len(items) > 0:
 		f.Remedies = []Remediation{{Summary: "The API server is still deleting the remaining custom resources; it needs no help unless the count stops falling."}}
 	default:

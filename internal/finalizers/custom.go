@@ -72,6 +72,7 @@ func (x *Explainer) knownOrCustom(ctx context.Context, o subject, name string) F
 	x.applyRenamedAbsent(ctx, o, &f, k, a)
 	x.reinstallRefused(ctx, &f)
 	x.reinstallRefusedUnknown(ctx, o.obj.GetNamespace(), &f)
+	x.reinstallIntoGoingType(ctx, o.res, &f)
 	x.leftNamespaceRBAC(ctx, o.obj.GetNamespace(), &f)
 	if !a.unread && !a.guessed {
 		// Kept for a verdict decided once the object's own word is read (a stalled remover).

@@ -99,6 +99,9 @@ func (x *Explainer) namespaceContent(ctx context.Context, o subject, ns *corev1.
 		}
 		x.addContent(ctx, o, ns.Name, t, note, ordered, &f, &c)
 	}
+	named, gaps := x.namedWebhookBlockers(ctx, e.Conditions, "the namespace controller's deletes", f.Blockers)
+	f.Blockers = append(named, f.Blockers...)
+	f.Incomplete = append(f.Incomplete, gaps...)
 	f.Remedies = x.namespaceRemedies(ctx, ns, f, c.stuck, c.explainedBelow)
 	if c.pods.total > 0 && c.pods.shuttingDown == c.pods.total && c.stuck == 0 && len(f.Incomplete) == 0 && len(f.Blockers) == 1 {
 		e.Deleting = true
@@ -154,5 +157,9 @@ func contentBlocker(t TypeObjects) Blocker {
 		detail += fmt.Sprintf(" and %d more", len(t.Items)-len(shown))
 	}
 	ref := ObjectRef{Group: t.Resource.Group, Version: t.Resource.Version, Resource: t.Resource.Resource, Kind: t.Resource.Kind, Namespace: t.Items[0].Namespace}
+	if len(t.Items) == 1 {
+		// One object: the blocker is that object, named, not its type.
+		ref.Name = t.Items[0].Name
+	}
 	return Blocker{Object: ref, Code: ReasonNamespaceContentRemaining, Count: len(t.Items), Reason: fmt.Sprintf("%d remaining", len(t.Items)), Details: []string{detail}}
 }

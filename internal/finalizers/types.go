@@ -78,6 +78,8 @@ type Blocker struct {
 	webhook string
 	// service is the Service behind a webhook, conversion webhook or APIService blocker.
 	service *serviceRef
+	// named is set when the object's own condition names the webhook (namedwebhook.go).
+	named *namedFailure
 }
 
 // serviceRef names a Service a webhook or APIService calls.

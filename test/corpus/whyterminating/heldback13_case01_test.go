@@ -1,5 +1,3 @@
-//go:build heldback_batch13
-
 package whyterminating_test
 
 import (
