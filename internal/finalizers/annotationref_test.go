@@ -7,11 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	metadatafake "k8s.io/client-go/metadata/fake"
 
-	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
 )
 
@@ -69,14 +65,7 @@ func TestAnnotationReferencesTable(t *testing.T) {
 // corroboration, even where the object's conditions report success; one that names an existing
 // node does not, and the object's own name alone (no annotation) names nothing.
 func TestDanglingRefsFromAnnotatedNode(t *testing.T) {
-	scheme := metadatafake.NewTestScheme()
-	if err := metav1.AddMetaToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	exists := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: "worker-1"}}
-	meta := metadatafake.NewSimpleMetadataClient(scheme, []runtime.Object{exists}...)
-	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(), Metadata: meta}
-	x := New(c, kinds.NewCatalog([]kinds.Resource{testPolicy, testBackend, testNodeRes}, nil))
+	x := metaExplainer(t, []kinds.Resource{testPolicy, testBackend, testNodeRes}, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: "worker-1"}})
 	succeeded := []Condition{{Type: "Succeeded", Status: "True"}}
 	for _, tc := range []struct {
 		name        string

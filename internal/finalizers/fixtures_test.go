@@ -42,6 +42,18 @@ func policyClusterMeta(name string, deleted *metav1.Time, finalizers ...string) 
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: apitypes.UID("uid-" + name), Finalizers: finalizers, DeletionTimestamp: deleted}}
 }
 
+// metaExplainer is an Explainer over fakes whose metadata client holds objs, with res in its
+// catalog: the rules that look up what an object names.
+func metaExplainer(t *testing.T, res []kinds.Resource, objs ...runtime.Object) *Explainer {
+	t.Helper()
+	scheme := metadatafake.NewTestScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(), Metadata: metadatafake.NewSimpleMetadataClient(scheme, objs...)}
+	return New(c, kinds.NewCatalog(res, nil))
+}
+
 // referentExplainer is an Explainer at now over fakes whose metadata client holds objs, for
 // the rules about what the stuck object refers to (servers, policies and their clusters).
 func referentExplainer(t *testing.T, now time.Time, objs ...runtime.Object) *Explainer {

@@ -7,11 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	metadatafake "k8s.io/client-go/metadata/fake"
 
-	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
 )
 
@@ -55,14 +51,7 @@ func TestLabelReferencesTable(t *testing.T) {
 // A label that names an object that does not exist makes it dangling, restorable, with the
 // label as the path; one that names an existing object does not.
 func TestDanglingRefsFromLabels(t *testing.T) {
-	scheme := metadatafake.NewTestScheme()
-	if err := metav1.AddMetaToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	exists := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "placement.example.io/v1", Kind: "Placement"}, ObjectMeta: metav1.ObjectMeta{Name: "here", Namespace: "apps"}}
-	meta := metadatafake.NewSimpleMetadataClient(scheme, []runtime.Object{exists}...)
-	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(), Metadata: meta}
-	x := New(c, kinds.NewCatalog([]kinds.Resource{testPolicy, testBackend, testPlacement}, nil))
+	x := metaExplainer(t, []kinds.Resource{testPolicy, testBackend, testPlacement}, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "placement.example.io/v1", Kind: "Placement"}, ObjectMeta: metav1.ObjectMeta{Name: "here", Namespace: "apps"}})
 	for _, tc := range []struct{ value, missing string }{
 		{"gone", "placements.placement.example.io/gone -n apps"},
 		{"here", ""},

@@ -7,11 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	metadatafake "k8s.io/client-go/metadata/fake"
 
-	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/kinds"
 )
 
@@ -68,15 +64,8 @@ func TestTypedReferencesTable(t *testing.T) {
 // an object that reports its run succeeded had what it names; one Ready when last reconciled
 // needs it now.
 func TestDanglingTypedReferences(t *testing.T) {
-	scheme := metadatafake.NewTestScheme()
-	if err := metav1.AddMetaToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	exists := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Name: "live", Namespace: "shop"}}
-	meta := metadatafake.NewSimpleMetadataClient(scheme, []runtime.Object{exists}...)
-	c := &cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kubefake.NewSimpleClientset(), Metadata: meta}
 	canaries := kinds.Resource{Group: "rollouts.example.io", Version: "v1", Resource: "canaries", Kind: "Canary", Namespaced: true, Verbs: []string{"get", "list"}}
-	x := New(c, kinds.NewCatalog([]kinds.Resource{testDeployments, canaries}, nil))
+	x := metaExplainer(t, []kinds.Resource{testDeployments, canaries}, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Name: "live", Namespace: "shop"}})
 	ref := func(name string) map[string]any {
 		return map[string]any{"targetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": name}}
 	}
