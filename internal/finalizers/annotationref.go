@@ -2,7 +2,6 @@ package finalizers
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/kinds"
@@ -26,11 +25,7 @@ func annotationReferences(annotations map[string]string, served []kinds.Resource
 		if strings.Contains(r.Resource, "/") || (len(r.Verbs) > 0 && !slices.Contains(r.Verbs, "get")) {
 			continue
 		}
-		names := []string{strings.ToLower(r.Kind)}
-		if r.Singular != "" {
-			names = append(names, strings.ToLower(r.Singular))
-		}
-		for _, n := range names {
+		for _, n := range kindWords(r) {
 			switch {
 			case r.Group == "":
 				core[n] = r
@@ -39,35 +34,17 @@ func annotationReferences(annotations map[string]string, served []kinds.Resource
 			}
 		}
 	}
-	var out []outRef
-	for key, value := range annotations {
-		prefix, name, ok := strings.Cut(key, "/")
-		if !ok || !strings.Contains(prefix, ".") || !validName(value) {
-			continue
+	return keyedReferences("metadata.annotations", annotations, namespace, func(prefix, stem string) (kinds.Resource, bool) {
+		if !strings.Contains(prefix, ".") {
+			return kinds.Resource{}, false
 		}
-		stem := strings.ReplaceAll(strings.TrimSuffix(strings.ToLower(name), "-name"), "-", "")
-		// A served group's own kind of that name is the one meant (`<group>/service` of a group
-		// serving a Service kind is not the core Service); the object's own group's is its
-		// controller's bookkeeping, left to its spec.
-		res, ok := byGroupKind[prefix+"/"+stem]
-		switch {
-		case ok && res.Group == ownGroup:
-			continue
-		case !ok:
-			res, ok = core[stem]
+		if res, ok := byGroupKind[prefix+"/"+stem]; ok {
+			// The object's own group's kind is meant, and left to its spec.
+			return res, res.Group != ownGroup
 		}
-		if !ok || (res.Namespaced && namespace == "") {
-			continue
-		}
-		ns := namespace
-		if !res.Namespaced {
-			ns = ""
-		}
-		isNode := res.Group == "" && res.Resource == nodeResource.Resource
-		out = append(out, outRef{path: "metadata.annotations[" + key + "]", res: res, ns: ns, name: value, node: isNode})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out
+		res, ok := core[stem]
+		return res, ok
+	})
 }
 
 // annotatedNodeDangling words a gone Node that an annotation names: the object's remover acts

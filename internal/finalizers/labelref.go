@@ -23,19 +23,33 @@ func labelReferences(labels map[string]string, served []kinds.Resource, ownGroup
 		if r.Group == "" || r.Group == ownGroup || strings.Contains(r.Resource, "/") {
 			continue
 		}
-		byGroupKind[r.Group+"/"+strings.ToLower(r.Kind)] = r
-		if r.Singular != "" {
-			byGroupKind[r.Group+"/"+strings.ToLower(r.Singular)] = r
+		for _, n := range kindWords(r) {
+			byGroupKind[r.Group+"/"+n] = r
 		}
 	}
+	return keyedReferences("metadata.labels", labels, namespace, func(group, stem string) (kinds.Resource, bool) {
+		if group == "" {
+			return kinds.Resource{}, false
+		}
+		res, ok := byGroupKind[group+"/"+stem]
+		return res, ok
+	})
+}
+
+// keyedReferences returns the references that keys written `<prefix>/<kind>` or
+// `<prefix>/<kind>-name` (of the map at field, labels or annotations) make with an object's name
+// as their value: lookup says which served type a key's prefix and kind word (less a `-name`
+// suffix, lower-cased, dashes dropped) name, if any. A namespaced kind resolves in namespace,
+// never from a cluster-scoped object; a Node is marked as one. Sorted by path.
+func keyedReferences(field string, kv map[string]string, namespace string, lookup func(prefix, stem string) (kinds.Resource, bool)) []outRef {
 	var out []outRef
-	for key, value := range labels {
-		group, name, ok := strings.Cut(key, "/")
-		if !ok || group == "" || !validName(value) {
+	for key, value := range kv {
+		prefix, name, ok := strings.Cut(key, "/")
+		if !ok || !validName(value) {
 			continue
 		}
 		stem := strings.ReplaceAll(strings.TrimSuffix(strings.ToLower(name), "-name"), "-", "")
-		res, ok := byGroupKind[group+"/"+stem]
+		res, ok := lookup(prefix, stem)
 		if !ok || (res.Namespaced && namespace == "") {
 			continue
 		}
@@ -43,8 +57,18 @@ func labelReferences(labels map[string]string, served []kinds.Resource, ownGroup
 		if !res.Namespaced {
 			ns = ""
 		}
-		out = append(out, outRef{path: "metadata.labels[" + key + "]", res: res, ns: ns, name: value})
+		isNode := res.Group == "" && res.Resource == nodeResource.Resource
+		out = append(out, outRef{path: field + "[" + key + "]", res: res, ns: ns, name: value, node: isNode})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
+}
+
+// kindWords are the lower-cased kind and singular of r, the words a key may name its type by.
+func kindWords(r kinds.Resource) []string {
+	words := []string{strings.ToLower(r.Kind)}
+	if r.Singular != "" {
+		words = append(words, strings.ToLower(r.Singular))
+	}
+	return words
 }
