@@ -15,42 +15,59 @@ import (
 	"github.com/kubeforensics/suite/internal/report"
 )
 
-// webhook is one admission webhook that fails closed, with the configuration it belongs to.
+// webhook is one admission webhook, with the configuration it belongs to.
 type webhook struct {
-	config  ObjectRef
-	name    string
-	rules   []admissionv1.RuleWithOperations
-	service *admissionv1.ServiceReference
-	nsSel   *metav1.LabelSelector
-	objSel  *metav1.LabelSelector
+	config     ObjectRef
+	name       string
+	failClosed bool
+	rules      []admissionv1.RuleWithOperations
+	service    *admissionv1.ServiceReference
+	url        *string
+	nsSel      *metav1.LabelSelector
+	objSel     *metav1.LabelSelector
 }
 
-// failClosedWebhooks lists the Validating and Mutating webhooks with failurePolicy Fail, once.
-func (x *Explainer) failClosedWebhooks(ctx context.Context) ([]webhook, error) {
+// allWebhooks lists every Validating and Mutating webhook, whatever its failure policy, once.
+func (x *Explainer) allWebhooks(ctx context.Context) ([]webhook, error) {
 	return cached(x, "webhooks", func() ([]webhook, error) {
-		var out []webhook
 		all, err := x.webhookConfigs(ctx)
 		if err != nil {
 			return nil, err
 		}
+		var out []webhook
+		add := func(config ObjectRef, name string, policy *admissionv1.FailurePolicyType, rules []admissionv1.RuleWithOperations, cc admissionv1.WebhookClientConfig, nsSel, objSel *metav1.LabelSelector) {
+			out = append(out, webhook{config: config, name: name, failClosed: policy == nil || *policy == admissionv1.Fail,
+				rules: rules, service: cc.Service, url: cc.URL, nsSel: nsSel, objSel: objSel})
+		}
 		for _, c := range all.validating {
 			ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations", Kind: "ValidatingWebhookConfiguration", Name: c.Name}
 			for _, w := range c.Webhooks {
-				if w.FailurePolicy == nil || *w.FailurePolicy == admissionv1.Fail {
-					out = append(out, webhook{config: ref, name: w.Name, rules: w.Rules, service: w.ClientConfig.Service, nsSel: w.NamespaceSelector, objSel: w.ObjectSelector})
-				}
+				add(ref, w.Name, w.FailurePolicy, w.Rules, w.ClientConfig, w.NamespaceSelector, w.ObjectSelector)
 			}
 		}
 		for _, c := range all.mutating {
 			ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations", Kind: "MutatingWebhookConfiguration", Name: c.Name}
 			for _, w := range c.Webhooks {
-				if w.FailurePolicy == nil || *w.FailurePolicy == admissionv1.Fail {
-					out = append(out, webhook{config: ref, name: w.Name, rules: w.Rules, service: w.ClientConfig.Service, nsSel: w.NamespaceSelector, objSel: w.ObjectSelector})
-				}
+				add(ref, w.Name, w.FailurePolicy, w.Rules, w.ClientConfig, w.NamespaceSelector, w.ObjectSelector)
 			}
 		}
 		return out, nil
 	})
+}
+
+// failClosedWebhooks lists the Validating and Mutating webhooks with failurePolicy Fail.
+func (x *Explainer) failClosedWebhooks(ctx context.Context) ([]webhook, error) {
+	all, err := x.allWebhooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []webhook
+	for _, w := range all {
+		if w.failClosed {
+			out = append(out, w)
+		}
+	}
+	return out, nil
 }
 
 // webhookBlockers returns a blocker for every fail-closed webhook that intercepts op on res in

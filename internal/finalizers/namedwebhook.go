@@ -110,25 +110,14 @@ type namedHook struct {
 // webhooksNamed returns every webhook, validating or mutating and of any failure policy, whose
 // name is name.
 func (x *Explainer) webhooksNamed(ctx context.Context, name string) ([]namedHook, error) {
-	all, err := x.webhookConfigs(ctx)
+	all, err := x.allWebhooks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []namedHook
-	for _, c := range all.validating {
-		for _, w := range c.Webhooks {
-			if w.Name == name {
-				ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations", Kind: "ValidatingWebhookConfiguration", Name: c.Name}
-				out = append(out, hookOf(ref, w.ClientConfig.Service, w.ClientConfig.URL))
-			}
-		}
-	}
-	for _, c := range all.mutating {
-		for _, w := range c.Webhooks {
-			if w.Name == name {
-				ref := ObjectRef{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations", Kind: "MutatingWebhookConfiguration", Name: c.Name}
-				out = append(out, hookOf(ref, w.ClientConfig.Service, w.ClientConfig.URL))
-			}
+	for _, w := range all {
+		if w.name == name {
+			out = append(out, hookOf(w.config, w.service, w.url))
 		}
 	}
 	return out, nil
