@@ -2,6 +2,7 @@ package sourceroot
 
 import (
 	"github.com/kubeforensics/suite/internal/gitrev"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -26,18 +27,36 @@ func hasKustomizationFile(f gitrev.Files, dir string) bool {
 
 // unbuiltDeclarers lists, sorted, the directories of the tree at top (not hidden, at most
 // maxRootDepth deep) whose own YAML files declare a Flux Kustomization with a spec.path, and
-// that lie under no spec.path declared anywhere in the tree (read from the top level): what a
-// bootstrap syncs first and no Kustomization builds. Files are read as written (peekYAML).
+// that lie under no spec.path declared anywhere in the tree (read from the top level) and are
+// reached by no declared Kustomization's build through kustomization files or
+// spec.components: what a bootstrap syncs first and no Kustomization builds. A kustomize
+// Component that declares a Kustomization, included by apps' spec.components
+// (budimanjojo/home-cluster's components/postgres-database), is built by those apps, so it is
+// not an entry. Files are read as written (peekYAML).
 func unbuiltDeclarers(f gitrev.Files, top string) []string {
 	declaring := map[string]bool{}
 	var declared []string
-	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
-		declaring[path.Dir(rel)] = true
-		declared = append(declared, paths...)
+	reached := map[string]bool{}
+	var starts []string
+	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(rel string, ds []declaration) {
+		for _, d := range ds {
+			starts = append(starts, d.components...)
+			if d.path == "." {
+				continue // the source's own root says nothing about which directory is the entry
+			}
+			declaring[path.Dir(rel)] = true
+			declared = append(declared, d.path)
+			starts = append(starts, d.path)
+		}
 	})
+	for _, s := range starts {
+		if isDir(f, filepath.Join(top, filepath.FromSlash(s))) {
+			reach(f, top, s, reached, 0)
+		}
+	}
 	var out []string
 	for dir := range declaring {
-		if !slices.ContainsFunc(declared, func(p string) bool { return dir == p || strings.HasPrefix(dir, p+"/") }) {
+		if !reached[dir] && !slices.ContainsFunc(declared, func(p string) bool { return dir == p || strings.HasPrefix(dir, p+"/") }) {
 			out = append(out, dir)
 		}
 	}
@@ -49,31 +68,57 @@ func unbuiltDeclarers(f gitrev.Files, top string) []string {
 // declares a Flux Kustomization.
 func noDeclarer(f gitrev.Files, top string) bool {
 	none := true
-	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(string, []string) { none = false })
+	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(string, []declaration) { none = false })
 	return none
 }
 
 // selfSyncing lists, sorted, the directories of the tree at top that a Kustomization declared
 // inside them builds: what a bootstrap's root Kustomization looks like wherever it lives (flux
 // bootstrap's flux-system in clusters/<name>/flux-system, the older home-ops layout's
-// kubernetes/flux/config/cluster.yaml building ./kubernetes/flux). Only paths from the top
-// level count, and only existing directories.
+// kubernetes/flux/config/cluster.yaml building ./kubernetes/flux, or flux-system/gotk-sync.yaml
+// building ./ from the top level). Only paths from the top level count, and only existing
+// directories. One built by another of them is a child of that root, not a root
+// (wrmilling/k3s-gitops: the root's ./ builds kube-system/volsync/ks.yaml, which builds its own
+// directory), and is left out.
 func selfSyncing(f gitrev.Files, top string) []string {
 	set := map[string]bool{}
-	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(rel string, paths []string) {
+	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(rel string, ds []declaration) {
 		dir := path.Dir(rel)
-		for _, p := range paths {
-			if (dir == p || strings.HasPrefix(dir, p+"/")) && isDir(f, filepath.Join(top, filepath.FromSlash(p))) {
-				set[p] = true
+		for _, d := range ds {
+			if (d.path == "." || dir == d.path || strings.HasPrefix(dir, d.path+"/")) && isDir(f, filepath.Join(top, filepath.FromSlash(d.path))) {
+				set[d.path] = true
 			}
 		}
 	})
 	out := make([]string, 0, len(set))
 	for p := range set {
-		out = append(out, p)
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(set)), func(o string) bool { return o != p && builds(f, top, o, p) }) {
+			out = append(out, p)
+		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// builds reports whether a build of the directory outer reads the directory inner below it:
+// the whole tree below when outer has no kustomization file (kustomize-controller generates
+// one that takes every manifest below, and each directory below that has its own kustomization
+// file), else what its kustomization files reach.
+func builds(f gitrev.Files, top, outer, inner string) bool {
+	if outer != "." && !strings.HasPrefix(inner, outer+"/") {
+		return false
+	}
+	if !hasKustomizationFile(f, filepath.Join(top, filepath.FromSlash(outer))) {
+		return true
+	}
+	reached := map[string]bool{}
+	reach(f, top, outer, reached, 0)
+	for d := inner; d != "." && d != ""; d = path.Dir(d) {
+		if reached[d] {
+			return d == inner || !hasKustomizationFile(f, filepath.Join(top, filepath.FromSlash(d)))
+		}
+	}
+	return false
 }
 
 // Entries lists, sorted, every directory of the tree at top that could be the entry path: the

@@ -5,6 +5,7 @@ import (
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,20 +24,22 @@ const (
 // those that use ${VARS}. It reads at most maxPeekFiles files (peekYAML's bounds).
 func declaredPaths(f gitrev.Files, dir string) []string {
 	set := map[string]bool{}
-	peekYAML(f, dir, maxPeekFiles, -1, func(_ string, paths []string) {
-		for _, sp := range paths {
-			set[sp] = true
+	peekYAML(f, dir, maxPeekFiles, -1, func(_ string, ds []declaration) {
+		for _, d := range ds {
+			if d.path != "." {
+				set[d.path] = true
+			}
 		}
 	})
 	return slices.Sorted(maps.Keys(set))
 }
 
 // peekYAML calls visit with the slash path (relative to dir) of each YAML file under dir that
-// declares Flux Kustomizations with a spec.path, and those paths (kustomizationPaths). Hidden
+// declares Flux Kustomizations with a spec.path, and what they declare (kustomizationDecls). Hidden
 // directories are skipped, and those more than maxDepth levels down when maxDepth >= 0; at
 // most maxFiles files are read, of at most maxPeekSize bytes each, and no YAML alias is ever
 // expanded.
-func peekYAML(f gitrev.Files, dir string, maxFiles, maxDepth int, visit func(rel string, paths []string)) {
+func peekYAML(f gitrev.Files, dir string, maxFiles, maxDepth int, visit func(rel string, ds []declaration)) {
 	files := 0
 	_ = gitrev.WalkDir(f, dir, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, p)
@@ -56,8 +59,8 @@ func peekYAML(f gitrev.Files, dir string, maxFiles, maxDepth int, visit func(rel
 			return nil
 		}
 		if data, err := f.ReadFile(p); err == nil {
-			if paths := kustomizationPaths(data); len(paths) > 0 {
-				visit(rel, paths)
+			if ds := kustomizationDecls(data); len(ds) > 0 {
+				visit(rel, ds)
 			}
 		}
 		return nil
@@ -71,6 +74,27 @@ func peekYAML(f gitrev.Files, dir string, maxFiles, maxDepth int, visit func(rel
 // source starts. Aliases are never followed: only plain scalars count.
 func kustomizationPaths(data []byte) []string {
 	var out []string
+	for _, d := range kustomizationDecls(data) {
+		if d.path != "." {
+			out = append(out, d.path)
+		}
+	}
+	return out
+}
+
+// declaration is what one Flux Kustomization declares about the tree: its spec.path, cleaned
+// ("." for the source's root), and its spec.components, resolved against that path as
+// kustomize-controller resolves them (local ones only, none with ${VARS}).
+type declaration struct {
+	path       string
+	components []string
+}
+
+// kustomizationDecls reads the declaration of each Flux Kustomization among the YAML documents
+// of data whose source holds a repository's files as they are (kustomizationPaths), those
+// whose path has ${VARS} left out.
+func kustomizationDecls(data []byte) []declaration {
+	var out []declaration
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -90,9 +114,22 @@ func kustomizationPaths(data []byte) []string {
 		default:
 			continue
 		}
-		if p := cleanPath(scalarAt(spec, "path")); p != "." && !strings.Contains(p, "${") {
-			out = append(out, p)
+		p := cleanPath(scalarAt(spec, "path"))
+		if strings.Contains(p, "${") {
+			continue
 		}
+		d := declaration{path: p}
+		if list := fieldOf(spec, "components"); list != nil && list.Kind == yaml.SequenceNode {
+			for _, c := range list.Content {
+				if c.Kind != yaml.ScalarNode || strings.Contains(c.Value, "${") || strings.Contains(c.Value, "://") {
+					continue
+				}
+				if rc := path.Clean(path.Join(p, c.Value)); rc != ".." && !strings.HasPrefix(rc, "../") {
+					d.components = append(d.components, rc)
+				}
+			}
+		}
+		out = append(out, d)
 	}
 }
 

@@ -39,6 +39,21 @@ func TestDetectSelfSyncingRoot(t *testing.T) {
 			"a/flux/config/cluster.yaml": fluxKS("cluster", "./a/flux"),
 			"b/flux/config/cluster.yaml": fluxKS("cluster", "./b/flux"),
 		}, wantErr: "several directories are built by a Kustomization declared in them, as a bootstrap's root is (a/flux, b/flux)"},
+		// wrmilling/k3s-gitops: flux-system/gotk-sync.yaml's root builds ./, the top level with
+		// no kustomization.yaml, and so every app's ks.yaml below it, two of which build their
+		// own directory. Those two were refused as roots and the top level was not named.
+		{name: "a root building ./ and the self-syncing children its build reaches", files: map[string]string{
+			"flux-system/kustomization.yaml":          "resources:\n- gotk-sync.yaml\n",
+			"flux-system/gotk-sync.yaml":              fluxKS("flux-system", "./"),
+			"kube-system/volsync/ks.yaml":             fluxKS("volsync", "./kube-system/volsync"),
+			"kube-system/snapshot-controller/ks.yaml": fluxKS("snapshot-controller", "./kube-system/snapshot-controller"),
+			"media/namespace.yaml":                    mediaNS,
+		}, wantPath: ".", wantHow: "the directory a Kustomization declared in it builds"},
+		{name: "a self-syncing directory the outer root's kustomization file does not reach is a root", files: map[string]string{
+			"kubernetes/flux/kustomization.yaml":  "resources:\n- config\n",
+			"kubernetes/flux/config/cluster.yaml": fluxKS("cluster", "./kubernetes/flux"),
+			"kubernetes/flux/legacy/sync/ks.yaml": fluxKS("legacy", "./kubernetes/flux/legacy"),
+		}, wantErr: "several directories are built by a Kustomization declared in them, as a bootstrap's root is (kubernetes/flux, kubernetes/flux/legacy)"},
 		{name: "the top level built whole says so", files: map[string]string{
 			"kustomization.yaml":             "resources:\n- setup/flux/config\n",
 			"setup/flux/config/ks.yaml":      fluxKS("cluster-apps", "./kubernetes"),
@@ -69,7 +84,7 @@ func TestDetectSelfSyncingRoot(t *testing.T) {
 			if l.SourceRoot != "." || l.Entry != tc.wantPath || !strings.Contains(l.EntryHow, tc.wantHow) {
 				t.Errorf("layout %+v, want entry %q (how containing %q)", l, tc.wantPath, tc.wantHow)
 			}
-			if tc.wantPath == "." && !strings.Contains(l.EntryHow, "--path") {
+			if tc.wantPath == "." && !strings.Contains(l.EntryHow, "declared in it") && !strings.Contains(l.EntryHow, "--path") {
 				t.Errorf("the fallback does not suggest --path: %q", l.EntryHow)
 			}
 		})
@@ -155,5 +170,34 @@ func TestRefusalNamesWhereDeclarersAre(t *testing.T) {
 	}
 	if got := commonDir([]string{"devenv/oci/flux", "kubernetes/main/flux", "kubernetes/utility/flux"}); got != "" {
 		t.Errorf("commonDir of three trees = %q, want none", got)
+	}
+}
+
+// budimanjojo/home-cluster: a kustomize Component (components/postgres-database) that apps
+// include through their Flux Kustomization's spec.components includes in turn a Component
+// declaring a Flux Kustomization. That directory was named beside cluster/base as a likely
+// entry; a directory reached by a declared Kustomization's build, through spec.components
+// (resolved against its spec.path) or kustomization files, is built by it, not an entry.
+func TestComponentsDeclaringKustomizationsAreNotEntries(t *testing.T) {
+	app := fluxKS("firefly", "./cluster/apps/default/firefly/base") +
+		"  components:\n  - ../../../../components/postgres\n"
+	top := t.TempDir()
+	if err := incident.WriteFiles(top, map[string]string{
+		"cluster/base/root.yaml":                             fluxKS("cluster-apps", "./cluster/apps"),
+		"cluster/apps/default/firefly/ks.yaml":               app,
+		"cluster/apps/default/firefly/base/namespace.yaml":   mediaNS,
+		"cluster/components/postgres/kustomization.yaml":     "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncomponents:\n- ./db\n",
+		"cluster/components/postgres/db/kustomization.yaml":  "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- ks.yaml\n",
+		"cluster/components/postgres/db/ks.yaml":             fluxKS("db", "./cluster/components/postgres/db/base"),
+		"cluster/components/postgres/db/base/namespace.yaml": mediaNS,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Detect(top, "", "", nil)
+	if err == nil || !strings.Contains(err.Error(), "cluster/base") || strings.Contains(err.Error(), "components") {
+		t.Errorf("err %v, want only cluster/base named", err)
+	}
+	if got := strings.Join(Entries(top), ", "); got != "cluster/base" {
+		t.Errorf("Entries = %q, want cluster/base", got)
 	}
 }
