@@ -318,3 +318,34 @@ func TestLiveMissingTier(t *testing.T) {
 		t.Fatalf("no tier in the repository: %v, want bad input", err)
 	}
 }
+
+// stefanprodan/flux-local-dev (https://github.com/stefanprodan/flux-local-dev) pushes
+// kubernetes/clusters/local, kubernetes/infra and kubernetes/apps as three OCI artifacts, so
+// its infra Kustomizations name ./controllers and ./config, the artifact's own paths. Offline,
+// the entry built and declared them, yet no tier's path was in the repository and the gate
+// refused the repository as bad input (exit 3). The Kustomizations were read from this
+// repository's entry, so it is the right one: each absent path is UNKNOWN, named.
+func TestOfflineEntryWhoseTiersComeFromArtifacts(t *testing.T) {
+	oci := func(name string) string {
+		return "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: " + name +
+			"\n  namespace: flux-system\nspec:\n  interval: 1m\n  url: oci://localhost:5050/" + name + "\n  ref:\n    tag: latest\n"
+	}
+	ks := func(name, source, path string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name +
+			"\n  namespace: flux-system\nspec:\n  interval: 1h\n  prune: true\n  path: " + path +
+			"\n  sourceRef:\n    kind: OCIRepository\n    name: " + source + "\n"
+	}
+	f := fixture{files: map[string]string{
+		"kubernetes/clusters/local/kustomization.yaml": "resources:\n- infra.yaml\n",
+		"kubernetes/clusters/local/infra.yaml": oci("infra-source") + "---\n" + ks("infra-controllers", "infra-source", "./controllers") +
+			"---\n" + ks("infra-config", "infra-source", "./config"),
+		"kubernetes/infra/controllers/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n",
+		"kubernetes/infra/config/namespace.yaml":      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ingress\n",
+	}, change: map[string]string{
+		"kubernetes/infra/controllers/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n  labels:\n    a: b\n",
+	}, commit: true}
+	rep := f.mustGate(t, retire.Request{Entry: "clusters/local", SourceRoot: "kubernetes"}, nil)
+	wantCode(t, rep, exitcode.Unknown,
+		"Kustomization flux-system/infra-controllers (source OCIRepository/flux-system/infra-source, path controllers): its path is in neither revision",
+		"Kustomization flux-system/infra-config (source OCIRepository/flux-system/infra-source, path config)")
+}

@@ -38,7 +38,8 @@ type pairing struct {
 // it is listed with the remote URLs it lacked and left out, as is a tier whose object names
 // depend on unresolved variables; a tier built from another source is listed as not covered.
 // A tier whose path is in neither revision is UNKNOWN, named, and every other tier is still
-// judged; only when no tier's path is in the repository at all is it bad input.
+// judged; only when no tier's path is in the repository at all, and the Kustomizations were
+// not read from the repository's own entry build (live), is it bad input.
 func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 	var p pairing
 	if base == nil || cand == nil {
@@ -104,7 +105,11 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 			p.units = append(p.units, u)
 		}
 	}
-	if len(absent) > 0 && matched == 0 {
+	if len(absent) > 0 && matched == 0 && base.Entry == "" && cand.Entry == "" {
+		// Live, Kustomizations none of whose paths is here say the repository is another
+		// one. Offline they were read from this repository's own entry build, so it is the
+		// right one, and each absent path is UNKNOWN (stefanprodan/flux-local-dev: every tier
+		// comes from an artifact pushed from its own subdirectory).
 		return p, exitcode.UsageErrorf("no Kustomization's path is in the repository at base or candidate, e.g. %s (is --repo the repository its source builds? is --source-root its artifact's root?)", strings.TrimSuffix(absent[0].String(), ", so what it prunes is not judged"))
 	}
 	p.incomplete = append(p.incomplete, absent...)
