@@ -1,3 +1,13 @@
+//go:build corpusopen
+
+// Open (corpusopen): after statusfailure.go reads status.lastOperation, the first step quotes the
+// error that names the missing access Secret by its label — but it is "fix what it names" (with
+// the strip only if that cannot be), the remover's logs next, the strip last as a last resort,
+// where the thread's fix is the strip first: the Secret is gone because the runtime it led to was
+// deprovisioned, and nothing in the cluster says so (no object matches the label; the selector in
+// a status message is not resolved). Failure class: a missing input gone for good read as one to
+// restore.
+
 package whyterminating_test
 
 import (

@@ -1,3 +1,13 @@
+//go:build corpusopen
+
+// Open (corpusopen): the profile → summary chain is right, but the summary's blocker is its owner
+// the ClusterProfile, "being deleted" (a cycle: the profile waits on the summary, whose deletion
+// its controller made), with the strip first; the Cluster the summary names by
+// spec.clusterNamespace/clusterName (a kind of another API group, Cluster API's), which stays in
+// Deleting and is the cause the maintainer names, is not read. Failure classes: a name/namespace
+// field pair naming a kind outside the object's own group is not a reference; an owner torn down
+// by the same controller is taken for a referent that holds the object.
+
 package whyterminating_test
 
 import (

@@ -1,3 +1,13 @@
+//go:build corpusopen
+
+// Open (corpusopen): Cluster API's controller, which may update clusters too, is named the
+// remover before the addons manager, and its logs come first; the ClusterBootstrap the Cluster
+// owns, carrying the same finalizer, is not named, nor the addons manager's own fail-closed
+// webhook on updates of clusterbootstraps that denies the remover (nothing records the denial:
+// the update fails silently in the controller). Failure classes: a dependent that carries the
+// stuck object's finalizer is not read as the step before it; a webhook that may deny the
+// remover's update of that dependent is not named.
+
 package whyterminating_test
 
 import (
