@@ -38,6 +38,9 @@ type attribution struct {
 	// unservedBy are the workloads of the product left when the finalizer's domain is an API
 	// group the cluster no longer serves (dropUnservedDomain): its installer, most often.
 	unservedBy []string
+	// switchedOff are the workloads of the finalizer's domain that run with the feature for the
+	// object's type switched off by their own arguments (switchedoff.go).
+	switchedOff []string
 }
 
 // attribute finds who may remove a finalizer on o from what the cluster says: the service

@@ -18,6 +18,9 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 		// Nothing running may update the object, and no gone installer is known to bring back:
 		// removing this one finalizer by hand is the way out, not a bypass of a controller.
 		strip.Summary = fmt.Sprintf("Remove finalizer %s by hand: no running workload may update %s, so nothing will ever remove it (orphaned: added by hand, by a script, or by a feature or version of its product that is gone). The patch removes only this entry, and the API server refuses it if the list changed since it was read.", f.Name, ref.QualifiedResource())
+		if len(a.switchedOff) > 0 {
+			strip.Summary = switchedOffSummary(f.Name, ref.QualifiedResource(), a.switchedOff)
+		}
 		strip.LastResort = false
 		return []Remediation{strip}
 	}

@@ -57,6 +57,10 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 			a.orphan, a.readerGone = false, true
 			lines = append(lines, line)
 		}
+		a.switchedOff = switchedOffFeatures(o.res.Resource, tied)
+		for _, off := range a.switchedOff {
+			lines = append(lines, off+": the feature that handles "+what+" is switched off there")
+		}
 		a.controllers[0].Evidence = append(a.controllers[0].Evidence, lines...)
 		return a, nil
 	}

@@ -8,20 +8,37 @@ import (
 )
 
 // statusFailure is what the object's own status says of its last attempt: a `status.state` or
-// `status.phase` that names a failure (FAILED, Error, Degraded) and the `status.message` beside
-// it; "" when the status records none.
-func statusFailure(obj *unstructured.Unstructured) (field, value, message string) {
+// `status.phase` that names a failure (FAILED, Error, Degraded) and the message beside it, with
+// the field it is read from (msgField); "" when the status records none. The message is
+// `status.message`, or else what the status records of its last operation
+// (`status.lastOperation`'s `description`, `message` or `operation`, where controllers that
+// report by operation write the error they stopped on).
+func statusFailure(obj *unstructured.Unstructured) (field, value, msgField, message string) {
 	if obj == nil {
-		return "", "", ""
+		return "", "", "", ""
 	}
-	message, _, _ = unstructured.NestedString(obj.Object, "status", "message")
+	msgField, message = statusMessage(obj)
 	for _, f := range []string{"state", "phase"} {
 		v, ok, _ := unstructured.NestedString(obj.Object, "status", f)
 		if ok && failureWord.MatchString(v) {
-			return "status." + f, v, message
+			return "status." + f, v, msgField, message
 		}
 	}
-	return "", "", ""
+	return "", "", "", ""
+}
+
+// statusMessage is the message a status records beside its state: `status.message`, else the
+// first non-empty of `status.lastOperation.description`, `.message` and `.operation`.
+func statusMessage(obj *unstructured.Unstructured) (field, message string) {
+	if m, _, _ := unstructured.NestedString(obj.Object, "status", "message"); m != "" {
+		return "status.message", m
+	}
+	for _, k := range []string{"description", "message", "operation"} {
+		if m, _, _ := unstructured.NestedString(obj.Object, "status", "lastOperation", k); m != "" {
+			return "status.lastOperation." + k, m
+		}
+	}
+	return "", ""
 }
 
 // applyStatusFailure reads, for a finalizer whose remover runs and is stalled, what the object's
@@ -33,7 +50,7 @@ func statusFailure(obj *unstructured.Unstructured) (field, value, message string
 // the finalizer by hand is the way out, with its cost. A status that names no failure changes
 // nothing.
 func applyStatusFailure(e *Explanation, w ownWord) {
-	field, value, message := statusFailure(w.obj)
+	field, value, msgField, message := statusFailure(w.obj)
 	if field == "" {
 		return
 	}
@@ -42,7 +59,7 @@ func applyStatusFailure(e *Explanation, w ownWord) {
 		if len(message) > maxFailureMessage {
 			message = message[:maxFailureMessage] + "…"
 		}
-		said += fmt.Sprintf(", status.message %q", message)
+		said += fmt.Sprintf(", %s %q", msgField, message)
 	}
 	for i := range e.Finalizers {
 		f := &e.Finalizers[i]

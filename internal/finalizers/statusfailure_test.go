@@ -8,8 +8,8 @@ import (
 )
 
 // A stalled remover's finalizer leads with what the object's own status says of its last
-// attempt when a state or phase names a failure (its message quoted, in the stall's evidence
-// too); a status that names no failure, or a remover that is not stalled, changes nothing.
+// attempt when a state or phase names a failure (its message quoted, from status.message or
+// else from status.lastOperation, in the stall's evidence too); a status that names no failure, or a remover that is not stalled, changes nothing.
 func TestApplyStatusFailure(t *testing.T) {
 	remover := ObjectRef{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "fed", Name: "fed-controller"}
 	for _, tc := range []struct {
@@ -21,6 +21,12 @@ func TestApplyStatusFailure(t *testing.T) {
 		{"state FAILED with a message", map[string]any{"state": "FAILED", "message": "failed to get client for cluster use1"}, true,
 			`status.state FAILED, status.message "failed to get client for cluster use1"`},
 		{"phase Error without a message", map[string]any{"phase": "Error"}, true, "status.phase Error. Fix what it names"},
+		{"the message of the last operation", map[string]any{"state": "Error", "lastOperation": map[string]any{"operation": "secret with label example.io/name=a1 access secret not found"}}, true,
+			`status.state Error, status.lastOperation.operation "secret with label example.io/name=a1 access secret not found"`},
+		{"the description of the last operation", map[string]any{"phase": "Failed", "lastOperation": map[string]any{"description": "infrastructure credentials invalid", "state": "Failed"}}, true,
+			`status.phase Failed, status.lastOperation.description "infrastructure credentials invalid"`},
+		{"status.message before the last operation", map[string]any{"state": "Error", "message": "quota exceeded", "lastOperation": map[string]any{"operation": "older"}}, true,
+			`status.state Error, status.message "quota exceeded"`},
 		{"a state that names no failure", map[string]any{"state": "Stale", "message": "no target"}, true, ""},
 		{"a phase that is fine", map[string]any{"phase": "Ready"}, true, ""},
 		{"the remover is not stalled", map[string]any{"state": "FAILED"}, false, ""},
