@@ -36,6 +36,11 @@ func (x *Explainer) applyReferrers(ctx context.Context, o subject, e *Explanatio
 	named, unchecked := x.namedInOwnWord(ctx, o, w)
 	linked, more := x.statusLinks(ctx, o, w)
 	named, unchecked = append(named, linked...), append(unchecked, more...)
+	// A name the controller's words give that resolves to no one object could be what it waits
+	// for: like a type that could not be read, it makes the finalizer UNKNOWN while no blocker
+	// is proven.
+	spoken, unresolved := x.spokenObjects(ctx, o, w)
+	named, gaps = append(named, spoken...), append(gaps, unresolved...)
 	blockers, more := x.referrerBlockers(ctx, o, refs, named)
 	gaps = append(gaps, more...)
 	for i := range e.Finalizers {

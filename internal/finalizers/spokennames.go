@@ -1,0 +1,173 @@
+package finalizers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+	"github.com/kubeforensics/suite/internal/report"
+)
+
+// maxSpokenLookups bounds the names read from lower-case kind words (spokenNames).
+const maxSpokenLookups = 8
+
+// spokenName is a name the object's own word gives after a lower-case word that names one kind
+// of the object's product ("waiting for clusters c1", "still used by routes web-1").
+type spokenName struct {
+	res                   kinds.Resource
+	word, namespace, name string
+	source, quote         string
+}
+
+// identifierLike reports a name that prose would not write as a word: it holds a letter and a
+// digit, a dash or a dot (`c1`, `web-1`, `db.prod`; not `ready`, not a status code `409`). Only
+// such names are taken after a lower-case kind word, so that "clusters to become ready" names
+// nothing.
+func identifierLike(s string) bool {
+	return strings.ContainsAny(s, "0123456789-.") && strings.ContainsFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' })
+}
+
+// spokenKind resolves a lower-case word of a message to the one kind of the object's product
+// (its group and the groups that share its product's parent domain, familyKinds) whose name
+// ends in the word made singular (`clusters` → FederatedCluster). Words under four letters,
+// prose words, and words that two kinds of the product end in name nothing.
+func (x *Explainer) spokenKind(group, word string) (kinds.Resource, bool) {
+	if word == "" || word != strings.ToLower(word) || stopWords[word] {
+		return kinds.Resource{}, false
+	}
+	stem := singular(word)
+	if len(stem) < 4 || !isLetters(stem) {
+		return kinds.Resource{}, false
+	}
+	fam := x.familyKinds(group, stem)
+	if len(fam) != 1 {
+		return kinds.Resource{}, false
+	}
+	return fam[0], true
+}
+
+func isLetters(s string) bool {
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// spokenMessages are the messages of the object's own word that speak of waiting
+// (waitingMessages), and its status.message when that does too.
+func spokenMessages(w ownWord) []ownMessage {
+	msgs := waitingMessages(w)
+	if w.obj != nil {
+		if m, ok, _ := unstructured.NestedString(w.obj.Object, "status", "message"); ok && m != "" && waitWords.MatchString(m) {
+			msgs = append(msgs, ownMessage{"status.message", m})
+		}
+	}
+	return msgs
+}
+
+// spokenNames returns the identifier-like names (identifierLike) that follow, within a few
+// words, a lower-case word naming one kind of the object's product (spokenKind), in the
+// messages of its own word that speak of waiting. Names the object's spec records in a list are
+// left to the awaited-names rule, which reads them with their list; the object itself is never
+// named.
+func (x *Explainer) spokenNames(o subject, w ownWord) []spokenName {
+	recorded := map[string]bool{}
+	if w.obj != nil {
+		spec, _ := w.obj.Object["spec"].(map[string]any)
+		for _, r := range recordedNames(spec) {
+			recorded[r.name] = true
+		}
+	}
+	var out []spokenName
+	seen := map[string]bool{}
+	for _, m := range spokenMessages(w) {
+		words := messageWords(m.text)
+		for i, word := range words {
+			res, ok := x.spokenKind(o.res.Group, word)
+			if !ok {
+				continue
+			}
+			for j := i + 1; j < len(words) && j <= i+namesAfterKind; j++ {
+				if _, kind := x.spokenKind(o.res.Group, words[j]); kind {
+					break
+				}
+				mt := nameToken.FindStringSubmatch(words[j])
+				if mt == nil || !identifierLike(mt[3]) || recorded[mt[3]] {
+					continue
+				}
+				if res.GroupKind() == o.res.GroupKind() && mt[3] == o.obj.GetName() {
+					continue
+				}
+				key := res.QualifiedName() + "/" + mt[1] + "/" + mt[3]
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				out = append(out, spokenName{res: res, word: word, namespace: mt[1], name: mt[3], source: m.source, quote: m.text})
+			}
+		}
+	}
+	return out
+}
+
+// spokenObjects resolves the spoken names (bounded): a name held by exactly one object of its
+// kind (in the namespace the message gives, else in every namespace) that does not report
+// itself ready, or is being deleted, is what the controller says it waits for (a named object,
+// a blocker through the who-refers-to-me rule). One that reports itself ready and is not being
+// deleted is not named. A name no object holds, or that several hold, is evidence and no
+// blocker: it is returned as an unchecked gap quoting the words, since the thing may live
+// outside the cluster or the words may name something else.
+func (x *Explainer) spokenObjects(ctx context.Context, o subject, w ownWord) ([]namedObject, []report.Gap) {
+	var out []namedObject
+	var gaps []report.Gap
+	for i, s := range x.spokenNames(o, w) {
+		id := typeID(s.res, s.namespace).Named(s.name)
+		if i >= maxSpokenLookups {
+			gaps = append(gaps, boundGap(report.OpGet, id, fmt.Sprintf("more names in the object's own word than are looked up (bound of %d): %s %s and on were not resolved", maxSpokenLookups, s.word, s.name)))
+			break
+		}
+		nss, err := x.findNamed(ctx, s.res, s.namespace, s.name)
+		if err != nil {
+			gaps = append(gaps, getGap(id, "resolving "+s.word+" "+s.name+" named by the object's own "+s.source, err))
+			continue
+		}
+		slices.Sort(nss)
+		nss = slices.Compact(nss)
+		said := fmt.Sprintf("the object's own %s names %s %s (%q)", s.source, s.word, s.name, clip(s.quote, maxFailureMessage))
+		if len(nss) != 1 {
+			reason, held := report.GapNotFound, "no "+s.res.Kind+" of that name exists"
+			if len(nss) > 1 {
+				reason, held = report.GapUnsupported, fmt.Sprintf("%d objects of kind %s hold that name (namespaces %s)", len(nss), s.res.Kind, strings.Join(nss, ", "))
+			}
+			gaps = append(gaps, report.Gap{Op: report.OpJudge, Subject: id, Reason: reason,
+				What: said + ", and " + held + ": what the controller says it waits for is not resolved to one object, and is not taken for a blocker"})
+			continue
+		}
+		ref := refFor(s.res, nss[0], s.name)
+		obj, err := x.c.Dynamic.Resource(s.res.GVR()).Namespace(nss[0]).Get(ctx, s.name, metav1.GetOptions{})
+		if err != nil {
+			gaps = append(gaps, getGap(ref.ID(), "reading "+ref.String()+" for its conditions", err))
+			continue
+		}
+		if obj.GetDeletionTimestamp() == nil && notReady(obj) == "" {
+			continue
+		}
+		out = append(out, namedObject{res: s.res, namespace: nss[0], name: s.name, source: s.source})
+	}
+	return out, gaps
+}
+
+// clip shortens s to at most n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
