@@ -2,10 +2,8 @@
 package main
 
 import (
-	"context"
 	"os"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	_ "k8s.io/client-go/plugin/pkg/client/auth" // exec, OIDC and cloud credential plugins
 
 	"github.com/kubeforensics/suite/internal/cli"
@@ -18,8 +16,7 @@ func main() {
 	if code, ok := helmrender.ServeWorker(os.Getenv, os.Stdin, os.Stdout); ok {
 		os.Exit(code)
 	}
-	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	// The server handles SIGINT and SIGTERM itself, as its normal end (exit 0): the run's own
-	// context is never cancelled.
-	os.Exit(cli.Run(context.Background(), mcpserver.NewCmdMCPServer(streams), os.Args[1:], os.Stderr))
+	// The server handles SIGINT and SIGTERM itself, as its normal end (exit 0); kustomize's
+	// deprecation warnings are kept off its stderr as the plugins' are (cli.Serve).
+	os.Exit(cli.Serve(mcpserver.NewCmdMCPServer))
 }

@@ -41,13 +41,7 @@ func Main(newCmd NewCmdFunc) int {
 func MainAs(newCmd NewCmdFunc, f Form) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// kustomize writes a deprecation warning straight to the process's stderr on every build
-	// that meets one; those lines are dropped there and said once each at the end (Run).
-	errOut, restore, err := quietStderr(kbuild.IsKustomizeDeprecation)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "# kustomize's deprecation warnings are not gathered (%v): they may repeat once per build\n", err)
-		errOut, restore = os.Stderr, func() {}
-	}
+	errOut, restore := quietKustomize()
 	defer restore()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: errOut}
 	go func() {
@@ -58,6 +52,32 @@ func MainAs(newCmd NewCmdFunc, f Form) int {
 		stop() // the default action again for the next signal
 	}()
 	return Run(ctx, As(newCmd(streams), f), os.Args[1:], streams.ErrOut)
+}
+
+// Serve runs a long-lived command built by newCmd (the MCP server) with os.Args and returns
+// the exit code for os.Exit. Unlike MainAs it leaves SIGINT and SIGTERM to the command, whose
+// normal end they are, so its context is never cancelled; like MainAs it keeps kustomize's
+// deprecation warnings off the process's stderr (quietKustomize): every build a tool call runs
+// would write them there again.
+func Serve(newCmd NewCmdFunc) int {
+	errOut, restore := quietKustomize()
+	defer restore()
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: errOut}
+	return Run(context.Background(), newCmd(streams), os.Args[1:], errOut)
+}
+
+// quietKustomize drops, from the process's stderr, the deprecation warning kustomize writes
+// straight there on every build that meets one (quietStderr with
+// kbuild.IsKustomizeDeprecation); the builds note each one (progress.Warn), said once at the
+// end of a run (Run). It returns the real stderr, for the process's own
+// messages, and restore; when stderr cannot be redirected it says so and returns os.Stderr.
+func quietKustomize() (*os.File, func()) {
+	errOut, restore, err := quietStderr(kbuild.IsKustomizeDeprecation)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "# kustomize's deprecation warnings are not gathered (%v): they may repeat once per build\n", err)
+		return os.Stderr, func() {}
+	}
+	return errOut, restore
 }
 
 // Run executes cmd with args, prints any error once to errOut, and returns the exit code.

@@ -88,6 +88,14 @@ func readHelmState(h *HelmRelease, hr *helmv2.HelmRelease) {
 	h.LastAction = string(hr.Status.LastAttemptedReleaseAction)
 	h.InstallFailures, h.UpgradeFailures = hr.Status.InstallFailures, hr.Status.UpgradeFailures
 	h.releaseName, h.storageNamespace = hr.GetReleaseName(), hr.GetStorageNamespace()
+	if kc := hr.Spec.KubeConfig; kc != nil {
+		switch {
+		case kc.SecretRef != nil && kc.SecretRef.Name != "":
+			h.remote = "kubeConfig Secret " + hr.Namespace + "/" + kc.SecretRef.Name
+		case kc.ConfigMapRef != nil && kc.ConfigMapRef.Name != "":
+			h.remote = "kubeConfig ConfigMap " + hr.Namespace + "/" + kc.ConfigMapRef.Name
+		}
+	}
 	h.Release = releaseState(h)
 }
 
@@ -104,7 +112,7 @@ func releaseState(h *HelmRelease) *ReleaseState {
 			pending = ""
 		}
 		return &ReleaseState{Kind: ReleaseLocked, Pending: pending,
-			Message: fmt.Sprintf("the Helm release %s is locked by a %s operation that never finished: helm-controller cannot install, upgrade or roll it back until the release's pending storage Secret is removed (or rolled back)", h.releaseName, orA(pending, "pending"))}
+			Message: fmt.Sprintf("the Helm release %s is locked by a %s operation that never finished: helm-controller cannot install, upgrade or roll it back until the release's pending storage Secret is removed (or rolled back)%s", h.releaseName, orA(pending, "pending"), remoteStorage(h))}
 	case isFalse(h.TestSuccess) && h.TestSuccess.Reason == helmv2.TestFailedReason:
 		return &ReleaseState{Kind: ReleaseTestFailed, Message: "the release's Helm tests failed: " + h.TestSuccess.Message}
 	case isTrue(h.Drifted) && h.Drifted.Reason == helmv2.DriftDetectedReason:
@@ -187,7 +195,23 @@ func releaseCommands(t cluster.Target, hr HelmRelease) []string {
 		}
 		// Helm's storage Secrets carry owner=helm, name=<release> and status=<status>: deleting
 		// the pending one leaves the last deployed revision the latest, and unlocks the release.
-		return []string{t.Command("delete", "secret", "-n", hr.storageNamespace, "-l", "owner=helm,name="+hr.releaseName+","+status), flux("--force")}
+		// With its own spec.kubeConfig the release, and so that Secret, is on the cluster it
+		// reaches: a Secret of the same name here is another release's.
+		on := t
+		if hr.remote != "" {
+			on = cluster.Remote()
+		}
+		return []string{on.Command("delete", "secret", "-n", hr.storageNamespace, "-l", "owner=helm,name="+hr.releaseName+","+status), flux("--force")}
 	}
 	return nil
+}
+
+// remoteStorage says where the storage Secret of h's release is when its own spec.kubeConfig
+// installs it on another cluster: the command that removes it carries
+// --kubeconfig=REMOTE_KUBECONFIG, a placeholder for a kubeconfig of that cluster.
+func remoteStorage(h *HelmRelease) string {
+	if h.remote == "" {
+		return ""
+	}
+	return fmt.Sprintf("; that Secret is on the cluster its spec.kubeConfig (%s) reaches, not on this one: the command that removes it carries --kubeconfig=%s, which you fill in with a kubeconfig of that cluster", h.remote, cluster.RemotePlaceholder)
 }

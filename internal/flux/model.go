@@ -91,6 +91,9 @@ type HelmRelease struct {
 	// releaseName and storageNamespace name the Helm release (its storage Secrets), for the
 	// command that clears a lock.
 	releaseName, storageNamespace string
+	// remote is set when its own spec.kubeConfig installs the release on another cluster
+	// ("kubeConfig Secret namespace/name"): the storage Secrets are there.
+	remote string
 }
 
 // Progress is a reconciliation under way: since when, and how much of its timeout is left.

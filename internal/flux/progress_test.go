@@ -6,6 +6,7 @@ import (
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	"github.com/fluxcd/pkg/apis/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubeforensics/suite/internal/cluster"
@@ -115,5 +116,27 @@ func TestReleaseStates(t *testing.T) {
 				t.Errorf("retries exhausted %+v", h.Release)
 			}
 		})
+	}
+}
+
+// A locked release that the HelmRelease's own spec.kubeConfig installs on another cluster has
+// its pending storage Secret there: the command that deletes it never carries this cluster's
+// connection (a Secret of that name here is another release's), and the message says where it
+// is; the forced reconcile stays here, where the HelmRelease lives.
+func TestLockedReleaseOnAnotherCluster(t *testing.T) {
+	hr := helmv2.HelmRelease{ObjectMeta: metav1.ObjectMeta{Name: "podinfo", Namespace: "apps"}}
+	hr.Spec.KubeConfig = &meta.KubeConfigReference{SecretRef: &meta.SecretKeyReference{Name: "spoke-kubeconfig"}}
+	hr.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: "False", Reason: "ReconcileError", Message: "x"},
+		{Type: "Released", Status: "False", Reason: "PendingRelease", Message: "Unlock of Helm release apps/podinfo.v1 with chart podinfo@1.0.0 in pending-install state failed: boom"}}
+	h := HelmRelease{Namespace: "apps", Name: "podinfo"}
+	readHelmState(&h, &hr)
+	if h.Release == nil || h.Release.Kind != ReleaseLocked || !strings.Contains(h.Release.Message, "kubeConfig Secret apps/spoke-kubeconfig") {
+		t.Fatalf("release state %+v: want locked, naming the kubeConfig Secret", h.Release)
+	}
+	cmds := releaseCommands(cluster.Target{Context: "prod"}, h)
+	want := []string{"kubectl --kubeconfig=REMOTE_KUBECONFIG delete secret -n apps -l owner=helm,name=podinfo,status=pending-install",
+		"flux reconcile helmrelease podinfo -n apps --force --context=prod"}
+	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands %q, want %q", cmds, want)
 	}
 }

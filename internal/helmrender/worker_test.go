@@ -73,6 +73,18 @@ func starts(t *testing.T, path string) int {
 	return strings.Count(string(b), "\n")
 }
 
+// workerTestMemory is the memory bound of the renders TestWorkerLookup makes: the default,
+// which a render of this test binary fits; under -race the binary that serves as the worker
+// is race-instrumented, and the race detector's shadow of the heap (several times the heap,
+// counted by RLIMIT_DATA and RLIMIT_AS like any mapping) passes it, so the bound is raised
+// to 2 GiB. What the test checks is which worker renders, not the bound (TestMemoryBound).
+func workerTestMemory() int64 {
+	if raceDetector {
+		return 2 << 30
+	}
+	return DefaultMaxMemory
+}
+
 // A worker is used only when it is found beside the plugin's real file (or named by
 // WorkerExeEnv) and its answers report the plugin's build; otherwise the plugin renders
 // itself, and a worker found but not used is said in one line. The worker is a real build of
@@ -117,7 +129,7 @@ func TestWorkerLookup(t *testing.T) {
 	hr, c := workerRelease(t)
 	render := func(t *testing.T, w *Worker) string {
 		t.Helper()
-		r, err := Do(context.Background(), hr, c, "", nil, Options{Worker: w})
+		r, err := Do(context.Background(), hr, c, "", nil, Options{Worker: w, MaxMemory: workerTestMemory()})
 		if err != nil || len(r.Manifest) == 0 {
 			t.Fatalf("render: %v", err)
 		}

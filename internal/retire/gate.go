@@ -245,7 +245,7 @@ func judgeAll(ctx context.Context, rs []Removal, units []Unit, retargetUnits []h
 				// it would judge the wrong one.
 				incomplete = append(incomplete, report.Gap{Op: report.OpGet, Subject: rs[i].Object.GapID(), Reason: report.GapNotRead,
 					What:  fmt.Sprintf("reading %s", rs[i].Object),
-					Error: fmt.Sprintf("it lives on the cluster Kustomization %s applies to (%s), which this run does not read", rs[i].Kustomization, rs[i].Cluster)})
+					Error: fmt.Sprintf("it lives on %s, which this run does not read", rs[i].elsewhere())})
 				continue
 			}
 			rs[i].Live = live.Facts(ctx, &rs[i])

@@ -21,7 +21,7 @@ const helmReleaseKind = helmjudge.ReleaseKind
 func helmUnits(units []Unit) []helmjudge.Unit {
 	out := make([]helmjudge.Unit, len(units))
 	for i, u := range units {
-		out[i] = helmjudge.Unit{Kustomization: u.Kustomization.ID(), Base: u.Base, Candidate: u.Candidate}
+		out[i] = helmjudge.Unit{Kustomization: u.Kustomization.ID(), Base: u.Base, Candidate: u.Candidate, Cluster: u.Kustomization.Cluster}
 	}
 	return out
 }
@@ -47,10 +47,11 @@ func applyHelm(ctx context.Context, h *helmjudge.Renderer, base, cand *gitops.Tr
 	return out, renders.RetargetUnits, renders.Judged, renders.Incomplete, renders.Unchecked, renders.Warnings, renders.Notes
 }
 
-// dropRemoval is the removal of an object Helm deletes, judged by judgeHelmDrop.
+// dropRemoval is the removal of an object Helm deletes, judged by judgeHelmDrop; it is on the
+// cluster its release is installed on (helmjudge.Remote).
 func dropRemoval(d helmjudge.Dropped) Removal {
 	ref := RefOf(d.Object)
-	return Removal{Object: ref, ID: ref.ID(), Kustomization: d.Kustomization, base: d.Object, HelmDrop: d.Drop}
+	return Removal{Object: ref, ID: ref.ID(), Kustomization: d.Kustomization, Cluster: d.Cluster, base: d.Object, HelmDrop: d.Drop}
 }
 
 // helmUpgrades are the Upgraded removals of the HelmReleases whose upgrade the values alone
@@ -212,9 +213,14 @@ func judgeHelmDrop(r *Removal, k Kinds, all []*unstructured.Unstructured) {
 
 // planHelmDrop is the plan of an unsafe object Helm deletes: protect it with
 // helm.sh/resource-policy: keep through the chart before the change, then drain and delete by
-// hand.
-func (p Planner) planHelmDrop(r *Removal) {
+// hand. Commands on the object go through on (Planner.on); those on the HelmRelease too,
+// unless it installs through its own spec.kubeConfig: it then lives on p's cluster.
+func (p Planner) planHelmDrop(r *Removal, on Planner) {
 	d := r.HelmDrop
+	hr := on
+	if d.Cluster != "" {
+		hr = p
+	}
 	hrNS, hrName, _ := strings.Cut(d.HelmRelease, "/")
 	protect := Stage{Number: 1, Title: "protect",
 		Do: []string{
@@ -222,14 +228,14 @@ func (p Planner) planHelmDrop(r *Removal) {
 			"merge that change alone",
 			fmt.Sprintf("wait until HelmRelease %s has upgraded to it", d.HelmRelease),
 		},
-		Commands: []string{p.kubectl(hrNS, "get", "helmrelease.helm.toolkit.fluxcd.io", hrName)},
-		Check:    p.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", `jsonpath={.metadata.annotations.helm\.sh/resource-policy}`),
+		Commands: []string{hr.kubectl(hrNS, "get", "helmrelease.helm.toolkit.fluxcd.io", hrName)},
+		Check:    on.kubectl(r.Object.Namespace, "get", r.Object.Resource(), r.Object.Name, "-o", `jsonpath={.metadata.annotations.helm\.sh/resource-policy}`),
 		Expect:   "keep",
 	}
 	remove := Stage{Number: 3, Title: "change the release",
 		Do: []string{"merge this change: Helm leaves " + r.Object.String() + " in place, no longer in the release"},
 	}
-	r.Plan = []Stage{protect, p.drain(r), remove, p.delete(r)}
+	r.Plan = []Stage{protect, on.drain(r), remove, on.delete(r)}
 }
 
 // helmReader reads, live, what a HelmRelease's release owns.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -61,15 +62,10 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 		return nil, cluster.ReadError(c.Target, "listing Kustomizations", err)
 	}
 	out := &Orphans{Unchecked: objs.Gaps}
-	inv := map[string]bool{}
 	for _, ks := range objs.Kustomizations {
 		out.Kustomizations = append(out.Kustomizations, ks.Namespace+"/"+ks.Name)
-		if ks.Status.Inventory != nil {
-			for _, e := range ks.Status.Inventory.Entries {
-				inv[e.ID] = true
-			}
-		}
 	}
+	inv := inventoryHere(objs.Kustomizations)
 	for _, n := range flux.Build(objs).Kustomizations {
 		if n.State != flux.Ready || n.RevisionLag {
 			out.Incomplete = append(out.Incomplete, notJudged(Kustomization{Namespace: n.Namespace, Name: n.Name}.GapID(), report.GapNotReady,
@@ -81,7 +77,52 @@ func FindOrphans(ctx context.Context, c *cluster.Clients) (*Orphans, error) {
 		return nil, cluster.ReadError(c.Target, "discovering the API", err)
 	}
 	out.Orphans, out.Incomplete = sweep(ctx, c, catalog, inv, out.Incomplete)
+	out.Incomplete = append(out.Incomplete, ownersElsewhere(out.Orphans, out.Kustomizations)...)
 	return out, nil
+}
+
+// ownersElsewhere names, once per Kustomization, the orphans labelled for a Kustomization that
+// is not on this cluster: a leftover of one that was deleted, or an object a Kustomization of
+// another cluster (a hub) applies here through its spec.kubeConfig and still lists in an
+// inventory this run does not read. Nothing here tells the two apart, so it is not known to be
+// an orphan (UNKNOWN).
+func ownersElsewhere(orphans []Orphan, here []string) []report.Gap {
+	count := map[string]int{}
+	var order []string
+	for _, o := range orphans {
+		if slices.Contains(here, o.Kustomization) {
+			continue
+		}
+		if count[o.Kustomization] == 0 {
+			order = append(order, o.Kustomization)
+		}
+		count[o.Kustomization]++
+	}
+	var out []report.Gap
+	for _, ks := range order {
+		ns, name, _ := strings.Cut(ks, "/")
+		out = append(out, notJudged(Kustomization{Namespace: ns, Name: name}.GapID(), report.GapNotRead,
+			fmt.Sprintf("%d object(s) labelled for Kustomization %s, which is not on this cluster", count[ks], ks),
+			"a leftover of a deleted Kustomization, or applied here by a Kustomization of another cluster through its spec.kubeConfig, whose inventory this run does not read"))
+	}
+	return out
+}
+
+// inventoryHere is every id the inventories of kss list for this cluster: a Kustomization
+// with spec.kubeConfig applies to the cluster that names (a hub reconciling spokes), so its
+// inventory lists that cluster's objects, and an object of the same id here is another object,
+// which it does not keep from being an orphan.
+func inventoryHere(kss []kustomizev1.Kustomization) map[string]bool {
+	inv := map[string]bool{}
+	for _, ks := range kss {
+		if ks.Spec.KubeConfig != nil || ks.Status.Inventory == nil {
+			continue
+		}
+		for _, e := range ks.Status.Inventory.Entries {
+			inv[e.ID] = true
+		}
+	}
+	return inv
 }
 
 // sweep lists every listable type for objects with the owner label, page by page

@@ -47,7 +47,7 @@ func (p Planner) Plan(r *Removal) {
 	switch {
 	case r.HelmDrop != nil:
 		if r.Unsafe {
-			on.planHelmDrop(r)
+			p.planHelmDrop(r, on)
 		}
 	case r.Outcome == Upgraded:
 		r.Plan = on.upgradePlan(r)
@@ -59,9 +59,27 @@ func (p Planner) Plan(r *Removal) {
 		r.Plan = []Stage{protect, on.drain(r), remove, on.delete(r)}
 	}
 	if r.Cluster != "" && len(r.Plan) > 0 {
-		r.Plan[0].Do = append([]string{fmt.Sprintf("%s is on the cluster Kustomization %s applies to (its spec.kubeConfig: %s), not on the one it lives on: commands on %s carry --kubeconfig=%s, a placeholder for a kubeconfig of that cluster that you fill in; commands on the Kustomization stay on this one",
-			r.Object, r.Kustomization, r.Cluster, r.Object, cluster.RemotePlaceholder)}, r.Plan[0].Do...)
+		r.Plan[0].Do = append([]string{fmt.Sprintf("%s is on %s, not on the one it lives on: commands on %s carry --kubeconfig=%s, a placeholder for a kubeconfig of that cluster that you fill in; commands on the %s stay on this one",
+			r.Object, r.elsewhere(), r.Object, cluster.RemotePlaceholder, r.elsewhereBy())}, r.Plan[0].Do...)
 	}
+}
+
+// elsewhere names the cluster a removal on another cluster is on (Cluster): the one a
+// HelmRelease installs its release on through its own spec.kubeConfig, else the one its
+// Kustomization applies to.
+func (r *Removal) elsewhere() string {
+	if d := r.HelmDrop; d != nil && d.Cluster != "" {
+		return fmt.Sprintf("the cluster HelmRelease %s installs its release on (its spec.kubeConfig: %s)", d.HelmRelease, d.Cluster)
+	}
+	return fmt.Sprintf("the cluster Kustomization %s applies to (its spec.kubeConfig: %s)", r.Kustomization, r.Cluster)
+}
+
+// elsewhereBy is the kind of the Flux object whose spec.kubeConfig reaches that cluster.
+func (r *Removal) elsewhereBy() string {
+	if d := r.HelmDrop; d != nil && d.Cluster != "" {
+		return "HelmRelease"
+	}
+	return "Kustomization"
 }
 
 // on is the planner for commands on r's object: p, unless the object lives on the cluster a

@@ -13,6 +13,7 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/exitcode"
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/gitrev"
@@ -324,18 +325,7 @@ func toRetire(ks kbuild.Kustomization) Kustomization {
 		k.HealthChecks = len(hc) > 0
 		k.DeletionPolicy, _, _ = unstructured.NestedString(ks.Object.Object, "spec", "deletionPolicy")
 		k.Suspend, _, _ = unstructured.NestedBool(ks.Object.Object, "spec", "suspend")
-		k.Cluster = targetCluster(ks.Object)
+		k.Cluster = cluster.KubeConfigTarget(ks.Object)
 	}
 	return k
-}
-
-// targetCluster is the cluster a Kustomization applies to, from spec.kubeConfig (whose
-// Secret or ConfigMap lives in the Kustomization's namespace), "" for the controller's own.
-func targetCluster(o *unstructured.Unstructured) string {
-	for _, ref := range []struct{ field, kind string }{{"secretRef", "Secret"}, {"configMapRef", "ConfigMap"}} {
-		if name, _, _ := unstructured.NestedString(o.Object, "spec", "kubeConfig", ref.field, "name"); name != "" {
-			return "kubeConfig " + ref.kind + " " + o.GetNamespace() + "/" + name
-		}
-	}
-	return ""
 }

@@ -139,7 +139,8 @@ type Removal struct {
 	ID            string `json:"id"`
 	Kustomization string `json:"kustomization"`
 	// Cluster is set when the object lives on another cluster than the one its Kustomization
-	// lives on: that Kustomization's spec.kubeConfig ("kubeConfig Secret namespace/name").
+	// lives on: that Kustomization's spec.kubeConfig ("kubeConfig Secret namespace/name"), or,
+	// for an object a Helm upgrade deletes, its HelmRelease's own (HelmDrop.Cluster).
 	// Commands on the object are not aimed at this run's cluster (Planner), and a live run
 	// does not read it there.
 	Cluster string `json:"cluster,omitempty"`

@@ -27,6 +27,9 @@ func addHelm(parent *output.Node, rm *retire.Removal, p output.Palette) {
 		head = "helm: the upgrade of release " + h.Release + " deletes"
 	}
 	n := parent.Add(head)
+	if h.Cluster != "" {
+		n.Add("on another cluster: the HelmRelease installs the release through its spec.kubeConfig (" + h.Cluster + "); its objects are there, not on the cluster the HelmRelease lives on")
+	}
 	if h.Installed != "" {
 		n.Add("installed: " + h.Installed + ", read from helm-controller's storage: the uninstall deletes its manifest's objects")
 	}

@@ -128,3 +128,54 @@ func TestRenderingArchivesHoldTheWorker(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerBuiltAsThePlugins: an executable uses the render worker beside it only when the
+// worker's answers report the executable's own build (version and commit, internal/version),
+// so the release builds both with the same flags and the same link-time stamps. Snapshot
+// builds included: goreleaser stamps every build of one run with the same {{ .Version }}
+// (a snapshot's "…-SNAPSHOT-<commit>") and {{ .FullCommit }}, so what must hold is that the
+// worker's build entry carries exactly the flags, ldflags and environment of every build that
+// renders charts, as read from .goreleaser.yaml (its YAML merge keys resolved).
+func TestWorkerBuiltAsThePlugins(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Builds []struct {
+			ID      string   `json:"id"`
+			Main    string   `json:"main"`
+			Env     []string `json:"env"`
+			Flags   []string `json:"flags"`
+			Ldflags []string `json:"ldflags"`
+		} `json:"builds"`
+	}
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	stamp := func(env, flags, ldflags []string) string {
+		return strings.Join(env, " ") + " | " + strings.Join(flags, " ") + " | " + strings.Join(ldflags, " ")
+	}
+	want := ""
+	for _, b := range cfg.Builds {
+		if b.ID == workerBuild {
+			want = stamp(b.Env, b.Flags, b.Ldflags)
+		}
+	}
+	if !strings.Contains(want, "internal/version.version=") || !strings.Contains(want, "internal/version.commit=") {
+		t.Fatalf("the worker's build %q does not stamp the version and the commit its answers report", want)
+	}
+	rendering := 0
+	for _, b := range cfg.Builds {
+		if b.ID == workerBuild || !rendersCharts(t, b.Main) {
+			continue
+		}
+		rendering++
+		if got := stamp(b.Env, b.Flags, b.Ldflags); got != want {
+			t.Errorf("build %s is stamped %q, the render worker %q: the worker beside it would not be used", b.ID, got, want)
+		}
+	}
+	if rendering == 0 {
+		t.Fatal("no build renders charts: the source check found no ServeWorker")
+	}
+}

@@ -33,6 +33,10 @@ type Unit struct {
 	// Kustomization is its id (namespace/name, or ResourceSet/namespace/name).
 	Kustomization   string
 	Base, Candidate []*unstructured.Unstructured
+	// Cluster is the cluster the Kustomization applies to when it is not its own (its
+	// spec.kubeConfig, retire.Kustomization.Cluster), "" otherwise: the HelmReleases it
+	// declares, and their releases, are on that cluster (Remote).
+	Cluster string
 }
 
 // Kinds says which objects hold persistent state (retire.Kinds).

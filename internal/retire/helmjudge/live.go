@@ -45,6 +45,13 @@ func (lr *Reader) Facts(ctx context.Context, hr *unstructured.Unstructured, gaps
 	if h.Suspended || !h.Installed {
 		return h
 	}
+	if where := cluster.KubeConfigTarget(hr); where != "" {
+		// Its storage and its objects are on that cluster: the Secrets of the same name here,
+		// and the objects helm-controller's labels select here, are not its release.
+		h.Cluster = where
+		*gaps = append(*gaps, remoteGap(hr, "", where, true, "what its uninstall deletes there is not known"))
+		return h
+	}
 	rel, err := lr.installed(ctx, hr, false)
 	if err == nil {
 		h.Release, h.Stored, h.manifest = rel.Namespace+"/"+rel.Name, installedText(rel), rel.Objects

@@ -46,6 +46,10 @@ type Drop struct {
 	// old manifest is then its manifest, not the base render; Drift is where they disagree.
 	Installed string `json:"installed,omitempty"`
 	Drift     *Drift `json:"drift,omitempty"`
+	// Cluster is set when the HelmRelease installs its release on another cluster through its
+	// own spec.kubeConfig ("kubeConfig Secret namespace/name"): the objects it deletes are
+	// there, not on the cluster the HelmRelease lives on.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // Dropped is one object Helm, not Flux, deletes: an upgrade's or a reinstall's (Drop says
@@ -54,6 +58,9 @@ type Dropped struct {
 	Object        *unstructured.Unstructured
 	Kustomization string
 	Drop          *Drop
+	// Cluster is the cluster the object is on when it is not the one the Kustomization lives
+	// on (Remote): the HelmRelease's own spec.kubeConfig, else the Kustomization's.
+	Cluster string
 }
 
 // rendered is one HelmRelease's render on one side, or why there is none.
@@ -249,7 +256,17 @@ func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, 
 			drop.Reinstall = reinstall(b.render, rc.render, c)
 			drop.Suspended, _, _ = unstructured.NestedBool(c.Object, "spec", "suspend")
 			old := b.render.Manifest
-			if installed != nil {
+			where, own := Remote(c, u.Cluster)
+			if own {
+				drop.Cluster = where
+			}
+			switch {
+			case installed != nil && where != "":
+				// The installed release is on that cluster: the renders are still compared, and
+				// what they drop is judged, but what is installed there is not known.
+				incomplete = append(incomplete, remoteGap(c, u.Kustomization, where, own,
+					why+", and the release it upgrades is not read: what the upgrade deletes is judged from the base render, not from what is installed there"))
+			case installed != nil:
 				rel, err := installed.release(c.GetNamespace(), c.GetName())
 				if err != nil {
 					incomplete = append(incomplete, report.Gap{Op: report.OpReadStorage, Subject: inventory.RefOf(c).GapID(), Reason: cluster.GapReason(err),
@@ -274,7 +291,7 @@ func (s *helmSides) helmDrops(units []Unit, installed *Releases) (rs []Dropped, 
 					continue
 				}
 				d := drop
-				rs = append(rs, Dropped{Object: o, Kustomization: u.Kustomization, Drop: &d})
+				rs = append(rs, Dropped{Object: o, Kustomization: u.Kustomization, Drop: &d, Cluster: where})
 				deleted++
 			}
 			evidence = append(evidence, report.Note{Code: report.NoteHelmReleaseCompared, Subject: inventory.RefOf(c).GapID(), Message: dropEvidence(name, u.Kustomization, drop, len(old), deleted)})

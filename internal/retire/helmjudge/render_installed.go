@@ -57,7 +57,7 @@ func (h *Renderer) onInstalled(ctx context.Context, sides *helmSides, base, cand
 			if cside == nil {
 				cside = newSide(cand, cobjs, h.Options)
 			}
-			rel, why, err := installedFor(bases[id], c, srcs, cside, installed)
+			rel, why, err := installedHere(bases[id], c, u, srcs, cside, installed)
 			if err == nil && why == "" && caps == nil {
 				caps = readCapabilities(installed)
 			}
@@ -90,6 +90,15 @@ func (h *Renderer) onInstalled(ctx context.Context, sides *helmSides, base, cand
 		}
 	}
 	return notes
+}
+
+// installedHere is installedFor for a release on the cluster the run reads; one installed on
+// another cluster (Remote) is not read here, and its render is UNKNOWN (ErrRemote).
+func installedHere(b, c *unstructured.Unstructured, u Unit, srcs [2]map[string]*unstructured.Unstructured, cside *side, installed *Releases) (*helmstorage.Release, string, error) {
+	if where, own := Remote(c, u.Cluster); where != "" {
+		return nil, "", fmt.Errorf("reading the installed release to render its chart: %w: its release is on %s, which this run does not read", ErrRemote, remoteText(c, u.Kustomization, where, own))
+	}
+	return installedFor(b, c, srcs, cside, installed)
 }
 
 // installedFor reads the deployed release of the candidate HelmRelease c with its chart when

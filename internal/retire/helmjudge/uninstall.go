@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubeforensics/suite/internal/cluster"
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/helmrender"
 	"github.com/kubeforensics/suite/internal/retire/helm"
@@ -34,6 +35,10 @@ type Live struct {
 	Objects []Object `json:"objects,omitempty"`
 	// Hooks are what the uninstall does with the deployed revision's hooks (hooks.go).
 	Hooks []Hook `json:"hooks,omitempty"`
+	// Cluster is set when the HelmRelease installs its release on another cluster through its
+	// spec.kubeConfig ("kubeConfig Secret namespace/name"): its storage and objects are there,
+	// and none of them was read.
+	Cluster string `json:"cluster,omitempty"`
 	// manifest is the deployed revision's manifest, compared with a render for drift.
 	manifest []*unstructured.Unstructured
 }
@@ -93,6 +98,10 @@ type Uninstall struct {
 	// Cascades are the Flux Kustomizations the uninstall deletes whose deletion prunes what
 	// they applied (rendered, offline): what that is, is not judged here.
 	Cascades []string `json:"cascades,omitempty"`
+	// Cluster is set when the release is installed on another cluster than the HelmRelease's
+	// (its spec.kubeConfig, "kubeConfig Secret namespace/name"): live, that cluster is not
+	// read, and the uninstall is judged from the repository as offline.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // Removed is a HelmRelease the candidate removes, as the gate knows it.
@@ -115,6 +124,9 @@ type Removed struct {
 // state, sources are the chart sources built at base (ChartSources).
 func JudgeUninstall(r Removed, k Kinds, sources map[string]*unstructured.Unstructured) *Uninstall {
 	if r.Live {
+		if l := r.Release; r.Exists && l != nil && l.Cluster != "" && !l.Suspended && l.Installed {
+			return remoteUninstall(r, k, sources)
+		}
 		h := liveUninstall(r, k)
 		if l := r.Release; h != nil && l != nil && l.Stored != "" && r.Render != nil {
 			h.Drift = helmDrift(chartText(r.Render)+" at base", r.Render.Manifest, l.manifest)
@@ -124,14 +136,46 @@ func JudgeUninstall(r Removed, k Kinds, sources map[string]*unstructured.Unstruc
 	if r.Base == nil {
 		return nil
 	}
+	h := offlineUninstall(r, k, sources)
+	h.Cluster = cluster.KubeConfigTarget(r.Base)
+	return h
+}
+
+// offlineUninstall judges the uninstall of r from the repository: its base render, else its
+// base values.
+func offlineUninstall(r Removed, k Kinds, sources map[string]*unstructured.Unstructured) *Uninstall {
 	if r.Render != nil {
 		return renderedUninstall(r, k, r.Render)
 	}
-	h := &Uninstall{Release: helm.ReleaseName(r.Base)}
 	if s, _, _ := unstructured.NestedBool(r.Base.Object, "spec", "suspend"); s {
-		h.NoUninstall = "spec.suspend is true at base: helm-controller deletes a suspended HelmRelease without uninstalling, and its objects stay, unmanaged"
-		return h
+		return &Uninstall{Release: helm.ReleaseName(r.Base),
+			NoUninstall: "spec.suspend is true at base: helm-controller deletes a suspended HelmRelease without uninstalling, and its objects stay, unmanaged"}
 	}
+	return valuesUninstall(r, sources)
+}
+
+// remoteUninstall judges, live, the uninstall of a HelmRelease on this cluster whose release
+// is installed on another one (its own spec.kubeConfig, Live.Cluster): that release is not read
+// here (Reader.Facts names it as not read), so what the repository shows is judged as offline
+// (its base render, else its values), under the release name the live HelmRelease recorded.
+func remoteUninstall(r Removed, k Kinds, sources map[string]*unstructured.Unstructured) *Uninstall {
+	var h *Uninstall
+	switch {
+	case r.Base == nil:
+		h = &Uninstall{NotSeen: []string{"the chart's objects (the HelmRelease is not in the base revision's build)"}}
+	case r.Render != nil:
+		h = renderedUninstall(r, k, r.Render)
+	default:
+		h = valuesUninstall(r, sources)
+	}
+	h.Release, h.Cluster = r.Release.Release, r.Release.Cluster
+	return h
+}
+
+// valuesUninstall judges the uninstall of r from its base values alone: the persistent state
+// they declare, and what was not seen.
+func valuesUninstall(r Removed, sources map[string]*unstructured.Unstructured) *Uninstall {
+	h := &Uninstall{Release: helm.ReleaseName(r.Base)}
 	values, _, _ := unstructured.NestedMap(r.Base.Object, "spec", "values")
 	h.Values = helm.Values(values)
 	if r.RenderGap != "" {
