@@ -108,6 +108,7 @@ func (x *Explainer) explainOnce(ctx context.Context, res kinds.Resource, obj met
 		x.applyNamespaceStall(ctx, o, e, requested)
 	}
 	applyProtectsSelf(o, e)
+	x.applyLeaderLogs(ctx, e)
 	x.guardExplanation(ctx, e)
 	setReasons(e)
 	return e

@@ -148,8 +148,12 @@ status:
 	}.run(t)
 
 	// The leader lease, held and renewed by one of the controller's two pods (controller-runtime's
-	// holder identity: the pod's name and a unique suffix).
-	// In the renamed mode the names are the renamed product's (renamed_test.go).
+	// holder identity: the pod's name and a unique suffix), renewed as of the time the report was
+	// made (the diagnosis below is moved on to it): the leader renews it every few seconds.
+	// In the renamed mode the names are the renamed product's (renamed_test.go). The report came
+	// after the Rollout had stayed Terminating for a while (its controller's logs had only the
+	// lease to say): an hour.
+	const stuckFor = time.Hour
 	ctx := context.Background()
 	renamed := renamedMap(t)
 	mgr := created[renamed.Forward("Deployment/kruise-rollout/kruise-rollout-controller-manager")]
@@ -158,7 +162,7 @@ status:
 	if err != nil || len(pods.Items) != 2 {
 		t.Fatalf("the pods of %s: %v (%d)", mgr.key(), err, len(pods.Items))
 	}
-	holder, duration, now := pods.Items[1].Name+"_f4eda89f-b619-4000-86f3-3b0f6550d7ab", int32(15), metav1.NewMicroTime(time.Now())
+	holder, duration, now := pods.Items[1].Name+"_f4eda89f-b619-4000-86f3-3b0f6550d7ab", int32(15), metav1.NewMicroTime(time.Now().Add(stuckFor))
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: renamed.Forward("71ddec2c.kruise.io"), Namespace: ns},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &duration, AcquireTime: &now, RenewTime: &now}}
 	if _, err := kc.Kube.CoordinationV1().Leases(ns).Create(ctx, lease, metav1.CreateOptions{}); err != nil {
@@ -169,7 +173,7 @@ status:
 	})
 	leader := renamed.Reverse(pods.Items[1].Name)
 
-	d := diagnose(t, "rollouts.rollouts.kruise.io", "demo", "-n", "test-demo")
+	d := diagnoseAfter(t, stuckFor, "rollouts.rollouts.kruise.io", "demo", "-n", "test-demo")
 	d.exit(1, "STUCK")
 	f := d.finalizer("rollouts.rollouts.kruise.io/demo -n test-demo", "rollouts.kruise.io/rollout")
 	d.remover(f, "deployments.apps/kruise-rollout-controller-manager -n kruise-rollout", true)
