@@ -176,6 +176,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	}
 	x.applyStalled(ctx, o, e, w, requested)
 	applyStatusFailure(e, w)
+	x.applyCompletedWork(ctx, o, e, w)
 	x.applyBackgroundDependents(ctx, o, e, w)
 	x.applyOwnerHeld(ctx, o, e)
 	x.applyReportedFailure(e, w, requested)
