@@ -125,6 +125,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)
 	x.leftGenerated(ctx, e, o, w.obj)
+	x.leftNamedType(ctx, e, o, w.obj)
 	x.applyPause(ctx, o, e, w.obj)
 	if deps := w.namedDependents(); len(deps) > 0 && len(e.Finalizers) > 0 {
 		blockers, gaps := x.dependentBlockers(ctx, o, deps)

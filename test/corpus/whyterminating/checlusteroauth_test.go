@@ -77,6 +77,6 @@ status:
 	d.noRunningRemover(f)
 	d.offers(f, stripFinalizer)
 	// What the strip leaves: the OAuthClient the operator would have deleted.
-	d.names(f, "oauthclients.oauth.openshift.io/openshift-identity-provider-yrlcxs")
+	d.leaves(f, "oauthclients.oauth.openshift.io/openshift-identity-provider-yrlcxs")
 	d.never(f, readLogs)
 }
