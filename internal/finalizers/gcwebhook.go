@@ -38,7 +38,7 @@ func (x *Explainer) collectorRefused(ctx context.Context, o subject, f *Finalize
 			Code:   ReasonWebhookRejectsUpdate,
 			Reason: fmt.Sprintf("intercepts every UPDATE of %s (webhook %s, failurePolicy Fail) and answers: the garbage collector has had no dependent to wait for, yet %s stays %s after the deletion — the webhook refuses the collector's update that removes it",
 				req.what(), w.name, f.Name, Age(x.now.Sub(ts.Time))),
-			Details: []string{fmt.Sprintf("its service %s/%s has a ready endpoint", w.service.Namespace, w.service.Name)},
+			Details: []string{fmt.Sprintf("its service services/%s -n %s has a ready endpoint", w.service.Name, w.service.Namespace)},
 			webhook: w.name,
 		})
 	}

@@ -23,8 +23,12 @@ type leader struct {
 // and renews it within the lease's duration, when the workload runs more than one pod (leader
 // election: only the holder acts, the others stand by). Nothing is returned when a read fails, the
 // workload runs one pod, or no lease of its pods is live: `kubectl logs` of the workload then
-// reads the one that acts, or nothing tells which.
+// reads the one that acts, or nothing tells which. A DaemonSet's pods each act on their own node
+// (a lease one of them holds may be its node's, not a leader's): never narrowed to one.
 func (x *Explainer) workloadLeader(ctx context.Context, w ObjectRef) (leader, bool) {
+	if w.Resource == "daemonsets" {
+		return leader{}, false
+	}
 	ws, err := x.workloads(ctx)
 	if err != nil {
 		return leader{}, false

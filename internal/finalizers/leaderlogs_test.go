@@ -52,6 +52,14 @@ func TestLeaderLogs(t *testing.T) {
 			t.Errorf("summary %q", got.Summary)
 		}
 	})
+	t.Run("a DaemonSet's pods each act", func(t *testing.T) {
+		x := fakeExplainer([]runtime.Object{pod("manager-a"), pod("manager-b"), lease("manager-b_4f1c", now)})
+		x.now = now
+		ds := ObjectRef{Group: "apps", Version: "v1", Resource: "daemonsets", Kind: "DaemonSet", Namespace: "sys", Name: "manager"}
+		if _, ok := x.workloadLeader(ctx, ds); ok {
+			t.Error("a DaemonSet narrowed to one pod")
+		}
+	})
 	for name, objs := range map[string][]runtime.Object{
 		"one pod":                 {pod("manager-b"), lease("manager-b_4f1c", now)},
 		"the lease expired":       {pod("manager-a"), pod("manager-b"), lease("manager-b_4f1c", now.Add(-10*time.Minute))},
