@@ -51,6 +51,7 @@ func (x *Explainer) dependents(ctx context.Context, o subject, name string) Fina
 		}
 	}
 	f.Remedies = x.gcRemedies(o, f)
+	x.collectorRefused(ctx, o, &f)
 	return f
 }
 

@@ -108,6 +108,7 @@ func (x *Explainer) explainOnce(ctx context.Context, res kinds.Resource, obj met
 		x.applyNamespaceStall(ctx, o, e, requested)
 	}
 	applyProtectsSelf(o, e)
+	x.applyLeaderLogs(ctx, e)
 	x.guardExplanation(ctx, e)
 	setReasons(e)
 	return e
@@ -124,6 +125,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)
 	x.leftGenerated(ctx, e, o, w.obj)
+	x.leftNamedType(ctx, e, o, w.obj)
 	x.applyPause(ctx, o, e, w.obj)
 	if deps := w.namedDependents(); len(deps) > 0 && len(e.Finalizers) > 0 {
 		blockers, gaps := x.dependentBlockers(ctx, o, deps)
@@ -175,6 +177,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	}
 	x.applyStalled(ctx, o, e, w, requested)
 	applyStatusFailure(e, w)
+	x.applyCompletedWork(ctx, o, e, w)
 	x.applyBackgroundDependents(ctx, o, e, w)
 	x.applyOwnerHeld(ctx, o, e)
 	x.applyReportedFailure(e, w, requested)

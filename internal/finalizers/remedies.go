@@ -41,6 +41,7 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 					Code:    ReasonReadControllerLogs,
 					Summary: why + ": read its logs for why it does not finish.",
 					Command: x.kubectl(c.Object.Namespace, "logs", c.Object.QualifiedResource()+"/"+c.Object.Name, "--tail=100"),
+					logsOf:  &c.Object,
 				})
 			}
 		case c.Found:

@@ -109,6 +109,8 @@ type Remediation struct {
 
 	// request is the API request Command makes, checked against admission webhooks (guard.go).
 	request *apiRequest
+	// logsOf is the workload whose logs Command reads (leaderlogs.go).
+	logsOf *ObjectRef
 }
 
 // Finalizer explains one finalizer on the object.

@@ -282,6 +282,23 @@ func (d *diagnosis) mentions(f *finalizers.Finalizer, refs ...string) {
 	}
 }
 
+// leaves checks that the cost of a step that removes the finalizer by hand names each of refs:
+// what the strip leaves behind, fully qualified.
+func (d *diagnosis) leaves(f *finalizers.Finalizer, refs ...string) {
+	d.t.Helper()
+	for _, ref := range refs {
+		found := false
+		for _, r := range f.Remedies {
+			if (r.LastResort || r.Code == stripFinalizer) && strings.Contains(r.Cost, ref) {
+				found = true
+			}
+		}
+		if !found {
+			d.t.Errorf("finalizer %s: no strip's cost names %s (steps %q)", f.Name, ref, remedyCodes(f))
+		}
+	}
+}
+
 // remedySummaries are the summaries of the steps offered for the finalizer, in order.
 func remedySummaries(f *finalizers.Finalizer) []string {
 	var out []string
