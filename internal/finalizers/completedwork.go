@@ -20,7 +20,7 @@ import (
 // finalizer by hand comes first: nothing the Jobs did is undone by it. One Job not complete (or
 // a read that failed) changes nothing.
 func (x *Explainer) applyCompletedWork(ctx context.Context, o subject, e *Explanation, w ownWord) {
-	if field, _, _ := statusFailure(w.obj); field == "" {
+	if field, _, _, _ := statusFailure(w.obj); field == "" {
 		return
 	}
 	done, ok := x.completedJobs(ctx, o, lastChange(w.conditions))
