@@ -1,4 +1,12 @@
-//go:build heldback_batch15
+//go:build corpusopen
+
+// Open (corpusopen), held back in batch 15 and wrong at first sight (2026-12-03, main 24f7bd8):
+// the reconciler-manager, which holds cluster-admin and belongs to the same product, is named the
+// remover; the per-namespace reconciler, which the RepoSync's status names and which lost the
+// RoleBinding that let it update RepoSyncs when the namespace's content went, is not, nor its
+// service account; reading logs comes first. Failure classes: a candidate with broad RBAC ranked
+// over the workload the object's own status names; a remover whose namespaced binding was in the
+// terminating namespace is not read as having lost its rights.
 
 package whyterminating_test
 

@@ -1,4 +1,11 @@
-//go:build heldback_batch15
+//go:build corpusopen
+
+// Open (corpusopen), held back in batch 15 and wrong at first sight (2026-12-03, main 24f7bd8):
+// the ClusterDeprovision the controller made for the object is not named, the spec switch the
+// object itself offers to let it go without the external clean-up (preserveOnDelete) is not the
+// first step (logs, then a strip, are), and the strip's cost does not name the infra ID the status
+// records. Failure classes: a companion object of the same product named after the stuck one;
+// a spec field that opts out of the finalizer's work; a status identifier of the outside work.
 
 package whyterminating_test
 
