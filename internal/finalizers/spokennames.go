@@ -61,15 +61,35 @@ func isLetters(s string) bool {
 }
 
 // spokenMessages are the messages of the object's own word that speak of waiting
-// (waitingMessages), and its status.message when that does too.
+// (waitingMessages), and its status.message when that does too — in their prose: a waiting word
+// inside a name ("fc-deleting-hr/podinfo.v2" in "upgrade succeeded for release …") is not the
+// controller speaking of waiting.
 func spokenMessages(w ownWord) []ownMessage {
-	msgs := waitingMessages(w)
+	var msgs []ownMessage
+	for _, m := range waitingMessages(w) {
+		if speaksOfWaiting(m.text) {
+			msgs = append(msgs, m)
+		}
+	}
 	if w.obj != nil {
-		if m, ok, _ := unstructured.NestedString(w.obj.Object, "status", "message"); ok && m != "" && waitWords.MatchString(m) {
+		if m, ok, _ := unstructured.NestedString(w.obj.Object, "status", "message"); ok && m != "" && speaksOfWaiting(m) {
 			msgs = append(msgs, ownMessage{"status.message", m})
 		}
 	}
 	return msgs
+}
+
+// speaksOfWaiting reports a message whose prose — its words less the identifier-like names and
+// paths (identifierLike, `namespace/name`) — holds a waiting word (waitWords).
+func speaksOfWaiting(msg string) bool {
+	var prose []string
+	for _, word := range messageWords(msg) {
+		if identifierLike(word) || strings.Contains(word, "/") {
+			continue
+		}
+		prose = append(prose, word)
+	}
+	return waitWords.MatchString(strings.Join(prose, " "))
 }
 
 // spokenNames returns the identifier-like names (identifierLike) that follow, within a few

@@ -182,3 +182,25 @@ func TestSpokenNamesInTheReferrerSearch(t *testing.T) {
 		}
 	})
 }
+
+// TestSpeaksOfWaitingInProse: a waiting word inside a name is not the controller speaking of
+// waiting. helm-controller's "Helm upgrade succeeded for release fc-deleting-hr/podinfo.v2"
+// (a namespace named fc-deleting-hr) made a Ready=True condition read as waiting for a release
+// podinfo.v2, and the HelmRelease's explanation incomplete (flux-chain's
+// TestDeletingHelmReleaseDrawnOnce).
+func TestSpeaksOfWaitingInProse(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		want bool
+	}{
+		{"Helm upgrade succeeded for release fc-deleting-hr/podinfo.v2 with chart podinfo@6.7.1", false},
+		{"reconciled blocked-apps-1 in namespace still-here", false},
+		{"waiting for clusters c1", true},
+		{"still used by routes web-1", true},
+		{"cannot be deleted while policies are attached", true},
+	} {
+		if got := speaksOfWaiting(tc.msg); got != tc.want {
+			t.Errorf("speaksOfWaiting(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+}
