@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -56,13 +54,7 @@ func (x *Explainer) workloadLeader(ctx context.Context, w ObjectRef) (leader, bo
 	if len(mine) < 2 {
 		return leader{}, false
 	}
-	leases, err := cached(x, "leases/"+w.Namespace, func() ([]coordinationv1.Lease, error) {
-		l, err := x.c.Kube.CoordinationV1().Leases(w.Namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return l.Items, nil
-	})
+	leases, err := x.namespaceLeases(ctx, w.Namespace)
 	if err != nil {
 		return leader{}, false
 	}

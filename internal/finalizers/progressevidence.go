@@ -136,13 +136,7 @@ func (x *Explainer) removerLeases(ctx context.Context, c Controller) ([]Progress
 	if len(mine) == 0 {
 		return nil, nil
 	}
-	leases, err := cached(x, "leases/"+ns, func() ([]coordinationv1.Lease, error) {
-		l, err := x.c.Kube.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return l.Items, nil
-	})
+	leases, err := x.namespaceLeases(ctx, ns)
 	if err != nil {
 		return nil, []report.Gap{listGap(objectID("coordination.k8s.io", "v1", "leases", ns, ""), "listing leases in namespace "+ns+" to see whether "+c.Object.String()+" renews its own", err)}
 	}
@@ -198,4 +192,16 @@ func (x *Explainer) eventEvidence(events []Event, since time.Time) []ProgressEvi
 		out = append(out, ProgressEvidence{Kind: ProgressEvent, At: timePtr(e.Last), Detail: fmt.Sprintf("event %s from %s %s ago", e.Reason, orUnknown(e.Source), Age(x.now.Sub(e.Last)))})
 	}
 	return out
+}
+
+// namespaceLeases lists the Leases of namespace ns once per explainer: a remover's own lease
+// (removerLeases) and the leader among its pods (workloadLeader) read the same list.
+func (x *Explainer) namespaceLeases(ctx context.Context, ns string) ([]coordinationv1.Lease, error) {
+	return cached(x, "leases/"+ns, func() ([]coordinationv1.Lease, error) {
+		l, err := x.c.Kube.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return l.Items, nil
+	})
 }
