@@ -36,7 +36,11 @@ func DoInstalled(ctx context.Context, u *unstructured.Unstructured, c *chart.Cha
 		return nil, err // the HelmRelease's own values: their error is the repository's
 	}
 	opts.AllowNetwork, opts.Cache = false, nil
-	r, err := render(ctx, hr, c, "", vals, secret, opts)
+	p, err := prepare(hr, c, "", vals, secret, opts)
+	var r *Render
+	if err == nil {
+		r, err = p.Render(ctx)
+	}
 	if err != nil && !errors.Is(err, ErrBound) {
 		return nil, fmt.Errorf("rendering release %s/%s with the installed chart %s %s failed; Helm's message is not shown, as it may quote the stored chart's values", hr.GetReleaseNamespace(), ReleaseName(hr), c.Name(), c.Metadata.Version)
 	}

@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
-	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
@@ -76,7 +74,11 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 	if err != nil {
 		return nil, fmt.Errorf("the render process: its input: %w", err)
 	}
-	res, build, err := runWorker(ctx, exe, self, in, opts)
+	p, err := w.take(ctx, exe, self, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, build, err := p.answer(ctx, in, opts)
 	if !self && (err == nil || ctx.Err() == nil) { // an answer is always checked; a stopped run is not judged
 		var nw *notWorkerError
 		bound := isBound(err)
@@ -102,43 +104,6 @@ func renderIsolated(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart,
 		return nil, errors.New("Helm returned no release")
 	}
 	return res.Output, nil
-}
-
-// runWorker starts exe (this executable when self) on the request in and reads its answer and
-// the build the answer reports. A process that gives no answer is a BoundError when a bound
-// stopped it, a notWorkerError when its output is not a worker's answer.
-func runWorker(ctx context.Context, exe string, self bool, in []byte, opts Options) (*chartrender.Response, string, error) {
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	var args []string
-	if self && testing.Testing() {
-		// A test binary whose TestMain lacks the hook must not run its tests as a worker.
-		args = []string{"-test.run=^$", "-test.bench=^$"}
-	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = workerEnv(opts.MaxMemory)
-	cmd.Stdin = bytes.NewReader(in)
-	stdout := &capped{max: len(chartrender.WorkerTag) + 1 + opts.MaxBytes + 1<<20, full: cancel}
-	stderr := &capped{max: stderrBytes}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = 2 * time.Second
-	runErr := cmd.Run()
-	switch {
-	case stdout.over:
-		return nil, "", &BoundError{Bound: BoundOutput, Detail: fmt.Sprintf("its answer passed %d bytes, more than the %d a release may render", stdout.max, opts.MaxBytes)}
-	case parent.Err() != nil:
-		return nil, "", fmt.Errorf("the render was stopped: %w", context.Cause(parent))
-	case ctx.Err() != nil:
-		return nil, "", &BoundError{Bound: BoundTime, Detail: fmt.Sprintf("not rendered within %s; its process was killed", opts.Timeout)}
-	case outOfMemory(stderr.String()):
-		return nil, "", &BoundError{Bound: BoundMemory, Detail: fmt.Sprintf("its process needed more than the %d MiB a render may use, and was stopped", opts.MaxMemory>>20)}
-	}
-	res, build, err := readAnswer(stdout.Bytes())
-	if err != nil {
-		return nil, build, fmt.Errorf("the render process (%s) %v%s: %w", exe, exitText(runErr), fatal(stderr.String()), err)
-	}
-	return res, build, nil
 }
 
 // isBound tells that err is a bound that stopped a render process before it answered.

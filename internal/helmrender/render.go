@@ -120,8 +120,37 @@ func shorten(name string) string {
 }
 
 // Do renders the HelmRelease u with chart c (resolved to version, archive digest) and the
-// ConfigMaps and Secrets objs for its valuesFrom.
+// ConfigMaps and Secrets objs for its valuesFrom: Prepare, then Render.
 func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, digest string, objs []*unstructured.Unstructured, opts Options) (*Render, error) {
+	p, err := Prepare(ctx, u, c, digest, objs, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.Render(ctx)
+}
+
+// Prepared is a HelmRelease's render with everything read that decides it (values, schemas,
+// its cache key) and the cache asked: a run that prepares its renders first knows which will
+// start a render process (not Cached) and can start them ahead (StartAhead) before it
+// renders.
+type Prepared struct {
+	hr      *helmv2.HelmRelease
+	c       *chart.Chart
+	r       *Render
+	vals    map[string]any
+	skipped []string
+	opts    Options
+	// key is the render's cache key (keyed: it may be stored), keyErr why it has none;
+	// cached the cache's answer.
+	key    string
+	keyed  bool
+	keyErr error
+	cached *output
+}
+
+// Prepare reads what rendering the HelmRelease u with chart c reads (Do) and asks the cache,
+// without rendering.
+func Prepare(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, digest string, objs []*unstructured.Unstructured, opts Options) (*Prepared, error) {
 	hr, err := Decode(u)
 	if err != nil {
 		return nil, err
@@ -135,50 +164,67 @@ func Do(ctx context.Context, u *unstructured.Unstructured, c *chart.Chart, diges
 			return nil, err
 		}
 	}
-	return render(ctx, hr, c, digest, vals, secret, opts)
+	return prepare(hr, c, digest, vals, secret, opts)
 }
 
-// render is Do of the decoded hr with its composed values vals (secret: some are a Secret's),
-// the chart's schema references already checked.
-func render(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, digest string, vals map[string]any, secret bool, opts Options) (*Render, error) {
-	r := &Render{
+// prepare is Prepare of the decoded hr with its composed values vals (secret: some are a
+// Secret's), the chart's schema references already checked. A render whose values include a
+// Secret's is neither read from the cache nor stored in it.
+func prepare(hr *helmv2.HelmRelease, c *chart.Chart, digest string, vals map[string]any, secret bool, opts Options) (*Prepared, error) {
+	p := &Prepared{hr: hr, c: c, vals: vals, opts: opts, r: &Render{
 		Release:          hr.GetReleaseNamespace() + "/" + ReleaseName(hr),
 		StorageNamespace: hr.GetStorageNamespace(),
 		Chart:            c.Name(), Version: c.Metadata.Version, Digest: digest,
 		InstallCRDs:  crdPolicy(string(hr.GetInstall().CRDs), "Create"),
 		UpgradeCRDs:  crdPolicy(string(hr.GetUpgrade().CRDs), "Skip"),
 		SecretValues: secret,
-	}
-	var skipped []string
-	var err error
+	}}
 	if !opts.AllowNetwork && !hr.GetInstall().DisableSchemaValidation {
-		if c, skipped, err = offlineSchemas(c); err != nil {
+		var err error
+		if p.c, p.skipped, err = offlineSchemas(c); err != nil {
 			return nil, err
 		}
-		if len(skipped) > 0 {
-			r.Notes = append(r.Notes, schemaNote(r.Chart, r.Version, skipped))
+		if len(p.skipped) > 0 {
+			p.r.Notes = append(p.r.Notes, schemaNote(p.r.Chart, p.r.Version, p.skipped))
 		}
 	}
-	rel, err := renderCached(ctx, hr, c, digest, vals, secret, skipped, opts)
-	if err != nil && secret && !errors.Is(err, ErrBound) {
+	if opts.Cache != nil && !secret {
+		p.key, p.keyed, p.keyErr = cacheKey(opts.Cache.salt, hr, p.c, digest, vals, p.skipped, opts)
+		if p.keyErr == nil && p.keyed {
+			p.cached, _ = opts.Cache.get(p.key)
+		}
+	}
+	return p, nil
+}
+
+// Cached tells that the render comes from the cache: Render starts no process.
+func (p *Prepared) Cached() bool { return p.cached != nil }
+
+// Render renders the prepared release (or takes it from the cache) and reads what it
+// installs.
+func (p *Prepared) Render(ctx context.Context) (*Render, error) {
+	r := p.r
+	rel, err := p.output(ctx)
+	if err != nil && r.SecretValues && !errors.Is(err, ErrBound) {
 		// Helm's messages quote templates and values: with a Secret's among them, none is shown.
 		return nil, fmt.Errorf("rendering release %s (chart %s %s) failed; its values include a Secret's, so Helm's message is not shown", r.Release, r.Chart, r.Version)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rendering release %s (chart %s %s): %w", r.Release, r.Chart, r.Version, err)
 	}
-	scope := scoper{extra: opts.ClusterScoped}
-	if r.Manifest, err = decode(rel.Manifest, hr.GetReleaseNamespace(), scope); err != nil {
+	scope := scoper{extra: p.opts.ClusterScoped}
+	ns := p.hr.GetReleaseNamespace()
+	if r.Manifest, err = decode(rel.Manifest, ns, scope); err != nil {
 		return nil, fmt.Errorf("release %s: its manifest: %w", r.Release, err)
 	}
 	for _, h := range rel.Hooks {
-		objs, err := decode(h.Manifest, hr.GetReleaseNamespace(), scope)
+		objs, err := decode(h.Manifest, ns, scope)
 		if err != nil {
 			return nil, fmt.Errorf("release %s: hook %s: %w", r.Release, h.Path, err)
 		}
 		r.Hooks = append(r.Hooks, objs...)
 	}
-	for _, crd := range c.CRDObjects() {
+	for _, crd := range p.c.CRDObjects() {
 		objs, err := decode(string(crd.File.Data), "", scope)
 		if err != nil {
 			return nil, fmt.Errorf("release %s: %s: %w", r.Release, crd.Filename, err)
@@ -188,34 +234,28 @@ func render(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, digest 
 	return r, nil
 }
 
-// renderCached answers the render from opts.Cache when an earlier run made it with the same
-// inputs, else renders (in a render process, or here with InProcess) and stores the output.
-// A render whose values include a Secret's is neither read from the cache nor stored in it.
-func renderCached(ctx context.Context, hr *helmv2.HelmRelease, c *chart.Chart, digest string, vals map[string]any, secret bool, skipped []string, opts Options) (*output, error) {
-	key, keyed := "", false
-	if opts.Cache != nil && !secret {
-		var err error
-		if key, keyed, err = cacheKey(opts.Cache.salt, hr, c, digest, vals, skipped, opts); err != nil {
-			return nil, err
-		}
-		if keyed {
-			if out, ok := opts.Cache.get(key); ok {
-				return out, nil
-			}
-		}
+// output is the cache's answer when it had one, else the render (in a render process, or
+// here with InProcess), stored in the cache when it may be.
+func (p *Prepared) output(ctx context.Context) (*output, error) {
+	switch {
+	case p.keyErr != nil:
+		return nil, p.keyErr
+	case p.cached != nil:
+		return p.cached, nil
 	}
+	opts := p.opts
 	if opts.Cache != nil {
 		opts.Cache.rendered.Add(1)
 	}
 	var out *output
 	var err error
 	if opts.InProcess {
-		out, err = renderHere(ctx, hr, c, vals, opts)
+		out, err = renderHere(ctx, p.hr, p.c, p.vals, opts)
 	} else {
-		out, err = renderIsolated(ctx, hr, c, vals, opts)
+		out, err = renderIsolated(ctx, p.hr, p.c, p.vals, opts)
 	}
-	if err == nil && keyed {
-		opts.Cache.put(key, out)
+	if err == nil && p.keyed {
+		opts.Cache.put(p.key, out)
 	}
 	return out, err
 }

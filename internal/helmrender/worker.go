@@ -1,6 +1,7 @@
 package helmrender
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,13 @@ type Worker struct {
 	exe       string
 	self      bool
 	confirmed bool
+	// ahead is a process started before its render was asked for (StartAhead), and
+	// expected how many renders the run said will start a process and have not yet; aheadCtx
+	// and aheadOpts are what the next is started with.
+	ahead     *process
+	expected  int
+	aheadCtx  context.Context
+	aheadOpts Options
 }
 
 // workerSource is what a worker is chosen from: WorkerExeEnv's value, this executable's path,

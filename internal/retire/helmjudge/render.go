@@ -67,6 +67,8 @@ type Dropped struct {
 type rendered struct {
 	render *helmrender.Render
 	err    error
+	// prepared is the render made ready, until it is rendered.
+	prepared *helmrender.Prepared
 	// inputs digest what the render read: the HelmRelease, its chart source and its values
 	// sources, so an unchanged release is not rendered twice.
 	inputs string
@@ -119,7 +121,10 @@ func sideObjects(t *gitops.Tree) []*unstructured.Unstructured {
 }
 
 // renderHelm renders, on each side, every HelmRelease the candidate removes or whose inputs it
-// changes; the others install what they installed and are not rendered.
+// changes; the others install what they installed and are not rendered. Every render is
+// prepared first, so the renders that will start a render process (those the cache does not
+// answer) are known and their processes start ahead (helmrender.StartAhead), each while the
+// gate prepares or the render before it runs.
 func (h *Renderer) renderHelm(ctx context.Context, base, cand *gitops.Tree, units []Unit) *helmSides {
 	s := &helmSides{base: map[string]*rendered{}, cand: map[string]*rendered{}, changed: map[string]string{}}
 	if base == nil || cand == nil {
@@ -128,6 +133,7 @@ func (h *Renderer) renderHelm(ctx context.Context, base, cand *gitops.Tree, unit
 	bobjs, cobjs := sideObjects(base), sideObjects(cand)
 	bside := newSide(base, bobjs, h.Options)
 	cside := newSide(cand, cobjs, h.Options)
+	var todo []*rendered
 	for _, u := range units {
 		candHR := map[string]*unstructured.Unstructured{}
 		for _, o := range u.Candidate {
@@ -147,10 +153,26 @@ func (h *Renderer) renderHelm(ctx context.Context, base, cand *gitops.Tree, unit
 				}
 				s.changed[id] = changedText(changedParts(bside.parts(o), cside.parts(c)))
 			}
-			s.base[id] = h.render(ctx, bside, o)
+			s.base[id] = h.prepare(ctx, bside, o)
+			todo = append(todo, s.base[id])
 			if both {
-				s.cand[id] = h.render(ctx, cside, c)
+				s.cand[id] = h.prepare(ctx, cside, c)
+				todo = append(todo, s.cand[id])
 			}
+		}
+	}
+	processes := 0
+	for _, r := range todo {
+		if r.prepared != nil && !r.prepared.Cached() {
+			processes++
+		}
+	}
+	stop := helmrender.StartAhead(ctx, h.Options, processes)
+	defer stop()
+	for _, r := range todo {
+		if r.prepared != nil {
+			r.render, r.err = r.prepared.Render(ctx)
+			r.prepared = nil
 		}
 	}
 	return s
@@ -197,7 +219,9 @@ func (s *side) inputs(hr *unstructured.Unstructured) string {
 	return string(data)
 }
 
-func (h *Renderer) render(ctx context.Context, s *side, hr *unstructured.Unstructured) *rendered {
+// prepare reads what rendering hr on side s reads (its chart, values and cache key:
+// helmrender.Prepare); out.err says why it cannot be rendered.
+func (h *Renderer) prepare(ctx context.Context, s *side, hr *unstructured.Unstructured) *rendered {
 	out := &rendered{inputs: s.inputs(hr)}
 	ref, err := charts.RefFor(hr, s.srcs, s.own)
 	if err != nil {
@@ -216,7 +240,7 @@ func (h *Renderer) render(ctx context.Context, s *side, hr *unstructured.Unstruc
 		out.err = err
 		return out
 	}
-	out.render, out.err = helmrender.Do(ctx, hr, c.Chart, c.Digest, s.objs, s.opts)
+	out.prepared, out.err = helmrender.Prepare(ctx, hr, c.Chart, c.Digest, s.objs, s.opts)
 	return out
 }
 
