@@ -6,8 +6,8 @@ import (
 )
 
 // A render process starts in about 20 ms (exec, Go initialising its packages, the worker
-// bounding its memory), and until now a render started it only when asked for, so on a gate
-// that renders one release the start was all on the critical path. A run that knows which
+// bounding its memory); started only when a render asks for it, that start is all on the
+// run's critical path, once for every render. A run that knows which
 // renders will start a process (their cache misses are known: Prepared.Cached) says so with
 // StartAhead: the first process is started at once, before its request exists, and each
 // render that takes one starts the next while more are expected, so a process starts while
@@ -15,8 +15,9 @@ import (
 // starts none, and a process started ahead that no render takes is stopped and waited for
 // when the run says it is done.
 
-// StartAhead says that renders more renders with opts will each start a render process:
-// one is started now, unless one is waiting, in ctx (it is killed when ctx ends). The
+// StartAhead says that the run's next renders renders with opts will each start a render
+// process (their cache misses are known): one is started now, unless one is waiting, in ctx
+// (it is killed when ctx ends), and each render that takes one starts the next. The
 // returned stop kills every process started ahead that no render took and waits for it to
 // end; the caller calls it when its renders are done. With opts.InProcess, no opts.Worker,
 // renders < 1, or in a render worker, nothing is started.
