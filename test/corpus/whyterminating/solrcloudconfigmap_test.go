@@ -26,7 +26,8 @@ import (
 // solrbackups and solrprometheusexporters of solr.apache.org. In namespace catalog, the
 // SolrCloud search (3 replicas, persistent data, reclaimPolicy Delete, a provided solr.xml
 // ConfigMap search-solr-xml that no longer exists), its StatefulSet search-solrcloud as the
-// operator made it, and the claims data-search-solrcloud-0..2 of the StatefulSet's template.
+// operator made it; the StatefulSet controller of the replay's control plane makes its pods and
+// the claims data-search-solrcloud-0..2 of its template, as in the report's cluster.
 func TestCorpusSolrCloudDeletionBlockedByItsMissingProvidedConfigMap(t *testing.T) {
 	chart := map[string]string{"app.kubernetes.io/name": "solr-operator", "app.kubernetes.io/instance": "solr-operator", "app.kubernetes.io/managed-by": "Helm", "helm.sh/chart": "solr-operator-0.8.1"}
 	replay{
@@ -187,36 +188,6 @@ spec:
     spec:
       accessModes: [ReadWriteOnce]
       resources: {requests: {storage: 20Gi}}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: data-search-solrcloud-0
-  namespace: catalog
-  labels: {solr-cloud: search, technology: solr-cloud}
-spec:
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 20Gi}}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: data-search-solrcloud-1
-  namespace: catalog
-  labels: {solr-cloud: search, technology: solr-cloud}
-spec:
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 20Gi}}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: data-search-solrcloud-2
-  namespace: catalog
-  labels: {solr-cloud: search, technology: solr-cloud}
-spec:
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 20Gi}}
 `,
 		deletes: []string{"SolrCloud/catalog/search"},
 	}.run(t)
