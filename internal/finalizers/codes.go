@@ -80,7 +80,7 @@ func finalizerReason(f Finalizer) report.Reason {
 	switch {
 	case len(f.Incomplete) > 0:
 		return ReasonReadsIncomplete
-	case len(f.Blockers) > 0:
+	case len(f.Blockers) > 0 && !onlyRemovalRefused(f):
 		return ReasonBlockedByObjects
 	case len(f.Paused) > 0:
 		return ReasonReconcilePaused
