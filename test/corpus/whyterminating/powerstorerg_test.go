@@ -1,3 +1,14 @@
+//go:build corpusopen
+
+// Open (corpusopen), failure class "outside identifiers in costs" (batch 17, first run
+// 2026-12-03 17:27 UTC, main f04eee4): the remover (powerstore-controller, whose
+// dell-csi-replicator field manager added the finalizer), its logs first and the strip last are
+// right, but the strip's cost is the generic "whatever the controller would have cleaned up
+// outside the cluster" where the object records the protection group on the array
+// (spec.protectionGroupId, with its globalID and remote group). Naming identifiers an object
+// records outside the cluster in a strip's cost is the class another helper (optout) owns this
+// session; left to it rather than patched around here.
+
 package whyterminating_test
 
 import (
