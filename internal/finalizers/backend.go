@@ -53,6 +53,9 @@ func (x *Explainer) backendRemedies(ctx context.Context, b Blocker, removal Reme
 		return []Remediation{removal}
 	}
 	svc := *b.service
+	if fix, ok := x.backendNamespaceGoing(ctx, b, svc, removal); ok {
+		return []Remediation{fix}
+	}
 	ws, exists, err := x.backendWorkloads(ctx, svc)
 	switch {
 	case err != nil:
