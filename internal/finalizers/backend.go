@@ -53,9 +53,6 @@ func (x *Explainer) backendRemedies(ctx context.Context, b Blocker, removal Reme
 		return []Remediation{removal}
 	}
 	svc := *b.service
-	if fix, ok := x.backendNamespaceGoing(ctx, b, svc, removal); ok {
-		return []Remediation{fix}
-	}
 	ws, exists, err := x.backendWorkloads(ctx, svc)
 	switch {
 	case err != nil:
@@ -67,6 +64,9 @@ func (x *Explainer) backendRemedies(ctx context.Context, b Blocker, removal Reme
 	case len(ws) == 0:
 		removal.Summary = fmt.Sprintf("No Deployment, StatefulSet or DaemonSet runs pods that %s selects, so the product behind %s appears uninstalled: %s", svc.String(), b.Object.String(), removal.Summary)
 		return []Remediation{removal}
+	}
+	if fix, ok := x.backendNamespaceGoing(ctx, b, svc, removal); ok {
+		return []Remediation{fix}
 	}
 	var out []Remediation
 	for _, w := range ws {

@@ -6,8 +6,9 @@ import (
 )
 
 // backendNamespaceGoing answers a blocker whose Service (a webhook's, a conversion's or an
-// APIService's backend) lives in a namespace that is itself being deleted: the workloads behind
-// that Service go with the namespace's content, and the API server refuses every new object in
+// APIService's backend) still selects installed workloads in a namespace that is itself being
+// deleted (a Service or workload already gone says the product appears uninstalled, and the
+// removal leads already): the workloads behind that Service go with the namespace's content, and the API server refuses every new object in
 // it, so nothing can bring the backend back there (Stash's operator served its two APIServices
 // from its own namespace; that namespace deleted, it waits for their discovery for ever,
 // stashed/stash#785). The removal the caller would keep for a product removed for good is then
