@@ -65,6 +65,9 @@ func (x *Explainer) backendRemedies(ctx context.Context, b Blocker, removal Reme
 		removal.Summary = fmt.Sprintf("No Deployment, StatefulSet or DaemonSet runs pods that %s selects, so the product behind %s appears uninstalled: %s", svc.String(), b.Object.String(), removal.Summary)
 		return []Remediation{removal}
 	}
+	if fix, ok := x.backendNamespaceGoing(ctx, b, svc, removal); ok {
+		return []Remediation{fix}
+	}
 	var out []Remediation
 	for _, w := range ws {
 		c := w.controller()

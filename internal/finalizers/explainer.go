@@ -149,6 +149,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyGeneratedInUse(ctx, o, e)
 	x.applyAwaitedNames(ctx, o, e, w)
 	x.applyRestoreRefused(ctx, e)
+	applyRestoreClaim(e)
 	if e.Deleting {
 		return
 	}

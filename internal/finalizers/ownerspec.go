@@ -53,15 +53,19 @@ func ownerSpecPath(spec map[string]any, owner ObjectRef) string {
 	return found[0]
 }
 
-// markOwnersInSpec marks each gone owner of found that the spec names (ownerSpecPath), and
-// says so in its reason.
+// markOwnersInSpec marks each gone owner of found that the spec names (ownerSpecPath) or
+// addresses (ownerAddressPath), and says so in its reason.
 func markOwnersInSpec(found []dangling, spec map[string]any) {
 	for i := range found {
 		d := &found[i]
 		if !d.owner {
 			continue
 		}
-		if p := ownerSpecPath(spec, d.ref); p != "" {
+		p := ownerSpecPath(spec, d.ref)
+		if p == "" {
+			p = ownerAddressPath(spec, d.ref)
+		}
+		if p != "" {
 			d.inSpec = true
 			d.path = p
 			d.reason = fmt.Sprintf("its owner (metadata.ownerReferences) %s, which %s names too, no longer exists: the object's own cleanup runs against it and never completes", d.ref.String(), p)
