@@ -15,8 +15,8 @@ var serverWords = []string{"api", "apiserver", "webhook", "webhooks"}
 
 // servesRequests says why a workload is a server of requests rather than a reconciler: a Service
 // that selects its pods answers an admission webhook, a conversion webhook or an APIService of
-// a group tied to the domain, or its name or component label says so (serverWords). Empty when
-// neither holds.
+// a group tied to the domain, or its name or component label says so (serverWords), without a
+// word of reconcilerWords beside. Empty when neither holds.
 func (x *Explainer) servesRequests(ctx context.Context, domain string, w workload, idx *productIndex) string {
 	for _, s := range idx.served {
 		if s.svc.namespace != w.ref.Namespace {
@@ -28,7 +28,11 @@ func (x *Explainer) servesRequests(ctx context.Context, domain string, w workloa
 		return fmt.Sprintf("it serves %s through %s", s.via, s.svc)
 	}
 	for _, s := range []string{w.ref.Name, w.labels["app.kubernetes.io/component"], w.labels["component"]} {
-		for _, part := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		parts := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+		if slices.ContainsFunc(parts, func(p string) bool { return slices.Contains(reconcilerWords, p) }) {
+			continue
+		}
+		for _, part := range parts {
 			if slices.Contains(serverWords, part) {
 				return fmt.Sprintf("its name or component label %q says it serves requests (%s)", s, part)
 			}
@@ -36,6 +40,11 @@ func (x *Explainer) servesRequests(ctx context.Context, domain string, w workloa
 	}
 	return ""
 }
+
+// reconcilerWords in a name say a reconciler as plainly as serverWords say a server
+// (`gateway-api-controller`, where `api` is part of what it reconciles): such a name says
+// nothing either way.
+var reconcilerWords = []string{"controller", "manager", "operator", "reconciler"}
 
 // reconcilingTie is what shows a workload reconciles objects of the type rather than only
 // answering requests about them: its roles name the type's status or finalizers subresource for

@@ -34,6 +34,7 @@ func TestJudgeDomainSetsRequestServersApart(t *testing.T) {
 		{"the API server with a right on status", [][]rbacv1.PolicyRule{{stages, status}}, []string{"example-api"}, "example-api", ""},
 		{"the API server that may take a Lease", [][]rbacv1.PolicyRule{{stages, leases}}, []string{"example-api"}, "example-api", ""},
 		{"the API server beside the controller", [][]rbacv1.PolicyRule{{stages}, {stages}}, []string{"example-api", "example-controller"}, "example-controller", "example-api"},
+		{"api as part of a controller's name", [][]rbacv1.PolicyRule{{stages}}, []string{"gateway-api-controller"}, "gateway-api-controller", ""},
 		{"a webhook server beside the controller", [][]rbacv1.PolicyRule{{stages}, {stages}}, []string{"example-webhooks-server", "example-controller"}, "example-controller", "example-webhooks-server"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
