@@ -44,7 +44,7 @@ func (x *Explainer) applyPodNeverScheduled(ctx context.Context, o subject, e *Ex
 	fact := ""
 	for _, ev := range w.events {
 		if ev.Reason == "FailedScheduling" {
-			fact = fmt.Sprintf(" (%s reports %s: %q)", orUnknown(ev.Source), ev.Reason, ev.Message)
+			fact = fmt.Sprintf("; %s reports %s: %q", orUnknown(ev.Source), ev.Reason, ev.Message)
 		}
 	}
 	for i := range e.Finalizers {
@@ -53,7 +53,7 @@ func (x *Explainer) applyPodNeverScheduled(ctx context.Context, o subject, e *Ex
 			continue
 		}
 		remover := f.Controllers[0].Object.String()
-		why := fmt.Sprintf("the pod never had a node (no spec.nodeName, phase %s)%s: no kubelet will ever start or finish it, so %s, which removes %s once the pod has finished or what it left on its node is cleaned up, waits for ever; no container of it ever ran, so nothing of it exists on any node to clean up", phase, fact, remover, f.Name)
+		why := fmt.Sprintf("the pod never had a node (no spec.nodeName, phase %s%s): no kubelet will ever start or finish it, so %s, which removes %s once the pod has finished or what it left on its node is cleaned up, waits for ever; no container of it ever ran, so nothing of it exists on any node to clean up", phase, fact, remover, f.Name)
 		f.Controllers[0].Evidence = append(f.Controllers[0].Evidence, why)
 		strip := *f.bypass
 		strip.LastResort = false

@@ -129,6 +129,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 		a.controllers = tied
 	case len(tied) == 0 && len(servers) > 0:
 		c := serversOnlyNote(domain, what, servers)
+		c.Evidence = x.mutatingServers(ctx, o.res.Group, ws, idx)
 		a.controllers, a.summary, a.dead, a.noTie = []Controller{c}, c.Note, true, true
 		for _, s := range servers {
 			a.serversOnly = append(a.serversOnly, s.Object.String())

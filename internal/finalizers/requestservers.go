@@ -100,6 +100,28 @@ func (x *Explainer) apartServers(ctx context.Context, tied []Controller, byRef m
 	return kept, apart
 }
 
+// mutatingServers are the lines naming the workloads behind a mutating admission webhook for the
+// object's API group: such a webhook may add a finalizer when the object is written, and never
+// removes one, whether or not the workload may update the object.
+func (x *Explainer) mutatingServers(ctx context.Context, group string, ws []workload, idx *productIndex) []string {
+	var out []string
+	for _, s := range idx.served {
+		if s.group != group || !strings.HasPrefix(s.via, "the admission webhook mutatingwebhookconfigurations.") {
+			continue
+		}
+		for _, w := range ws {
+			if w.ref.Namespace == s.svc.namespace && x.selects(ctx, s.svc, w) {
+				line := fmt.Sprintf("%s serves %s for %s: an admission webhook may add a finalizer when the object is written, and never removes one", w.ref.String(), s.via, group)
+				if !slices.Contains(out, line) {
+					out = append(out, line)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // serversOnlyNote is the verdict when every tied candidate serves requests: no controller of the
 // domain runs, only servers that merely could write the object.
 func serversOnlyNote(domain, what string, servers []Controller) Controller {
