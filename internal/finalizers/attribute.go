@@ -41,6 +41,9 @@ type attribution struct {
 	// switchedOff are the workloads of the finalizer's domain that run with the feature for the
 	// object's type switched off by their own arguments (switchedoff.go).
 	switchedOff []string
+	// serversOnly are the workloads of the domain that may update the object but only serve
+	// requests (apartServers) when no other is tied: no controller of the domain runs.
+	serversOnly []string
 }
 
 // attribute finds who may remove a finalizer on o from what the cluster says: the service

@@ -121,10 +121,19 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	unrelated = append(unrelated, apart...)
 	tied, shared := apartSharingAccount(tied, byRef, spec, what)
 	unrelated = append(unrelated, shared...)
+	tied, servers := x.apartServers(ctx, tied, byRef, path, domain, o.res.Group, o.res.Resource, what, idx, rb)
+	unrelated = append(unrelated, servers...)
 	a.unrelated = append(a.unrelated, unrelated...)
 	switch {
 	case len(unrelated) == 0:
 		a.controllers = tied
+	case len(tied) == 0 && len(servers) > 0:
+		c := serversOnlyNote(domain, what, servers)
+		c.Evidence = x.mutatingServers(ctx, o.res.Group, ws, idx)
+		a.controllers, a.summary, a.dead, a.noTie = []Controller{c}, c.Note, true, true
+		for _, s := range servers {
+			a.serversOnly = append(a.serversOnly, s.Object.String())
+		}
 	case len(tied) > 0 && len(shared) == len(unrelated) && len(tied) == 1:
 		a = withSharedApart(a, tied, shared, what)
 	case len(tied) > 0:

@@ -1,13 +1,15 @@
 package finalizers
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 )
 
 // The object's own Warning event after the deletion leads the steps of a running remover; one
-// from before the deletion, a Normal one, or a remover that does not run changes nothing.
+// from before the deletion, a Normal one, one another component reported (the scheduler, another
+// workload), or a remover that does not run changes nothing.
 func TestApplyReportedFailure(t *testing.T) {
 	requested := time.Date(2026, 12, 2, 9, 0, 0, 500e6, time.UTC)
 	now := requested.Add(3 * time.Hour)
@@ -28,13 +30,16 @@ func TestApplyReportedFailure(t *testing.T) {
 		{"a warning before the deletion", running, warn, requested.Add(-time.Second), false},
 		{"a normal event", running, Event{Type: "Normal", Reason: "Synced"}, now.Add(-time.Minute), false},
 		{"a remover that does not run", stopped, warn, now.Add(-time.Minute), false},
+		{"a warning of the scheduler", running, Event{Type: "Warning", Reason: "FailedScheduling", Message: "connection timed out", Source: "default-scheduler", Count: 37}, now.Add(-time.Minute), false},
+		{"a warning of another workload", running, Event{Type: "Warning", Reason: "Failed", Message: "connection timed out", Source: "other-agent", Count: 37}, now.Add(-time.Minute), false},
+		{"a warning of the remover by name", running, Event{Type: "Warning", Reason: "Failed", Message: "connection timed out", Source: "core", Count: 37}, now.Add(-time.Minute), true},
 	} {
-		x := (&Explainer{}).At(now)
+		x := fakeExplainer(controllerObjects("sys", "other-agent", nil)).At(now)
 		ev := c.ev
 		ev.Last = c.last
 		e := &Explanation{Finalizers: []Finalizer{c.f}}
 		e.Finalizers[0].Remedies = append([]Remediation(nil), c.f.Remedies...)
-		x.applyReportedFailure(e, ownWord{events: []Event{ev}}, requested)
+		x.applyReportedFailure(context.Background(), e, ownWord{events: []Event{ev}}, requested)
 		first := e.Finalizers[0].Remedies[0].Summary
 		got := strings.Contains(first, "acts on the object and fails") && strings.Contains(first, "connection timed out") && strings.Contains(first, "37 times")
 		if got != c.want {

@@ -1,12 +1,13 @@
-//go:build corpusopen
-
-// Open (corpusopen), held back in batch 15 and wrong at first sight (2026-12-03, main 24f7bd8):
-// the reconciler-manager, which holds cluster-admin and belongs to the same product, is named the
-// remover; the per-namespace reconciler, which the RepoSync's status names and which lost the
-// RoleBinding that let it update RepoSyncs when the namespace's content went, is not, nor its
-// service account; reading logs comes first. Failure classes: a candidate with broad RBAC ranked
-// over the workload the object's own status names; a remover whose namespaced binding was in the
-// terminating namespace is not read as having lost its rights.
+// Held back in batch 15 and wrong at first sight (2026-12-03, main 24f7bd8): the reconciler-manager,
+// which holds cluster-admin and belongs to the same product, was named the remover; the
+// per-namespace reconciler, which the RepoSync's status names and which lost the RoleBinding that
+// let it update RepoSyncs when the namespace's content went, was not, nor its service account;
+// reading logs came first. Failure classes: a candidate with broad RBAC ranked over the workload
+// the object's own status names; a remover whose namespaced binding was in the terminating
+// namespace not read as having lost its rights. Passes since (branch ranking) by the rules of "The
+// remover ranked by its ties to the object" (objectties.go): the object's own status.reconciler
+// names the remover before any rights; a named remover whose account may no longer update the
+// object lost its rights, and in a namespace being deleted the strip comes first.
 
 package whyterminating_test
 

@@ -1,10 +1,11 @@
-//go:build corpusopen
-
-// Open (corpusopen), held back in batch 16 and wrong at first sight (2026-12-03, main 2ba25a6):
-// the product's API server, which may update stages, is named the running remover and its logs are
-// offered, where no controller of the product runs at all (only the webhook that added the
-// finalizer and the API server do). Failure class: a workload of the same product with update
-// rights ranked as the remover though nothing shows it removes finalizers.
+// Held back in batch 16 and wrong at first sight (2026-12-03, main 2ba25a6): the product's API
+// server, which may update stages, was named the running remover and its logs offered, where no
+// controller of the product runs at all (only the webhook that added the finalizer and the API
+// server do). Failure class: a workload of the same product with update rights ranked as the
+// remover though nothing shows it removes finalizers. Passes since (branch ranking) by the rule
+// "who can remove vs who merely may write" (requestservers.go): a server of requests that nothing
+// ties to reconciling the type is set apart, and with only such servers no controller of the
+// domain runs.
 
 package whyterminating_test
 

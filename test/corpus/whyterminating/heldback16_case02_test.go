@@ -1,11 +1,11 @@
-//go:build corpusopen
-
-// Open (corpusopen), held back in batch 16 and wrong at first sight (2026-12-03, main 2ba25a6):
-// the scheduler's FailedScheduling event on the pod is read as the remover's own failure ("fix
-// that cause first"), a confident wrong step: a pod being deleted is not scheduled, and the
-// node-local clean-up the remover waits for never happens on a pod that never had a node; the
-// strip, which loses nothing here, is not first. Failure classes: an event from another component
-// taken as the remover's failure; a pod that never had a node has nothing node-local to clean up.
+// Held back in batch 16 and wrong at first sight (2026-12-03, main 2ba25a6): the scheduler's
+// FailedScheduling event on the pod was read as the remover's own failure ("fix that cause
+// first"), a confident wrong step: a pod being deleted is not scheduled, and the node-local
+// clean-up the remover waits for never happens on a pod that never had a node; the strip, which
+// loses nothing here, was not first. Failure classes: an event from another component taken as
+// the remover's failure; a pod that never had a node has nothing node-local to clean up. Passes
+// since (branch ranking) by the rules "an event's author before its meaning" (eventauthor.go) and
+// "a pod that never had a node" (podneverscheduled.go).
 
 package whyterminating_test
 
