@@ -66,13 +66,7 @@ func (x *Explainer) completedJobs(ctx context.Context, o subject, failedAt time.
 	if ns == "" {
 		return nil, false
 	}
-	jobs, err := cached(x, "jobs/"+ns, func() ([]batchv1.Job, error) {
-		l, err := x.c.Kube.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return l.Items, nil
-	})
+	jobs, err := x.jobsIn(ctx, ns)
 	if err != nil {
 		return nil, false
 	}
