@@ -72,6 +72,7 @@ const (
 	ReasonDeleteInForeground   report.Reason = "delete-in-foreground"
 	ReasonOptOutOfCleanup      report.Reason = "opt-out-of-cleanup"
 	ReasonFixCompanionWork     report.Reason = "fix-companion-work"
+	ReasonFixStatusFailure     report.Reason = "fix-status-failure"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation

@@ -40,7 +40,7 @@ func (x *Explainer) applyCompletedWork(ctx context.Context, o subject, e *Explan
 			f.Name, strings.Join(done, "; "), remover)
 		strip.LastResort = false
 		rest := slices.DeleteFunc(slices.Clone(f.Remedies), func(r Remediation) bool {
-			return r.Code == ReasonStripFinalizer || strings.Contains(r.Summary, "the object's own status records why it does not finish")
+			return r.Code == ReasonStripFinalizer || r.Code == ReasonFixStatusFailure
 		})
 		f.Remedies = append([]Remediation{strip}, rest...)
 	}
