@@ -73,9 +73,11 @@ func companionTie(obj *unstructured.Unstructured, target subject) string {
 }
 
 // companionState says how a companion's own status shows its work: failed (a condition or
-// state that names a failure, or a Job it controls that failed), or unfinished (nothing records
-// completion, no Job it controls runs, and it was made longer than the stall grace period
-// ago). "" when the work completed, runs, or has had no time yet.
+// state that names a failure, or a Job it controls that failed), or unfinished (its status says
+// so: a `completed`-like boolean false or a Complete-like condition False, while no Job it
+// controls runs, and it was made longer than the stall grace period ago). "" when the work
+// completed, runs, has had no time yet, or the status says nothing either way (a status that
+// records no completion is no evidence that the work did not finish).
 func companionState(obj *unstructured.Unstructured, jobs []batchv1.Job, now time.Time) string {
 	conds, _ := statusOf(obj)
 	for _, c := range conds {
@@ -107,20 +109,28 @@ func companionState(obj *unstructured.Unstructured, jobs []batchv1.Job, now time
 		}
 		running = running || j.Status.Active > 0
 	}
-	if done, ok, _ := unstructured.NestedBool(obj.Object, "status", "completed"); ok && done {
-		return ""
-	}
 	for _, f := range []string{"phase", "state"} {
 		if v, _, _ := unstructured.NestedString(obj.Object, "status", f); completionWord(v) {
 			return ""
 		}
 	}
-	if running || now.Sub(obj.GetCreationTimestamp().Time) < stallAfter {
-		return ""
+	said := ""
+	for _, k := range []string{"completed", "complete", "done", "finished", "succeeded"} {
+		if done, ok, _ := unstructured.NestedBool(obj.Object, "status", k); ok {
+			if done {
+				return ""
+			}
+			said = "its status." + k + " is false"
+			break
+		}
 	}
-	said := "nothing in its status records completion"
-	if _, ok, _ := unstructured.NestedBool(obj.Object, "status", "completed"); ok {
-		said = "its status.completed is false"
+	for _, c := range conds {
+		if said == "" && c.Status == string(corev1.ConditionFalse) && completionWord(c.Type) {
+			said = fmt.Sprintf("its condition %s is False", c.Type)
+		}
+	}
+	if said == "" || running || now.Sub(obj.GetCreationTimestamp().Time) < stallAfter {
+		return ""
 	}
 	return fmt.Sprintf("it has not completed in %s: %s, and no Job it controls runs", Age(now.Sub(obj.GetCreationTimestamp().Time)), said)
 }

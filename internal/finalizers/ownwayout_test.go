@@ -156,7 +156,9 @@ func TestCompanionState(t *testing.T) {
 		want string // a word the state holds, "" for none
 	}{
 		{"never completed, no Job", mk(day, map[string]any{"completed": false}), nil, "status.completed is false"},
-		{"no status at all", mk(day, nil), nil, "nothing in its status records completion"},
+		{"no status at all: no evidence", mk(day, nil), nil, ""},
+		{"a status silent on completion", mk(day, map[string]any{"results": map[string]any{}}), nil, ""},
+		{"a completion condition False", mk(day, map[string]any{"conditions": []any{map[string]any{"type": "Completed", "status": "False", "reason": "Waiting"}}}), nil, "condition Completed is False"},
 		{"too young to judge", mk(time.Minute, map[string]any{"completed": false}), nil, ""},
 		{"completed", mk(day, map[string]any{"completed": true}), nil, ""},
 		{"a failed condition", mk(time.Minute, map[string]any{"conditions": []any{map[string]any{"type": "DeprovisionFailed", "status": "True", "reason": "AuthFailed", "message": "no access"}}}), nil, "DeprovisionFailed"},
