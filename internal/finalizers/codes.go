@@ -30,6 +30,7 @@ const (
 	ReasonReferentTerminating       report.Reason = "referent-terminating"
 	ReasonNodeNotReporting          report.Reason = "node-not-reporting"
 	ReasonGeneratedClaimInUse       report.Reason = "generated-claim-in-use"
+	ReasonCompanionUnfinished       report.Reason = "companion-unfinished"
 
 	// Finalizer verdicts: why the finalizer is still there, one per finalizer.
 	ReasonBlockedByObjects       report.Reason = "blocked-by-objects"
@@ -69,6 +70,9 @@ const (
 	ReasonRemoveReferrer       report.Reason = "remove-or-repoint-referrer"
 	ReasonRestoreMissingObject report.Reason = "restore-missing-object"
 	ReasonDeleteInForeground   report.Reason = "delete-in-foreground"
+	ReasonOptOutOfCleanup      report.Reason = "opt-out-of-cleanup"
+	ReasonFixCompanionWork     report.Reason = "fix-companion-work"
+	ReasonFixStatusFailure     report.Reason = "fix-status-failure"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation

@@ -40,7 +40,7 @@ func (x *Explainer) applyCompletedWork(ctx context.Context, o subject, e *Explan
 			f.Name, strings.Join(done, "; "), remover)
 		strip.LastResort = false
 		rest := slices.DeleteFunc(slices.Clone(f.Remedies), func(r Remediation) bool {
-			return r.Code == ReasonStripFinalizer || strings.Contains(r.Summary, "the object's own status records why it does not finish")
+			return r.Code == ReasonStripFinalizer || r.Code == ReasonFixStatusFailure
 		})
 		f.Remedies = append([]Remediation{strip}, rest...)
 	}
@@ -66,13 +66,7 @@ func (x *Explainer) completedJobs(ctx context.Context, o subject, failedAt time.
 	if ns == "" {
 		return nil, false
 	}
-	jobs, err := cached(x, "jobs/"+ns, func() ([]batchv1.Job, error) {
-		l, err := x.c.Kube.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return l.Items, nil
-	})
+	jobs, err := x.jobsIn(ctx, ns)
 	if err != nil {
 		return nil, false
 	}

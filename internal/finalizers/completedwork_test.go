@@ -42,7 +42,7 @@ func TestCompletedWork(t *testing.T) {
 		strip := Remediation{Code: ReasonStripFinalizer, Summary: "strip", LastResort: true}
 		f := Finalizer{Name: "example.org/storage", Stalled: &Stall{},
 			Controllers: []Controller{{Object: ObjectRef{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespace: "sys", Name: "ctl"}, Found: true, Healthy: true}},
-			Remedies:    []Remediation{{Summary: "ctl runs, and the object's own status records why it does not finish: x"}, {Code: ReasonReadControllerLogs, Summary: "logs"}, strip},
+			Remedies:    []Remediation{{Code: ReasonFixStatusFailure, Summary: "ctl runs, and the object's own status records why it does not finish: x"}, {Code: ReasonReadControllerLogs, Summary: "logs"}, strip},
 			bypass:      &strip}
 		e := &Explanation{Finalizers: []Finalizer{f}}
 		x.applyCompletedWork(ctx, subject{res: res, obj: o}, e, ownWord{obj: o, conditions: []Condition{{Type: "Error", Status: "True", LastTransition: &failedAt}}})

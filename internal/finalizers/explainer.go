@@ -186,6 +186,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyReportedFailure(ctx, e, w, requested)
 	x.applyNeverSucceeded(e, w, requested)
 	x.applyOwnValueRejected(o, e, w, requested)
+	x.applyOwnWayOut(ctx, o, e, w)
 	x.nameOwnedClaims(ctx, o, e)
 }
 

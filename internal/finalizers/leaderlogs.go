@@ -3,11 +3,33 @@ package finalizers
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 )
+
+// logsCommand is a `kubectl logs` of a workload, or of one of its pods, with the flags after the
+// target and an optional fixed-string grep for a name.
+type logsCommand struct {
+	workload ObjectRef
+	// pod, when set, is the one pod of the workload read instead (its leader).
+	pod   string
+	flags []string
+	grep  string
+}
+
+// logsCommand renders c pinned to this cluster's connection, every word shell-quoted.
+func (x *Explainer) logsCommand(c logsCommand) string {
+	target := c.workload.QualifiedResource() + "/" + c.workload.Name
+	if c.pod != "" {
+		target = "pods/" + c.pod
+	}
+	cmd := x.kubectl(c.workload.Namespace, append([]string{"logs", target}, c.flags...)...)
+	if c.grep != "" {
+		cmd += " | grep -F -- " + shellQuote(c.grep)
+	}
+	return cmd
+}
 
 // leader is the one pod of a workload with several that acts, by the lease it holds.
 type leader struct {
@@ -87,16 +109,19 @@ func (x *Explainer) workloadLeader(ctx context.Context, w ObjectRef) (leader, bo
 func (x *Explainer) applyLeaderLogs(ctx context.Context, e *Explanation) {
 	fix := func(steps []Remediation) {
 		for i := range steps {
-			w := steps[i].logsOf
-			if w == nil {
+			c := steps[i].logs
+			if c == nil {
 				continue
 			}
-			l, ok := x.workloadLeader(ctx, *w)
+			w := c.workload
+			l, ok := x.workloadLeader(ctx, w)
 			if !ok {
 				continue
 			}
 			pod := ObjectRef{Version: "v1", Resource: "pods", Kind: "Pod", Namespace: w.Namespace, Name: l.pod}
-			steps[i].Command = strings.Replace(steps[i].Command, " "+w.QualifiedResource()+"/"+w.Name+" ", " pods/"+l.pod+" ", 1)
+			leader := *c
+			leader.pod = l.pod
+			steps[i].Command, steps[i].logs = x.logsCommand(leader), &leader
 			steps[i].Summary += fmt.Sprintf(" Of its %d pods, only %s acts: it holds %s, renewed %s ago; the others stand by and log only that they wait for it — read the leader's logs.",
 				l.pods, pod.String(), l.lease.String(), Age(l.ago))
 		}

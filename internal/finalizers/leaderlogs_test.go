@@ -37,7 +37,8 @@ func TestLeaderLogs(t *testing.T) {
 	run := func(objs ...runtime.Object) Remediation {
 		x := fakeExplainer(append([]runtime.Object{dep}, objs...))
 		x.now = now
-		step := Remediation{Code: ReasonReadControllerLogs, Summary: "read its logs.", Command: x.kubectl("sys", "logs", w.QualifiedResource()+"/"+w.Name, "--tail=100"), logsOf: &w}
+		c := logsCommand{workload: w, flags: []string{"--all-containers", "--tail=2000"}, grep: "it's-1"}
+		step := Remediation{Code: ReasonReadControllerLogs, Summary: "read its logs.", Command: x.logsCommand(c), logs: &c}
 		e := &Explanation{Finalizers: []Finalizer{{Name: "example.io/f", Remedies: []Remediation{step}}}}
 		x.applyLeaderLogs(ctx, e)
 		return e.Finalizers[0].Remedies[0]
@@ -45,7 +46,7 @@ func TestLeaderLogs(t *testing.T) {
 
 	t.Run("the leader", func(t *testing.T) {
 		got := run(pod("manager-a"), pod("manager-b"), lease("manager-b_4f1c", now.Add(-5*time.Second)))
-		if !strings.Contains(got.Command, " logs pods/manager-b ") || strings.Contains(got.Command, "deployments.apps/") {
+		if want := `kubectl --context=test -n sys logs pods/manager-b --all-containers --tail=2000 | grep -F -- 'it'\''s-1'`; got.Command != want {
 			t.Errorf("command %q", got.Command)
 		}
 		if !strings.Contains(got.Summary, "pods/manager-b -n sys") || !strings.Contains(got.Summary, "leases.coordination.k8s.io/abc.example.io -n sys") {

@@ -45,6 +45,9 @@ func recordedKind(path []string, value string) string {
 	if kind := recordedOpaqueID(path, key, value); kind != "" {
 		return kind
 	}
+	if kind := recordedInfraID(path, key, value); kind != "" {
+		return kind
+	}
 	switch {
 	case key == "providerid" || key == "instanceid" || key == "provideridlist" || key == "providerids" || key == "instanceids":
 		// A list of them (a node pool's `providerIDList`) names one instance per entry.
@@ -98,6 +101,9 @@ func recordedResources(obj *unstructured.Unstructured) []string {
 			kind := recordedKind(path, t)
 			if kind == "" {
 				kind = recordedCounterpart(path, t, obj.GetKind(), obj.GetName())
+			}
+			if kind == "" {
+				kind = recordedOwnKindID(path, strings.ToLower(path[len(path)-1]), t, obj.GetKind())
 			}
 			if kind == "" {
 				return

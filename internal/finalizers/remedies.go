@@ -40,8 +40,8 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 				logs = append(logs, Remediation{
 					Code:    ReasonReadControllerLogs,
 					Summary: why + ": read its logs for why it does not finish.",
-					Command: x.kubectl(c.Object.Namespace, "logs", c.Object.QualifiedResource()+"/"+c.Object.Name, "--tail=100"),
-					logsOf:  &c.Object,
+					Command: x.logsCommand(logsCommand{workload: c.Object, flags: []string{"--tail=100"}}),
+					logs:    &logsCommand{workload: c.Object, flags: []string{"--tail=100"}},
 				})
 			}
 		case c.Found:

@@ -40,11 +40,17 @@ func (x *Explainer) spokenKind(group, word string) (kinds.Resource, bool) {
 	if word == "" || word != strings.ToLower(word) || stopWords[word] {
 		return kinds.Resource{}, false
 	}
-	stem := singular(word)
-	if len(stem) < 4 || !isLetters(stem) {
-		return kinds.Resource{}, false
+	var fam []kinds.Resource
+	for _, stem := range singulars(word) {
+		if len(stem) < 4 || !isLetters(stem) {
+			continue
+		}
+		for _, r := range x.familyKinds(group, stem) {
+			if !slices.ContainsFunc(fam, func(f kinds.Resource) bool { return f.GroupKind() == r.GroupKind() }) {
+				fam = append(fam, r)
+			}
+		}
 	}
-	fam := x.familyKinds(group, stem)
 	if len(fam) != 1 {
 		return kinds.Resource{}, false
 	}

@@ -278,14 +278,15 @@ func (x *Explainer) stalledRemedies(o subject, f Finalizer, s *Stall, note strin
 		return r.LastResort || r.Code == ReasonStripFinalizer || r.Code == ReasonReadControllerLogs
 	})
 	r := s.Remover
-	logs := Remediation{
+	logs := logsCommand{workload: r, flags: []string{"--all-containers", "--tail=2000"}, grep: o.obj.GetName()}
+	read := Remediation{
 		Code: ReasonReadControllerLogs,
 		Summary: fmt.Sprintf("%s has run Ready for %s without acting on %s: look in its logs for the object (a finalizer it no longer handles is never mentioned; a failure on the object is), and at the object's own conditions and events.",
 			r.String(), s.Idle, o.ref().String()),
-		Command: x.kubectl(r.Namespace, "logs", r.QualifiedResource()+"/"+r.Name, "--all-containers", "--tail=2000") + " | grep -F -- " + shellQuote(o.obj.GetName()),
-		logsOf:  &r,
+		Command: x.logsCommand(logs),
+		logs:    &logs,
 	}
 	strip := *f.bypass
 	strip.Summary = fmt.Sprintf("Then, unless its logs show a failure you can fix (after which it removes the finalizer itself), remove finalizer %s by hand: its remover has run for %s without acting on the object.%s The patch removes only this entry, never the object's other finalizers, and the API server refuses it if the list changed since it was read.", f.Name, s.Idle, note)
-	return append(append(rest, logs), strip)
+	return append(append(rest, read), strip)
 }

@@ -69,9 +69,9 @@ func applyStatusFailure(e *Explanation, w ownWord) {
 		remover := f.Controllers[0].Object.String()
 		f.Stalled.Evidence = append([]string{"its own status records a failure: " + said}, f.Stalled.Evidence...)
 		f.Stalled.LikelyReasons = append([]string{"its controller fails on this object, as its status says (" + said + ")"}, f.Stalled.LikelyReasons...)
-		step := Remediation{Summary: fmt.Sprintf("%s runs, and the object's own status records why it does not finish: %s. Fix what it names, and %s then removes %s itself; if that cannot be fixed (what it names is gone for good, or the object was never applied), remove %s by hand (below), with its cost.",
+		step := Remediation{Code: ReasonFixStatusFailure, Summary: fmt.Sprintf("%s runs, and the object's own status records why it does not finish: %s. Fix what it names, and %s then removes %s itself; if that cannot be fixed (what it names is gone for good, or the object was never applied), remove %s by hand (below), with its cost.",
 			remover, said, remover, f.Name, f.Name)}
-		if !slices.ContainsFunc(f.Remedies, func(r Remediation) bool { return r.Summary == step.Summary }) {
+		if !slices.ContainsFunc(f.Remedies, func(r Remediation) bool { return r.Code == ReasonFixStatusFailure }) {
 			f.Remedies = append([]Remediation{step}, f.Remedies...)
 		}
 	}

@@ -47,7 +47,7 @@ func TestApplyStatusFailure(t *testing.T) {
 				}
 				return
 			}
-			if len(got.Remedies) != 3 || !strings.Contains(got.Remedies[0].Summary, tc.want) || !strings.Contains(got.Remedies[0].Summary, "fed-controller") {
+			if len(got.Remedies) != 3 || got.Remedies[0].Code != ReasonFixStatusFailure || !strings.Contains(got.Remedies[0].Summary, tc.want) || !strings.Contains(got.Remedies[0].Summary, "fed-controller") {
 				t.Fatalf("first step %q, want one quoting %q", remedySummariesOf(got), tc.want)
 			}
 			if got.Remedies[1].Code != ReasonReadControllerLogs || !strings.HasPrefix(got.Stalled.Evidence[0], "its own status records a failure") {

@@ -45,17 +45,23 @@ func linkField(field string) (string, bool) {
 	return "", false
 }
 
-// singular drops a plural ending (`policies` → policy, `classes` → class, `apps` → app).
-func singular(s string) string {
+// singulars are the singular forms a lower-case plural may have, the likelier first:
+// `policies` → policy, `classes` → class, `apps` → app. After s, x, z, ch or sh an -es plural
+// drops -es, and a word ending in e (`licenses`, `caches`) only its -s: both are returned
+// (`statuses` → status, statuse; `caches` → cach, cache). A word without a plural ending is
+// returned as it is.
+func singulars(s string) []string {
 	switch {
 	case strings.HasSuffix(s, "ies"):
-		return strings.TrimSuffix(s, "ies") + "y"
-	case strings.HasSuffix(s, "sses"), strings.HasSuffix(s, "xes"):
-		return strings.TrimSuffix(s, "es")
+		return []string{strings.TrimSuffix(s, "ies") + "y"}
+	case strings.HasSuffix(s, "sses"):
+		return []string{strings.TrimSuffix(s, "es")}
+	case strings.HasSuffix(s, "ses"), strings.HasSuffix(s, "xes"), strings.HasSuffix(s, "zes"), strings.HasSuffix(s, "ches"), strings.HasSuffix(s, "shes"):
+		return []string{strings.TrimSuffix(s, "es"), strings.TrimSuffix(s, "s")}
 	case strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss"):
-		return strings.TrimSuffix(s, "s")
+		return []string{strings.TrimSuffix(s, "s")}
 	}
-	return s
+	return []string{s}
 }
 
 // linkEntry is one object a status list names.
@@ -122,14 +128,15 @@ func (x *Explainer) linkedKind(group, word string) (kinds.Resource, bool) {
 	if r, ok := x.kindResource(group, word); ok && strings.EqualFold(r.Kind, word) {
 		return r, true
 	}
-	stem := singular(strings.ToLower(word))
-	if len(stem) < minStem {
-		return kinds.Resource{}, false
-	}
 	var found []kinds.Resource
-	for _, r := range x.catalog.Preferred() {
-		if r.Group == group && strings.HasSuffix(strings.ToLower(r.Kind), stem) {
-			found = append(found, r)
+	for _, stem := range singulars(strings.ToLower(word)) {
+		if len(stem) < minStem {
+			continue
+		}
+		for _, r := range x.catalog.Preferred() {
+			if r.Group == group && strings.HasSuffix(strings.ToLower(r.Kind), stem) && !slices.ContainsFunc(found, func(f kinds.Resource) bool { return f.GroupKind() == r.GroupKind() }) {
+				found = append(found, r)
+			}
 		}
 	}
 	if len(found) != 1 {

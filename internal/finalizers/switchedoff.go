@@ -3,6 +3,7 @@ package finalizers
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -38,14 +39,10 @@ func switchedOffFeatures(resource string, tied []workload) []string {
 }
 
 // namesResource reports whether a feature's dashed words name resource (a plural, lower case):
-// joined, they are the resource itself or its singular.
+// joined, they are the resource itself or one of its singulars.
 func namesResource(feature, resource string) bool {
 	joined := strings.ReplaceAll(feature, "-", "")
-	if joined == "" {
-		return false
-	}
-	return joined == resource || joined+"s" == resource || joined+"es" == resource ||
-		(strings.HasSuffix(joined, "y") && strings.TrimSuffix(joined, "y")+"ies" == resource)
+	return joined != "" && (joined == resource || slices.Contains(singulars(resource), joined))
 }
 
 // switchedOffSummary words the strip of an orphaned finalizer whose product runs with the

@@ -109,8 +109,9 @@ type Remediation struct {
 
 	// request is the API request Command makes, checked against admission webhooks (guard.go).
 	request *apiRequest
-	// logsOf is the workload whose logs Command reads (leaderlogs.go).
-	logsOf *ObjectRef
+	// logs is how Command reads a workload's logs, kept so that it can be built again for the
+	// workload's leader pod (leaderlogs.go).
+	logs *logsCommand
 }
 
 // Finalizer explains one finalizer on the object.

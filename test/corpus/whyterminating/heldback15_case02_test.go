@@ -1,11 +1,13 @@
-//go:build corpusopen
-
-// Open (corpusopen), held back in batch 15 and wrong at first sight (2026-12-03, main 24f7bd8):
-// the ClusterDeprovision the controller made for the object is not named, the spec switch the
-// object itself offers to let it go without the external clean-up (preserveOnDelete) is not the
-// first step (logs, then a strip, are), and the strip's cost does not name the infra ID the status
-// records. Failure classes: a companion object of the same product named after the stuck one;
-// a spec field that opts out of the finalizer's work; a status identifier of the outside work.
+// Held back in batch 15 and wrong at first sight (2026-12-03, main 24f7bd8): the
+// ClusterDeprovision the controller made for the object was not named, the spec switch the object
+// itself offers to let it go without the external clean-up (preserveOnDelete) was not the first
+// step (logs, then a strip, were), and the strip's cost did not name the infra ID the spec
+// records. Right since three general rules (docs/why-terminating.md, "The object's own way out"):
+// a companion of the same API group made for the object whose status shows its work not
+// finishing is the blocker (companion.go); a keep-on-delete switch of the object's spec comes
+// first (optout.go, ownwayout.go); an infrastructure ID and an opaque id of the object's own kind
+// are named in what a strip leaves (leftinfra.go). Passes renamed too (KF_CORPUS_RENAME=1,
+// 20261203); the assertions are unchanged.
 
 package whyterminating_test
 
