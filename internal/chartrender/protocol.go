@@ -1,7 +1,13 @@
 package chartrender
 
 import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
 	"strings"
 
 	chart "helm.sh/helm/v4/pkg/chart/v2"
@@ -25,16 +31,51 @@ const WorkerEnv = "KUBEFORENSICS_HELMRENDER_WORKER"
 const WorkerTag = "kubeforensics-helmrender-worker/2"
 
 // Build names the build of this executable as a worker reports it and a gate compares it:
-// the release version and the commit (internal/version; "dev" and the commit Go recorded, if
-// any, for a build outside a release), as "<version>@<commit>". Two executables of one
-// release, or of one `make build` of a commit, have the same Build.
+// the release version and the commit (internal/version), as "<version>@<commit>". A build
+// outside a release ("dev") may have no commit (-buildvcs=false, a copy without .git) or one
+// of a modified tree, so two dev builds of different code would report the same; its Build
+// goes on with "+src." and the digest of what renders (RenderCode): two dev executables match
+// only when they render with the same code. Two executables of one release, or of one `make
+// build` of one tree, have the same Build.
 func Build() string {
 	return BuildOf(version.Get())
 }
 
-// BuildOf is Build for the build information i.
+// BuildOf is Build for the build information i (RenderCode the running executable's).
 func BuildOf(i version.Info) string {
-	return i.Version + "@" + i.Commit
+	b := i.Version + "@" + i.Commit
+	if i.Version == "dev" {
+		b += "+src." + RenderCode()
+	}
+	return b
+}
+
+// renderSources are this package's own files, the code every render runs (the worker's main
+// only calls ServeWorker); TestRenderSourcesAreThePackage holds the list to the package.
+//
+//go:embed memlimit_linux.go memlimit_other.go postrender.go protocol.go render.go resources.go worker.go
+var renderSources embed.FS
+
+// RenderCode is the digest (16 hex digits) of what a render of this executable runs: this
+// package's sources and the Go toolchain. Its dependencies are not in it: a test binary
+// records none (debug.ReadBuildInfo), and it must match the worker built from its tree. So two
+// dev builds of the same render sources whose go.mod differs (a Helm bump) are not told
+// apart; releases are, by version and commit.
+func RenderCode() string {
+	return codeDigest(renderSources, runtime.Version())
+}
+
+// codeDigest digests every file of fsys (name and content, in name order) and extra.
+func codeDigest(fsys fs.FS, extra string) string {
+	h := sha256.New()
+	names, _ := fs.Glob(fsys, "*")
+	for _, n := range names {
+		b, _ := fs.ReadFile(fsys, n)
+		fmt.Fprintf(h, "%s %d\n", n, len(b))
+		h.Write(b)
+	}
+	h.Write([]byte(extra))
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // SplitTag reads a worker's tag line (without its newline): ok when it is this protocol's,

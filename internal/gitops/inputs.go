@@ -63,8 +63,9 @@ func specFingerprint(ks kbuild.Kustomization) string {
 }
 
 // substFingerprint covers what kbuild's substitution looks up for obj in opts: for each
-// substituteFrom reference, whether the ConfigMap is known and its data, or whether the
-// Secret is known and its key names (never its values).
+// substituteFrom reference, whether it is known to be missing (and why), else whether the
+// ConfigMap is known and its data, or whether the Secret is known and its key names (never
+// its values).
 func substFingerprint(obj *unstructured.Unstructured, opts kbuild.Options) string {
 	if obj == nil {
 		return fingerprint(nil)
@@ -81,6 +82,10 @@ func substFingerprint(obj *unstructured.Unstructured, opts kbuild.Options) strin
 			return ""
 		}
 		key := obj.GetNamespace() + "/" + ref.Name
+		if why, gone := opts.Missing[ref.Kind+"/"+key]; gone {
+			seen = append(seen, []any{ref.Kind, key, "missing", ref.Optional, why})
+			continue
+		}
 		data, known := opts.ConfigMaps[key]
 		if ref.Kind == "Secret" {
 			keys := opts.SecretKeys[key]

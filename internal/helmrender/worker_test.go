@@ -327,3 +327,83 @@ func TestWorkerAnswered(t *testing.T) {
 		})
 	}
 }
+
+// buildDevWorker builds cmd/kubeforensics-helmrender as a dev build (no version, no commit:
+// -buildvcs=false, as GOFLAGS may set it) from a copy of the module's render code under dir,
+// with edit appended to the copy of internal/chartrender/render.go.
+func buildDevWorker(t *testing.T, dir, edit string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the render worker")
+	}
+	src := filepath.Join(dir, "src")
+	for _, p := range []string{"go.mod", "go.sum", "internal/chartrender", "internal/version", "cmd/kubeforensics-helmrender"} {
+		if err := os.CopyFS(filepath.Join(src, p), os.DirFS(filepath.Join("../..", p))); err != nil && !isFile(p) {
+			t.Fatal(err)
+		}
+		if isFile(p) {
+			b, err := os.ReadFile(filepath.Join("../..", p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(src, p), string(b))
+		}
+	}
+	render := filepath.Join(src, "internal/chartrender/render.go")
+	b, err := os.ReadFile(render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, render, string(b)+edit)
+	exe := filepath.Join(dir, "bin", WorkerExe)
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", exe, "./cmd/kubeforensics-helmrender")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the worker: %v\n%s", err, out)
+	}
+	return exe
+}
+
+func isFile(p string) bool { return strings.HasPrefix(p, "go.") }
+
+// Two dev builds (no version, no commit) of different render code do not match: the worker
+// beside a dev plugin is used only when it was built from the same code. Before, both were
+// "dev@", and a worker left by another dev build rendered for the plugin.
+func TestDevWorkerOfOtherCode(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("shell scripts")
+	}
+	testBinary, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr, c := workerRelease(t)
+	for _, tc := range []struct {
+		name, edit string
+		used       bool
+	}{
+		{name: "the same code: used", used: true},
+		{name: "other code: the plugin itself, said", edit: "\n// another commit's render\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			built := buildDevWorker(t, root, tc.edit)
+			store := filepath.Join(root, "store")
+			worker := logged(t, filepath.Join(store, WorkerExe), built)
+			plugin := logged(t, filepath.Join(store, "flux-safe-retire"), testBinary)
+			var note strings.Builder
+			w := &Worker{Note: &note, src: workerSource{exe: plugin, goos: runtime.GOOS, own: chartrender.Build()}}
+			for range 2 {
+				if r, err := Do(context.Background(), hr, c, "", nil, Options{Worker: w, MaxMemory: workerTestMemory()}); err != nil || len(r.Manifest) == 0 {
+					t.Fatalf("render: %v", err)
+				}
+			}
+			if used := starts(t, worker) == 2 && starts(t, plugin) == 0; used != tc.used {
+				t.Errorf("the worker was used: %v (%d starts, the plugin %d), want %v; note %q", used, starts(t, worker), starts(t, plugin), tc.used, note.String())
+			}
+			if said := strings.Contains(note.String(), "is not used"); said == tc.used {
+				t.Errorf("note %q", note.String())
+			}
+		})
+	}
+}

@@ -55,6 +55,11 @@ type Options struct {
 	// with every source known, a variable no source defines fails the build like the
 	// controller's strict substitution, unless it has a default.
 	SecretKeys map[string][]string
+	// Missing are postBuild.substituteFrom sources known to be absent from the cluster, by
+	// "Kind/namespace/name", each with why it is known (the change prunes it). As
+	// kustomize-controller's LoadVariables, a reference to one fails the build unless it is
+	// optional, and an optional one defines nothing; it wins over ConfigMaps and SecretKeys.
+	Missing map[string]string
 
 	// NoFiles skips recording each object's file (Result.Files stays empty unless the
 	// kustomization asks for origin annotations itself): asking kustomize for them costs a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fluxcd/cli-utils/pkg/object"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/kustomize"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -176,6 +177,35 @@ func (k Kustomization) SubstituteFromConfigMaps() []string {
 		if kind == "ConfigMap" && name != "" {
 			out = append(out, name)
 		}
+	}
+	return out
+}
+
+// SubstituteSource is one reference of spec.postBuild.substituteFrom.
+type SubstituteSource struct {
+	// Kind is ConfigMap or Secret; ID is "Kind/namespace/name", the namespace the
+	// Kustomization's own, as the controller reads it (the key of Options.Missing).
+	Kind, Name, ID string
+	// Optional: the controller skips it when it is not found.
+	Optional bool
+}
+
+// SubstituteFrom lists the references of spec.postBuild.substituteFrom, in order; one that
+// does not decode is left out (the build reports it).
+func (k Kustomization) SubstituteFrom() []SubstituteSource {
+	if k.Object == nil {
+		return nil
+	}
+	refs, _, _ := unstructured.NestedSlice(k.Object.Object, "spec", "postBuild", "substituteFrom")
+	var out []SubstituteSource
+	for _, raw := range refs {
+		m, ok := raw.(map[string]any)
+		var ref kustomize.SubstituteReference
+		if !ok || runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ref) != nil || ref.Name == "" {
+			continue
+		}
+		out = append(out, SubstituteSource{Kind: ref.Kind, Name: ref.Name, Optional: ref.Optional,
+			ID: ref.Kind + "/" + k.Object.GetNamespace() + "/" + ref.Name})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package kbuild
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -47,6 +48,9 @@ type substituter struct {
 	complete, known bool
 	vars            map[string]string
 	secret          map[string]bool
+	// missing is the error of the first source that is not optional and known to be absent
+	// (Options.Missing): the controller fails every resource it substitutes with it.
+	missing error
 	// merged is the Kustomization with the loaded variables moved into postBuild.substitute.
 	merged unstructured.Unstructured
 }
@@ -70,6 +74,14 @@ func newSubstituter(obj *unstructured.Unstructured, opts Options) (*substituter,
 			return nil, fmt.Errorf("spec.postBuild.substituteFrom[%d] is not a reference", i)
 		}
 		key := obj.GetNamespace() + "/" + ref.Name
+		if why, gone := opts.Missing[ref.Kind+"/"+key]; gone {
+			if ref.Optional {
+				continue // the controller skips an optional source it does not find
+			}
+			// The controller's own words (fluxcd/pkg/kustomize LoadVariables), then why.
+			s.missing = cmp.Or(s.missing, fmt.Errorf("substitute from '%s/%s' error: %ss %q not found: %s", ref.Kind, ref.Name, strings.ToLower(ref.Kind), ref.Name, why))
+			continue
+		}
 		switch data, ok := opts.ConfigMaps[key]; {
 		case ref.Kind == "ConfigMap" && ok:
 			for k, v := range data {
@@ -112,6 +124,10 @@ func newSubstituter(obj *unstructured.Unstructured, opts Options) (*substituter,
 func (s *substituter) run(ctx context.Context, r *resource.Resource, unresolved, defaulted map[string]bool) error {
 	if !s.enabled || r.GetLabels()[substituteKey] == kustomize.DisabledValue || r.GetAnnotations()[substituteKey] == kustomize.DisabledValue {
 		return nil
+	}
+	if s.missing != nil {
+		// LoadVariables runs for each resource that is not opted out, before any variable.
+		return s.missing
 	}
 	if s.known && !s.selfStanding() {
 		// The controller's code path; the dry run only skips reading the cluster, whose

@@ -40,6 +40,10 @@ const (
 	// NoteEnvsubstDefault: a tier's build names objects with a variable's default, as Flux's
 	// envsubst does when no source defines it; a source not read could define it otherwise.
 	NoteEnvsubstDefault NoteCode = "envsubst-default"
+	// NoteSubstitutionSourceGone: an optional postBuild.substituteFrom source is deleted by
+	// the change, so the candidate tier is built, as the controller substitutes it, without the
+	// variables it defined.
+	NoteSubstitutionSourceGone NoteCode = "substitution-source-gone"
 	// NoteHelmValuesKeepClaims: a HelmRelease's values change is judged without a render, from
 	// a chart known to make state only as its values declare, and keeps every claim.
 	NoteHelmValuesKeepClaims NoteCode = "helm-values-keep-claims"
@@ -65,7 +69,7 @@ const (
 
 // NoteCodes lists every NoteCode, in the order docs/report.md lists them.
 func NoteCodes() []NoteCode {
-	return []NoteCode{NoteTierKeepsAll, NoteUnresolvedUnchanged, NoteResourceSetUnchanged, NoteEnvsubstDefault, NoteHelmValuesKeepClaims,
+	return []NoteCode{NoteTierKeepsAll, NoteUnresolvedUnchanged, NoteResourceSetUnchanged, NoteEnvsubstDefault, NoteSubstitutionSourceGone, NoteHelmValuesKeepClaims,
 		NoteHelmRenderedInstalled, NoteHelmReleaseCompared, NoteHelmUninstallStateless, NoteHelmSchemaNotFetched,
 		NoteHelmReleaseDrifted, NoteNoPlanDigest}
 }

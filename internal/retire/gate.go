@@ -183,13 +183,17 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 			}
 		}
 	}
+	var goneNotes []report.Note
+	if live == nil && b.base != nil && b.cand != nil {
+		goneNotes = substitutionGone(ctx, b.base, b.cand)
+	}
 	p, err := pairTiers(b.base, b.cand)
 	if err != nil {
 		return nil, err
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
 	rep.Incomplete = append(rep.Incomplete, fluxInstanceGaps(b.base, b.cand)...)
-	rep.Notes = p.notes
+	rep.Notes = append(goneNotes, p.notes...)
 	units, kept := MarkRemoved(p.units)
 	rep.Incomplete = append(rep.Incomplete, kept...)
 	for i := range units {

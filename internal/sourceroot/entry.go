@@ -199,7 +199,14 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 					// ks.yaml, which a FluxInstance syncing apps/ builds; naming them all hides that.
 					return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; %d directories under %s/ declare Flux Kustomizations that no other Kustomization's path builds (%s, …): the entry is likely %s or a directory above them, which your bootstrap or FluxInstance syncs: give it with --path", len(roots), under, strings.Join(roots[:maxNamedDeclarers], ", "), under)
 				}
-				return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; these directories declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: %s: choose one with --path", strings.Join(roots, ", "))
+				if len(roots) > 1 {
+					return fmt.Errorf("no clusters/<name> or flux/cluster directory, and the top level has no kustomization.yaml; these directories declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: %s: choose one with --path", strings.Join(roots, ", "))
+				}
+				// krobertson/home-ops: a FluxInstance syncs setup/flux/config, the one directory
+				// whose Kustomizations nothing in the repository builds. Something outside it
+				// must sync them, as a bootstrap syncs its entry: it is used, and stderr says so.
+				l.settle(candidateAt(f, top, roots[0], ".", "the only directory that declares Flux Kustomizations no other Kustomization's path builds, as what a bootstrap or FluxInstance syncs first does (no clusters/<name> or flux/cluster directory, no kustomization.yaml at the top); if yours syncs another path, give it with --path"))
+				return nil
 			}
 		}
 		l.SourceRoot, l.SourceRootHow = ".", "the repository's top level (no clusters/ or flux/cluster directory anywhere)"
@@ -217,7 +224,12 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 		}
 		return fmt.Errorf("several directories could be the entry path (%s): choose one with --path (from the top level, or from the artifact's root with --source-root)", names)
 	}
-	c := cs[0]
+	l.settle(cs[0])
+	return nil
+}
+
+// settle sets the layout to the entry candidate c: its entry and source root, and why.
+func (l *Layout) settle(c entryCandidate) {
 	l.SourceRoot, l.Entry = c.root, c.entry
 	if c.root != "." {
 		l.Entry = strings.TrimPrefix(c.entry, c.root+"/")
@@ -238,7 +250,6 @@ func (l *Layout) chooseEntry(f gitrev.Files, top string) error {
 	default:
 		l.SourceRootHow = "detected: " + c.root + "/: " + c.how
 	}
-	return nil
 }
 
 // otherDeclarers lists, sorted, the directories other than the candidates cs whose files

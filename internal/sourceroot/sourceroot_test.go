@@ -138,14 +138,21 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 		// https://github.com/krobertson/home-ops at ec9f5d89f9 (later than the case above): the
 		// FluxInstance syncs setup/flux/config, no clusters/ or flux/cluster directory exists and
 		// the top level holds a Taskfile, not a kustomization.yaml. Building the top level as the
-		// entry failed to decode the Taskfile (UNKNOWN); the directory the bootstrap syncs is
-		// named instead, as the only one whose Kustomizations no other Kustomization builds.
-		{name: "no bootstrap directory: the unbuilt declarer is named", files: map[string]string{
+		// entry failed to decode the Taskfile (UNKNOWN); the directory the bootstrap syncs was
+		// then named in a refusal (exit 3) "so one of them is likely the entry" when it was the
+		// only one. As the only one whose Kustomizations no other Kustomization builds, it is
+		// used; two such directories are still refused, naming both.
+		{name: "no bootstrap directory: the only unbuilt declarer is the entry", files: map[string]string{
 			"setup/flux/config/ks.yaml":                ks("cluster-apps", "./kubernetes"),
 			"kubernetes/media/plex/ks.yaml":            ks("plex", "./kubernetes/media/plex/app"),
 			"kubernetes/media/plex/app/namespace.yaml": ns,
 			".taskfiles/bootstrap/Taskfile.yaml":       "version: '3'\n",
-		}, wantErr: "declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: setup/flux/config: choose one with --path"},
+		}, wantRoot: ".", wantPath: "setup/flux/config", wantHow: "the Kustomizations in setup/flux/config name paths from there (./kubernetes)"},
+		{name: "no bootstrap directory: two unbuilt declarers are named", files: map[string]string{
+			"setup/flux/config/ks.yaml":                ks("cluster-apps", "./kubernetes"),
+			"staging/flux/config/ks.yaml":              ks("cluster-apps", "./kubernetes"),
+			"kubernetes/media/plex/app/namespace.yaml": ns,
+		}, wantErr: "declare Flux Kustomizations that no other Kustomization's path builds, so one of them is likely the entry: setup/flux/config, staging/flux/config: choose one with --path"},
 		{name: "no bootstrap directory, a kustomization.yaml at the top: the top is the entry", files: map[string]string{
 			"kustomization.yaml":                       "resources:\n- setup/flux/config\n",
 			"setup/flux/config/ks.yaml":                ks("cluster-apps", "./kubernetes"),

@@ -56,8 +56,9 @@ func gateBinary(b *testing.B) string {
 // renderWorkerBinary builds the render worker (cmd/kubeforensics-helmrender) into a temporary
 // directory: a benchmark that runs the gate in its own process starts it for renders, as the
 // installed gate does, not the test binary (which links every test's packages). Without VCS
-// stamping: its build is then "dev@", a test binary's, so the gate in the test binary takes
-// it for its own build and uses it (internal/helmrender's Worker).
+// stamping: its build is then "dev@+src.<digest of the render code>", a test binary's of the
+// same tree, so the gate in the test binary takes it for its own build and uses it
+// (internal/helmrender's Worker, chartrender.Build).
 func renderWorkerBinary(b *testing.B) string {
 	dir := b.TempDir()
 	goBuild(b, dir, "-buildvcs=false", "github.com/kubeforensics/suite/cmd/kubeforensics-helmrender")
