@@ -205,6 +205,10 @@ func Judge(rs []Removal, units []Unit, k Kinds) {
 			r.Helm = judgeHelm(r, k, sources)
 		}
 		r.Persistent = k.Persistence(r, all)
+		if r.MovedTo != "" && r.Persistent == nil {
+			c := cascadeOf(r, byID, k)
+			r.Persistent, r.cascadeUnseen = c.persistence(r.Object), c.unseen()
+		}
 		if r.Object.Kind == "PersistentVolumeClaim" && r.Object.Group == "" {
 			r.DeclaredConsumers = mounters(r.Object, cand)
 		}

@@ -155,6 +155,29 @@ func TestNothingUnevaluatedIsSafe(t *testing.T) {
 			}
 		})
 	}
+	// edc-ops/flux2-multi-tenancy 64255c4 pointed the tenant's GitRepository, declared here, at
+	// another repository: the tenant's tier then builds other content and prunes what the old
+	// one had. A change of how often it is fetched changes no content.
+	t.Run("the spec of a tenant's source declared here changes", func(t *testing.T) {
+		tenant := strings.Replace(incident.KustomizationManifest("flux-system", "tenant", "./deploy", true), "name: flux-system\n", "name: tenant\n", 1)
+		source := func(url, interval string) string {
+			return "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: tenant\n  namespace: flux-system\nspec:\n  interval: " + interval + "\n  url: " + url + "\n  ref:\n    branch: main\n"
+		}
+		base := files(apps, map[string]string{"clusters/prod/tenant.yaml": tenant + "---\n" + source("https://example.com/team-a", "5m")})
+		for _, c := range []struct {
+			name, url, interval string
+			want                exitcode.Code
+			mention             string
+		}{
+			{"url", "https://example.com/team-b", "5m", exitcode.Unknown, "the candidate changes the spec of its source GitRepository/flux-system/tenant"},
+			{"interval only", "https://example.com/team-a", "1m", exitcode.OK, ""},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				f := fixture{files: base, change: map[string]string{"clusters/prod/tenant.yaml": tenant + "---\n" + source(c.url, c.interval)}}
+				wantCode(t, f.mustGate(t, retire.Request{Entry: "clusters/prod"}, nil), c.want, c.mention)
+			})
+		}
+	})
 	t.Run("a tenant's own repository at path . is not this one", func(t *testing.T) {
 		tenant := strings.Replace(incident.KustomizationManifest("flux-system", "tenant", "./", true), "name: flux-system\n", "name: tenant\n", 1)
 		f := fixture{files: files(apps, map[string]string{"clusters/prod/tenant.yaml": tenant}), change: map[string]string{"k8s/apps/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: headlamp\n  labels: {a: b}\n"}}

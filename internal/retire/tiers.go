@@ -73,7 +73,11 @@ func pairTiers(base, cand *gitops.Tree) (pairing, error) {
 		}
 		if ks.NotCovered != "" {
 			p.notCovered = append(p.notCovered, ks.NotCoveredGap())
-			if why := changedElsewhere(base.FS, cand.FS, bt, ct); why != "" {
+			why := changedElsewhere(base.FS, cand.FS, bt, ct)
+			if why == "" && bt != nil && ct != nil {
+				why = sourceSpecChanged(base, cand, ct.Kustomization)
+			}
+			if why != "" {
 				p.incomplete = append(p.incomplete, notJudged(tierGapID(ks), report.GapUnsupported, "Kustomization "+id,
 					fmt.Sprintf("built from another source (%s) and %s, so what it prunes is not judged", ks.Kustomization.Source(), why)))
 			}
@@ -187,6 +191,64 @@ func changedElsewhere(baseFiles, candFiles gitrev.Files, bt, ct *gitops.Tier) st
 		return "the candidate changes files under its path " + ks.Path + " in this repository"
 	}
 	return ""
+}
+
+// sourceSpecChanged says how the candidate changes the source object a tier built from another
+// source reads, when this repository declares it, "" when it does not: added, removed, or its
+// spec changed other than how often it is fetched (spec.interval, spec.timeout). A new URL,
+// ref, ignore rule or layer makes the tier build other content, and prune what the old
+// content had and the new lacks (edc-ops/flux2-multi-tenancy 64255c4 pointed a tenant's
+// GitRepository at another repository and was SAFE).
+func sourceSpecChanged(base, cand *gitops.Tree, ks kbuild.Kustomization) string {
+	b, c := declaredSource(base, ks), declaredSource(cand, ks)
+	switch {
+	case b == nil && c == nil:
+		return ""
+	case b == nil:
+		return "the candidate declares its source " + ks.Source() + ", which the base does not"
+	case c == nil:
+		return "the candidate no longer declares its source " + ks.Source()
+	}
+	if !reflect.DeepEqual(fetchedSpec(b), fetchedSpec(c)) {
+		return "the candidate changes the spec of its source " + ks.Source() + " (what it builds comes from there)"
+	}
+	return ""
+}
+
+// declaredSource is the object of ks's sourceRef among what tree's builds declare, nil when
+// none declares it.
+func declaredSource(tree *gitops.Tree, ks kbuild.Kustomization) *unstructured.Unstructured {
+	match := func(objs []*unstructured.Unstructured) *unstructured.Unstructured {
+		for _, o := range objs {
+			if o.GetKind() == ks.SourceKind && o.GetName() == ks.SourceName && o.GetNamespace() == ks.SourceNamespace {
+				return o
+			}
+		}
+		return nil
+	}
+	if tree.EntryBuild != nil {
+		if o := match(tree.EntryBuild.Objects); o != nil {
+			return o
+		}
+	}
+	for _, id := range tree.IDs() {
+		if o := match(tree.Tiers[id].Objects); o != nil {
+			return o
+		}
+	}
+	return nil
+}
+
+// fetchedSpec is a source's spec without the fields that say only how often it is fetched.
+func fetchedSpec(o *unstructured.Unstructured) map[string]any {
+	spec, _ := o.Object["spec"].(map[string]any)
+	out := map[string]any{}
+	for k, v := range spec {
+		if k != "interval" && k != "timeout" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func spec(ks kbuild.Kustomization) any {

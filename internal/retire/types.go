@@ -184,6 +184,9 @@ type Removal struct {
 	// renderGap says why it has none.
 	render    *helmrender.Render
 	renderGap string
+	// cascadeUnseen says what deleting a moved Flux Kustomization or ResourceSet deletes that
+	// is not judged here (cascadeOf), "" when nothing.
+	cascadeUnseen string
 }
 
 // Base returns the object as built at base, or nil when only the live inventory lists it.

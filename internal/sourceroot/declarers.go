@@ -82,14 +82,31 @@ func noDeclarer(f gitrev.Files, top string) bool {
 // directory), and is left out.
 func selfSyncing(f gitrev.Files, top string) []string {
 	set := map[string]bool{}
+	uses := map[string]int{}
+	var top0 []string // the sources of the Kustomizations that build the top level
 	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(rel string, ds []declaration) {
 		dir := path.Dir(rel)
 		for _, d := range ds {
-			if (d.path == "." || dir == d.path || strings.HasPrefix(dir, d.path+"/")) && isDir(f, filepath.Join(top, filepath.FromSlash(d.path))) {
+			if d.path == "." {
+				top0 = append(top0, d.source)
+				continue
+			}
+			uses[d.source]++
+			switch {
+			case (dir == d.path || strings.HasPrefix(dir, d.path+"/")) && isDir(f, filepath.Join(top, filepath.FromSlash(d.path))):
 				set[d.path] = true
 			}
 		}
 	})
+	for _, src := range top0 {
+		// A root shares its source with the Kustomizations it syncs; one that builds the top
+		// level of a source no Kustomization here reads a directory of builds another
+		// artifact's (gabe565/home-ops' flux Kustomizations: ./ of Flux's own manifests, an
+		// OCIRepository, in each cluster's config).
+		if uses[src] > 0 {
+			set["."] = true
+		}
+	}
 	out := make([]string, 0, len(set))
 	for p := range set {
 		if !slices.ContainsFunc(slices.Collect(maps.Keys(set)), func(o string) bool { return o != p && builds(f, top, o, p) }) {

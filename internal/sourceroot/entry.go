@@ -56,7 +56,7 @@ func entryCandidates(f gitrev.Files, top string) []entryCandidate {
 		}
 		return nil
 	})
-	out = dropBases(f, top, out)
+	out = dropGroupings(f, top, dropBases(f, top, out))
 	var declaring []entryCandidate
 	for _, c := range out {
 		if c.declares {

@@ -3,6 +3,7 @@ package sourceroot
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kubeforensics/suite/internal/gitrev"
@@ -114,4 +115,34 @@ func builtByCandidate(f gitrev.Files, top string, cs []entryCandidate, dir strin
 		}
 	}
 	return false
+}
+
+// dropGroupings leaves out of cs the clusters/<name> candidates that hold another candidate
+// below them and that no Kustomization declared in the tree builds (its spec.path is not
+// theirs): a directory grouping clusters (JiwooL0920/fleet-infra's clusters/stages, which holds
+// dev/clusters/services-amer, the directory flux bootstrap syncs), not an entry. One that a
+// Kustomization builds stays, and is refused beside the other as before.
+func dropGroupings(f gitrev.Files, top string, cs []entryCandidate) []entryCandidate {
+	var groupings []string
+	for _, c := range cs {
+		if c.clusters && slices.ContainsFunc(cs, func(o entryCandidate) bool { return strings.HasPrefix(o.entry, c.entry+"/") }) {
+			groupings = append(groupings, c.entry)
+		}
+	}
+	if len(groupings) == 0 {
+		return cs
+	}
+	built := map[string]bool{}
+	peekYAML(f, top, maxDeclarerFiles, maxRootDepth, func(_ string, ds []declaration) {
+		for _, d := range ds {
+			built[d.path] = true
+		}
+	})
+	var out []entryCandidate
+	for _, c := range cs {
+		if !slices.Contains(groupings, c.entry) || built[c.entry] {
+			out = append(out, c)
+		}
+	}
+	return out
 }

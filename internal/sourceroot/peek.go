@@ -88,6 +88,8 @@ func kustomizationPaths(data []byte) []string {
 type declaration struct {
 	path       string
 	components []string
+	// source is its spec.sourceRef as kind/name.
+	source string
 }
 
 // kustomizationDecls reads the declaration of each Flux Kustomization among the YAML documents
@@ -118,7 +120,7 @@ func kustomizationDecls(data []byte) []declaration {
 		if strings.Contains(p, "${") {
 			continue
 		}
-		d := declaration{path: p}
+		d := declaration{path: p, source: scalarAt(fieldOf(spec, "sourceRef"), "kind") + "/" + scalarAt(fieldOf(spec, "sourceRef"), "name")}
 		if list := fieldOf(spec, "components"); list != nil && list.Kind == yaml.SequenceNode {
 			for _, c := range list.Content {
 				if c.Kind != yaml.ScalarNode || strings.Contains(c.Value, "${") || strings.Contains(c.Value, "://") {

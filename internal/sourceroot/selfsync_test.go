@@ -54,6 +54,16 @@ func TestDetectSelfSyncingRoot(t *testing.T) {
 			"kubernetes/flux/config/cluster.yaml": fluxKS("cluster", "./kubernetes/flux"),
 			"kubernetes/flux/legacy/sync/ks.yaml": fluxKS("legacy", "./kubernetes/flux/legacy"),
 		}, wantErr: "several directories are built by a Kustomization declared in them, as a bootstrap's root is (kubernetes/flux, kubernetes/flux/legacy)"},
+		// gabe565/home-ops: each cluster's config declares its root (./kubernetes/<c>/cluster,
+		// from the repository's GitRepository) and a Kustomization building ./ of Flux's own
+		// manifests (an OCIRepository no other Kustomization reads). The latter was taken as a
+		// root building the top level, which then held both clusters.
+		{name: "a Kustomization building ./ of another artifact is no root", files: map[string]string{
+			"k/a/cluster/config/cluster.yaml": fluxKS("cluster", "./k/a/cluster"),
+			"k/a/cluster/config/flux.yaml":    strings.Replace(fluxKS("flux", "./"), "kind: GitRepository\n    name: flux-system", "kind: OCIRepository\n    name: flux-manifests", 1),
+			"k/b/cluster/config/cluster.yaml": fluxKS("cluster", "./k/b/cluster"),
+			"k/b/cluster/config/flux.yaml":    strings.Replace(fluxKS("flux", "./"), "kind: GitRepository\n    name: flux-system", "kind: OCIRepository\n    name: flux-manifests", 1),
+		}, wantErr: "several directories are built by a Kustomization declared in them, as a bootstrap's root is (k/a/cluster, k/b/cluster)"},
 		{name: "the top level built whole says so", files: map[string]string{
 			"kustomization.yaml":             "resources:\n- setup/flux/config\n",
 			"setup/flux/config/ks.yaml":      fluxKS("cluster-apps", "./kubernetes"),

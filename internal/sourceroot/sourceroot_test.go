@@ -179,6 +179,21 @@ func TestDetectLayoutFromDeclaredPaths(t *testing.T) {
 			"k8s/clusters/prod/kustomization.yaml": "resources:\n- ../base\n",
 			"k8s/apps/namespace.yaml":              ns,
 		}, wantRoot: "k8s", wantPath: "clusters/prod"},
+		// https://github.com/JiwooL0920/fleet-infra at 3291d01: flux bootstrap synced
+		// clusters/stages/dev/clusters/services-amer; clusters/stages groups the stages and no
+		// Kustomization builds it, so it is no entry (it was refused beside the real one).
+		{name: "a clusters/<name> directory grouping other clusters is not an entry", files: map[string]string{
+			"clusters/stages/dev/clusters/services-amer/flux-system/gotk-sync.yaml": gotkSync("./clusters/stages/dev/clusters/services-amer"),
+			"clusters/stages/dev/clusters/services-amer/kustomization.yaml":         "resources:\n- flux-system\n- ../../base\n",
+			"clusters/stages/dev/base/kustomization.yaml":                           "resources:\n- ../../../../base\n",
+			"base/kustomization.yaml":                                               "resources:\n- apps.yaml\n",
+			"base/apps.yaml":                                                        ks("apps", "./apps"),
+			"apps/namespace.yaml":                                                   ns,
+		}, wantRoot: ".", wantPath: "clusters/stages/dev/clusters/services-amer"},
+		{name: "a grouping directory a Kustomization builds stays a candidate", files: map[string]string{
+			"clusters/stages/flux-system/gotk-sync.yaml":    gotkSync("./clusters/stages"),
+			"clusters/stages/dev/clusters/a/gotk-sync.yaml": gotkSync("./clusters/stages/dev/clusters/a"),
+		}, wantErr: "several directories could be the entry path (clusters/stages, clusters/stages/dev/clusters/a)"},
 		{name: "given root holding flux/cluster", sourceRoot: "deploy", files: map[string]string{
 			"deploy/flux/cluster/ks.yaml": ks("apps", "./apps"), "deploy/apps/a.yaml": ns,
 		}, wantRoot: "deploy", wantPath: "flux/cluster"},

@@ -20,8 +20,8 @@ type part struct {
 }
 
 // parts are what rendering hr reads on this side: each field of its spec, the chart it
-// resolves to (with a chart directory's digest), its chart source's spec and each valuesFrom
-// object of its namespace.
+// resolves to (with a chart directory's digest), its chart source's spec and, of each valuesFrom
+// object of its namespace, the entry it reads (valuesRead).
 func (s *side) parts(hr *unstructured.Unstructured) []part {
 	var out []part
 	spec, _ := hr.Object["spec"].(map[string]any)
@@ -44,7 +44,7 @@ func (s *side) parts(hr *unstructured.Unstructured) []part {
 		name, _ := m["name"].(string)
 		for _, o := range s.objs {
 			if o.GetKind() == kind && o.GetName() == name && o.GetNamespace() == hr.GetNamespace() {
-				out = append(out, part{"valuesFrom " + kind + " " + o.GetNamespace() + "/" + name, o.Object})
+				out = append(out, part{"valuesFrom " + kind + " " + o.GetNamespace() + "/" + name, valuesRead(o, m)})
 			}
 		}
 	}

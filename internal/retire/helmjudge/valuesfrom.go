@@ -37,14 +37,32 @@ func valuesFromChanged(b, c *unstructured.Unstructured, objs [2]map[string]*unst
 		if bo == nil && co == nil {
 			continue
 		}
-		if bo == nil || co == nil || !reflect.DeepEqual(content(bo), content(co)) {
+		if bo == nil || co == nil || !reflect.DeepEqual(valuesRead(bo, m), valuesRead(co, m)) {
 			out = append(out, "the values in its valuesFrom "+kind+" "+c.GetNamespace()+"/"+name)
 		}
 	}
 	return out
 }
 
-// content is what a ConfigMap or Secret holds.
-func content(o *unstructured.Unstructured) []any {
-	return []any{o.Object["data"], o.Object["binaryData"], o.Object["stringData"]}
+// defaultValuesKey is the key helm-controller reads a valuesFrom object's values from when the
+// reference names none (ValuesReference.GetValuesKey).
+const defaultValuesKey = "values.yaml"
+
+// valuesRead is what helm-controller reads of the ConfigMap or Secret o through the valuesFrom
+// reference ref: the entry under its valuesKey (values.yaml when unset), nothing else of the
+// object. Many releases may read one shared ConfigMap, each its own key
+// (ionfury/homelab's cluster-values, one key per release from a configMapGenerator): a change
+// to one key changes what one release reads. The entry is taken from data, binaryData and
+// stringData alike, so that no change to it passes unseen.
+func valuesRead(o *unstructured.Unstructured, ref map[string]any) []any {
+	key, _ := ref["valuesKey"].(string)
+	if key == "" {
+		key = defaultValuesKey
+	}
+	out := make([]any, 0, 3)
+	for _, field := range []string{"data", "binaryData", "stringData"} {
+		m, _ := o.Object[field].(map[string]any)
+		out = append(out, m[key])
+	}
+	return out
 }

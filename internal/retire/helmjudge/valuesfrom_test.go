@@ -41,3 +41,44 @@ func TestUpgradesValuesFromContent(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradesValuesFromKey holds that a release reads one key of its valuesFrom object:
+// ionfury/homelab a62f1085 changed home-assistant.yaml of the shared cluster-values ConfigMap
+// (one key per release, from a configMapGenerator) and every one of the 40 releases that read
+// the ConfigMap was UNKNOWN, each for a key it does not read.
+func TestUpgradesValuesFromKey(t *testing.T) {
+	hr := hrAt(t, "1.2.0", "{}")
+	_ = unstructured.SetNestedSlice(hr.Object, []any{map[string]any{"kind": "ConfigMap", "name": "shared", "valuesKey": "web.yaml"}}, "spec", "valuesFrom")
+	byDefault := hrAt(t, "1.2.0", "{}")
+	_ = unstructured.SetNestedSlice(byDefault.Object, []any{map[string]any{"kind": "ConfigMap", "name": "shared"}}, "spec", "valuesFrom")
+	shared := func(data map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "shared", "namespace": "x"}, "data": data}}
+	}
+	for _, tc := range []struct {
+		name       string
+		hr         *unstructured.Unstructured
+		base, cand map[string]any
+		want       string
+	}{
+		{"its key changed", hr, map[string]any{"web.yaml": "a: 1", "db.yaml": "b: 1"}, map[string]any{"web.yaml": "a: 2", "db.yaml": "b: 1"}, "valuesFrom ConfigMap x/shared"},
+		{"another key changed", hr, map[string]any{"web.yaml": "a: 1", "db.yaml": "b: 1"}, map[string]any{"web.yaml": "a: 1", "db.yaml": "b: 2"}, ""},
+		{"its key added", hr, map[string]any{"db.yaml": "b: 1"}, map[string]any{"web.yaml": "a: 1", "db.yaml": "b: 1"}, "valuesFrom ConfigMap x/shared"},
+		{"values.yaml by default", byDefault, map[string]any{"values.yaml": "a: 1"}, map[string]any{"values.yaml": "a: 2"}, "valuesFrom ConfigMap x/shared"},
+		{"values.yaml by default, another key changed", byDefault, map[string]any{"values.yaml": "a: 1", "web.yaml": "a: 1"}, map[string]any{"values.yaml": "a: 1", "web.yaml": "a: 2"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			units := []Unit{{Kustomization: "flux-system/apps", Base: []*unstructured.Unstructured{tc.hr, shared(tc.base)}, Candidate: []*unstructured.Unstructured{tc.hr, shared(tc.cand)}}}
+			_, incomplete, _ := Upgrades(units, nil)
+			got := strings.Join(report.GapLines(incomplete), "\n")
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Fatalf("incomplete %q; want %q", got, tc.want)
+			}
+			bs, cs := &side{objs: []*unstructured.Unstructured{shared(tc.base)}}, &side{objs: []*unstructured.Unstructured{shared(tc.cand)}}
+			what := changedParts(bs.parts(tc.hr), cs.parts(tc.hr))
+			if (tc.want == "") != (len(what) == 0) {
+				t.Errorf("render inputs changed: %v; want a change: %v", what, tc.want != "")
+			}
+		})
+	}
+}
