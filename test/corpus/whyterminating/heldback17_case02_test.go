@@ -1,5 +1,3 @@
-//go:build heldback_batch17
-
 package whyterminating_test
 
 import (
@@ -7,6 +5,10 @@ import (
 	"time"
 )
 
+// Held back in batch 17, run once by the lead (2026-12-03, main c8e457e): passed its assertions,
+// wrong in part at first sight: reinstall first, the strip "only if the controller is gone for
+// good", though nothing of the product but its CRDs is left (an uninstall). Not yet fixed.
+//
 // Report: https://github.com/stashed/stash/issues/731 ("Uninstall script stuck while using --purge
 // flag"), by a maintainer: "`--purge` flag remove all crds registered for Stash. That includes
 // `Repository` crd. `Repository` crd uses `finalizer`. This `finalizer` is removed by Stash

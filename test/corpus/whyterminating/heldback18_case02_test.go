@@ -1,5 +1,3 @@
-//go:build heldback_batch18
-
 package whyterminating_test
 
 import (
@@ -7,6 +5,10 @@ import (
 	"time"
 )
 
+// Held back in batch 18, run once by the lead (2026-12-03, main c8e457e): passed its assertions,
+// wrong in part at first sight: "read its logs" first, and that no ManagementContext names the
+// Secret any more (which makes the strip safe) is not said. Not yet fixed.
+//
 // Report: https://github.com/gravitee-io/gravitee-kubernetes-operator/pull/1344 ("fix: remove
 // finalizer from un-referenced mgtCtx secrets", GKO-1368): the Gravitee Kubernetes Operator puts
 // finalizers.gravitee.io/managementcontextSecret on each Secret a ManagementContext names in
