@@ -3,6 +3,10 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -46,12 +50,53 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 	}
 	e.PendingCode = ReasonPodAwaitsKubelet
 	e.Pending = fmt.Sprintf("The pod waits for the kubelet on node %s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, n.state)
+	if past := x.now.Sub(deletionEnd(pod)); pod.DeletionTimestamp != nil && n.ready && !n.leaseStale && past > kubeletConfirmWindow {
+		e.Pending += fmt.Sprintf(" Its grace period ended %s ago: the node's kubelet (or the agent in its place) runs but does not finish this pod's stop.", Age(past))
+		e.Remedies = []Remediation{{
+			Code:    ReasonForceDeletePod,
+			Summary: fmt.Sprintf("On node %s, find why its kubelet does not finish the stop: its logs for this pod name a stop it cannot complete (a volume it cannot unmount, a container runtime that does not answer), which is fixed there; a kubelet or node agent that restarted while the pod was being deleted may have dropped it, and restarting it makes it read its pods again. Once the pod's containers no longer run on the node, force the deletion.", pod.Spec.NodeName),
+			Command: x.kubectl(pod.Namespace, "delete", "pod", pod.Name, "--grace-period=0", "--force"),
+			Cost:    forcedPodCost(pod),
+			request: deleteRequest(podsResource, pod.Namespace, pod.Labels),
+		}}
+		return
+	}
 	e.Remedies = []Remediation{{
 		Code:       ReasonForceDeletePod,
 		Summary:    "Only if the node is gone for good: force the deletion, so the API server stops waiting for its kubelet.",
 		Command:    x.kubectl(pod.Namespace, "delete", "pod", pod.Name, "--grace-period=0", "--force"),
-		Cost:       "the containers may still be running on that node; for a StatefulSet pod a second copy can start elsewhere while the first still writes",
+		Cost:       forcedPodCost(pod),
 		LastResort: true,
 		request:    deleteRequest(podsResource, pod.Namespace, pod.Labels),
 	}}
+}
+
+// kubeletConfirmWindow is how long after a pod's grace period ends a kubelet that runs on a
+// Ready node may still take to confirm the stop before it is read as not finishing it: a kubelet
+// confirms within seconds of the containers stopping, and kills them when the grace period ends.
+const kubeletConfirmWindow = 5 * time.Minute
+
+// forcedPodCost is what forcing a pod's deletion leaves: its containers may run on, and the
+// claims it mounts may stay mounted or attached to the node.
+func forcedPodCost(pod *corev1.Pod) string {
+	cost := "the containers may still be running on that node; for a StatefulSet pod a second copy can start elsewhere while the first still writes"
+	var claims []string
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			claims = append(claims, "persistentvolumeclaims/"+v.PersistentVolumeClaim.ClaimName)
+		}
+	}
+	if len(claims) > 0 {
+		cost += "; the volumes of " + strings.Join(claims, ", ") + " -n " + pod.Namespace + " may stay mounted or attached to that node, so a pod elsewhere may not attach them"
+	}
+	return cost
+}
+
+// deletionEnd is when a pod's grace period ends: the API server sets its deletionTimestamp to
+// the request's time plus the grace period.
+func deletionEnd(pod *corev1.Pod) time.Time {
+	if pod.DeletionTimestamp == nil {
+		return time.Time{}
+	}
+	return pod.DeletionTimestamp.Time
 }

@@ -28,6 +28,9 @@ type nodeLiveness struct {
 	state string
 	// posting is set when the node is Ready and its kubelet renewed its lease recently.
 	posting bool
+	// ready is the node's Ready condition; leaseStale is set when its kubelet's lease was read
+	// and last renewed before kubeletPostingWindow (a node whose agent keeps no lease is not stale).
+	ready, leaseStale bool
 	// evidence says how posting was decided; gap names a read that failed.
 	evidence string
 	gap      report.Gap
@@ -57,6 +60,7 @@ func (x *Explainer) node(ctx context.Context, name string) nodeLiveness {
 				l.state = fmt.Sprintf("is not Ready (%s since %s), so its kubelet may never confirm", c.Reason, c.LastTransitionTime.UTC().Format("2006-01-02 15:04Z"))
 			}
 		}
+		l.ready = ready
 		if !ready {
 			return l, nil
 		}
@@ -68,6 +72,7 @@ func (x *Explainer) node(ctx context.Context, name string) nodeLiveness {
 		if renewed, ok := leaseRenewed(lease); ok {
 			ago := x.now.Sub(renewed)
 			l.posting = ago <= kubeletPostingWindow
+			l.leaseStale = !l.posting
 			l.evidence = fmt.Sprintf("its kubelet renewed its lease %s ago", Age(ago))
 			if !l.posting {
 				l.state += fmt.Sprintf(", but its kubelet last renewed its lease %s ago", Age(ago))

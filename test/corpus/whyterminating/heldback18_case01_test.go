@@ -14,7 +14,8 @@ import (
 
 // Held back in batch 18, run once by the lead (2026-12-03, main c8e457e): passed its assertions,
 // wrong in part at first sight: the forced delete is offered "only if the node is gone for good"
-// beside a Ready node whose agent has not acted for an hour past the grace period. Not yet fixed.
+// beside a Ready node whose agent has not acted for an hour past the grace period. Fixed after
+// the count by "A pod its Ready node does not finish" (docs/why-terminating.md).
 //
 // Report: https://github.com/kubeedge/kubeedge/issues/2176 ("pods stucked at Terminating status
 // and can't delete"): on a KubeEdge edge node, pods deleted while edgecore restarted stay
