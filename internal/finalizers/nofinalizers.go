@@ -50,8 +50,9 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 	}
 	e.PendingCode = ReasonPodAwaitsKubelet
 	e.Pending = fmt.Sprintf("The pod waits for the kubelet on node %s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, n.state)
-	if past := x.now.Sub(deletionEnd(pod)); pod.DeletionTimestamp != nil && n.ready && !n.leaseStale && past > kubeletConfirmWindow {
-		e.Pending += fmt.Sprintf(" Its grace period ended %s ago: the node's kubelet (or the agent in its place) runs but does not finish this pod's stop.", Age(past))
+	// The API server sets a pod's deletionTimestamp to the end of its grace period.
+	if pod.DeletionTimestamp != nil && n.ready && !n.leaseStale && x.now.Sub(pod.DeletionTimestamp.Time) > kubeletConfirmWindow {
+		e.Pending += fmt.Sprintf(" Its grace period ended %s ago: the node's kubelet (or the agent in its place) runs but does not finish this pod's stop.", Age(x.now.Sub(pod.DeletionTimestamp.Time)))
 		e.Remedies = []Remediation{{
 			Code:    ReasonForceDeletePod,
 			Summary: fmt.Sprintf("On node %s, find why its kubelet does not finish the stop: its logs for this pod name a stop it cannot complete (a volume it cannot unmount, a container runtime that does not answer), which is fixed there; a kubelet or node agent that restarted while the pod was being deleted may have dropped it, and restarting it makes it read its pods again. Once the pod's containers no longer run on the node, force the deletion.", pod.Spec.NodeName),
@@ -90,13 +91,4 @@ func forcedPodCost(pod *corev1.Pod) string {
 		cost += "; the volumes of " + strings.Join(claims, ", ") + " -n " + pod.Namespace + " may stay mounted or attached to that node, so a pod elsewhere may not attach them"
 	}
 	return cost
-}
-
-// deletionEnd is when a pod's grace period ends: the API server sets its deletionTimestamp to
-// the request's time plus the grace period.
-func deletionEnd(pod *corev1.Pod) time.Time {
-	if pod.DeletionTimestamp == nil {
-		return time.Time{}
-	}
-	return pod.DeletionTimestamp.Time
 }

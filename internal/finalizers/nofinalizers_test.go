@@ -30,8 +30,8 @@ func TestPodPastGraceOnReadyNode(t *testing.T) {
 		wantStop bool
 	}{
 		{name: "no lease, an hour past", past: time.Hour, ready: true, wantStop: true},
-		{name: "lease renewed, an hour past", past: time.Hour, ready: true, lease: ptr(now.Add(-10 * time.Second)), wantStop: true},
-		{name: "lease stale", past: time.Hour, ready: true, lease: ptr(now.Add(-time.Hour))},
+		{name: "lease renewed, an hour past", past: time.Hour, ready: true, lease: ptrTo(now.Add(-10 * time.Second)), wantStop: true},
+		{name: "lease stale", past: time.Hour, ready: true, lease: ptrTo(now.Add(-time.Hour))},
 		{name: "node not Ready", past: time.Hour},
 		{name: "just past the grace period", past: time.Minute, ready: true},
 	} {
@@ -82,5 +82,3 @@ func TestPodPastGraceOnReadyNode(t *testing.T) {
 		})
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
