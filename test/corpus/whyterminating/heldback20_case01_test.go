@@ -5,6 +5,8 @@ package whyterminating_test
 import (
 	"testing"
 	"time"
+
+	"github.com/kubeforensics/suite/internal/finalizers"
 )
 
 // Report: https://github.com/kubernetes/kubernetes/issues/75788 ("Deleting a namespace depends on
@@ -205,5 +207,5 @@ data:
 	// The concrete thing that does not answer: the adapter's Service, whose one pod is not ready.
 	d.names(f, "services/custom-metrics-stackdriver-adapter -n custom-metrics")
 	// Removing the namespace's own finalizer is never the fix.
-	d.notFirstFix(f, stripFinalizer)
+	d.notFirstFix(f, stripFinalizer, finalizers.ReasonFinalizeNamespace)
 }
