@@ -1,3 +1,13 @@
+//go:build corpusopen
+
+// Open (corpusopen): after conditionfailure.go the binding's own failure condition (the DELETE to
+// SAP Service Manager answered 401) leads its steps and the false blame on the ServiceInstance
+// being deleted (which waits for this very binding) is gone; but the way out the maintainer gave,
+// the namespace's credentials Secret s-test-app-sap-btp-service-operator in the management
+// namespace sap-btp-operator, is where the operator looks by its own naming convention
+// (<namespace>-sap-btp-service-operator), which nothing in the cluster shows once the namespace's
+// own Secret is gone. Failure class: credentials found by a product's naming convention.
+
 package whyterminating_test
 
 import (
