@@ -33,9 +33,9 @@ func shortCommit(c string) string {
 	return c
 }
 
-// Revisions are the base and candidate of a comparison, each opened in the background as
-// soon as it is resolved (the tree listed, no file read or written), so opening the base
-// overlaps with reading the working tree.
+// Revisions are the base and candidate of a comparison, each opened in the background once
+// resolved (the tree listed, no file read or written; a candidate commit after the base, whose
+// listing it reuses), so opening the base overlaps with reading the working tree.
 type Revisions struct {
 	Base, Candidate Revision
 	// BaseHow says how the base was chosen.
