@@ -31,7 +31,7 @@ type catFile struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
-	stderr bytes.Buffer
+	stderr stderrTail
 	err    error // sticky: closed, or the context ended
 
 	// known are the tree objects and blob sizes read so far, for both revisions' listings.
@@ -135,6 +135,38 @@ func (c *catFile) stop(err error) {
 		_ = c.cmd.Wait()
 		c.cmd = nil
 	}
+}
+
+// stderrTail is what git writes to its standard error while the process runs. exec's copier
+// goroutine writes it while batch may read it to word an error, so it is locked; it keeps at
+// most stderrMax bytes (the first ones: git says what failed first), since a process that runs
+// for a whole gate may write more than an error line needs.
+type stderrTail struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+const stderrMax = 4 << 10
+
+func (s *stderrTail) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if room := stderrMax - s.buf.Len(); room > 0 {
+		s.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (s *stderrTail) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func (s *stderrTail) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf.Reset()
 }
 
 // start starts the process if it does not run. Called with mu held.
