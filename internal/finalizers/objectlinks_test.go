@@ -1,0 +1,143 @@
+package finalizers
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+// linkNow is the clock of the object-link tests.
+var linkNow = time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+
+// linkPod is a running pod of controllerObjects' workload name in ns.
+func linkPod(ns, name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-7d9f8-abcde", Namespace: ns, Labels: map[string]string{"app.kubernetes.io/name": name}}}
+}
+
+// linkLease is a Lease held by pod, renewed ago before linkNow, for 15 seconds.
+func linkLease(ns, name, pod string, ago time.Duration) *coordinationv1.Lease {
+	holder, d := pod+"_0f4c2a9e-5b1d-4c3a-9e7f-1a2b3c4d5e6f", int32(15)
+	renew := metav1.NewMicroTime(linkNow.Add(-ago))
+	return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &d, RenewTime: &renew}}
+}
+
+// rankLinked attributes and judges the finalizer on obj among kube's workloads, then applies the
+// object's ties, and returns the finalizer as ranked.
+func rankLinked(t *testing.T, kube []runtime.Object, res kinds.Resource, obj *unstructured.Unstructured, conds []Condition, catalog ...kinds.Resource) Finalizer {
+	t.Helper()
+	x := fakeExplainer(kube, crdObject("dbops.io", "clusters"), crdObject("dbops.io", "backups")).At(linkNow)
+	x.catalog = kinds.NewCatalog(catalog, nil)
+	o := subject{res: res, obj: obj}
+	name := obj.GetFinalizers()[0]
+	a, gaps := x.attribute(context.Background(), o, nil)
+	a, more := x.judgeDomain(context.Background(), o, name, nil, nil, a)
+	if len(gaps)+len(more) > 0 {
+		t.Fatalf("gaps: %v %v", gaps, more)
+	}
+	strip := x.stripStep(o, name, known{lost: "nothing"})
+	e := &Explanation{Finalizers: []Finalizer{{Name: name, Controllers: a.controllers, Unrelated: a.unrelated, Remedies: x.controllerRemedies(o, Finalizer{Name: name}, known{lost: "nothing"}, a, ""), bypass: &strip}}}
+	x.applyObjectTies(context.Background(), o, e, ownWord{obj: obj, conditions: conds})
+	return e.Finalizers[0]
+}
+
+// Two controllers of one product may both update the stuck Service and both are tied to the
+// finalizer's domain by their roles; nothing of the product's own ties tells them apart, and
+// the one first by name came first. What ties one of them to the object itself does: a live
+// Lease its pod holds under the domain (leader election of the controller), a Lease in the
+// object's namespace, the object's owner a custom resource only its roles name, a condition
+// naming it. A stale Lease ties it too, said as stale. A Lease named for nothing of the domain,
+// a condition naming a longer name that contains it, or a pod the finalizer's own name names
+// beside it changes nothing.
+func TestRankByObjectLinks(t *testing.T) {
+	services := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "update", "patch"}}
+	backups := rbacv1.PolicyRule{APIGroups: []string{"dbops.io"}, Resources: []string{"backups"}, Verbs: []string{"*"}}
+	clusters := rbacv1.PolicyRule{APIGroups: []string{"dbops.io"}, Resources: []string{"clusters"}, Verbs: []string{"*"}}
+	svcRes := kinds.Resource{Version: "v1", Resource: "services", Kind: "Service", Namespaced: true}
+	clusterRes := kinds.Resource{Group: "dbops.io", Version: "v1", Resource: "clusters", Kind: "Cluster", Namespaced: true}
+	base := append(controllerObjects("dbops", "dbops-agent", []rbacv1.PolicyRule{services, backups}), controllerObjects("dbops", "dbops-core", []rbacv1.PolicyRule{services, clusters})...)
+	base = append(base, linkPod("dbops", "dbops-agent"), linkPod("dbops", "dbops-core"))
+	corePod := "dbops-core-7d9f8-abcde"
+	for _, tc := range []struct {
+		name      string
+		finalizer string
+		more      []runtime.Object
+		owner     bool
+		conds     []Condition
+		first     string
+		tie       string
+	}{
+		{"nothing ties either to the object", "dbops.io/cleanup", nil, false, nil, "dbops-agent", ""},
+		{"a live Lease under the domain", "dbops.io/cleanup", []runtime.Object{linkLease("dbops", "5f3c1a.dbops.io", corePod, 3*time.Second)}, false, nil, "dbops-core", "renewed 3s ago: it leads"},
+		{"a stale Lease under the domain", "dbops.io/cleanup", []runtime.Object{linkLease("dbops", "5f3c1a.dbops.io", corePod, time.Hour)}, false, nil, "dbops-core", "no longer renews it"},
+		{"a Lease in the object's namespace", "dbops.io/cleanup", []runtime.Object{linkLease("shop", "leader", corePod, 3*time.Second)}, false, nil, "dbops-core", "in the object's own namespace"},
+		{"a Lease named for nothing of the domain", "dbops.io/cleanup", []runtime.Object{linkLease("dbops", "leader-lock", corePod, 3*time.Second)}, false, nil, "dbops-agent", ""},
+		{"the owner a custom resource its roles name", "dbops.io/cleanup", nil, true, nil, "dbops-core", "the object's owner clusters.dbops.io/main -n shop is of a type it reconciles"},
+		{"a condition names it", "dbops.io/cleanup", nil, false, []Condition{{Type: "Ready", Status: "False", Message: "cleanup waits for deployment/dbops-core."}}, "dbops-core", "names it (deployment/dbops-core)"},
+		{"a condition names a longer name", "dbops.io/cleanup", nil, false, []Condition{{Type: "Ready", Status: "False", Message: "handled by dbops-core-webhook"}}, "dbops-agent", ""},
+		{"the finalizer's own name names the other", "dbops.io/agent", []runtime.Object{linkLease("dbops", "5f3c1a.dbops.io", corePod, 3*time.Second)}, false, nil, "dbops-agent", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &unstructured.Unstructured{Object: map[string]any{}}
+			obj.SetName("main-primary")
+			obj.SetNamespace("shop")
+			obj.SetUID("svc-uid")
+			obj.SetFinalizers([]string{tc.finalizer})
+			if tc.owner {
+				obj.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "dbops.io/v1", Kind: "Cluster", Name: "main", UID: "cluster-uid"}})
+			}
+			f := rankLinked(t, append(append([]runtime.Object(nil), base...), tc.more...), svcRes, obj, tc.conds, svcRes, clusterRes)
+			if len(f.Controllers) != 2 || f.Controllers[0].Object.Name != tc.first {
+				t.Fatalf("controllers %+v: want %s first", f.Controllers, tc.first)
+			}
+			ties := strings.Join(f.Controllers[0].Ties, "\n")
+			if tc.tie != "" && !strings.Contains(ties, tc.tie) {
+				t.Fatalf("ties of %s: %s, want %q", tc.first, ties, tc.tie)
+			}
+			if tc.tie == "" && (strings.Contains(ties, "Lease") || strings.Contains(ties, "condition") || strings.Contains(ties, "owner")) {
+				t.Fatalf("ties of %s: %s, want no tie to the object", tc.first, ties)
+			}
+			var logs []string
+			for _, r := range f.Remedies {
+				if r.Code == ReasonReadControllerLogs {
+					logs = append(logs, r.Command)
+				}
+			}
+			if len(logs) == 0 || !strings.Contains(logs[0], "deployments.apps/"+tc.first) {
+				t.Fatalf("log steps %q: want %s's first", logs, tc.first)
+			}
+		})
+	}
+}
+
+// tokenNames matches whole tokens only, in the forms a message writes a workload or an account.
+func TestTokenNames(t *testing.T) {
+	w := workload{ref: ObjectRef{Namespace: "ops", Name: "db-operator"}, serviceAccount: "db-operator-sa"}
+	checkAll(t, "tokenNames", func(msg string) bool {
+		for _, tok := range messageTokens(msg) {
+			if _, ok := tokenNames(tok, w); ok {
+				return true
+			}
+		}
+		return false
+	}, []expect[string, bool]{
+		{"reconciled by db-operator.", true},
+		{"waiting on ops/db-operator", true},
+		{"deployments.apps/db-operator is scaling", true},
+		{`User "system:serviceaccount:ops:db-operator-sa" cannot update`, true},
+		{"serviceaccount/db-operator-sa forbidden", true},
+		{"handled by db-operator-webhook", false},
+		{"my-db-operator failed", false},
+		{"other/db-operator", false},
+		{"the operator failed", false},
+	})
+}
