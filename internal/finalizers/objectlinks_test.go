@@ -141,3 +141,44 @@ func TestTokenNames(t *testing.T) {
 		{"the operator failed", false},
 	})
 }
+
+// reconcilesOwner: an owner the candidate reconciles by its roles, a custom resource of a type
+// its product installs, the candidate itself, or a workload of its product; not a workload of
+// another product, nor a type only a wildcard grants.
+func TestReconcilesOwner(t *testing.T) {
+	rb := &rbacObjects{clusterRoles: map[string][]rbacv1.PolicyRule{
+		"core": {{APIGroups: []string{"dbops.io"}, Resources: []string{"clusters"}, Verbs: []string{"get"}}},
+		"wide": {{APIGroups: []string{"dbops.io"}, Resources: []string{"*"}, Verbs: []string{"*"}}}},
+		crbs: []rbacv1.ClusterRoleBinding{
+			{ObjectMeta: metav1.ObjectMeta{Name: "core"}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "core"}, Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "dbops", Name: "core"}}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "wide"}, RoleRef: rbacv1.RoleRef{Kind: "ClusterRole", Name: "wide"}, Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "dbops", Name: "wide"}}}}}
+	idx := &productIndex{crdGroups: map[string]bool{"dbops.io": true, "other.io": true},
+		crdProducts: map[string][]crdProduct{"other.io": {{crd: "customresourcedefinitions.apiextensions.k8s.io/things.other.io", labels: map[string]string{"app.kubernetes.io/part-of": "dbops"}}}}}
+	deploy := func(name, sa, partOf string) workload {
+		return workload{ref: ObjectRef{Group: "apps", Resource: "deployments", Namespace: "dbops", Name: name}, serviceAccount: sa, labels: map[string]string{"app.kubernetes.io/part-of": partOf}}
+	}
+	core, wide, db, foreign := deploy("dbops-core", "core", "dbops"), deploy("dbops-wide", "wide", "tools"), deploy("main-db", "db", "dbops"), deploy("web", "web", "shop")
+	byRef := map[string]workload{core.ref.String(): core, db.ref.String(): db, foreign.ref.String(): foreign}
+	cluster := ObjectRef{Group: "dbops.io", Resource: "clusters", Namespace: "dbops", Name: "main"}
+	thing := ObjectRef{Group: "other.io", Resource: "things", Namespace: "dbops", Name: "t"}
+	for _, tc := range []struct {
+		name  string
+		w     workload
+		owner ObjectRef
+		want  string
+	}{
+		{"its roles name the owner's type", core, cluster, "of a type it reconciles"},
+		{"a wildcard names every type", wide, cluster, ""},
+		{"a type its product installs", core, thing, "a type its product installs"},
+		{"the candidate itself", core, core.ref, "this workload itself"},
+		{"a workload of its product", core, db.ref, "a workload of its product (both carry app.kubernetes.io/part-of=dbops)"},
+		{"a workload of another product", core, foreign.ref, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := reconcilesOwner(tc.w, tc.owner, 1, byRef, idx, rb)
+			if ok != (tc.want != "") || !strings.Contains(got.evidence, tc.want) {
+				t.Fatalf("reconcilesOwner = %+v %v, want %q", got, ok, tc.want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package finalizers
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,9 +89,15 @@ func reconcilesOwner(w workload, r ObjectRef, hop int, byRef map[string]workload
 	if hop > 1 {
 		whose = fmt.Sprintf("%s, %d owners up the object's chain,", r.String(), hop)
 	}
+	mine := productOf(w.labels, w.annotations)
 	if idx.crdGroups[r.Group] {
 		if ts := rolesNameType(rb, w.ref.Namespace, w.serviceAccount, r.Group, r.Resource, r.QualifiedResource()); len(ts) > 0 {
 			return tie{conf: ConfidenceMedium, evidence: fmt.Sprintf("%s is of a type it reconciles (%s): a controller finalizes what it makes for the objects it reconciles", whose, ts[0].evidence)}, true
+		}
+		for _, p := range idx.crdProducts[r.Group] {
+			if k, v, ok := sharedLabel(mine, p.labels); ok {
+				return tie{conf: ConfidenceMedium, evidence: fmt.Sprintf("%s is of a type its product installs (it shares %s=%s with %s): a controller finalizes what it makes for the objects it reconciles", whose, k, v, p.crd)}, true
+			}
 		}
 	}
 	ow, ok := byRef[r.String()]
@@ -100,11 +107,24 @@ func reconcilesOwner(w workload, r ObjectRef, hop int, byRef map[string]workload
 	if ow.ref.String() == w.ref.String() {
 		return tie{conf: ConfidenceMedium, evidence: whose + " is this workload itself"}, true
 	}
-	mine := productOf(w.labels, w.annotations)
-	for k, v := range productOf(ow.labels, ow.annotations) {
-		if v != "" && mine[k] == v {
-			return tie{conf: ConfidenceMedium, evidence: fmt.Sprintf("%s is a workload of its product (both carry %s=%s)", whose, k, v)}, true
-		}
+	if k, v, ok := sharedLabel(mine, productOf(ow.labels, ow.annotations)); ok {
+		return tie{conf: ConfidenceMedium, evidence: fmt.Sprintf("%s is a workload of its product (both carry %s=%s)", whose, k, v)}, true
 	}
 	return tie{}, false
+}
+
+// sharedLabel is the first key, in order, that two sets of product labels carry with the same
+// non-empty value.
+func sharedLabel(a, b map[string]string) (string, string, bool) {
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v := a[k]; v != "" && b[k] == v {
+			return k, v, true
+		}
+	}
+	return "", "", false
 }
