@@ -2,7 +2,9 @@ package finalizers
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // rankByObjectLinks ranks a finalizer's candidates, when there are two or more to rank, by
@@ -71,7 +73,7 @@ func (x *Explainer) rankByObjectLinks(ctx context.Context, o subject, f *Finaliz
 		if lt[0].conf.rank() > c.Confidence.rank() {
 			c.Confidence = lt[0].conf
 		}
-		c.Ties = append(tieLines(lt), c.Ties...)
+		c.Ties = capTieLines(append(tieLines(lt), c.Ties...))
 	}
 	slices.SortStableFunc(f.Controllers, func(a, b Controller) int {
 		_, pa := primary[a.Object.String()]
@@ -138,4 +140,27 @@ func logsFollowControllers(f *Finalizer) {
 	for k, i := range idx {
 		f.Remedies[i] = logs[k]
 	}
+}
+
+// capTieLines keeps the first maxTies evidence lines of a candidate, and says how many more there
+// are (counting those an earlier "and N more" line stood for).
+func capTieLines(lines []string) []string {
+	more := 0
+	kept := make([]string, 0, len(lines))
+	for _, l := range lines {
+		var n int
+		if _, err := fmt.Sscanf(l, "and %d more", &n); err == nil && strings.HasPrefix(l, "and ") {
+			more += n
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if len(kept) > maxTies {
+		more += len(kept) - maxTies
+		kept = kept[:maxTies]
+	}
+	if more > 0 {
+		kept = append(kept, fmt.Sprintf("and %d more", more))
+	}
+	return kept
 }

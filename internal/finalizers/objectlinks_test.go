@@ -182,3 +182,14 @@ func TestReconcilesOwner(t *testing.T) {
 		})
 	}
 }
+
+// capTieLines keeps maxTies lines and counts the rest, with those an earlier cap counted.
+func TestCapTieLines(t *testing.T) {
+	got := capTieLines([]string{"medium: a", "low: b", "high: c", "medium: d", "low: e", "and 2 more"})
+	if want := []string{"medium: a", "low: b", "high: c", "medium: d", "and 3 more"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("capTieLines = %q, want %q", got, want)
+	}
+	if got := capTieLines([]string{"medium: a", "low: b"}); len(got) != 2 {
+		t.Fatalf("capTieLines = %q, want both lines", got)
+	}
+}
