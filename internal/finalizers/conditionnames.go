@@ -8,7 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// maxQuotedCondition bounds a condition message quoted as evidence (cluster text, untrusted).
+// maxQuotedCondition bounds, in characters, a condition message quoted as evidence (cluster
+// text, untrusted: cut at a character, never inside one).
 const maxQuotedCondition = 160
 
 // workloadKindWords are how a message writes a workload's or an account's kind before its name
@@ -39,8 +40,8 @@ func conditionNameTies(conds []Condition, cands []workload, objUID types.UID) ma
 			for _, t := range tokens {
 				if how, ok := tokenNames(t, w); ok {
 					msg := c.Message
-					if len(msg) > maxQuotedCondition {
-						msg = msg[:maxQuotedCondition] + "…"
+					if r := []rune(msg); len(r) > maxQuotedCondition {
+						msg = string(r[:maxQuotedCondition]) + "…"
 					}
 					out[w.ref.String()] = tie{conf: ConfidenceMedium, evidence: fmt.Sprintf("the object's condition %s (%s) names %s in its message: %q", c.Type, c.Status, how, msg)}
 					break

@@ -193,3 +193,13 @@ func TestCapTieLines(t *testing.T) {
 		t.Fatalf("capTieLines = %q, want both lines", got)
 	}
 }
+
+// A long condition message is quoted cut at a character, never inside one.
+func TestConditionNameTiesQuoteBounded(t *testing.T) {
+	w := workload{ref: ObjectRef{Namespace: "ops", Name: "db-operator"}}
+	msg := "db-operator: " + strings.Repeat("é", 300)
+	got := conditionNameTies([]Condition{{Type: "Ready", Status: "False", Message: msg}}, []workload{w}, "")[w.ref.String()]
+	if !strings.Contains(got.evidence, strings.Repeat("é", maxQuotedCondition-len([]rune("db-operator: ")))+"…") || strings.Contains(got.evidence, "\\x") {
+		t.Fatalf("evidence %q: want the message cut at %d characters", got.evidence, maxQuotedCondition)
+	}
+}
