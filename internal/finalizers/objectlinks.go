@@ -15,7 +15,8 @@ import (
 // first among the candidate's ties (`ties[]`), raising its confidence to the tie's; the
 // candidates so tied come first, strongest ties first (strongerTies), after those the object
 // itself names or reports on and after one the finalizer's own name names or that added the
-// finalizer (pinned: the finalizer says who it is); the others keep their order, and the steps
+// finalizer (pinned: the finalizer says who it is); an installer of another candidate is not
+// raised by them (installersOf); the others keep their order, and the steps
 // that read a candidate's logs follow the new order. Nothing is read for one candidate alone.
 func (x *Explainer) rankByObjectLinks(ctx context.Context, o subject, f *Finalizer, w ownWord, primary map[string]string) {
 	ws, err := x.workloads(ctx)
@@ -44,12 +45,14 @@ func (x *Explainer) rankByObjectLinks(ctx context.Context, o subject, f *Finaliz
 	if w.obj != nil {
 		add(conditionNameTies(w.conditions, cands, w.obj.GetUID()))
 	}
-	if rb, err := x.rbac(ctx); err == nil {
-		if idx, err := x.products(ctx); err == nil {
-			ts, gaps := x.ownerTies(ctx, o, cands, byRef, idx, rb)
-			add(ts)
-			f.Unchecked = append(f.Unchecked, gaps...)
-		}
+	rb, err := x.rbac(ctx)
+	if err != nil {
+		return
+	}
+	if idx, err := x.products(ctx); err == nil {
+		ts, gaps := x.ownerTies(ctx, o, cands, byRef, idx, rb)
+		add(ts)
+		f.Unchecked = append(f.Unchecked, gaps...)
 	}
 	domain := finalizerDomain(f.Name)
 	tokens := domainTokens(domain)
@@ -63,6 +66,7 @@ func (x *Explainer) rankByObjectLinks(ctx context.Context, o subject, f *Finaliz
 		return
 	}
 	pinned := pinnedCandidates(f, w, domain, ws, byRef)
+	installer := installersOf(cands, rb)
 	for i := range f.Controllers {
 		c := &f.Controllers[i]
 		lt := sortTies(links[c.Object.String()])
@@ -85,9 +89,33 @@ func (x *Explainer) rankByObjectLinks(ctx context.Context, o subject, f *Finaliz
 			return r
 		}
 		la, lb := links[a.Object.String()], links[b.Object.String()]
+		if installer[a.Object.String()] {
+			la = nil
+		}
+		if installer[b.Object.String()] {
+			lb = nil
+		}
 		return rankFirst(strongerTies(la, lb), strongerTies(lb, la))
 	})
 	logsFollowControllers(f)
+}
+
+// installersOf are the candidates that installed another candidate (installs, and not the
+// other way round): their ties to the object are shown but rank them above nothing, since an
+// installer reconciles the product's own objects (the owners of what its controllers make) and
+// may hold a Lease of the product, while the controller it installed removes the finalizer.
+func installersOf(cands []workload, rb *rbacObjects) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range cands {
+		for _, b := range cands {
+			if _, ok := installs(a, b, rb); ok {
+				if _, back := installs(b, a, rb); !back {
+					out[a.ref.String()] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // pinnedCandidates are the candidates the finalizer itself says remove it: named by its own name

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -85,6 +86,7 @@ func TestRankByObjectLinks(t *testing.T) {
 		{"a condition names it", "dbops.io/cleanup", nil, false, []Condition{{Type: "Ready", Status: "False", Message: "cleanup waits for deployment/dbops-core."}}, "dbops-core", "names it (deployment/dbops-core)"},
 		{"a condition names a longer name", "dbops.io/cleanup", nil, false, []Condition{{Type: "Ready", Status: "False", Message: "handled by dbops-core-webhook"}}, "dbops-agent", ""},
 		{"the finalizer's own name names the other", "dbops.io/agent", []runtime.Object{linkLease("dbops", "5f3c1a.dbops.io", corePod, 3*time.Second)}, false, nil, "dbops-agent", ""},
+		{"it installed the other", "dbops.io/cleanup", []runtime.Object{linkLease("dbops", "5f3c1a.dbops.io", corePod, 3*time.Second)}, false, nil, "dbops-agent", "installs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := &unstructured.Unstructured{Object: map[string]any{}}
@@ -95,11 +97,21 @@ func TestRankByObjectLinks(t *testing.T) {
 			if tc.owner {
 				obj.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "dbops.io/v1", Kind: "Cluster", Name: "main", UID: "cluster-uid"}})
 			}
-			f := rankLinked(t, append(append([]runtime.Object(nil), base...), tc.more...), svcRes, obj, tc.conds, svcRes, clusterRes)
+			kube := append(append([]runtime.Object(nil), base...), tc.more...)
+			if tc.tie == "installs" {
+				kube = managedBy(kube, "dbops-agent", "dbops-core")
+			}
+			f := rankLinked(t, kube, svcRes, obj, tc.conds, svcRes, clusterRes)
 			if len(f.Controllers) != 2 || f.Controllers[0].Object.Name != tc.first {
 				t.Fatalf("controllers %+v: want %s first", f.Controllers, tc.first)
 			}
 			ties := strings.Join(f.Controllers[0].Ties, "\n")
+			if tc.tie == "installs" {
+				if !strings.Contains(strings.Join(f.Controllers[1].Ties, "\n"), "it leads") {
+					t.Fatalf("ties of the installer: %q, want its Lease shown", f.Controllers[1].Ties)
+				}
+				return
+			}
 			if tc.tie != "" && !strings.Contains(ties, tc.tie) {
 				t.Fatalf("ties of %s: %s, want %q", tc.first, ties, tc.tie)
 			}
@@ -202,4 +214,18 @@ func TestConditionNameTiesQuoteBounded(t *testing.T) {
 	if !strings.Contains(got.evidence, strings.Repeat("é", maxQuotedCondition-len([]rune("db-operator: ")))+"…") || strings.Contains(got.evidence, "\\x") {
 		t.Fatalf("evidence %q: want the message cut at %d characters", got.evidence, maxQuotedCondition)
 	}
+}
+
+// managedBy returns kube with the Deployment name labelled as managed by the workload by.
+func managedBy(kube []runtime.Object, name, by string) []runtime.Object {
+	out := make([]runtime.Object, 0, len(kube))
+	for _, o := range kube {
+		if d, ok := o.(*appsv1.Deployment); ok && d.Name == name {
+			d = d.DeepCopy()
+			d.Labels = map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": by}
+			o = d
+		}
+		out = append(out, o)
+	}
+	return out
 }
