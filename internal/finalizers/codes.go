@@ -73,6 +73,7 @@ const (
 	ReasonOptOutOfCleanup      report.Reason = "opt-out-of-cleanup"
 	ReasonFixCompanionWork     report.Reason = "fix-companion-work"
 	ReasonFixStatusFailure     report.Reason = "fix-status-failure"
+	ReasonFixReportedFailure   report.Reason = "fix-reported-failure"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation

@@ -28,7 +28,9 @@ import (
 //     argsnamekind.go).
 //
 // Tied candidates are the controllers, strongest first (strongest tie against strongest tie, then
-// the next, then more ties before fewer: strongerTies); the others are listed as unrelated.
+// the next, then more ties before fewer: strongerTies); the others are listed as unrelated, and so
+// are servers of requests that nothing ties to reconciling the type (apartServers): when only
+// such servers are tied, no controller of the finalizer runs.
 // When none is tied, no controller of the finalizer is found: the verdict is that it is not
 // installed, and the unrelated ones that merely could remove it are listed.
 func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string, known []string, a attribution) (attribution, []report.Gap) {
@@ -78,10 +80,19 @@ func (x *Explainer) judgeDomainless(ctx context.Context, o subject, name string,
 	})
 	tied, shared := apartByFinalizerName(tied, byRef, name, what)
 	unrelated = append(unrelated, shared...)
+	tied, servers := x.apartServers(ctx, tied, byRef, namedByName(tied, byRef, name), o.res.Group, o.res.Group, o.res.Resource, what, "the object's type", idx, rb)
+	unrelated = append(unrelated, servers...)
 	a.unrelated = unrelated
 	switch {
 	case len(unrelated) == 0:
 		a.controllers = tied
+	case len(tied) == 0 && len(servers) > 0:
+		c := serversOnlyDomainlessNote(name, what, servers)
+		c.Evidence = x.mutatingServers(ctx, o.res.Group, rr.ws, idx)
+		a.controllers, a.summary, a.dead, a.noTie = []Controller{c}, c.Note, true, true
+		for _, s := range servers {
+			a.serversOnly = append(a.serversOnly, s.Object.String())
+		}
 	case len(tied) == 1 && len(shared) > 0 && len(shared) == len(unrelated):
 		a = withSharedApart(a, tied, shared, what)
 	case len(tied) > 0:
@@ -216,4 +227,16 @@ func strongerTies(a, b []tie) bool {
 		}
 	}
 	return len(a) > len(b)
+}
+
+// namedByName are the tied candidates a finalizer without a domain names whole
+// (finalizerNamesWorkload): a server so named stays a candidate.
+func namedByName(tied []Controller, byRef map[string]workload, name string) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range tied {
+		if w, ok := byRef[c.Object.String()]; ok && c.Found && finalizerNamesWorkload(name, w) {
+			out[c.Object.String()] = true
+		}
+	}
+	return out
 }

@@ -176,6 +176,7 @@ func (x *Explainer) applyObjectTies(ctx context.Context, o subject, e *Explanati
 			x.rightsLost(ctx, o, f, lost[0])
 			continue
 		}
+		x.rankByObjectLinks(ctx, o, f, w, lines)
 		if len(lines) == 0 {
 			continue
 		}

@@ -89,13 +89,7 @@ func (x *Explainer) pauseMarkers(ctx context.Context, o subject, body *unstructu
 			}
 			seen[string(ref.UID)] = true
 			r := refFor(res, ns, ref.Name)
-			var owner *unstructured.Unstructured
-			var err error
-			if res.Namespaced {
-				owner, err = x.c.Dynamic.Resource(res.GVR()).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
-			} else {
-				owner, err = x.c.Dynamic.Resource(res.GVR()).Get(ctx, ref.Name, metav1.GetOptions{})
-			}
+			owner, err := x.ownerObject(ctx, res, ns, ref.Name)
 			switch {
 			case apierrors.IsNotFound(err):
 				continue

@@ -59,7 +59,11 @@ func (x *Explainer) controllerRemedies(o subject, f Finalizer, k known, a attrib
 		case a.noTie && owner == "" && len(a.unservedBy) > 0:
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Bring the types of %s back, if the product is meant to run here, through what is left of it (%s): the cluster no longer serves that API group, so its controller is not installed. Its controller then removes the finalizer itself.", a.domain, strings.Join(a.unservedBy, ", "))})
 		case a.noTie && owner == "" && len(a.serversOnly) > 0:
-			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Install or bring back the controller of %s, if it is meant to run here: of its product only servers of requests run (%s), which may write %s on a client's request but do not reconcile it. Its controller then removes the finalizer itself.", a.domain, strings.Join(a.serversOnly, ", "), ref.QualifiedResource())})
+			of := a.domain
+			if of == "" {
+				of = ref.QualifiedResource() + " that sets " + f.Name
+			}
+			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Install or bring back the controller of %s, if it is meant to run here: of its product only servers of requests run (%s), which may write %s on a client's request but do not reconcile it. Its controller then removes the finalizer itself.", of, strings.Join(a.serversOnly, ", "), ref.QualifiedResource())})
 		case a.noTie && owner == "" && a.domain == "":
 			out = append(out, Remediation{Code: ReasonReinstallController, Summary: fmt.Sprintf("Reinstall the controller of %s that sets %s, if it is meant to run here: no workload the cluster ties to that type is installed, and none of the ones that merely could remove the finalizer is its controller. It then removes the finalizer itself.", ref.QualifiedResource(), f.Name)})
 		case a.noTie && owner == "":

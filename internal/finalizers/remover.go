@@ -121,7 +121,7 @@ func (x *Explainer) judgeDomain(ctx context.Context, o subject, name string, kno
 	unrelated = append(unrelated, apart...)
 	tied, shared := apartSharingAccount(tied, byRef, spec, what)
 	unrelated = append(unrelated, shared...)
-	tied, servers := x.apartServers(ctx, tied, byRef, path, domain, o.res.Group, o.res.Resource, what, idx, rb)
+	tied, servers := x.apartServers(ctx, tied, byRef, path, domain, o.res.Group, o.res.Resource, what, "the finalizer's domain", idx, rb)
 	unrelated = append(unrelated, servers...)
 	a.unrelated = append(a.unrelated, unrelated...)
 	switch {

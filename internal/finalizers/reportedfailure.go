@@ -46,7 +46,7 @@ func (x *Explainer) applyReportedFailure(ctx context.Context, e *Explanation, w 
 		}
 		s := fmt.Sprintf("%s acts on the object and fails: its Warning event %s (from %s%s, last %s ago, after the deletion) reports %q. Fix that cause first; %s then removes %s itself. Removing it by hand skips the very cleanup that fails.",
 			f.Controllers[0].Object.String(), last.Reason, orUnknown(last.Source), times, Age(x.now.Sub(last.Last)), msg, f.Controllers[0].Object.String(), f.Name)
-		f.Remedies = append([]Remediation{{Summary: s}}, f.Remedies...)
+		f.Remedies = append([]Remediation{{Code: ReasonFixReportedFailure, Summary: s}}, f.Remedies...)
 	}
 }
 

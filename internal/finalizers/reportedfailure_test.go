@@ -42,6 +42,9 @@ func TestApplyReportedFailure(t *testing.T) {
 		x.applyReportedFailure(context.Background(), e, ownWord{events: []Event{ev}}, requested)
 		first := e.Finalizers[0].Remedies[0].Summary
 		got := strings.Contains(first, "acts on the object and fails") && strings.Contains(first, "connection timed out") && strings.Contains(first, "37 times")
+		if coded := e.Finalizers[0].Remedies[0].Code == ReasonFixReportedFailure; coded != c.want {
+			t.Errorf("%s: first step's code %q, want %s: %v", c.name, e.Finalizers[0].Remedies[0].Code, ReasonFixReportedFailure, c.want)
+		}
 		if got != c.want {
 			t.Errorf("%s: first step %q, want the failure first: %v", c.name, first, c.want)
 		}

@@ -81,8 +81,10 @@ func reconcilingTie(rb *rbacObjects, w workload, group, resource string) string 
 // object of its product on a client's request, and an admission webhook server adds finalizers,
 // but neither removes one. Unlike a UI (apartServingPeople), such a server is set apart even
 // alone: then no controller of the domain runs. A candidate whose workload is not found, or
-// that the finalizer's own name after its domain names (path), stays.
-func (x *Explainer) apartServers(ctx context.Context, tied []Controller, byRef map[string]workload, path map[string]bool, domain, group, resource, what string, idx *productIndex, rb *rbacObjects) (kept, apart []Controller) {
+// that the finalizer's own name names (path: after its domain, or whole for one without a
+// domain), stays. For a finalizer without a domain, domain is the object's API group.
+// tiedTo says what the candidates are tied to ("the finalizer's domain", "the object's type").
+func (x *Explainer) apartServers(ctx context.Context, tied []Controller, byRef map[string]workload, path map[string]bool, domain, group, resource, what, tiedTo string, idx *productIndex, rb *rbacObjects) (kept, apart []Controller) {
 	for _, c := range tied {
 		w, ok := byRef[c.Object.String()]
 		if !ok || !c.Found || path[c.Object.String()] {
@@ -94,7 +96,7 @@ func (x *Explainer) apartServers(ctx context.Context, tied []Controller, byRef m
 			kept = append(kept, c)
 			continue
 		}
-		c.Note = fmt.Sprintf("tied to the finalizer's domain and may update %s, but it serves requests, not a reconciler: %s, and nothing ties it to reconciling %s (no right on its status or finalizers, no Lease, no leader election): it may write objects on a client's request, and removes no finalizer", what, why, what)
+		c.Note = fmt.Sprintf("tied to %s and may update %s, but it serves requests, not a reconciler: %s, and nothing ties it to reconciling %s (no right on its status or finalizers, no Lease, no leader election): it may write objects on a client's request, and removes no finalizer", tiedTo, what, why, what)
 		apart = append(apart, c)
 	}
 	return kept, apart
@@ -131,4 +133,15 @@ func serversOnlyNote(domain, what string, servers []Controller) Controller {
 	}
 	return Controller{Note: fmt.Sprintf("no controller of the finalizer's domain %s runs: of the product, only servers of requests may update %s (%s), and nothing ties them to reconciling it; the controller that removes the finalizer is not installed here",
 		domain, what, strings.Join(names, ", "))}
+}
+
+// serversOnlyDomainlessNote is serversOnlyNote for a finalizer without a domain: every candidate
+// tied to the object's type serves requests, so no controller of the finalizer runs.
+func serversOnlyDomainlessNote(name, what string, servers []Controller) Controller {
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Object.String())
+	}
+	return Controller{Note: fmt.Sprintf("no controller of finalizer %s runs: of the workloads tied to %s, only servers of requests may update it (%s), and nothing ties them to reconciling it; the controller that removes the finalizer is not installed here",
+		name, what, strings.Join(names, ", "))}
 }
