@@ -1,3 +1,13 @@
+//go:build corpusopen
+
+// Open (corpusopen): controller-absent with "Reinstall the product of job-platform.acme.io" first,
+// where nothing of that domain was ever installed: the finalizer was added by a field manager
+// (job-platform) no workload of the cluster answers to, a client outside it that removes the
+// finalizer after its own cleanup. The failure class — a finalizer of a domain nothing in the
+// cluster belongs to, on an object of a foreign type — is the `leftclass` helper's (an uninstalled
+// product; a product's finalizer on an object of a foreign type nothing of the product refers to),
+// left to it.
+
 package whyterminating_test
 
 import (
