@@ -185,6 +185,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyOwnerHeld(ctx, o, e)
 	x.applyReportedFailure(ctx, e, w, requested)
 	x.applyNeverSucceeded(e, w, requested)
+	applyNeverRecorded(o, e, w)
 	x.applyOwnValueRejected(o, e, w, requested)
 	x.applyOwnWayOut(ctx, o, e, w)
 	x.nameOwnedClaims(ctx, o, e)

@@ -39,7 +39,8 @@ type goingReferent struct {
 // cycle only removing this finalizer breaks. The strip leads the steps, the remover's logs come
 // last, and the referent's own finalizers are never the ones to remove. Only for objects of an
 // API group other than the core one, and only once the deletion is older than the stall grace
-// period.
+// period. When the object's own status records why its controller fails and names none of them
+// (failureBesideReferents), that failure is the cause and the stall's rules say so.
 func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Explanation, w ownWord, requested time.Time) {
 	// Core objects' owners come and go in the course of normal work (a Job's pods); and within
 	// the stall grace period a referent's deletion may still be on course, taking this object
@@ -48,7 +49,7 @@ func (x *Explainer) applyGoingReferents(ctx context.Context, o subject, e *Expla
 		return
 	}
 	going := withoutCascade(x.goingReferents(ctx, o, w))
-	if len(going) == 0 || x.yieldsToMissingInput(ctx, o, w, going) {
+	if len(going) == 0 || x.yieldsToMissingInput(ctx, o, w, going) || failureBesideReferents(w, going) {
 		return
 	}
 	var names []string

@@ -43,23 +43,17 @@ func statusMessage(obj *unstructured.Unstructured) (field, message string) {
 
 // applyStatusFailure reads, for a finalizer whose remover runs and is stalled, what the object's
 // own status says of its last attempt: a state or phase that names a failure, with its message
-// (`state: FAILED`, "failed to get client for cluster use1"), is why the controller does not
+// (`state: FAILED`, "failed to get client for cluster use1"), or a failure condition that is True
+// with its message (conditionFailure), is why the controller does not
 // finish, and the object already says so. It is quoted first in the stall's evidence and leads
 // the steps, before the remover's logs: fix what it names and the controller finishes; when that
 // cannot be fixed (what it names is gone for good, or the object was never applied), removing
 // the finalizer by hand is the way out, with its cost. A status that names no failure changes
 // nothing.
 func applyStatusFailure(e *Explanation, w ownWord) {
-	field, value, msgField, message := statusFailure(w.obj)
-	if field == "" {
+	said := recordedFailure(w)
+	if said == "" {
 		return
-	}
-	said := fmt.Sprintf("%s %s", field, value)
-	if message != "" {
-		if len(message) > maxFailureMessage {
-			message = message[:maxFailureMessage] + "…"
-		}
-		said += fmt.Sprintf(", %s %q", msgField, message)
 	}
 	for i := range e.Finalizers {
 		f := &e.Finalizers[i]

@@ -50,6 +50,12 @@ type staticReader struct {
 	mu    sync.Mutex
 	dirs  map[string]*staticDir
 	facts map[string]*fileFacts
+	// tiers are the static reads of each path and spec.components read so far (tierKey): the
+	// skip decision, the build cache's key and the late-source check ask for the same tier
+	// again, and the candidate's reader takes the base's where the change touches none of its
+	// reads (tierFromPrev). tiersRead counts the ones computed.
+	tiers     map[string]staticReads
+	tiersRead int
 	// links are the root's symlinks: nothing at or below one is read.
 	links *kbuild.LinkSet
 	// prev is the reader of the other revision, whose answers hold here for what changes
@@ -59,7 +65,8 @@ type staticReader struct {
 }
 
 func newStaticReader(root string, links *kbuild.LinkSet) *staticReader {
-	return &staticReader{root: root, files: gitrev.Disk(root), links: links, dirs: map[string]*staticDir{}, facts: map[string]*fileFacts{}}
+	return &staticReader{root: root, files: gitrev.Disk(root), links: links, dirs: map[string]*staticDir{},
+		facts: map[string]*fileFacts{}, tiers: map[string]staticReads{}}
 }
 
 // fromPrev is the other revision's reading of directory d when nothing it read changed.
@@ -110,17 +117,77 @@ func (s *staticReader) sum(f string) (string, bool) {
 
 // tier returns the static inputs of ks's build: its path as the controller's generator reads
 // it, the Kustomization's spec.components, and every kustomization directory they lead to.
+// The slices returned are shared: callers only read them.
 func (s *staticReader) tier(ks kbuild.Kustomization) staticReads {
 	dir := kbuild.CleanPath(ks.Path)
-	queue := []string{dir}
+	var components []string
 	if ks.Object != nil {
-		for _, c := range stringsAt(ks.Object.Object, "spec", "components") {
-			j, ok := localJoin(dir, c)
-			if !ok {
-				return staticReads{mustBuild: fmt.Sprintf("spec.components names %q, outside the root", c)}
+		components = stringsAt(ks.Object.Object, "spec", "components")
+	}
+	key := tierKey(dir, components)
+	s.mu.Lock()
+	in, ok := s.tiers[key]
+	s.mu.Unlock()
+	if !ok {
+		in, ok = s.tierFromPrev(key)
+	}
+	if !ok {
+		// Each directory's reading is kept for the reader's life (dir), so the same path and
+		// components always lead to the same reads.
+		in = s.readTier(dir, components)
+		s.mu.Lock()
+		s.tiers[key] = in
+		s.tiersRead++
+		s.mu.Unlock()
+	}
+	if ks.Object != nil && in.mustBuild == "" {
+		spec, _ := ks.Object.Object["spec"].(map[string]any)
+		in.anyName = in.anyName || spec["namePrefix"] != nil || spec["nameSuffix"] != nil || spec["patches"] != nil
+	}
+	return in
+}
+
+// tierFromPrev is the other revision's reading of the tier keyed key when nothing it read
+// changed: every directory it leads to would be read from the other revision (fromPrev), so
+// the reads are the same. It is remembered as this reader's own.
+func (s *staticReader) tierFromPrev(key string) (staticReads, bool) {
+	if s.prev == nil {
+		return staticReads{}, false
+	}
+	s.prev.mu.Lock()
+	in, ok := s.prev.tiers[key]
+	s.prev.mu.Unlock()
+	if !ok || in.mustBuild != "" {
+		return staticReads{}, false
+	}
+	for _, list := range [][]string{in.paths, in.files} {
+		for _, p := range list {
+			if s.changes.Touches(p) {
+				return staticReads{}, false
 			}
-			queue = append(queue, j)
 		}
+	}
+	s.mu.Lock()
+	s.tiers[key] = in
+	s.mu.Unlock()
+	return in, true
+}
+
+// tierKey is the key of a tier's static reads in staticReader.tiers: its cleaned path and its
+// spec.components, in order.
+func tierKey(dir string, components []string) string {
+	return strings.Join(append([]string{dir}, components...), "\x00")
+}
+
+// readTier reads the static inputs of a build of dir with components (tier).
+func (s *staticReader) readTier(dir string, components []string) staticReads {
+	queue := []string{dir}
+	for _, c := range components {
+		j, ok := localJoin(dir, c)
+		if !ok {
+			return staticReads{mustBuild: fmt.Sprintf("spec.components names %q, outside the root", c)}
+		}
+		queue = append(queue, j)
 	}
 	var in staticReads
 	paths, files := map[string]bool{}, map[string]bool{}
@@ -144,10 +211,6 @@ func (s *staticReader) tier(ks kbuild.Kustomization) staticReads {
 		}
 		in.anyName = in.anyName || sd.anyName
 		queue = append(queue, sd.dirs...)
-	}
-	if ks.Object != nil {
-		spec, _ := ks.Object.Object["spec"].(map[string]any)
-		in.anyName = in.anyName || spec["namePrefix"] != nil || spec["nameSuffix"] != nil || spec["patches"] != nil
 	}
 	in.paths, in.files = slices.Sorted(maps.Keys(paths)), slices.Sorted(maps.Keys(files))
 	return in

@@ -1,11 +1,13 @@
 package gitops
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // generatedDirFixture is a layout seen on giantswarm/gitops-template: a Flux Kustomization's
@@ -65,5 +67,77 @@ func TestStaticReadsFollowGeneratedDirectories(t *testing.T) {
 		if o.GetKind() == "PersistentVolumeClaim" {
 			t.Errorf("the candidate still builds %s", o.GetName())
 		}
+	}
+}
+
+// TestStaticTierReadOnce checks that a reader computes a tier's static reads once for the same
+// path and spec.components, however often the skip decision, the build cache's key, the
+// late-source check and FillSkippedNaming ask (a warm gate asked four times a tier), and that
+// the answer is the fresh reader's: spec fields outside the key (namePrefix) still count, and
+// other components are another tier.
+func TestStaticTierReadOnce(t *testing.T) {
+	g := gittest.New(t, generatedDirFixture())
+	links := kbuild.ScanRoot(t.Context(), g.Dir).Links
+	ks := func(spec map[string]any) kbuild.Kustomization {
+		spec["path"] = "./clusters/main/apps/"
+		return kbuild.Kustomization{Path: "clusters/main/apps", Object: &unstructured.Unstructured{Object: map[string]any{"spec": spec}}}
+	}
+	s := newStaticReader(g.Dir, links)
+	for i := range 4 {
+		if in := s.tier(ks(map[string]any{})); in.anyName || in.mustBuild != "" {
+			t.Fatalf("ask %d: anyName %t, mustBuild %q", i, in.anyName, in.mustBuild)
+		}
+	}
+	named := s.tier(ks(map[string]any{"namePrefix": "x-"}))
+	if !named.anyName {
+		t.Error("a namePrefix read from the memo is not counted as renaming")
+	}
+	fresh := newStaticReader(g.Dir, links).tier(ks(map[string]any{}))
+	if got := s.tier(ks(map[string]any{})); !slices.Equal(got.paths, fresh.paths) || !slices.Equal(got.files, fresh.files) {
+		t.Errorf("the memo answers paths %q, files %q; a fresh reader %q, %q", got.paths, got.files, fresh.paths, fresh.files)
+	}
+	if s.tiersRead != 1 {
+		t.Errorf("%d tier reads for one path asked 6 times, want 1", s.tiersRead)
+	}
+	s.tier(ks(map[string]any{"components": []any{"../../../bases/app"}}))
+	if s.tiersRead != 2 {
+		t.Errorf("%d tier reads after other components, want 2", s.tiersRead)
+	}
+}
+
+// TestStaticTierFromPrev checks that the candidate's reader takes the base's reading of a tier
+// none of whose reads the change touches, and reads again one whose reads it touches (the
+// shared base's kustomization changed), finding what the candidate's files say.
+func TestStaticTierFromPrev(t *testing.T) {
+	g := gittest.New(t, generatedDirFixture())
+	repo, err := gitrev.OpenRepo(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := g.Git("rev-parse", "HEAD")
+	cand := g.Commit("the base names another file", map[string]string{
+		"bases/app/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- cm.yaml\n- pvc.yaml\n- extra.yaml\n",
+		"bases/app/extra.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: default\n",
+	})
+	baseDir, candDir := snapshot(t, repo, base).Dir, snapshot(t, repo, cand).Dir
+	changes := &gitrev.Changes{Paths: []string{"bases/app/extra.yaml", "bases/app/kustomization.yaml"}}
+	pair := func() (*staticReader, *staticReader) {
+		b := newStaticReader(baseDir, kbuild.ScanRoot(t.Context(), baseDir).Links)
+		c := newStaticReader(candDir, kbuild.ScanRoot(t.Context(), candDir).Links)
+		c.prev, c.changes = b, changes
+		return b, c
+	}
+	b, c := pair()
+	untouched := kbuild.Kustomization{Path: "clusters/main"}
+	want := b.tier(untouched)
+	if got := c.tier(untouched); c.tiersRead != 0 || !slices.Equal(got.paths, want.paths) || !slices.Equal(got.files, want.files) {
+		t.Errorf("untouched tier: %d reads by the candidate's reader (want 0), paths %q files %q, the base's %q %q", c.tiersRead, got.paths, got.files, want.paths, want.files)
+	}
+	b, c = pair()
+	touched := kbuild.Kustomization{Path: "clusters/main/apps"}
+	b.tier(touched)
+	got := c.tier(touched)
+	if c.tiersRead != 1 || !slices.Contains(got.files, "bases/app/extra.yaml") {
+		t.Errorf("touched tier: %d reads by the candidate's reader (want 1), files %q (want bases/app/extra.yaml among them)", c.tiersRead, got.files)
 	}
 }

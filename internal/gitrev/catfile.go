@@ -33,6 +33,65 @@ type catFile struct {
 	out    *bufio.Reader
 	stderr bytes.Buffer
 	err    error // sticky: closed, or the context ended
+
+	// known are the tree objects and blob sizes read so far, for both revisions' listings.
+	known objectMemo
+}
+
+// objectMemo keeps the tree objects and blob sizes a catFile has read, by object id. An object
+// id names its content, so it answers for that id in any revision: the candidate's listing
+// asks git only for the trees and sizes the base's did not (the directories along the changed
+// paths and the changed blobs). asked counts the ids asked of git (trees below a root, and
+// blob sizes).
+type objectMemo struct {
+	mu    sync.Mutex
+	trees map[string]knownTree
+	sizes map[string]int64
+	asked int
+}
+
+// knownTree is a tree object read: its entries and its size.
+type knownTree struct {
+	entries []rawEntry
+	size    int64
+}
+
+func (m *objectMemo) tree(oid string) (knownTree, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	kt, ok := m.trees[oid]
+	return kt, ok
+}
+
+func (m *objectMemo) size(oid string) (int64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sizes[oid]
+	return s, ok
+}
+
+func (m *objectMemo) putTree(oid string, kt knownTree) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.trees == nil {
+		m.trees = map[string]knownTree{}
+	}
+	m.trees[oid] = kt
+}
+
+func (m *objectMemo) putSize(oid string, size int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sizes == nil {
+		m.sizes = map[string]int64{}
+	}
+	m.sizes[oid] = size
+}
+
+func (m *objectMemo) ask(n int) {
+	m.mu.Lock()
+	m.asked += n
+	m.mu.Unlock()
 }
 
 func newCatFile(ctx context.Context, repo *Repo) *catFile {

@@ -33,9 +33,9 @@ func shortCommit(c string) string {
 	return c
 }
 
-// Revisions are the base and candidate of a comparison, each opened in the background as
-// soon as it is resolved (the tree listed, no file read or written), so opening the base
-// overlaps with reading the working tree.
+// Revisions are the base and candidate of a comparison, each opened in the background once
+// resolved (the tree listed, no file read or written; a candidate commit after the base, whose
+// listing it reuses), so opening the base overlaps with reading the working tree.
 type Revisions struct {
 	Base, Candidate Revision
 	// BaseHow says how the base was chosen.
@@ -55,8 +55,10 @@ type pending struct {
 	done  chan struct{}
 }
 
-// open starts reading rev, which cat resolved to commit ("" for both: the working tree).
-func open(ctx context.Context, repo *Repo, cat *catFile, rev, commit string) *pending {
+// open starts reading rev, which cat resolved to commit ("" for both: the working tree), once
+// after (if not nil) is open: its listing has read, through the same cat, the tree objects and
+// blob sizes the two revisions share, which rev's listing then does not ask git for again.
+func open(ctx context.Context, repo *Repo, cat *catFile, rev, commit string, after *pending) *pending {
 	p := &pending{ctx: ctx, rev: rev, done: make(chan struct{})}
 	if rev == "" {
 		p.files = Disk(repo.Dir)
@@ -65,6 +67,9 @@ func open(ctx context.Context, repo *Repo, cat *catFile, rev, commit string) *pe
 	}
 	go func() {
 		defer close(p.done)
+		if after != nil {
+			<-after.done
+		}
 		p.tree, p.err = repo.openTree(ctx, cat, false, rev, commit)
 		if p.err == nil {
 			p.files = p.tree
@@ -96,7 +101,8 @@ func (p *pending) dir() (string, error) {
 
 // OpenRevisions resolves base and cand (base "" is the repository's default base, cand "" the
 // working tree) and starts listing both; an unknown revision is bad input, reported before
-// any work. One `git cat-file --batch-command` process resolves, lists and reads both.
+// any work. One `git cat-file --batch-command` process resolves, lists and reads both; the
+// candidate is listed after the base, asking git only for what the base's listing did not read.
 // Cancelling ctx stops the reads (BaseFiles, CandidateFiles and later reads then fail). Close
 // releases the revisions.
 func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisions, error) {
@@ -127,7 +133,8 @@ func OpenRevisions(ctx context.Context, repo *Repo, base, cand string) (*Revisio
 		r.cat.close()
 		return nil, exitcode.UsageErrorf("--base %s and --candidate %s are the same commit %s: there is no change to judge", base, cand, shortCommit(r.Base.Commit))
 	}
-	r.base, r.cand = open(ctx, repo, r.cat, base, r.Base.Commit), open(ctx, repo, r.cat, cand, r.Candidate.Commit)
+	r.base = open(ctx, repo, r.cat, base, r.Base.Commit, nil)
+	r.cand = open(ctx, repo, r.cat, cand, r.Candidate.Commit, r.base)
 	return r, nil
 }
 

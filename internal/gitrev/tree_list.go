@@ -21,8 +21,9 @@ type rawEntry struct {
 // listTreeCat lists commit's tree as `git ls-tree -r -t -l --full-tree` does (the same
 // entries, modes, sizes and order: a directory before what it holds), reading the tree
 // objects through c one directory level at a time and asking for the blobs' sizes in one
-// batch. A blob the clone does not hold has size missingBlob (ls-tree -l's BAD); in a partial
-// clone the listing is lsTreePartial's, as lsTree's is.
+// batch. The trees and sizes c read for an earlier listing are not asked again (catFile.known).
+// A blob the clone does not hold has size missingBlob (ls-tree -l's BAD); in a partial clone
+// the listing is lsTreePartial's, as lsTree's is.
 func (r *Repo) listTreeCat(ctx context.Context, c *catFile, commit string) ([]treeEntry, error) {
 	trees := map[string][]rawEntry{}
 	root := ""
@@ -48,12 +49,28 @@ func (r *Repo) listTreeCat(ctx context.Context, c *catFile, commit string) ([]tr
 		if err := ctx.Err(); err != nil {
 			return nil, context.Cause(ctx)
 		}
-		if err := c.batch("contents", next, func(i int, a answer, rd io.Reader) error {
+		var ask []string
+		for _, oid := range next {
+			kt, ok := c.known.tree(oid)
+			if !ok {
+				ask = append(ask, oid)
+				continue
+			}
+			if read += kt.size; read > maxSnapshot {
+				return nil, fmt.Errorf("the tree objects hold more than %d bytes", maxSnapshot)
+			}
+			trees[oid] = kt.entries
+		}
+		c.known.ask(len(ask))
+		if err := c.batch("contents", ask, func(i int, a answer, rd io.Reader) error {
 			if read += a.size; read > maxSnapshot {
 				return fmt.Errorf("the tree objects hold more than %d bytes", maxSnapshot)
 			}
-			var err error
-			trees[next[i]], err = readTree(a, rd, next[i])
+			entries, err := readTree(a, rd, ask[i])
+			if err == nil {
+				trees[ask[i]] = entries
+				c.known.putTree(ask[i], knownTree{entries: entries, size: a.size})
+			}
 			return err
 		}); err != nil {
 			return nil, err
@@ -97,7 +114,21 @@ func (r *Repo) sizeBlobs(ctx context.Context, c *catFile, commit string, entries
 		}
 	}
 	sizes := make([]int64, len(oids))
-	err := c.batch("info", oids, func(i int, a answer, _ io.Reader) error {
+	var ask []int // indexes into oids of the sizes no listing read yet
+	for i, oid := range oids {
+		if s, ok := c.known.size(oid); ok {
+			sizes[i] = s
+		} else {
+			ask = append(ask, i)
+		}
+	}
+	names := make([]string, len(ask))
+	for j, i := range ask {
+		names[j] = oids[i]
+	}
+	c.known.ask(len(names))
+	err := c.batch("info", names, func(j int, a answer, _ io.Reader) error {
+		i := ask[j]
 		switch {
 		case a.missing:
 			sizes[i] = missingBlob // as ls-tree -l's BAD: only reading it fails
@@ -106,6 +137,7 @@ func (r *Repo) sizeBlobs(ctx context.Context, c *catFile, commit string, entries
 		default:
 			sizes[i] = a.size
 		}
+		c.known.putSize(oids[i], sizes[i])
 		return nil
 	})
 	if err != nil && ctx.Err() == nil && r.partial(ctx) {

@@ -186,3 +186,45 @@ func TestPartialCloneRevisions(t *testing.T) {
 		t.Errorf("changes %+v, %v", ch, err)
 	}
 }
+
+// The candidate's listing asks git only for what the base's did not read: the tree objects
+// along the changed path and the changed blob's size; its entries are still ls-tree's.
+func TestCandidateListingAsksOnlyChanges(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("apps/app-%02d/release.yaml", i)] = fmt.Sprintf("app: %d\n", i)
+		files[fmt.Sprintf("apps/app-%02d/kustomization.yaml", i)] = "resources: [release.yaml]\n"
+	}
+	r := gittest.New(t, files)
+	base := r.Git("rev-parse", "HEAD")
+	cand := r.Commit("one bump", map[string]string{"apps/app-07/release.yaml": "app: 7\nimage: v2\n"})
+	repo, err := OpenRepo(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revs, err := OpenRevisions(t.Context(), repo, base, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer revs.Close()
+	if _, err := revs.CandidateFiles(); err != nil {
+		t.Fatal(err)
+	}
+	baseTrees, baseBlobs := 1+30, 30+1 // apps and its 30 directories; 30 releases and one kustomization text
+	if got, want := revs.cat.known.asked, baseTrees+baseBlobs+2+1; got != want {
+		t.Errorf("both listings asked git for %d objects, want %d: the base's %d and %d, then apps, apps/app-07 and the bumped release", got, want, baseTrees, baseBlobs)
+	}
+	for name, rev := range map[string]string{"base": base, "candidate": cand} {
+		want, err := repo.lsTree(t.Context(), rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := repo.listTreeCat(t.Context(), revs.cat, rev) // every object known by now
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(treeEntry{})); d != "" {
+			t.Errorf("%s listed from the known objects (-ls-tree +cat-file):\n%s", name, d)
+		}
+	}
+}

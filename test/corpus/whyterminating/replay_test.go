@@ -98,6 +98,11 @@ type replay struct {
 	// without them, then patched with them under that manager, so that its managedFields say
 	// who added them.
 	finalizersBy map[string]string
+	// kubeletStopsIn names namespaces whose deleted pods the node's kubelet finishes, as a
+	// healthy node does once their containers stopped: after the deletes, each pod there that is
+	// being deleted is removed (grace period 0) until none is left. Without it a bound pod stays
+	// Terminating, since no kubelet runs in the replay.
+	kubeletStopsIn []string
 }
 
 // created is one object the replay created, for cleanup and references.
@@ -286,6 +291,9 @@ func (r replay) run(t *testing.T) map[string]created {
 			return len(conds) > 0, nil
 		})
 	}
+	for _, ns := range r.kubeletStopsIn {
+		kubeletStops(t, ns)
+	}
 	for _, e := range r.events {
 		c, ok := byKey[e.about]
 		if !ok {
@@ -294,6 +302,27 @@ func (r replay) run(t *testing.T) map[string]created {
 		recordEvent(t, c, e)
 	}
 	return byKey
+}
+
+// kubeletStops does what the kubelet of a healthy node does for the pods of namespace ns once
+// they are deleted and their containers stopped: it removes them (grace period 0), until no pod
+// is left there.
+func kubeletStops(t *testing.T, ns string) {
+	t.Helper()
+	zero := int64(0)
+	pods := kc.Kube.CoreV1().Pods(ns)
+	eventually(t, "the kubelet to finish the deleted pods of namespace "+ns, func(ctx context.Context) (bool, error) {
+		list, err := pods.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, p := range list.Items {
+			if p.DeletionTimestamp != nil {
+				_ = pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+			}
+		}
+		return len(list.Items) == 0, nil
+	})
 }
 
 // bindOwners gives each ownerReference of d written without a uid the uid of the replay's
