@@ -56,4 +56,6 @@ func blockOnMissing(o subject, f *Finalizer, found []dangling, gaps []report.Gap
 		f.Remedies = append(f.Remedies, strip)
 	}
 	f.Remedies = append(f.Remedies, logs...)
+	// Only missing targets: nothing is left on them to undo (gonetarget.go).
+	targetsGone(f, found)
 }

@@ -114,7 +114,7 @@ func (x *Explainer) danglingRefs(ctx context.Context, o subject, w ownWord) ([]d
 	refs := specReferences(spec, byKind, o.obj.GetNamespace())
 	refs = withLooseReferences(refs, spec, byKind, o.obj.GetNamespace())
 	if byKind != nil {
-		refs = withTypedReferences(refs, typedReferences(spec, x.catalog.ForGroupKind, o.obj.GetNamespace()))
+		refs = withTypedReferences(refs, typedReferences(spec, forStatedKind(x.catalog), o.obj.GetNamespace()))
 		refs = append(refs, x.runAsReferences(ctx, o, spec)...)
 		refs = append(refs, labelReferences(o.obj.GetLabels(), x.catalog.Preferred(), o.res.Group, o.obj.GetNamespace())...)
 		if reportsFailure(w) {

@@ -59,7 +59,7 @@ func (x *Explainer) goneWithParent(ctx context.Context, o subject, w ownWord, go
 		if !ok {
 			return false
 		}
-		r, ok := typedReference(m, x.catalog.ForGroupKind, o.obj.GetNamespace())
+		r, ok := typedReference(m, forStatedKind(x.catalog), o.obj.GetNamespace())
 		if ok {
 			r.path = path
 			refs = append(refs, r)

@@ -41,7 +41,7 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 		e.Deleting = true
 		e.recordProgress(evidence)
 		e.PendingCode = ReasonPodShuttingDown
-		e.Pending = fmt.Sprintf("The pod is shutting down: the kubelet on node %s stops its containers and then deletes it, at the latest when the grace period of %ds ends. Nothing to do.", pod.Spec.NodeName, grace)
+		e.Pending = fmt.Sprintf("The pod is shutting down: the kubelet of nodes/%s stops its containers and then deletes it, at the latest when the grace period of %ds ends. Nothing to do.", pod.Spec.NodeName, grace)
 		return
 	}
 	n := x.node(ctx, pod.Spec.NodeName)
@@ -49,13 +49,13 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 		e.Unchecked = append(e.Unchecked, n.gap)
 	}
 	e.PendingCode = ReasonPodAwaitsKubelet
-	e.Pending = fmt.Sprintf("The pod waits for the kubelet on node %s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, n.state)
+	e.Pending = fmt.Sprintf("The pod waits for the kubelet of nodes/%s to confirm that its containers stopped (grace period %ds). Node %s.", pod.Spec.NodeName, grace, n.state)
 	// The API server sets a pod's deletionTimestamp to the end of its grace period.
 	if pod.DeletionTimestamp != nil && n.ready && !n.leaseStale && x.now.Sub(pod.DeletionTimestamp.Time) > kubeletConfirmWindow {
 		e.Pending += fmt.Sprintf(" Its grace period ended %s ago: the node's kubelet (or the agent in its place) runs but does not finish this pod's stop.", Age(x.now.Sub(pod.DeletionTimestamp.Time)))
 		e.Remedies = []Remediation{{
 			Code:    ReasonForceDeletePod,
-			Summary: fmt.Sprintf("On node %s, find why its kubelet does not finish the stop: its logs for this pod name a stop it cannot complete (a volume it cannot unmount, a container runtime that does not answer), which is fixed there; a kubelet or node agent that restarted while the pod was being deleted may have dropped it, and restarting it makes it read its pods again. Once the pod's containers no longer run on the node, force the deletion.", pod.Spec.NodeName),
+			Summary: fmt.Sprintf("On nodes/%s, find why its kubelet does not finish the stop: its logs for this pod name a stop it cannot complete (a volume it cannot unmount, a container runtime that does not answer), which is fixed there; a kubelet or node agent that restarted while the pod was being deleted may have dropped it, and restarting it makes it read its pods again. Once the pod's containers no longer run on the node, force the deletion.", pod.Spec.NodeName),
 			Command: x.kubectl(pod.Namespace, "delete", "pod", pod.Name, "--grace-period=0", "--force"),
 			Cost:    forcedPodCost(pod),
 			request: deleteRequest(podsResource, pod.Namespace, pod.Labels),
@@ -64,7 +64,7 @@ func (x *Explainer) explainNoFinalizers(ctx context.Context, o subject, e *Expla
 	}
 	e.Remedies = []Remediation{{
 		Code:       ReasonForceDeletePod,
-		Summary:    "Only if the node is gone for good: force the deletion, so the API server stops waiting for its kubelet.",
+		Summary:    fmt.Sprintf("Only if the node is gone for good: force the deletion, so the API server stops waiting for the kubelet of nodes/%s.", pod.Spec.NodeName),
 		Command:    x.kubectl(pod.Namespace, "delete", "pod", pod.Name, "--grace-period=0", "--force"),
 		Cost:       forcedPodCost(pod),
 		LastResort: true,

@@ -61,6 +61,10 @@ func TestPodPastGraceOnReadyNode(t *testing.T) {
 			if e.PendingCode != ReasonPodAwaitsKubelet || len(e.Remedies) != 1 {
 				t.Fatalf("pending %q, remedies %+v", e.PendingCode, e.Remedies)
 			}
+			// The node is named fully qualified, as every object is.
+			if !strings.Contains(e.Pending, "the kubelet of nodes/edge-1 ") {
+				t.Errorf("pending %q does not name nodes/edge-1", e.Pending)
+			}
 			r := e.Remedies[0]
 			if r.Code != ReasonForceDeletePod || !strings.Contains(r.Command, "delete pod ingest --grace-period=0 --force") {
 				t.Fatalf("step %+v", r)
@@ -70,13 +74,13 @@ func TestPodPastGraceOnReadyNode(t *testing.T) {
 			}
 			gone := strings.HasPrefix(r.Summary, "Only if the node is gone for good")
 			if tc.wantStop {
-				if gone || r.LastResort || !strings.Contains(r.Summary, "On node edge-1, find why its kubelet does not finish the stop") ||
+				if gone || r.LastResort || !strings.Contains(r.Summary, "On nodes/edge-1, find why its kubelet does not finish the stop") ||
 					!strings.Contains(e.Pending, "Its grace period ended 1h ago") {
 					t.Errorf("want the stop found on the node first; got %q / %q (last resort %v)", e.Pending, r.Summary, r.LastResort)
 				}
 				return
 			}
-			if !gone || !r.LastResort || strings.Contains(e.Pending, "does not finish") {
+			if !gone || !r.LastResort || strings.Contains(e.Pending, "does not finish") || !strings.Contains(r.Summary, "the kubelet of nodes/edge-1.") {
 				t.Errorf("want the forced delete only if the node is gone for good; got %q / %q", e.Pending, r.Summary)
 			}
 		})

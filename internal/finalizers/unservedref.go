@@ -42,7 +42,7 @@ func unservedReferences(spec map[string]any, catalog *kinds.Catalog, namespace s
 				What: fmt.Sprintf("whether the server serves %s of %s, which %s names: its discovery failed", gk.Kind, gk.Group, path)})
 			return true
 		}
-		if _, ok := catalog.ForGroupKind(gk); ok {
+		if _, ok := forStatedKind(catalog)(gk); ok {
 			return false
 		}
 		out = append(out, dangling{ref: ref, path: path, reason: fmt.Sprintf("%s names %s %s of %s, a type the API server does not serve (its CustomResourceDefinition is gone, or never was here): that object cannot exist, and the cleanup its controller runs against it never completes", path, gk.Kind, name, gk.Group)})

@@ -40,7 +40,7 @@ func TestPodWaitingForKubelet(t *testing.T) {
 	for _, want := range []string{
 		"pods/worker -n graceful Terminating for",
 		"with a grace period of 30s)",
-		"The pod waits for the kubelet on node worker-1 to confirm that its containers stopped (grace period 30s).",
+		"The pod waits for the kubelet of nodes/worker-1 to confirm that its containers stopped (grace period 30s).",
 		"last resort 1: Only if the node is gone for good",
 		"$ kubectl --kubeconfig=" + env.Kubeconfig + " --context=" + env.Context + " -n graceful delete pod worker --grace-period=0 --force",
 	} {
