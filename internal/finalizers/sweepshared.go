@@ -4,11 +4,14 @@ package finalizers
 // full, cluster-wide, once anything is stuck (RBAC, workloads, webhook configurations, CRDs), and
 // the APIServices were read in full by discovery's availability check before the sweep began.
 // Here the sweep takes those full lists for its own LIST of the type rather than reading the
-// same objects twice.
+// same objects twice, and tells the explanations what it listed of namespaces, whose deletion
+// they ask about.
 
 import (
 	"context"
 	"errors"
+	"sync"
+	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -161,4 +164,77 @@ func unstructuredPartials(items []unstructured.Unstructured) ([]metav1.PartialOb
 		out[i] = asPartial(m)
 	}
 	return out, nil
+}
+
+// sweptNamespaces is what a cluster-wide sweep listed of namespaces: when each one's deletion
+// was requested (nil when it was not), once the LIST is done.
+type sweptNamespaces struct {
+	done    chan struct{}
+	once    sync.Once
+	deleted map[string]*time.Time
+	ok      bool
+}
+
+// fill records the sweep's LIST of namespaces (ok false when it failed) and lets the
+// explanations waiting for it go on; only the first call counts.
+func (s *sweptNamespaces) fill(items []metav1.PartialObjectMetadata, ok bool) {
+	s.once.Do(func() {
+		if ok {
+			s.deleted = make(map[string]*time.Time, len(items))
+			for i := range items {
+				var t *time.Time
+				if d := items[i].DeletionTimestamp; d != nil {
+					u := d.UTC()
+					t = &u
+				}
+				s.deleted[items[i].Name] = t
+			}
+		}
+		s.ok = ok
+		close(s.done)
+	})
+}
+
+// sweepNamespaces starts recording the namespaces a cluster-wide sweep lists, and returns the
+// hook (ScanOptions.Listed) that records them.
+func (x *Explainer) sweepNamespaces() func(kinds.Resource, []metav1.PartialObjectMetadata, error) {
+	s := &sweptNamespaces{done: make(chan struct{})}
+	x.mu.Lock()
+	x.swept = s
+	x.mu.Unlock()
+	return func(r kinds.Resource, items []metav1.PartialObjectMetadata, err error) {
+		if r.Group == "" && r.Resource == "namespaces" {
+			s.fill(items, err == nil)
+		}
+	}
+}
+
+// sweptDone lets any explanation still waiting for the sweep's namespaces go on when the sweep
+// is over without having listed them (namespaces could not be listed).
+func (x *Explainer) sweptDone() {
+	x.mu.Lock()
+	s := x.swept
+	x.mu.Unlock()
+	if s != nil {
+		s.fill(nil, false)
+	}
+}
+
+// sweptNamespaceDeleted answers namespaceDeleted from the cluster-wide sweep's LIST of
+// namespaces, waiting for that LIST (one of the first the sweep makes); false outside such a
+// sweep, when the LIST failed, or for a namespace it did not hold (read alone, as before).
+func (x *Explainer) sweptNamespaceDeleted(ctx context.Context, name string) (*time.Time, bool) {
+	x.mu.Lock()
+	s := x.swept
+	x.mu.Unlock()
+	if s == nil {
+		return nil, false
+	}
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		return nil, false
+	}
+	t, found := s.deleted[name]
+	return t, s.ok && found
 }

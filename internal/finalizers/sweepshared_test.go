@@ -7,10 +7,12 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	metadatafake "k8s.io/client-go/metadata/fake"
 
@@ -129,4 +131,48 @@ func TestSweepOrderSharedLast(t *testing.T) {
 	}}); len(o) != len(sharedTypes) || o[1] != 1 {
 		t.Errorf("with a label selector the order changed: %v", o)
 	}
+}
+
+// In a cluster-wide sweep, whether a namespace is being deleted comes from the sweep's own LIST
+// of namespaces: no GET of it. A namespace the LIST did not hold, or a command without such a
+// sweep, reads it alone as before.
+func TestNamespaceDeletedFromTheSweep(t *testing.T) {
+	gone := metav1.Now()
+	nsMeta := func(name string, deleted *metav1.Time) runtime.Object {
+		return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, DeletionTimestamp: deleted}}
+	}
+	namespaces := []kinds.Resource{{Version: "v1", Resource: "namespaces", Kind: "Namespace", Verbs: []string{"get", "list"}}}
+	setup := func(t *testing.T) (*Explainer, *kubefake.Clientset) {
+		scheme := metadatafake.NewTestScheme()
+		if err := metav1.AddMetaToScheme(scheme); err != nil {
+			t.Fatal(err)
+		}
+		kube := kubefake.NewSimpleClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "late", DeletionTimestamp: &gone}})
+		meta := metadatafake.NewSimpleMetadataClient(scheme, nsMeta("going", &gone), nsMeta("staying", nil))
+		return New(&cluster.Clients{Target: cluster.Target{Context: "test"}, Kube: kube, Metadata: meta}, kinds.NewCatalog(namespaces, nil)), kube
+	}
+	t.Run("in a sweep", func(t *testing.T) {
+		x, kube := setup(t)
+		ctx := context.Background()
+		Sweep(ctx, x.c, x.catalog, ScanOptions{Listed: x.sweepNamespaces()})
+		x.sweptDone()
+		if got, gap := x.namespaceDeleted(ctx, "going"); got == nil || !got.Equal(gone.UTC()) || gap.What != "" {
+			t.Errorf("going: deleted %v (gap %+v), want %v", got, gap, gone.UTC())
+		}
+		if got, gap := x.namespaceDeleted(ctx, "staying"); got != nil || gap.What != "" {
+			t.Errorf("staying: deleted %v (gap %+v), want nil", got, gap)
+		}
+		if n := len(kube.Actions()); n != 0 {
+			t.Errorf("%d requests for namespaces the sweep listed, want none: %v", n, kube.Actions())
+		}
+		if got, _ := x.namespaceDeleted(ctx, "late"); got == nil || verbs(kube.Actions())["get"] != 1 {
+			t.Errorf("a namespace the sweep did not list: deleted %v after %v, want one GET", got, kube.Actions())
+		}
+	})
+	t.Run("outside a sweep", func(t *testing.T) {
+		x, kube := setup(t)
+		if got, _ := x.namespaceDeleted(context.Background(), "late"); got == nil || verbs(kube.Actions())["get"] != 1 {
+			t.Errorf("deleted %v after %v, want one GET", got, kube.Actions())
+		}
+	})
 }
