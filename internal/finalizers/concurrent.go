@@ -97,9 +97,16 @@ func (x *Explainer) SweepAndExplain(ctx context.Context, scope string) (*Scan, [
 		}
 		return true
 	}
+	opts := ScanOptions{Namespace: scope, Keep: keep, Shared: func(r kinds.Resource) func() ([]metav1.PartialObjectMetadata, bool) {
+		return x.sharedList(ctx, r)
+	}}
+	if scope == "" {
+		opts.Listed = x.sweepNamespaces()
+	}
 	s, _ := cached(x, "scan/"+scope, func() (*Scan, error) {
-		return Sweep(ctx, x.c, x.catalog, ScanOptions{Namespace: scope, Keep: keep}), nil
+		return Sweep(ctx, x.c, x.catalog, opts), nil
 	})
+	x.sweptDone()
 	wg.Wait()
 	return s, append(out, x.ExplainItems(ctx, namespaces)...)
 }

@@ -114,12 +114,11 @@ type workload struct {
 func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 	return cached(x, "workloads", func() ([]workload, error) {
 		var out []workload
-		apps := x.c.Kube.AppsV1()
-		deps, err := apps.Deployments("").List(ctx, metav1.ListOptions{})
+		deps, err := x.clusterDeployments(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range deps.Items {
+		for _, d := range deps {
 			if out, err = appendWorkload(out, "deployments", "Deployment", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, &d); err != nil {
 				return nil, err
 			}
@@ -133,11 +132,11 @@ func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 				return nil, err
 			}
 		}
-		dss, err := apps.DaemonSets("").List(ctx, metav1.ListOptions{})
+		dss, err := x.clusterDaemonSets(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range dss.Items {
+		for _, d := range dss {
 			if out, err = appendWorkload(out, "daemonsets", "DaemonSet", d.ObjectMeta, d.Spec.Template.Spec.ServiceAccountName, &d); err != nil {
 				return nil, err
 			}
@@ -151,6 +150,28 @@ func (x *Explainer) workloads(ctx context.Context) ([]workload, error) {
 func (x *Explainer) clusterStatefulSets(ctx context.Context) ([]appsv1.StatefulSet, error) {
 	return cached(x, "statefulsets-all-namespaces", func() ([]appsv1.StatefulSet, error) {
 		l, err := x.c.Kube.AppsV1().StatefulSets("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return l.Items, nil
+	})
+}
+
+// clusterDeployments and clusterDaemonSets list those of every namespace once per command:
+// workloads reads them, and a sweep takes them for its own LIST of the type.
+func (x *Explainer) clusterDeployments(ctx context.Context) ([]appsv1.Deployment, error) {
+	return cached(x, "deployments-all-namespaces", func() ([]appsv1.Deployment, error) {
+		l, err := x.c.Kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return l.Items, nil
+	})
+}
+
+func (x *Explainer) clusterDaemonSets(ctx context.Context) ([]appsv1.DaemonSet, error) {
+	return cached(x, "daemonsets-all-namespaces", func() ([]appsv1.DaemonSet, error) {
+		l, err := x.c.Kube.AppsV1().DaemonSets("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}

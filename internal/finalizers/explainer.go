@@ -35,6 +35,8 @@ type Explainer struct {
 	// prefetched holds, by fullKey, the full reads a sweep started for the Terminating
 	// objects it met (a chan fullRead each), until their explanation takes them.
 	prefetched sync.Map
+	// swept is what a cluster-wide sweep under way listed of namespaces, nil outside one.
+	swept *sweptNamespaces
 }
 
 // New returns an Explainer for the cluster behind c, resolving kinds through catalog.

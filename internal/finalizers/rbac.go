@@ -29,6 +29,9 @@ type rbacObjects struct {
 	roles        map[string][]rbacv1.PolicyRule // namespace/name
 	crbs         []rbacv1.ClusterRoleBinding
 	rbs          []rbacv1.RoleBinding
+	// crs and rs are the listed roles themselves, which a sweep takes for its own LIST of them.
+	crs []rbacv1.ClusterRole
+	rs  []rbacv1.Role
 }
 
 // bootstrapLabel marks the roles and bindings of Kubernetes' own bootstrap policy: their service
@@ -62,7 +65,7 @@ func (x *Explainer) rbac(ctx context.Context) (*rbacObjects, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing rolebindings.rbac.authorization.k8s.io: %w", err)
 		}
-		o.crbs, o.rbs = crbs.Items, rbs.Items
+		o.crbs, o.rbs, o.crs, o.rs = crbs.Items, rbs.Items, crs.Items, rs.Items
 		return o, nil
 	})
 }

@@ -61,6 +61,16 @@ type ScanOptions struct {
 	Keep func(r kinds.Resource, m *metav1.PartialObjectMetadata) bool
 	// PageSize is the limit of each LIST; 0 means 500.
 	PageSize int64
+	// Shared, when set, names the types whose objects the caller may already hold in full (the
+	// cluster-wide lists an explanation reads once something is stuck): it returns, for such a
+	// type, how to get them, nil for any other. Those types are listed last, and when that
+	// answers, its objects stand for the type's LIST (read through Keep like a page, the scope's
+	// namespace cut out of them) and no LIST of the type is made; when it does not, the type is
+	// listed as any other. Not used with a LabelSelector.
+	Shared func(r kinds.Resource) func() ([]metav1.PartialObjectMetadata, bool)
+	// Listed, when set, is told each type's kept objects, or its error, as soon as its LIST is
+	// done, from the goroutine that listed it.
+	Listed func(r kinds.Resource, items []metav1.PartialObjectMetadata, err error)
 }
 
 // Sweep lists every listable resource type in the scope opts names, like ScanScope, with a
@@ -74,6 +84,7 @@ func Sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, opts
 		types = append(types, r)
 	}
 	s := &Scan{Types: make([]TypeObjects, len(types))}
+	order, shared := sweepOrder(types, opts)
 	var mu sync.Mutex
 	var requests atomic.Int64
 	work := make(chan int)
@@ -83,17 +94,24 @@ func Sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, opts
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				items, err := listPages(ctx, c.Metadata, types[i], opts, &requests)
+				items, ok := fromShared(types[i], shared[i], opts)
+				var err error
+				if !ok {
+					items, err = listPages(ctx, c.Metadata, types[i], opts, &requests)
+				}
 				if err != nil {
 					mu.Lock()
 					s.Failed = append(s.Failed, ReadFailure{Resource: types[i].QualifiedName(), Reason: cluster.Reason(err), Err: err})
 					mu.Unlock()
 				}
 				s.Types[i] = TypeObjects{Resource: types[i], Items: items}
+				if opts.Listed != nil {
+					opts.Listed(types[i], items, err)
+				}
 			}
 		}()
 	}
-	for i := range types {
+	for _, i := range order {
 		work <- i
 	}
 	close(work)
@@ -101,6 +119,51 @@ func Sweep(ctx context.Context, c *cluster.Clients, catalog *kinds.Catalog, opts
 	s.Requests = requests.Load()
 	sort.Slice(s.Failed, func(i, j int) bool { return s.Failed[i].Resource < s.Failed[j].Resource })
 	return s
+}
+
+// sweepOrder returns the order in which a sweep lists types (their indexes), the types
+// opts.Shared may answer for last, so that by the time they come the reads that hold them
+// have had the whole sweep to start, and for each index what Shared answered.
+func sweepOrder(types []kinds.Resource, opts ScanOptions) ([]int, []func() ([]metav1.PartialObjectMetadata, bool)) {
+	order := make([]int, 0, len(types))
+	shared := make([]func() ([]metav1.PartialObjectMetadata, bool), len(types))
+	var last []int
+	for i, r := range types {
+		if opts.Shared != nil && opts.LabelSelector == "" {
+			shared[i] = opts.Shared(r)
+		}
+		if shared[i] != nil {
+			last = append(last, i)
+			continue
+		}
+		order = append(order, i)
+	}
+	return append(order, last...), shared
+}
+
+// fromShared returns r's objects in the sweep's scope from what the caller already holds, read
+// through opts.Keep like a page; false when it holds none.
+func fromShared(r kinds.Resource, shared func() ([]metav1.PartialObjectMetadata, bool), opts ScanOptions) ([]metav1.PartialObjectMetadata, bool) {
+	if shared == nil {
+		return nil, false
+	}
+	all, ok := shared()
+	if !ok {
+		return nil, false
+	}
+	var out []metav1.PartialObjectMetadata
+	for i := range all {
+		m := all[i]
+		if r.Namespaced && opts.Namespace != "" && m.Namespace != opts.Namespace {
+			continue
+		}
+		if opts.Keep != nil && !opts.Keep(r, &m) {
+			continue
+		}
+		m.ManagedFields = nil
+		out = append(out, m)
+	}
+	return out, true
 }
 
 // ListMetadata lists every object of r in namespace ("" for all namespaces, or r is

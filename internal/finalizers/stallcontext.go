@@ -72,8 +72,12 @@ func (x *Explainer) goneOwner(ctx context.Context, o subject) (*ObjectRef, strin
 }
 
 // namespaceDeleted returns when the namespace's deletion was requested, nil when it is not
-// being deleted; a failed read is returned as a gap.
+// being deleted; a failed read is returned as a gap. In a cluster-wide sweep the namespace is
+// taken from the sweep's own LIST of namespaces, not read again.
 func (x *Explainer) namespaceDeleted(ctx context.Context, name string) (*time.Time, report.Gap) {
+	if t, ok := x.sweptNamespaceDeleted(ctx, name); ok {
+		return t, report.Gap{}
+	}
 	ns, err := cached(x, "namespace/"+name, func() (*corev1.Namespace, error) {
 		return x.c.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	})

@@ -88,6 +88,9 @@ type GroupFailure struct {
 type Catalog struct {
 	// resources holds every served version; preferred versions come first within a group.
 	resources []Resource
+	// preferred is Preferred's answer, made once: explanations ask for it per stuck object and
+	// per rule, and building it each time cost a sweep of 90 stuck objects 25 MB a run.
+	preferred []Resource
 	// Failed lists the group versions discovery could not read, sorted.
 	Failed []GroupFailure
 	// apiServices are the APIServices DiscoverCluster's availability check read.
@@ -100,6 +103,7 @@ type Catalog struct {
 func NewCatalog(resources []Resource, failed []GroupFailure) *Catalog {
 	c := &Catalog{resources: append([]Resource(nil), resources...), Failed: failed}
 	sort.SliceStable(c.resources, func(i, j int) bool { return c.resources[i].Group < c.resources[j].Group })
+	c.preferred = preferredOf(c.resources)
 	return c
 }
 
@@ -146,15 +150,22 @@ func Discover(d discovery.DiscoveryInterface) (*Catalog, error) {
 		}
 		return (a.Version == preferred[a.Group]) && (b.Version != preferred[b.Group])
 	})
-	return &Catalog{resources: out, Failed: failed}, nil
+	return &Catalog{resources: out, preferred: preferredOf(out), Failed: failed}, nil
 }
 
 // Preferred returns one entry per group and resource: the server's preferred version of each.
 // Sweeps that list every type (why-terminating -A, a namespace's remaining content) use it.
+// The slice is shared by every caller and capped at its length, so that appending to it copies;
+// callers must not change its elements.
 func (c *Catalog) Preferred() []Resource {
+	return c.preferred[:len(c.preferred):len(c.preferred)]
+}
+
+// preferredOf keeps the first entry of each group and resource in resources.
+func preferredOf(resources []Resource) []Resource {
 	seen := map[schema.GroupResource]bool{}
 	var out []Resource
-	for _, r := range c.resources {
+	for _, r := range resources {
 		gr := schema.GroupResource{Group: r.Group, Resource: r.Resource}
 		if seen[gr] {
 			continue
