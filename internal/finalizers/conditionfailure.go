@@ -19,9 +19,7 @@ func conditionFailure(cs []Condition) string {
 			continue
 		}
 		msg := c.Message
-		if len(msg) > maxFailureMessage {
-			msg = msg[:maxFailureMessage] + "…"
-		}
+		msg = clip(msg, maxFailureMessage)
 		if c.Reason != "" {
 			return fmt.Sprintf("condition %s True (%s): %q", c.Type, c.Reason, msg)
 		}
@@ -38,9 +36,7 @@ func recordedFailure(w ownWord) string {
 	if field != "" {
 		said := fmt.Sprintf("%s %s", field, value)
 		if message != "" {
-			if len(message) > maxFailureMessage {
-				message = message[:maxFailureMessage] + "…"
-			}
+			message = clip(message, maxFailureMessage)
 			said += fmt.Sprintf(", %s %q", msgField, message)
 		}
 		return said

@@ -86,9 +86,7 @@ func (x *Explainer) optOutStep(o subject, f Finalizer, s optOut, left []string) 
 	}
 	said := ""
 	if d := strings.Join(strings.Fields(s.description), " "); d != "" {
-		if len(d) > maxDescription {
-			d = d[:maxDescription] + "…"
-		}
+		d = clip(d, maxDescription)
 		said = fmt.Sprintf(" (its schema: %q)", d)
 	}
 	cost := "left behind, now unmanaged: whatever " + f.Name + "'s work would have removed outside the cluster"

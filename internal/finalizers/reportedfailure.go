@@ -37,9 +37,7 @@ func (x *Explainer) applyReportedFailure(ctx context.Context, e *Explanation, w 
 			continue
 		}
 		msg := last.Message
-		if len(msg) > maxFailureMessage {
-			msg = msg[:maxFailureMessage] + "…"
-		}
+		msg = clip(msg, maxFailureMessage)
 		times := ""
 		if last.Count > 1 {
 			times = fmt.Sprintf(", %d times", last.Count)

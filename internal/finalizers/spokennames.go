@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -190,10 +191,14 @@ func (x *Explainer) spokenObjects(ctx context.Context, o subject, w ownWord) ([]
 	return out, gaps
 }
 
-// clip shortens s to at most n bytes, marking the cut.
+// clip shortens s to at most n bytes, marking the cut. The cut falls at a whole character:
+// cluster text is quoted with %q, which would print half a character as an escape.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -201,6 +202,27 @@ func TestSpeaksOfWaitingInProse(t *testing.T) {
 	} {
 		if got := speaksOfWaiting(tc.msg); got != tc.want {
 			t.Errorf("speaksOfWaiting(%q) = %v, want %v", tc.msg, got, tc.want)
+		}
+	}
+}
+
+func TestClipCutsAtAWholeCharacter(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc…"},
+		{"ab\u00e9cd", 3, "ab…"},             // é is two bytes; byte 3 is its second
+		{"\u65e5\u672c\u8a9e", 4, "\u65e5…"}, // three bytes each
+		{"\u65e5\u672c", 2, "…"},
+	} {
+		if got := clip(c.in, c.n); got != c.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+		if got := clip(c.in, c.n); !utf8.ValidString(got) {
+			t.Errorf("clip(%q, %d) = %q: not valid UTF-8", c.in, c.n, got)
 		}
 	}
 }
