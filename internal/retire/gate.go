@@ -258,7 +258,7 @@ func judgeAll(ctx context.Context, rs []Removal, units []Unit, retargetUnits []h
 	}
 	Judge(rs, units, k)
 	incomplete = append(append(append(incomplete, HelmUnseen(rs)...), HelmCascades(rs)...), helmjudge.Retargets(retargetUnits)...)
-	incomplete = append(incomplete, MoveCascades(rs)...)
+	incomplete = append(append(incomplete, MoveCascades(rs)...), UnknownState(rs)...)
 	planner := Planner{Target: target}
 	byID := map[string]Kustomization{}
 	for _, u := range units {
