@@ -1,8 +1,15 @@
 package saferetire_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubeforensics/suite/internal/testsupport/gittest"
 )
@@ -82,5 +89,67 @@ func TestCustomResourceState(t *testing.T) {
 				contains(t, out, tc.want...)
 			}
 		})
+	}
+}
+
+// liveCRD creates a namespaced CRD <plural>.<group> serving kind at v1, whose spec schema has
+// the properties given (YAML, indented for the spec's properties), and waits for it to serve.
+func liveCRD(t *testing.T, group, kind, plural, props string) {
+	t.Helper()
+	doc := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: " + plural + "." + group + "\n" +
+		"spec:\n  group: " + group + "\n  scope: Namespaced\n  names: {kind: " + kind + ", plural: " + plural + "}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n" +
+		"    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n" + props
+	var crd map[string]any
+	if err := yaml.Unmarshal([]byte(doc), &crd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kc.Dynamic.Resource(crdGVR).Create(context.Background(), &unstructured.Unstructured{Object: crd}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// liveCR creates ns/name of kind (plural) in group at v1 with spec, retrying until its CRD serves.
+func liveCR(t *testing.T, ns, group, kind, plural, name string, spec map[string]any) {
+	t.Helper()
+	gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: plural}
+	o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": kind, "metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec}}
+	var err error
+	for try := 0; try < 100; try++ {
+		if _, err = kc.Dynamic.Resource(gvr).Namespace(ns).Create(context.Background(), o, metav1.CreateOptions{}); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal(err)
+}
+
+// Live, the cluster answers what the repository does not: the CRDs come from the operators'
+// charts, not the repository (offline, such removals are UNKNOWN: TestCustomResourceState). Live, the Bucket as the API
+// server holds it carries its CRD's default `reclaimPolicy: Delete` (UNSAFE, named), and the
+// Gadget's CRD, read from the cluster, shows no deletion policy and no storage (judged: pruned,
+// stateless).
+func TestCustomResourceStateLive(t *testing.T) {
+	needEnv(t)
+	ns := namespace(t, "crstate")
+	group := ns + ".example.com"
+	liveCRD(t, group, "Bucket", "buckets", "              reclaimPolicy: {type: string, default: Delete}\n              cluster: {type: string}\n")
+	liveCRD(t, group, "Gadget", "gadgets", "              color: {type: string}\n")
+	liveCR(t, ns, group, "Bucket", "buckets", "photos", map[string]any{"cluster": "garage"})
+	liveCR(t, ns, group, "Gadget", "gadgets", "tool", map[string]any{"color": "blue"})
+	liveKS(t, ns, "apps", "./k8s/"+ns, ns+"_photos_"+group+"_Bucket", ns+"_tool_"+group+"_Gadget", ns+"_settings__ConfigMap")
+	r := gittest.New(t, map[string]string{
+		"k8s/" + ns + "/settings.yaml": configMap(ns, "settings"),
+		"k8s/" + ns + "/bucket.yaml":   "apiVersion: " + group + "/v1\nkind: Bucket\nmetadata:\n  name: photos\n  namespace: " + ns + "\nspec:\n  cluster: garage\n",
+		"k8s/" + ns + "/gadget.yaml":   "apiVersion: " + group + "/v1\nkind: Gadget\nmetadata:\n  name: tool\n  namespace: " + ns + "\nspec:\n  color: blue\n",
+	})
+	base := r.Git("rev-parse", "HEAD")
+	r.Write(map[string]string{"k8s/" + ns + "/bucket.yaml": "", "k8s/" + ns + "/gadget.yaml": ""})
+	out, errOut, code := run(t, "--dry-run", "--repo", r.Dir, "--base", base, "-n", ns)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	contains(t, out, "UNSAFE Bucket "+ns+"/photos", "spec.reclaimPolicy: Delete", "pruned Gadget "+ns+"/tool", "verdict: UNSAFE (exit 1)")
+	if strings.Contains(out, "nothing the gate reads shows") {
+		t.Errorf("live, a kind whose CRD the cluster serves is taken as unknown\n%s", out)
 	}
 }
