@@ -184,8 +184,8 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		}
 	}
 	var goneNotes []report.Note
-	if live == nil && b.base != nil && b.cand != nil {
-		goneNotes = substitutionGone(ctx, b.base, b.cand)
+	if b.base != nil && b.cand != nil {
+		goneNotes = substitutionGone(ctx, b.base, b.cand, live)
 	}
 	p, err := pairTiers(b.base, b.cand)
 	if err != nil {
