@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeforensics/suite/internal/gitops"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
 
 // resourceSetGroupKind is the Flux Operator's ResourceSet, which deletes what it applied when
@@ -75,7 +76,7 @@ func cascadeOf(r *Removal, byID map[string]Unit, k Kinds) *cascade {
 				}
 			case ref.GroupKind() == helmReleaseKind:
 				c.releases = append(c.releases, ref.String())
-			case k.Has(ref) || storageRequest(o) != nil:
+			case k.Has(ref) || helmjudge.StateOnDelete(o).Deletes != "":
 				c.persistent = append(c.persistent, ref.String())
 			}
 		}

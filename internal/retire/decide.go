@@ -232,6 +232,9 @@ func judgeSafety(r *Removal, u Unit) {
 	switch r.Outcome {
 	case Pruned:
 		if r.Persistent == nil {
+			if r.stateKept != "" && r.OptOut == "" {
+				r.addReason(ReasonPruneStateless, fmt.Sprintf("%s prunes %s, whose operator keeps what it made (%s): deleting it loses no state", Applier(r.Kustomization), r.Object, r.stateKept))
+			}
 			break
 		}
 		r.Unsafe = true

@@ -12,6 +12,7 @@ import (
 	"github.com/kubeforensics/suite/internal/finalizers"
 	"github.com/kubeforensics/suite/internal/kinds"
 	"github.com/kubeforensics/suite/internal/report"
+	"github.com/kubeforensics/suite/internal/retire/helmjudge"
 )
 
 // Facts reads a removed object as it is now: whether it exists, its opt-out annotations (only
@@ -43,6 +44,9 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 	l.Terminating = obj.GetDeletionTimestamp() != nil
 	l.Finalizers = obj.GetFinalizers()
 	l.Annotations, l.Labels = optOutKeys(obj.GetAnnotations()), optOutKeys(obj.GetLabels())
+	if helmjudge.CustomGroup(r.Object.Group) {
+		l.object, l.crd = obj, lc.crdOf(ctx, res, l)
+	}
 	switch r.Object.GroupKind() {
 	case "PersistentVolumeClaim":
 		var gaps []report.Gap
@@ -61,6 +65,22 @@ func (lc *LiveCluster) Facts(ctx context.Context, r *Removal) *Live {
 		}
 	}
 	return l
+}
+
+// crdOf reads the CustomResourceDefinition that serves res, for what customState reads of it
+// (deletion-policy defaults); nil when it cannot be read, which is a gap only when the read
+// failed (an aggregated API has none).
+func (lc *LiveCluster) crdOf(ctx context.Context, res kinds.Resource, l *Live) *unstructured.Unstructured {
+	crds := lc.c.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	crd, err := crds.Get(ctx, res.Resource+"."+res.Group, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		l.Incomplete = append(l.Incomplete, readGap(report.OpGet, report.ObjectID{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition", Resource: "customresourcedefinitions", Name: res.Resource + "." + res.Group}, "reading the CRD of "+res.QualifiedName(), err))
+		return nil
+	}
+	return crd
 }
 
 // optOutKeys keeps the opt-out keys of a live object's annotations or labels, nothing else.

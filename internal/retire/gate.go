@@ -184,16 +184,17 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		}
 	}
 	var goneNotes []report.Note
-	if live == nil && b.base != nil && b.cand != nil {
-		goneNotes = substitutionGone(ctx, b.base, b.cand)
+	var broken map[string]report.Note
+	if b.base != nil && b.cand != nil {
+		goneNotes, broken = substitutionGone(ctx, b.base, b.cand, live)
 	}
-	p, err := pairTiers(b.base, b.cand)
+	p, err := pairTiers(b.base, b.cand, broken)
 	if err != nil {
 		return nil, err
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
 	rep.Incomplete = append(rep.Incomplete, fluxInstanceGaps(b.base, b.cand)...)
-	rep.Notes = append(goneNotes, p.notes...)
+	rep.Notes, rep.Warnings = append(goneNotes, p.notes...), append(rep.Warnings, p.warnings...)
 	units, kept := MarkRemoved(p.units)
 	rep.Incomplete = append(rep.Incomplete, kept...)
 	for i := range units {
@@ -258,7 +259,7 @@ func judgeAll(ctx context.Context, rs []Removal, units []Unit, retargetUnits []h
 	}
 	Judge(rs, units, k)
 	incomplete = append(append(append(incomplete, HelmUnseen(rs)...), HelmCascades(rs)...), helmjudge.Retargets(retargetUnits)...)
-	incomplete = append(incomplete, MoveCascades(rs)...)
+	incomplete = append(append(incomplete, MoveCascades(rs)...), UnknownState(rs)...)
 	planner := Planner{Target: target}
 	byID := map[string]Kustomization{}
 	for _, u := range units {

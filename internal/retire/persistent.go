@@ -59,10 +59,14 @@ func (k Kinds) Has(ref Ref) bool { return k[ref.GroupKind()] || k[ref.Kind] }
 
 // Persistence says what deleting the removed object loses, or nil when it holds no state. The
 // counts come from the base builds (all) and, in live mode, from the cluster (r.Live.Count).
+// For a custom resource of no listed kind it records on r what keeps its operator's state, or
+// why nothing shows what the operator does with it (customState).
 func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persistence {
 	ref := r.Object
 	if !k.Has(ref) {
-		return storageRequest(r.base)
+		var p *Persistence
+		p, r.stateKept, r.stateUnknown = customState(r, all)
+		return p
 	}
 	liveCount := -1
 	if r.Live != nil && r.Live.Exists {
@@ -106,16 +110,6 @@ func (k Kinds) Persistence(r *Removal, all []*unstructured.Unstructured) *Persis
 		return counted(fmt.Sprintf("the Flux Operator uninstalls Flux with its CRDs, and with them every Flux object in the cluster, leaving what they applied unmanaged: %d declared at base", n), n, liveCount, "live in the cluster")
 	}
 	return &Persistence{Detail: ref.GroupKind() + " is listed as persistent (--persistent-kind)"}
-}
-
-// storageRequest is what deleting a custom resource that asks its operator for storage loses
-// (helmjudge.StorageRequest), nil for any other object.
-func storageRequest(base *unstructured.Unstructured) *Persistence {
-	where := helmjudge.StorageRequest(base)
-	if where == "" {
-		return nil
-	}
-	return &Persistence{Detail: fmt.Sprintf("its operator makes storage from it, %s; deleting it lets the operator delete what it made, and whether the claims go too is the operator's choice, not in the repository", where)}
 }
 
 func counted(detail string, declared, live int, liveWhat string) *Persistence {

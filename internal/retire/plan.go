@@ -32,7 +32,8 @@ func (p Planner) Kubectl(namespace string, args ...string) string {
 // Suspend is the command that sets spec.suspend on the Flux object o, as the plan prints it.
 func (p Planner) Suspend(o Ref) string { return p.suspend(o) }
 
-// Plan fills r.Plan. An unsafe removal gets all four stages, protect first; a retained one has
+// Plan fills r.Plan. An unsafe move is protected, moved and unprotected (movePlan). Any other
+// unsafe removal gets all four stages, protect first; a retained one has
 // stages 1 and 3 done by this change and keeps the drain and the deletion by hand. Other
 // removals need no plan. An object whose name or namespace the API server would refuse gets
 // no command at all: only a stage that says so, and the reason among r.Reasons.
@@ -51,6 +52,8 @@ func (p Planner) Plan(r *Removal) {
 		}
 	case r.Outcome == Upgraded:
 		r.Plan = on.upgradePlan(r)
+	case r.Unsafe && r.Outcome == Moved:
+		r.Plan = p.movePlan(r)
 	case r.Unsafe:
 		r.Plan = []Stage{p.protect(r), on.drain(r), p.remove(r), on.delete(r)}
 	case r.Outcome == Retained && r.Persistent != nil:

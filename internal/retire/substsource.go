@@ -15,24 +15,38 @@ import (
 // cluster (goneSources) and builds the candidate's tiers that read them again without them, as
 // kustomize-controller meets them after the prune: a reference that is not optional fails the
 // tier (the controller applies and prunes nothing of it, and the build error names the source
-// and why it is gone), an optional one defines nothing, and a note says the candidate is
-// judged with its variables unset. Offline only: live, an object's opt-outs on the cluster are
-// not read here.
-func substitutionGone(ctx context.Context, base, cand *gitops.Tree) []report.Note {
-	gone := goneSources(base, cand)
-	var notes []report.Note
+// and why it is gone; a note says what that does), an optional one defines nothing, and a note
+// says the candidate is judged with its variables unset. Live (live non-nil), a source counts
+// as gone only when the cluster holds it now and the live object carries no opt-out: the live
+// gate otherwise substitutes from the live ConfigMap at both revisions, as if it stayed. Then
+// the cluster has answered, and a tier that reads it, not optional, is certain to fail: it is
+// returned in broken, by id, with what that does (a warning), to be judged as pruning nothing
+// rather than as a tier that did not build.
+func substitutionGone(ctx context.Context, base, cand *gitops.Tree, live Cluster) (notes []report.Note, broken map[string]report.Note) {
+	gone := goneSources(ctx, base, cand, live)
+	broken = map[string]report.Note{}
 	for _, id := range cand.BuildWithout(ctx, gone) {
 		t := cand.Tiers[id]
 		for _, s := range t.Kustomization.SubstituteFrom() {
 			why, ok := gone[s.ID]
-			if !ok || !s.Optional {
-				continue // not optional: the tier's build error says it
+			if !ok {
+				continue
+			}
+			if !s.Optional {
+				n := report.Note{Code: report.NoteSubstitutionSourceGone, Subject: tierGapID(t),
+					Message: fmt.Sprintf("Kustomization %s: postBuild.substituteFrom reads %s, not optional, which the change deletes (%s): kustomize-controller fails its build, so it stops applying: it prunes nothing, and every later change to it waits until the source is back", id, sourceName(s.ID), why)}
+				if live != nil {
+					broken[id] = n
+					continue
+				}
+				notes = append(notes, n)
+				continue
 			}
 			notes = append(notes, report.Note{Code: report.NoteSubstitutionSourceGone, Subject: tierGapID(t),
 				Message: fmt.Sprintf("Kustomization %s: postBuild.substituteFrom reads %s, optional, which the change deletes (%s): kustomize-controller substitutes without it, so the variables it defined are unset, and the candidate is judged so", id, sourceName(s.ID), why)})
 		}
 	}
-	return notes
+	return notes, broken
 }
 
 // goneSources are the ConfigMaps and Secrets, by "Kind/namespace/name", that a candidate
@@ -41,8 +55,10 @@ func substitutionGone(ctx context.Context, base, cand *gitops.Tree) []report.Not
 // out, the tier not suspended, on this cluster), and the candidate's builds declare it
 // nowhere while that tier still builds there. Anything less certain (applied by a bootstrap's
 // Kustomization that is not in the repository, by a tier the candidate does not build or
-// deletes, or to another cluster) is not taken as gone: the source may still be there.
-func goneSources(base, cand *gitops.Tree) map[string]string {
+// deletes, or to another cluster) is not taken as gone: the source may still be there. Live,
+// the source is read from the cluster (its existence and opt-outs, never a Secret's data): one
+// that is not there is not deleted by the change, and one whose live object opts out stays.
+func goneSources(ctx context.Context, base, cand *gitops.Tree, live Cluster) map[string]string {
 	read := map[string]bool{}
 	for _, t := range cand.Tiers {
 		for _, s := range t.Kustomization.SubstituteFrom() {
@@ -69,10 +85,18 @@ func goneSources(base, cand *gitops.Tree) map[string]string {
 			if !read[src] || declared[src] || gone[src] != "" {
 				continue
 			}
-			if optOut(Unit{Kustomization: ks}, &Removal{base: o}) != "" {
+			r := &Removal{Object: RefOf(o), base: o}
+			onCluster := ""
+			if live != nil {
+				if r.Live = live.Facts(ctx, r); !r.Live.Exists {
+					continue // not on the cluster (or not readable): the change deletes nothing
+				}
+				onCluster = "; the cluster holds it now, and the live object does not opt out"
+			}
+			if optOut(Unit{Kustomization: ks}, r) != "" {
 				continue // kept on the cluster as it was
 			}
-			gone[src] = fmt.Sprintf("the candidate no longer declares it, and %s, which applied it, prunes it", Applier(ct.ID()))
+			gone[src] = fmt.Sprintf("the candidate no longer declares it, and %s, which applied it, prunes it%s", Applier(ct.ID()), onCluster)
 		}
 	}
 	return gone

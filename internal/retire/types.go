@@ -122,6 +122,10 @@ type Live struct {
 	Templates  string             `json:"templates,omitempty"`
 	Claims     []helmjudge.Object `json:"claims,omitempty"`
 	Incomplete []report.Gap       `json:"incomplete,omitempty"`
+
+	// object is a live custom resource as the API server holds it (its CRD's defaults
+	// applied), and crd its CustomResourceDefinition: what customState reads; never printed.
+	object, crd *unstructured.Unstructured
 }
 
 // Wedge says that a prune which cannot finish would hold a Kustomization's health check and
@@ -187,6 +191,10 @@ type Removal struct {
 	// cascadeUnseen says what deleting a moved Flux Kustomization or ResourceSet deletes that
 	// is not judged here (cascadeOf), "" when nothing.
 	cascadeUnseen string
+	// stateKept names the deletion policy that keeps what a custom resource's operator made,
+	// and stateUnknown why nothing shows what the operator does with it (customState); ""
+	// when neither.
+	stateKept, stateUnknown string
 }
 
 // Base returns the object as built at base, or nil when only the live inventory lists it.

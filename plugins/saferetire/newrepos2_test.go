@@ -59,26 +59,57 @@ spec:
     limits:
       memory: 1024Mi
 `,
+		"kubernetes/apps/default/bookstack/crd.yaml": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: dragonflies.dragonflydb.io
+spec:
+  group: dragonflydb.io
+  names:
+    kind: Dragonfly
+    plural: dragonflies
+  scope: Namespaced
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                replicas:
+                  type: integer
+`,
 	}
 }
 
-// Dropping the MariaDB alone is UNSAFE; dropping the cache alone stays SAFE, so the rule is not
-// "every custom resource".
+// Dropping the MariaDB alone is UNSAFE; dropping the cache alone is SAFE when its CRD is in the
+// repository and shows no deletion policy, so the rule is not "every custom resource", and
+// UNKNOWN when nothing the gate reads shows what its operator does (TestCustomResourceState).
 func TestOperatorStorageDropped(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		kept []string
-		code int
-		want []string
+		name       string
+		base, kept []string
+		code       int
+		want       []string
 	}{
-		{"the database", []string{"configmap.yaml", "dragonfly.yaml"}, 1, []string{
+		{"the database", nil, []string{"configmap.yaml", "dragonfly.yaml"}, 1, []string{
 			"UNSAFE MariaDB default/bookstack-mariadb (kubernetes/apps/default/bookstack/mariadb.yaml)",
 			"its operator makes storage from it, spec.storage.size: 5Gi;", "verdict: UNSAFE (exit 1)"}},
-		{"the cache", []string{"configmap.yaml", "mariadb.yaml"}, 0, []string{
+		{"the cache", nil, []string{"configmap.yaml", "mariadb.yaml"}, 2, []string{
+			"pruned Dragonfly default/bookstack-dragonfly", "no CRD of Dragonfly.dragonflydb.io is in the repository's builds", "verdict: UNKNOWN (exit 2)"}},
+		{"the cache, its CRD in the repository", []string{"configmap.yaml", "crd.yaml", "mariadb.yaml", "dragonfly.yaml"}, []string{"configmap.yaml", "crd.yaml", "mariadb.yaml"}, 0, []string{
 			"pruned Dragonfly default/bookstack-dragonfly", "verdict: SAFE (exit 0)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := gittest.New(t, operatorStorageRepo("configmap.yaml", "mariadb.yaml", "dragonfly.yaml"))
+			files := []string{"configmap.yaml", "mariadb.yaml", "dragonfly.yaml"}
+			if tc.base != nil {
+				files = tc.base
+			}
+			r := gittest.New(t, operatorStorageRepo(files...))
 			base := r.Git("rev-parse", "HEAD")
 			r.Write(operatorStorageRepo(tc.kept...))
 			out, errOut, code := offlineGate(t, r.Dir, "kubernetes/flux/cluster", base)

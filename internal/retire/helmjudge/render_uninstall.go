@@ -42,8 +42,8 @@ func renderedUninstall(r Removed, k Kinds, rd *helmrender.Render) *Uninstall {
 			h.Cascades = append(h.Cascades, c)
 		}
 		persistent := k.Has(ref) && (ref.GroupKind() != "StatefulSet.apps" || len(claims) > 0)
-		if where := StorageRequest(o); where != "" && !k.Has(ref) {
-			persistent, ho.Detail = true, "asks its operator for storage: "+where
+		if where := StateOnDelete(o).Deletes; where != "" && !k.Has(ref) {
+			persistent, ho.Detail = true, where
 		}
 		switch {
 		case !persistent:

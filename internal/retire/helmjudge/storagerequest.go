@@ -26,7 +26,7 @@ import (
 // (tyriis/home-ops 4f994fbaa: a TriggerTemplate's PipelineRun workspace claim template). Under the spec, Helm values and pod volumes (notRequests) are not the resource's own
 // request and are not read either, nor is a claim named by `claimName`.
 func StorageRequest(o *unstructured.Unstructured) string {
-	if o == nil || !customGroup(o.GroupVersionKind().Group) || strings.HasSuffix(o.GetKind(), "Template") {
+	if o == nil || !CustomGroup(o.GroupVersionKind().Group) || strings.HasSuffix(o.GetKind(), "Template") {
 		return ""
 	}
 	spec, ok := o.Object["spec"].(map[string]any)
@@ -39,8 +39,8 @@ func StorageRequest(o *unstructured.Unstructured) string {
 // maxStorageDepth bounds the walk of a spec: the requests above are a few levels down.
 const maxStorageDepth = 8
 
-// customGroup is an API group whose kinds come from a CRD and may ask an operator for storage.
-func customGroup(g string) bool {
+// CustomGroup is an API group whose kinds come from a CRD and may ask an operator for storage.
+func CustomGroup(g string) bool {
 	switch {
 	case g == "" || !strings.Contains(g, "."):
 		return false // the core group and apps, batch, policy, autoscaling …

@@ -1,6 +1,7 @@
 package helmjudge
 
 import (
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -136,7 +137,7 @@ func TestRenderedUninstallStorageRequest(t *testing.T) {
 		"metadata": map[string]any{"name": "app", "namespace": "x"}}}
 	rd := renderOf("app", &unstructured.Unstructured{Object: db}, &unstructured.Unstructured{Object: cache}).render
 	h := renderedUninstall(Removed{Base: hr}, stateful(), rd)
-	if len(h.Deleted) != 1 || h.Deleted[0].Object.Kind != "MariaDB" || h.Deleted[0].Detail != "asks its operator for storage: spec.storage.size: 5Gi" {
+	if len(h.Deleted) != 1 || h.Deleted[0].Object.Kind != "MariaDB" || !strings.HasPrefix(h.Deleted[0].Detail, "its operator makes storage from it, spec.storage.size: 5Gi;") {
 		t.Errorf("Deleted = %+v, want the MariaDB with where it asks for storage", h.Deleted)
 	}
 	if h.Others["Dragonfly.dragonflydb.io"] != 1 {
