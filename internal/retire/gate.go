@@ -184,17 +184,16 @@ func Gate(ctx context.Context, req Request, live Cluster) (*Report, error) {
 		}
 	}
 	var goneNotes []report.Note
-	var broken map[string]report.Note
 	if b.base != nil && b.cand != nil {
-		goneNotes, broken = substitutionGone(ctx, b.base, b.cand, live)
+		goneNotes = substitutionGone(ctx, b.base, b.cand, live)
 	}
-	p, err := pairTiers(b.base, b.cand, broken)
+	p, err := pairTiers(b.base, b.cand)
 	if err != nil {
 		return nil, err
 	}
 	rep.NotCovered, rep.Unbuilt, rep.Incomplete = p.notCovered, p.unbuilt, append(rep.Incomplete, p.incomplete...)
 	rep.Incomplete = append(rep.Incomplete, fluxInstanceGaps(b.base, b.cand)...)
-	rep.Notes, rep.Warnings = append(goneNotes, p.notes...), append(rep.Warnings, p.warnings...)
+	rep.Notes = append(goneNotes, p.notes...)
 	units, kept := MarkRemoved(p.units)
 	rep.Incomplete = append(rep.Incomplete, kept...)
 	for i := range units {

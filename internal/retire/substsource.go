@@ -18,35 +18,28 @@ import (
 // and why it is gone; a note says what that does), an optional one defines nothing, and a note
 // says the candidate is judged with its variables unset. Live (live non-nil), a source counts
 // as gone only when the cluster holds it now and the live object carries no opt-out: the live
-// gate otherwise substitutes from the live ConfigMap at both revisions, as if it stayed. Then
-// the cluster has answered, and a tier that reads it, not optional, is certain to fail: it is
-// returned in broken, by id, with what that does (a warning), to be judged as pruning nothing
-// rather than as a tier that did not build.
-func substitutionGone(ctx context.Context, base, cand *gitops.Tree, live Cluster) (notes []report.Note, broken map[string]report.Note) {
+// gate otherwise substitutes from the live ConfigMap at both revisions, as if it stayed.
+func substitutionGone(ctx context.Context, base, cand *gitops.Tree, live Cluster) []report.Note {
 	gone := goneSources(ctx, base, cand, live)
-	broken = map[string]report.Note{}
+	var notes []report.Note
 	for _, id := range cand.BuildWithout(ctx, gone) {
 		t := cand.Tiers[id]
+
 		for _, s := range t.Kustomization.SubstituteFrom() {
 			why, ok := gone[s.ID]
 			if !ok {
 				continue
 			}
 			if !s.Optional {
-				n := report.Note{Code: report.NoteSubstitutionSourceGone, Subject: tierGapID(t),
-					Message: fmt.Sprintf("Kustomization %s: postBuild.substituteFrom reads %s, not optional, which the change deletes (%s): kustomize-controller fails its build, so it stops applying: it prunes nothing, and every later change to it waits until the source is back", id, sourceName(s.ID), why)}
-				if live != nil {
-					broken[id] = n
-					continue
-				}
-				notes = append(notes, n)
+				notes = append(notes, report.Note{Code: report.NoteSubstitutionSourceGone, Subject: tierGapID(t),
+					Message: fmt.Sprintf("Kustomization %s: postBuild.substituteFrom reads %s, not optional, which the change deletes (%s): kustomize-controller fails its build, so it stops applying: it prunes nothing, and every later change to it waits until the source is back", id, sourceName(s.ID), why)})
 				continue
 			}
 			notes = append(notes, report.Note{Code: report.NoteSubstitutionSourceGone, Subject: tierGapID(t),
 				Message: fmt.Sprintf("Kustomization %s: postBuild.substituteFrom reads %s, optional, which the change deletes (%s): kustomize-controller substitutes without it, so the variables it defined are unset, and the candidate is judged so", id, sourceName(s.ID), why)})
 		}
 	}
-	return notes, broken
+	return notes
 }
 
 // goneSources are the ConfigMaps and Secrets, by "Kind/namespace/name", that a candidate

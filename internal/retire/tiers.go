@@ -31,10 +31,6 @@ type pairing struct {
 	incomplete []report.Gap
 	// notes are what was not judged and did not need to be (Report.Notes).
 	notes []report.Note
-	// broken are the tiers certain to fail at the candidate (substitutionGone), by id, with
-	// what that does; warnings are those that were paired so (Report.Warnings).
-	broken   map[string]report.Note
-	warnings []report.Note
 }
 
 // pairTiers pairs each Kustomization's base and candidate builds. One known on one side only is
@@ -45,8 +41,8 @@ type pairing struct {
 // A tier whose path is in neither revision is UNKNOWN, named, and every other tier is still
 // judged; only when no tier's path is in the repository at all, and the Kustomizations were
 // not read from the repository's own entry build (live), is it bad input.
-func pairTiers(base, cand *gitops.Tree, broken map[string]report.Note) (pairing, error) {
-	p := pairing{broken: broken}
+func pairTiers(base, cand *gitops.Tree) (pairing, error) {
+	var p pairing
 	if base == nil || cand == nil {
 		return p, nil
 	}
@@ -151,13 +147,6 @@ func (p *pairing) pair(id string, bt, ct *gitops.Tier) (Unit, bool) {
 			// that is the expected shape (its parent deletes it) or a gap (it stays and cannot
 			// build) is MarkRemoved's to decide, once every parent's candidate is known.
 			u.PathGone = side.t.Err.Error()
-			continue
-		}
-		if n, ok := p.broken[id]; ok && side.t.Err != nil && side.name == "candidate" && bt != nil && bt.Err == nil && len(bt.Unresolved) == 0 {
-			// Certain to fail on the cluster too: kustomize-controller applies and prunes
-			// nothing of the candidate, so what stays is what the base applied.
-			*side.objs = bt.Objects
-			p.warnings = append(p.warnings, n)
 			continue
 		}
 		if side.t.Err != nil {
