@@ -111,6 +111,41 @@ func (r *Repo) chain() {
 	}
 	d.Inherited = r.inherited()
 	r.Chain = flux.BuildDeclared(d)
+	r.unknownNotAbsent()
+}
+
+// unseenTiers are the tiers that did not build or come from another source, sorted: what they
+// declare is not known.
+func (r *Repo) unseenTiers() []string {
+	var unseen []string
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; t.Err != nil || t.NotCovered != "" {
+			unseen = append(unseen, id)
+		}
+	}
+	return unseen
+}
+
+// unknownNotAbsent says, in the chain's findings, that a dependency or a source no tier that
+// built declares is unknown while some tier did not build (or comes from another source): it
+// may be declared there, so "does not exist" and "not found" are not known
+// (tvories/k8s-gitops: cluster-crds, not built offline for its remote CRDs, declares the
+// cluster-crds-external-snapshotter that rook-ceph-snapshot-controller depends on).
+func (r *Repo) unknownNotAbsent() {
+	unseen := r.unseenTiers()
+	if len(unseen) == 0 {
+		return
+	}
+	why := "unknown, not absent: no tier that built declares it, and " + joinSorted(unseen) +
+		" did not build here (or come from another source), so it may be declared there"
+	for i, f := range r.Chain.Findings {
+		switch f.Kind {
+		case flux.FindingMissingDependency:
+			r.Chain.Findings[i].Message = strings.Replace(f.Message, ", which does not exist; it will never become ready", ": "+why, 1)
+		case flux.FindingMissingSource:
+			r.Chain.Findings[i].Message = strings.Replace(f.Message, " was not found", " was not found: "+why, 1)
+		}
+	}
 }
 
 // decodeKustomization is the tier's Kustomization with the controller's types. One that does

@@ -1,9 +1,7 @@
 package lint
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -108,12 +106,7 @@ func (r *Repo) creators(kind, ns, name string) []string {
 // one built from another source: while any such tier exists, "does not exist" is not known, so
 // the finding is information (the unbuilt tiers make the result UNKNOWN), naming them.
 func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
-	var unseen []string
-	for _, id := range r.IDs() {
-		if t := r.Tiers[id]; t.Err != nil || t.NotCovered != "" {
-			unseen = append(unseen, id)
-		}
-	}
+	unseen := r.unseenTiers()
 	var out []Finding
 	for _, f := range r.Chain.Findings {
 		if f.Kind != flux.FindingCycle && f.Kind != flux.FindingMissingDependency {
@@ -127,8 +120,7 @@ func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
 		finding := rule.finding(f.Kustomization, "Kustomization "+f.Kustomization, file, line, "%s %s", f.Kustomization, f.Message)
 		if f.Kind == flux.FindingMissingDependency && len(unseen) > 0 {
 			finding.Severity = Info
-			finding.Message = fmt.Sprintf("%s %s: unknown, not absent: no tier that built declares it, and %s did not build here (or come from another source), so it may be declared there", f.Kustomization,
-				strings.TrimSuffix(strings.Replace(f.Message, ", which does not exist; it will never become ready", "", 1), "."), joinSorted(unseen))
+			finding.Message = f.Kustomization + " " + f.Message // said as unknown by unknownNotAbsent
 		}
 		out = append(out, finding)
 	}
