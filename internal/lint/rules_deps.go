@@ -103,12 +103,11 @@ func (r *Repo) creators(kind, ns, name string) []string {
 
 // checkDependencies turns the chain's cycle and missing-dependency findings into lint findings.
 // A dependency no tier that built declares may be declared inside a tier that did not build, or
-// one built from another source: while any such tier exists, "does not exist" is not known, so
-// the finding is information (the unbuilt tiers make the result UNKNOWN), naming them.
+// one built from another source, or be the root made outside the repository: then "does not
+// exist" is not known, so the finding is information, saying why (Repo.unknownNotAbsent).
 func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
-	unseen := r.unseenTiers()
 	var out []Finding
-	for _, f := range r.Chain.Findings {
+	for i, f := range r.Chain.Findings {
 		if f.Kind != flux.FindingCycle && f.Kind != flux.FindingMissingDependency {
 			continue
 		}
@@ -118,7 +117,7 @@ func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
 			line = r.Locate(file, "Kustomization", t.Kustomization.Name, "dependsOn")
 		}
 		finding := rule.finding(f.Kustomization, "Kustomization "+f.Kustomization, file, line, "%s %s", f.Kustomization, f.Message)
-		if f.Kind == flux.FindingMissingDependency && len(unseen) > 0 {
+		if f.Kind == flux.FindingMissingDependency && r.unknownDeps[i] {
 			finding.Severity = Info
 			finding.Message = f.Kustomization + " " + f.Message // said as unknown by unknownNotAbsent
 		}
