@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -26,7 +27,7 @@ func (l *loader) notCovered(t *Tier) string {
 		return ""
 	}
 	why := l.ext.NotCovered(t.Kustomization, l.primary)
-	if why != "" && t.Kustomization.SourceKind == gitRepositoryKind {
+	if why != "" && t.Kustomization.SourceKind == gitRepositoryKind && strings.HasPrefix(l.primary, gitRepositoryKind+"/") {
 		if more := l.idents.why(t.Kustomization.Source(), l.primary); more != "" {
 			why += ": " + more
 		}
