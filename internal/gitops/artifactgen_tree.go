@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -12,12 +13,51 @@ import (
 )
 
 // notCovered says why tier t is not built from the repository, "" when it is. A
-// ResourceSet's tier is rendered, never built, so it is always covered.
+// ResourceSet's tier is rendered, never built, so it is always covered; so is a tier whose
+// source is another GitRepository of this repository's url and ref (sameRepository), unless
+// that source's spec.ignore leaves the tier's path out.
 func (l *loader) notCovered(t *Tier) string {
 	if t.Owner != "" {
 		return ""
 	}
-	return l.ext.NotCovered(t.Kustomization, l.primary)
+	if g, ok := l.same[t.Kustomization.Source()]; ok {
+		if g.ignoresPath(t.Kustomization.Path) {
+			return fmt.Sprintf("its source %s is this repository (as %s is), but its spec.ignore leaves out %s", t.Kustomization.Source(), l.primary, t.Kustomization.Path)
+		}
+		return ""
+	}
+	why := l.ext.NotCovered(t.Kustomization, l.primary)
+	if why != "" && t.Kustomization.SourceKind == gitRepositoryKind && strings.HasPrefix(l.primary, gitRepositoryKind+"/") {
+		if more := l.idents.why(t.Kustomization.Source(), l.primary); more != "" {
+			why += ": " + more
+		}
+	}
+	return why
+}
+
+// coveredLate returns the tiers left not covered whose source the objects of every build
+// (the entry's and each tier's) show to be this repository: a GitRepository declared at the
+// level of its readers or after them. They are taken out of r, for walk to build them anew;
+// the others' reasons are said again with what the whole walk declares.
+func (l *loader) coveredLate(r *Tree) []*Tier {
+	objs := append([]*unstructured.Unstructured(nil), r.EntryBuild.Objects...)
+	for _, id := range r.IDs() {
+		objs = append(objs, r.Tiers[id].Objects...)
+	}
+	l.idents = sourceIdentities(objs)
+	l.same = l.idents.same(l.primary)
+	var late []*Tier
+	for _, id := range r.IDs() {
+		t := r.Tiers[id]
+		if t.NotCovered == "" {
+			continue
+		}
+		if t.NotCovered = l.notCovered(t); t.NotCovered == "" {
+			delete(r.Tiers, id)
+			late = append(late, t)
+		}
+	}
+	return late
 }
 
 // build builds one covered tier with opts; a ResourceSet's tier was rendered already.

@@ -3,7 +3,12 @@ package gitops
 import (
 	"bytes"
 	"context"
+	"maps"
+	"path"
+	"path/filepath"
+	"slices"
 
+	"github.com/kubeforensics/suite/internal/gitrev"
 	"github.com/kubeforensics/suite/internal/kbuild"
 )
 
@@ -86,4 +91,35 @@ func (s *staticReader) mayName(ks kbuild.Kustomization, names []string) bool {
 		}
 	}
 	return false
+}
+
+// ChangedChartDirs are the chart directories (holding a Chart.yaml at base or candidate,
+// relative to the source root) in which the candidate changes a file, sorted: a HelmRelease
+// whose chart is such a directory of the repository (spec.chart.spec.chart a path, or a
+// HelmChart's) renders another chart, and helm-controller upgrades it, although no object
+// it reads by name changed. FillSkippedNaming takes them as names: a tier whose files may
+// declare a HelmRelease and spell the directory out is built and its releases compared.
+func ChangedChartDirs(base, cand *Tree, changes *gitrev.Changes) []string {
+	if base == nil || cand == nil || changes == nil {
+		return nil
+	}
+	dirs := map[string]bool{}
+	for _, p := range changes.Paths {
+		for d := path.Dir(filepath.ToSlash(p)); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+			if dirs[d] {
+				break
+			}
+			if hasChart(base, d) || hasChart(cand, d) {
+				dirs[d] = true
+				break
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(dirs))
+}
+
+// hasChart says whether dir (relative to t's root) holds a Chart.yaml.
+func hasChart(t *Tree, dir string) bool {
+	fi, err := t.FS.Stat(filepath.Join(t.Root, filepath.FromSlash(dir), "Chart.yaml"))
+	return err == nil && !fi.IsDir()
 }

@@ -41,6 +41,10 @@ type loader struct {
 	parallel int
 	bopts    kbuild.Options
 	primary  string
+	// same are the sources that are this repository as primary is (sameRepository), read
+	// from what the builds so far declare.
+	same     map[string]gitIdentity
+	idents   identities
 	extra    map[string]map[string]string
 	ext      *artifactgen.Set
 	rendered map[string]bool // ResourceSets already rendered, by tier id
@@ -58,6 +62,8 @@ func (l *loader) sources(ctx context.Context, objs []*unstructured.Unstructured)
 		l.diskErr = err
 	}
 	l.ext.Add(objs)
+	l.idents = sourceIdentities(objs)
+	l.same = l.idents.same(l.primary)
 	for k, v := range l.extra {
 		l.bopts.ConfigMaps[k] = v
 	}

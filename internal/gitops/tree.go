@@ -273,7 +273,10 @@ func load(ctx context.Context, root string, opts LoadOptions, reuse Reuse, skip 
 	if err != nil {
 		return nil, err
 	}
-	if _, err = l.walk(ctx, r, l.redeclared(r, l.substituteAgain(ctx, r, all), all), all); err != nil {
+	if all, err = l.walk(ctx, r, l.redeclared(r, l.substituteAgain(ctx, r, all), all), all); err != nil {
+		return nil, err
+	}
+	if _, err = l.walk(ctx, r, l.coveredLate(r), all); err != nil {
 		return nil, err
 	}
 	r.opts, r.cache, r.ext = l.bopts, l.cache, ext

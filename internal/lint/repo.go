@@ -37,6 +37,9 @@ type Repo struct {
 	chartCRDs map[string][]string
 	// Bootstrap is what the repository installs outside Flux (Load reads it).
 	Bootstrap *Bootstrap
+	// unknownDeps are the indexes in Chain.Findings of the missing dependencies that may exist
+	// all the same (unknownNotAbsent): information, never an error.
+	unknownDeps map[int]bool
 }
 
 // dependsOn reports whether tier a depends on tier b, directly or through others.
@@ -111,6 +114,77 @@ func (r *Repo) chain() {
 	}
 	d.Inherited = r.inherited()
 	r.Chain = flux.BuildDeclared(d)
+	r.unknownNotAbsent()
+}
+
+// unseenTiers are the tiers that did not build or come from another source, sorted: what they
+// declare is not known.
+func (r *Repo) unseenTiers() []string {
+	var unseen []string
+	for _, id := range r.IDs() {
+		if t := r.Tiers[id]; t.Err != nil || t.NotCovered != "" {
+			unseen = append(unseen, id)
+		}
+	}
+	return unseen
+}
+
+// unknownNotAbsent says, in the chain's findings, that a dependency or a source no tier that
+// built declares is unknown while some tier did not build (or comes from another source): it
+// may be declared there, so "does not exist" and "not found" are not known
+// (tvories/k8s-gitops: cluster-crds, not built offline for its remote CRDs, declares the
+// cluster-crds-external-snapshotter that rook-ceph-snapshot-controller depends on).
+//
+// So is a dependency named after its own namespace (flux-system/flux-system) when no
+// Kustomization the repository declares builds the entry path: the root that syncs it was
+// made outside the repository, and flux bootstrap and the Flux Operator both name that root
+// after its namespace (sulibot/home-ops: clusters/production's kustomization.yaml leaves out
+// the flux-system/ directory whose gotk-sync.yaml bootstrap applied, and eight tiers depend on
+// flux-system).
+func (r *Repo) unknownNotAbsent() {
+	r.unknownDeps = map[int]bool{}
+	unseen := r.unseenTiers()
+	why := "unknown, not absent: no tier that built declares it, and " + joinSorted(unseen) +
+		" did not build here (or come from another source), so it may be declared there"
+	roots := r.outsideRoots()
+	for i, f := range r.Chain.Findings {
+		switch {
+		case f.Kind == flux.FindingMissingDependency && roots[f.Message] != "":
+			r.Chain.Findings[i].Message = strings.Replace(f.Message, ", which does not exist; it will never become ready",
+				": unknown, not absent: no Kustomization the repository declares builds the entry path "+r.Entry+
+					", so the root that syncs it was made outside the repository, and flux bootstrap and the Flux Operator name it after its namespace, as "+roots[f.Message]+" is", 1)
+			r.unknownDeps[i] = true
+		case len(unseen) == 0:
+		case f.Kind == flux.FindingMissingDependency:
+			r.Chain.Findings[i].Message = strings.Replace(f.Message, ", which does not exist; it will never become ready", ": "+why, 1)
+			r.unknownDeps[i] = true
+		case f.Kind == flux.FindingMissingSource:
+			r.Chain.Findings[i].Message = strings.Replace(f.Message, " was not found", " was not found: "+why, 1)
+		}
+	}
+}
+
+// outsideRoots are, by the message of the chain's missing-dependency finding that names it,
+// the missing dependencies named after their own namespace, when no Kustomization the
+// repository declares builds the entry path (see unknownNotAbsent); none when one does.
+func (r *Repo) outsideRoots() map[string]string {
+	out := map[string]string{}
+	nodes := map[string]bool{}
+	for _, n := range r.Chain.Kustomizations {
+		nodes[n.ID] = true
+		if n.Path == r.Entry {
+			return out
+		}
+	}
+	for _, n := range r.Chain.Kustomizations {
+		for _, dep := range n.DependsOn {
+			ns, name, _ := strings.Cut(dep, "/")
+			if !nodes[dep] && ns == name {
+				out["depends on "+flux.KustomizationRef(dep)+", which does not exist; it will never become ready"] = dep
+			}
+		}
+	}
+	return out
 }
 
 // decodeKustomization is the tier's Kustomization with the controller's types. One that does

@@ -1,9 +1,7 @@
 package lint
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -105,17 +103,11 @@ func (r *Repo) creators(kind, ns, name string) []string {
 
 // checkDependencies turns the chain's cycle and missing-dependency findings into lint findings.
 // A dependency no tier that built declares may be declared inside a tier that did not build, or
-// one built from another source: while any such tier exists, "does not exist" is not known, so
-// the finding is information (the unbuilt tiers make the result UNKNOWN), naming them.
+// one built from another source, or be the root made outside the repository: then "does not
+// exist" is not known, so the finding is information, saying why (Repo.unknownNotAbsent).
 func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
-	var unseen []string
-	for _, id := range r.IDs() {
-		if t := r.Tiers[id]; t.Err != nil || t.NotCovered != "" {
-			unseen = append(unseen, id)
-		}
-	}
 	var out []Finding
-	for _, f := range r.Chain.Findings {
+	for i, f := range r.Chain.Findings {
 		if f.Kind != flux.FindingCycle && f.Kind != flux.FindingMissingDependency {
 			continue
 		}
@@ -125,10 +117,9 @@ func checkDependencies(r *Repo, rule Rule, _ Settings) []Finding {
 			line = r.Locate(file, "Kustomization", t.Kustomization.Name, "dependsOn")
 		}
 		finding := rule.finding(f.Kustomization, "Kustomization "+f.Kustomization, file, line, "%s %s", f.Kustomization, f.Message)
-		if f.Kind == flux.FindingMissingDependency && len(unseen) > 0 {
+		if f.Kind == flux.FindingMissingDependency && r.unknownDeps[i] {
 			finding.Severity = Info
-			finding.Message = fmt.Sprintf("%s %s: unknown, not absent: no tier that built declares it, and %s did not build here (or come from another source), so it may be declared there", f.Kustomization,
-				strings.TrimSuffix(strings.Replace(f.Message, ", which does not exist; it will never become ready", "", 1), "."), joinSorted(unseen))
+			finding.Message = f.Kustomization + " " + f.Message // said as unknown by unknownNotAbsent
 		}
 		out = append(out, finding)
 	}

@@ -76,8 +76,10 @@ func offlineTrees(ctx context.Context, repo *gitrev.Repo, revs *gitrev.Revisions
 			gitops.FillSkipped(ctx, b.base, b.cand)
 		default:
 			// A HelmRelease of an unchanged tier changes with the values or chart source
-			// another tier declares and the candidate changes.
-			gitops.FillSkippedNaming(ctx, b.base, b.cand, changedByName(b.base, b.cand))
+			// another tier declares and the candidate changes, and with the files of a
+			// chart directory of the repository it installs.
+			names := append(changedByName(b.base, b.cand), gitops.ChangedChartDirs(b.base, b.cand, changes)...)
+			gitops.FillSkippedNaming(ctx, b.base, b.cand, names)
 		}
 	}
 	if errors.Is(errC, kbuild.ErrPathNotFound) {

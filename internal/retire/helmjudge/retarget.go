@@ -108,9 +108,25 @@ func retarget(b, c *unstructured.Unstructured, sides [2]map[string]*unstructured
 	fromRef, _, _ := unstructured.NestedMap(b.Object, "spec", "chartRef")
 	toRef, _, _ := unstructured.NestedMap(c.Object, "spec", "chartRef")
 	if (!fromOK || !toOK) && fmt.Sprint(fromRef) != fmt.Sprint(toRef) {
-		return fmt.Sprintf("points its chartRef elsewhere (%v to %v), which reinstalls if the chart's name changes (chartNameChangeStrategy Reinstall)", fromRef, toRef)
+		return fmt.Sprintf("points its chart elsewhere (%s to %s), which reinstalls if the chart's name changes (chartNameChangeStrategy Reinstall)", chartRefText(b, fromRef), chartRefText(c, toRef))
 	}
 	return ""
+}
+
+// chartRefText names what a HelmRelease's chart comes from, for a reader: "chartRef
+// OCIRepository flux-system/podinfo" (the namespace defaulting to the release's), or "spec.chart"
+// when it has no chartRef (a chart from a HelmRepository, GitRepository or Bucket).
+func chartRefText(hr *unstructured.Unstructured, ref map[string]any) string {
+	if len(ref) == 0 {
+		return "spec.chart"
+	}
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	ns, _ := ref["namespace"].(string)
+	if ns == "" {
+		ns = hr.GetNamespace()
+	}
+	return fmt.Sprintf("chartRef %s %s/%s", kind, ns, name)
 }
 
 // retargetGap is the reinstall of b's release, which the candidate's change why causes, as a

@@ -18,6 +18,10 @@ func TestRetargets(t *testing.T) {
 		return u
 	}
 	base := hrAt(t, "1.2.0", "{persistence: {config: {size: 1Gi}}}")
+	// monosense-io/k8s-gitops 9a483fb: spec.chart from a HelmRepository replaced by a chartRef
+	// to an OCIRepository no unit declares; the message names both, never a Go map.
+	toChartRef := set(base, map[string]any{"kind": "OCIRepository", "name": "cloudnative-pg", "namespace": "flux-system"}, "spec", "chartRef")
+	unstructured.RemoveNestedField(toChartRef.Object, "spec", "chart")
 	cases := []struct {
 		name string
 		cand *unstructured.Unstructured
@@ -30,6 +34,7 @@ func TestRetargets(t *testing.T) {
 		{"chart", set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), `changes its chart from "web" to "gatus-sidecar"`},
 		{"chart in place", set(set(base, "gatus-sidecar", "spec", "chart", "spec", "chart"), "InPlaceUpdate", "spec", "upgrade", "chartNameChangeStrategy"), ""},
 		{"suspended", set(set(base, "status", "spec", "releaseName"), true, "spec", "suspend"), ""},
+		{"chart to chartRef", toChartRef, "points its chart elsewhere (spec.chart to chartRef OCIRepository flux-system/cloudnative-pg)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
