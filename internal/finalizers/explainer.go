@@ -123,6 +123,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyFinalizerAdder(ctx, e, w)
 	x.applyObjectTies(ctx, o, e, w)
 	nameLeftovers(e, w.obj)
+	nameSpecStore(e, w.obj)
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)
 	x.leftGenerated(ctx, e, o, w.obj)
