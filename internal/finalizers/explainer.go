@@ -180,6 +180,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		return
 	}
 	x.applyStalled(ctx, o, e, w, requested)
+	x.applyForeignUnreferenced(ctx, o, e)
 	applyStatusFailure(e, w)
 	x.applyCompletedWork(ctx, o, e, w)
 	x.applyBackgroundDependents(ctx, o, e, w)
