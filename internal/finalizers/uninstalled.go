@@ -116,6 +116,11 @@ func (x *Explainer) installLeft(ctx context.Context, res kinds.Resource, f Final
 		return u, false, []report.Gap{listGap(workloadsID(), "listing workloads to see what is left of the product of "+f.Name, err)}
 	}
 	for _, w := range ws {
+		if madeByProduct(w.owners, u.groups) {
+			// Generated from one of the product's objects (owned by it): its output, not its
+			// install, and the garbage collector deletes it with its owner.
+			continue
+		}
 		if l := carriesOne(w.labels, u.labels); l != "" {
 			u.left = append(u.left, fmt.Sprintf("%s (%s, %s)", w.ref.String(), l, w.health.Status))
 		}
@@ -163,6 +168,14 @@ func boundProductRoles(rb *rbacObjects, groups []string) []string {
 		}
 	}
 	return out
+}
+
+// madeByProduct reports owner references to an object of one of groups.
+func madeByProduct(owners []metav1.OwnerReference, groups []string) bool {
+	return slices.ContainsFunc(owners, func(r metav1.OwnerReference) bool {
+		g, _, _ := strings.Cut(r.APIVersion, "/")
+		return strings.Contains(r.APIVersion, "/") && slices.Contains(groups, g)
+	})
 }
 
 // carriesOne returns the first of labels ("key=value") that m carries, "" for none.

@@ -42,6 +42,9 @@ func TestUninstalledProductStripsFirst(t *testing.T) {
 		{"nothing but the definitions", nil, true},
 		{"a deployment at 0 replicas", []runtime.Object{&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "widgets-operator", Namespace: "widgets", Labels: install},
 			Spec: appsv1.DeploymentSpec{Replicas: &zero, Selector: &metav1.LabelSelector{MatchLabels: install}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: install}}}}}, false},
+		{"a workload the product generated from one of its objects", []runtime.Object{&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "widget-agent", Namespace: "widgets", Labels: install,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "widgets.example.org/v1", Kind: "Widget", Name: "w", UID: "uid-w"}}},
+			Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: install}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: install}}}}}, true},
 		{"a service account with the install labels", []runtime.Object{&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "widgets-operator", Namespace: "widgets", Labels: install}}}, false},
 		{"a role on the group granted to an account", []runtime.Object{
 			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "widgets"}, Rules: []rbacv1.PolicyRule{{APIGroups: []string{"widgets.example.org"}, Resources: []string{"widgets"}, Verbs: []string{"update"}}}},
