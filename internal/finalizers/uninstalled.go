@@ -125,7 +125,16 @@ func (x *Explainer) installLeft(ctx context.Context, res kinds.Resource, f Final
 			u.left = append(u.left, fmt.Sprintf("%s (%s, %s)", w.ref.String(), l, w.health.Status))
 		}
 	}
-	more, gaps := x.labelledInstallParts(ctx, u.labels)
+	type parts struct {
+		left []string
+		gaps []report.Gap
+	}
+	// Once per label set and command: a sweep meets many objects of one uninstalled product.
+	p, _ := cached(x, "installparts/"+strings.Join(u.labels, ","), func() (parts, error) {
+		left, gaps := x.labelledInstallParts(ctx, u.labels)
+		return parts{left, gaps}, nil
+	})
+	more, gaps := p.left, p.gaps
 	if len(gaps) > 0 {
 		return u, false, gaps
 	}
