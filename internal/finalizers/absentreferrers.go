@@ -32,7 +32,7 @@ func (x *Explainer) applyAbsentReferrers(ctx context.Context, o subject, e *Expl
 			continue
 		}
 		if !searched {
-			found, gaps := x.findReferrers(ctx, o)
+			found, _, gaps := x.findReferrers(ctx, o)
 			refs, searched = dropControlledChildren(found, o.obj.GetUID()), true
 			e.Unchecked = append(e.Unchecked, gaps...)
 		}

@@ -125,6 +125,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyFinalizerAdder(ctx, e, w)
 	x.applyObjectTies(ctx, o, e, w)
 	nameLeftovers(e, w.obj)
+	nameSpecStore(e, w.obj)
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)
 	x.leftGenerated(ctx, e, o, w.obj)
@@ -181,6 +182,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 		return
 	}
 	x.applyStalled(ctx, o, e, w, requested)
+	x.applyForeignUnreferenced(ctx, o, e)
 	applyStatusFailure(e, w)
 	x.applyCompletedWork(ctx, o, e, w)
 	x.applyBackgroundDependents(ctx, o, e, w)

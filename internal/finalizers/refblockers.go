@@ -31,7 +31,7 @@ func (x *Explainer) applyReferrers(ctx context.Context, o subject, e *Explanatio
 	}
 	// One search for the object, its answer given to every finalizer whose remover runs: each
 	// may be the one that waits on referrers.
-	refs, gaps := x.findReferrers(ctx, o)
+	refs, read, gaps := x.findReferrers(ctx, o)
 	refs = dropControlledChildren(refs, o.obj.GetUID())
 	named, unchecked := x.namedInOwnWord(ctx, o, w)
 	linked, more := x.statusLinks(ctx, o, w)
@@ -51,6 +51,10 @@ func (x *Explainer) applyReferrers(ctx context.Context, o subject, e *Explanatio
 		f.Unchecked = append(f.Unchecked, unchecked...)
 		if len(blockers) == 0 {
 			f.Incomplete = append(f.Incomplete, gaps...)
+			if len(gaps) == 0 {
+				// Every candidate type was read in full: "no referrer" is evidence now.
+				f.refs = &read
+			}
 			continue
 		}
 		// A referrer is proven: what an unread type would add cannot clear the finalizer.

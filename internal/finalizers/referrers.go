@@ -70,7 +70,7 @@ var neverRead = map[schema.GroupResource]bool{
 // types whose CRD schema has a reference field that points to its kind (the field's name, its
 // description or its fixed kind or group), and the built-in types whose reference fields can
 // hold it. A failed CRD list is returned as a gap.
-func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t refTarget) ([]refType, []report.Gap) {
+func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t refTarget, finalizers []string) ([]refType, []report.Gap) {
 	seen := map[schema.GroupResource]bool{}
 	var out []refType
 	add := func(r kinds.Resource, why string, anyNS bool) {
@@ -109,6 +109,20 @@ func (x *Explainer) referrerTypes(ctx context.Context, res kinds.Resource, t ref
 			break
 		}
 	}
+	// A product whose finalizer is on an object of another product's type keeps it while its
+	// own objects refer to that object: its types whose schema does not declare their spec
+	// could hold such a reference too (foreignref.go).
+	for _, d := range foreignDomains(res, finalizers) {
+		for i := range crds {
+			crd := &crds[i]
+			if c, _ := groupTie(d, crd.Spec.Group); c != ConfidenceHigh || !specUndeclared(crd) {
+				continue
+			}
+			if r, found := x.catalog.ForGroupKind(schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}); found {
+				add(r, "a type of the finalizer's domain "+d+" whose CRD schema does not declare its spec", true)
+			}
+		}
+	}
 	for _, f := range coreRefFields {
 		if f.kind != res.GroupKind() && (f.kind.Kind != "" || t.namespace == "") {
 			continue
@@ -128,16 +142,22 @@ type referrer struct {
 	paths []string
 }
 
+// refRead is what a search for referrers read: the types (and why each) and how many objects.
+type refRead struct {
+	types   []refType
+	objects int
+}
+
 // findReferrers lists every candidate type in the scope the reference can come from (the
 // object's namespace for a namespaced object, every namespace for a cluster-scoped one) and
-// returns the objects whose ownerReferences or spec refer to it. Types that could not be read,
-// or not read in full, are gaps: the answer for them is unknown, never "none".
-func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, []report.Gap) {
+// returns the objects whose ownerReferences or spec refer to it, and what it read. Types that
+// could not be read, or not read in full, are gaps: the answer for them is unknown, never "none".
+func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, refRead, []report.Gap) {
 	t := refTarget{group: o.res.Group, kind: o.res.Kind, plural: o.res.Resource, namespace: o.obj.GetNamespace(), name: o.obj.GetName(), uid: o.obj.GetUID()}
 	if !o.res.Namespaced {
 		t.namespace = ""
 	}
-	types, gaps := x.referrerTypes(ctx, o.res, t)
+	types, gaps := x.referrerTypes(ctx, o.res, t, o.obj.GetFinalizers())
 	if len(types) > maxReferrerTypes {
 		var rest []string
 		for _, rt := range types[maxReferrerTypes:] {
@@ -148,6 +168,7 @@ func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, [
 	}
 	var mu sync.Mutex
 	var out []referrer
+	read := refRead{types: types}
 	work := make(chan refType)
 	var wg sync.WaitGroup
 	for w := 0; w < referrerWorkers; w++ {
@@ -155,9 +176,10 @@ func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, [
 		go func() {
 			defer wg.Done()
 			for rt := range work {
-				found, gap := x.referrersOfType(ctx, rt, t)
+				found, n, gap := x.referrersOfType(ctx, rt, t)
 				mu.Lock()
 				out = append(out, found...)
+				read.objects += n
 				if gap != (report.Gap{}) {
 					gaps = append(gaps, gap)
 				}
@@ -174,11 +196,12 @@ func (x *Explainer) findReferrers(ctx context.Context, o subject) ([]referrer, [
 		return refFor(out[i].res, out[i].obj.GetNamespace(), out[i].obj.GetName()).String() < refFor(out[j].res, out[j].obj.GetNamespace(), out[j].obj.GetName()).String()
 	})
 	slices.SortFunc(gaps, func(a, b report.Gap) int { return strings.Compare(a.String(), b.String()) })
-	return out, gaps
+	return out, read, gaps
 }
 
-// referrersOfType reads one type in the reference's scope and matches each object.
-func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget) ([]referrer, report.Gap) {
+// referrersOfType reads one type in the reference's scope and matches each object; n is how
+// many objects it read.
+func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget) (found []referrer, n int, gap report.Gap) {
 	ns := ""
 	if rt.res.Namespaced && !rt.anyNamespace {
 		ns = t.namespace
@@ -189,7 +212,7 @@ func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget
 		what += " in namespace " + ns
 	}
 	if err != nil {
-		return nil, listGap(typeID(rt.res, ns), fmt.Sprintf("listing %s (could refer to it: %s)", what, rt.why), err)
+		return nil, 0, listGap(typeID(rt.res, ns), fmt.Sprintf("listing %s (could refer to it: %s)", what, rt.why), err)
 	}
 	var out []referrer
 	for i := range items {
@@ -218,11 +241,10 @@ func (x *Explainer) referrersOfType(ctx context.Context, rt refType, t refTarget
 			out = append(out, referrer{res: rt.res, obj: u, paths: paths})
 		}
 	}
-	var gap report.Gap
 	if truncated {
 		gap = boundGap(report.OpList, typeID(rt.res, ns), fmt.Sprintf("listing %s: only the first %d objects were read (bound), the rest could refer to it", what, maxReferrerItems))
 	}
-	return out, gap
+	return out, len(items), gap
 }
 
 // listFull lists the objects of r in ns ("" for all namespaces) in full, page by page, once per

@@ -81,7 +81,7 @@ func (x *Explainer) applyStalled(ctx context.Context, o subject, e *Explanation,
 			continue
 		}
 		s := &Stall{Remover: c.Object, ReadySince: ready, Idle: Age(idle)}
-		s.Evidence, s.LikelyReasons = x.stallEvidence(ctx, o, e, w, c, ready, requested)
+		s.Evidence, s.LikelyReasons = x.stallEvidence(ctx, o, e, w, c, ready, requested, f.refs)
 		ev, reasons, note, gaps := x.stallContext(ctx, o, c.Object)
 		f.Unchecked = append(f.Unchecked, gaps...)
 		s.Evidence, s.LikelyReasons = append(s.Evidence, ev...), append(reasons, s.LikelyReasons...)
@@ -163,7 +163,7 @@ func (x *Explainer) readySince(ctx context.Context, c Controller) (*time.Time, r
 
 // stallEvidence says what the stalled verdict rests on and the likely reasons, the ones the
 // object itself supports first.
-func (x *Explainer) stallEvidence(ctx context.Context, o subject, e *Explanation, w ownWord, c Controller, ready *time.Time, requested time.Time) ([]string, []string) {
+func (x *Explainer) stallEvidence(ctx context.Context, o subject, e *Explanation, w ownWord, c Controller, ready *time.Time, requested time.Time, refs *refRead) ([]string, []string) {
 	readyLine := fmt.Sprintf("%s runs (%s ready)", c.Object.String(), c.Ready)
 	if ready != nil {
 		readyLine += fmt.Sprintf(", Ready since %s (%s)", ready.Format(time.RFC3339), Age(x.now.Sub(*ready)))
@@ -171,7 +171,8 @@ func (x *Explainer) stallEvidence(ctx context.Context, o subject, e *Explanation
 	ev := []string{
 		readyLine + ", and may update " + o.ref().QualifiedResource(),
 		fmt.Sprintf("no work on the object since its deletion was requested %s ago: no event, no write by any field manager, no condition change", Age(x.now.Sub(requested))),
-		"no object refers to it, and no pause marker is on it or its owners",
+		noReferrerLine(refs),
+		"no pause marker is on it or its owners",
 	}
 	if g := o.obj.GetGeneration(); g > 0 && w.obj != nil {
 		if obs, ok := observedGeneration(w); ok && obs < g {
@@ -198,6 +199,32 @@ func (x *Explainer) stallEvidence(ctx context.Context, o subject, e *Explanation
 		reasons[0], reasons[1] = failingOn, dropped
 	}
 	return ev, reasons
+}
+
+// noReferrerLine says what the search for referrers read when it found none: "no object refers
+// to it" only over every candidate type read in full, with how many objects of which types.
+func noReferrerLine(refs *refRead) string {
+	if refs == nil {
+		return "whether an object refers to it was not established"
+	}
+	if len(refs.types) == 0 {
+		return "no object refers to it: no type the cluster serves can refer to it (none of its API group, no CRD schema naming its kind, no built-in reference field)"
+	}
+	return fmt.Sprintf("no object refers to it: read %s of %s that could (%s)", count(refs.objects, "object"), count(len(refs.types), "type"), refTypeNames(refs.types))
+}
+
+// refTypeNames names the types read, at most maxNamedTypes, with how many more.
+func refTypeNames(types []refType) string {
+	const maxNamedTypes = 6
+	var names []string
+	for i, t := range types {
+		if i == maxNamedTypes {
+			names = append(names, fmt.Sprintf("and %d more", len(types)-i))
+			break
+		}
+		names = append(names, t.res.QualifiedName())
+	}
+	return strings.Join(names, ", ")
 }
 
 // observedGeneration reads status.observedGeneration from the object's body.

@@ -6,8 +6,13 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubeforensics/suite/internal/kinds"
 )
@@ -40,11 +45,16 @@ func TestReinstallIntoGoingType(t *testing.T) {
 		strippedFirst bool
 	}{
 		{"definition being deleted, nothing runs", true, []Controller{{Found: false}}, true},
-		{"definition live", false, []Controller{{Found: false}}, false},
+		{"definition live, a role of the product still granted", false, []Controller{{Found: false}}, false},
 		{"a remover found", true, []Controller{{Found: true}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := referentExplainer(t, now, def(tc.deleting))
+			// The product's role, still granted to its account: an install part left, so a live
+			// definition is no uninstall (uninstalled_test.go has the rest).
+			x.c.Kube = kubefake.NewSimpleClientset(controllerObjects("widgets", "widgets-operator", []rbacv1.PolicyRule{{APIGroups: []string{"example.org"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}})[1:]...)
+			x.c.APIExtensions = apiextensionsfake.NewSimpleClientset(crdObject("example.org", "widgets"))
+			x.c.Dynamic = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList", apiServiceGVR: "APIServiceList"})
 			f := Finalizer{Name: "widgets.example.org/cleanup", Controllers: tc.controllers, Remedies: steps()}
 			x.reinstallIntoGoingType(context.Background(), res, &f)
 			if len(f.Unchecked) > 0 {

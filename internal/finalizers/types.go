@@ -159,6 +159,9 @@ type Finalizer struct {
 	// bypass is the removal of this one finalizer by hand as its controller's explainer built
 	// it, kept for a verdict decided later that offers it (a stalled remover).
 	bypass *Remediation
+	// refs is what the search for referrers read when it read every candidate type in full and
+	// found none (refblockers.go); nil when it did not run or could not read everything.
+	refs *refRead
 }
 
 // Controller is a workload expected to remove a custom finalizer, with the evidence for it.

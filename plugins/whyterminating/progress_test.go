@@ -182,7 +182,11 @@ func TestStripNamesCloudInstance(t *testing.T) {
 	}
 	wantAll(t, out, []string{
 		"controller: none found",
-		"last resort 2: Only if the controller is gone for good: remove finalizer karpenter.sh/termination by hand.",
+		// Nothing of Karpenter's install is left but its CRD: uninstalled, not stopped
+		// (docs/why-terminating.md, "A product uninstalled, not stopped"), so the strip comes
+		// first, with the instance it leaves, and a reinstall only if it is meant to run here.
+		"fix 1: Remove finalizer karpenter.sh/termination by hand: nothing of the product's install is left but its type definitions",
+		"fix 2: Only if the product is meant to run here",
 		"cost: left behind: the cloud instance aws:///eu-central-1c/i-0bbed26474395ec00 keeps running (and billing) with nothing to terminate it (from status.providerID; Karpenter's NodeClaim API (karpenter.sh/v1, status.providerID))",
 	}, []string{"whatever the controller would have cleaned up"})
 }

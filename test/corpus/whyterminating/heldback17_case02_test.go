@@ -1,13 +1,17 @@
 package whyterminating_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
 
 // Held back in batch 17, run once by the lead (2026-12-03, main c8e457e): passed its assertions,
 // wrong in part at first sight: reinstall first, the strip "only if the controller is gone for
-// good", though nothing of the product but its CRDs is left (an uninstall). Not yet fixed.
+// good", though nothing of the product but its CRDs is left (an uninstall). Fixed on branch
+// leftclass (docs/why-terminating.md, "A product uninstalled, not stopped"): the strip first, its
+// cost naming the bucket the spec stores in, the reinstall second and only if the product is
+// meant to run here; the assertions now say that order, from the maintainer's answer.
 //
 // Report: https://github.com/stashed/stash/issues/731 ("Uninstall script stuck while using --purge
 // flag"), by a maintainer: "`--purge` flag remove all crds registered for Stash. That includes
@@ -80,7 +84,17 @@ status:
 	// The operator was deleted first: nothing runs that removes the finalizer.
 	d.noRunningRemover(f)
 	d.verdict(f, controllerAbsent, finalizerOrphaned)
-	// The maintainer's way out: remove the finalizer.
-	d.offers(f, stripFinalizer)
+	// The maintainer's way out: remove the finalizer, first and not as a last resort. The
+	// operator only removes it (spec.wipeOut unset): the backup data in the bucket stays either
+	// way, and the cost says so.
+	d.firstFix(f, stripFinalizer)
+	if f.Remedies[0].LastResort {
+		t.Errorf("finalizer %s: the strip is first but still a last resort: %q", f.Name, remedyCodes(f))
+	}
+	d.leaves(f, "stash-backup-demo")
+	// A reinstall only second: the product was uninstalled, perhaps on purpose.
+	if len(f.Remedies) < 2 || f.Remedies[1].Code != reinstall || !strings.Contains(strings.ToLower(f.Remedies[1].Summary), "only if the product is meant to run here") {
+		t.Errorf("finalizer %s: steps %q, want the reinstall second, conditional", f.Name, remedyCodes(f))
+	}
 	d.never(f, readLogs)
 }

@@ -7,7 +7,12 @@ import (
 
 // Held back in batch 18, run once by the lead (2026-12-03, main c8e457e): passed its assertions,
 // wrong in part at first sight: "read its logs" first, and that no ManagementContext names the
-// Secret any more (which makes the strip safe) is not said. Not yet fixed.
+// Secret any more (which makes the strip safe) is not said. Fixed on branch leftclass
+// (docs/why-terminating.md, "A product's finalizer on an object nothing of the product refers
+// to"): the strip first, saying no ManagementContext refers to the Secret and what was read; the
+// assertions now demand that, from the fix the maintainers merged. The ManagementContext CRD now
+// carries its schema's spec.auth.secretRef (the chart's CRD, trimmed), which is how the cluster
+// says a context can refer to a Secret.
 //
 // Report: https://github.com/gravitee-io/gravitee-kubernetes-operator/pull/1344 ("fix: remove
 // finalizer from un-referenced mgtCtx secrets", GKO-1368): the Gravitee Kubernetes Operator puts
@@ -29,7 +34,7 @@ import (
 func TestCorpusGraviteeContextSecretFinalizerLeftAfterItsContextLetGo(t *testing.T) {
 	replay{
 		crds: []crd{
-			{group: "gravitee.io", kind: "ManagementContext", plural: "managementcontexts", namespaced: true, versions: []string{"v1alpha1"}},
+			{group: "gravitee.io", kind: "ManagementContext", plural: "managementcontexts", namespaced: true, versions: []string{"v1alpha1"}, schema: managementContextSchema},
 			{group: "gravitee.io", kind: "ApiDefinition", plural: "apidefinitions", namespaced: true, versions: []string{"v1alpha1"}},
 		},
 		install: `
@@ -162,8 +167,49 @@ spec:
 	// The operator runs and may update Secrets: it is the remover, and it keeps the finalizer
 	// although no ManagementContext names the Secret any more.
 	d.remover(f, "deployments.apps/gko-controller-manager -n gko-system", true)
-	// Nothing uses the Secret: removing the finalizer is the way out, and the operator runs, so
-	// nothing is to be reinstalled or restored.
-	d.offers(f, stripFinalizer)
+	// Nothing uses the Secret: removing the finalizer is the way out, first (the maintainers' fix
+	// removes it from Secrets no context references), not the operator's logs; and the operator
+	// runs, so nothing is to be reinstalled or restored.
+	d.firstFix(f, stripFinalizer)
+	if f.Remedies[0].LastResort {
+		t.Errorf("finalizer %s: the strip is first but still a last resort: %q", f.Name, remedyCodes(f))
+	}
+	// Said as evidence: which of the product's types could refer to the Secret, and that they
+	// were read.
+	d.mentions(f, "ManagementContext spec.auth.secretRef", "managementcontexts.gravitee.io")
 	d.never(f, reinstall, restoreController)
 }
+
+// managementContextSchema is the ManagementContext CRD's schema in the operator's chart (4.x),
+// trimmed to its spec's connection fields: auth.secretRef names the Secret holding the
+// credentials.
+const managementContextSchema = `
+type: object
+properties:
+  apiVersion: {type: string}
+  kind: {type: string}
+  metadata: {type: object}
+  spec:
+    type: object
+    properties:
+      baseUrl: {type: string}
+      environmentId: {type: string}
+      organizationId: {type: string}
+      auth:
+        type: object
+        properties:
+          bearerToken: {type: string}
+          credentials:
+            type: object
+            properties:
+              username: {type: string}
+              password: {type: string}
+          secretRef:
+            type: object
+            properties:
+              name: {type: string}
+              namespace: {type: string}
+  status:
+    type: object
+    x-kubernetes-preserve-unknown-fields: true
+`

@@ -36,6 +36,9 @@ type crd struct {
 	// conversion is the Service ("namespace/name") the CRD's versions are converted through
 	// (its /convert path), as an install with a conversion webhook leaves it; empty: none.
 	conversion string
+	// schema, when set, is the openAPIV3Schema (YAML) of every version, as the product's CRD
+	// declares it (trimmed to the fields the case needs); empty: unknown fields preserved.
+	schema string
 }
 
 func (c crd) object() *apiextensionsv1.CustomResourceDefinition {
@@ -49,9 +52,16 @@ func (c crd) object() *apiextensionsv1.CustomResourceDefinition {
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: c.group, Scope: scope,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: c.plural, Singular: strings.ToLower(c.kind), Kind: c.kind, ListKind: c.kind + "List"}},
 	}
+	props := &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}
+	if c.schema != "" {
+		props = &apiextensionsv1.JSONSchemaProps{}
+		if err := yaml.Unmarshal([]byte(c.schema), props); err != nil {
+			panic(fmt.Sprintf("schema of %s.%s: %v", c.plural, c.group, err))
+		}
+	}
 	for i, v := range c.versions {
 		o.Spec.Versions = append(o.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{Name: v, Served: true, Storage: i == 0,
-			Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}},
+			Schema:       &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: props.DeepCopy()},
 			Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}}})
 	}
 	if ns, name, ok := strings.Cut(c.conversion, "/"); ok {
