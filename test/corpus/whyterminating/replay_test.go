@@ -683,7 +683,7 @@ func eventually(t *testing.T, what string, cond func(context.Context) (bool, err
 // its dependents' kinds: it picks up the types of new CRDs only at its next discovery resync,
 // and an owner under foreground deletion whose dependents it does not yet know is let go at
 // once, so the replay would lose the object it is about. A probe owner of the same kind and a
-// probe dependent of each dependent kind are created, the owner deleted in the background, and
+// probe dependent of each dependent kind (a copy of the dependent's content) are created, the owner deleted in the background, and
 // the dependents waited for until the collector has removed them.
 func awaitGCWatches(t *testing.T, owner created, made []created) {
 	t.Helper()
@@ -706,7 +706,15 @@ func awaitGCWatches(t *testing.T, owner created, made []created) {
 		for _, ref := range c.obj.GetOwnerReferences() {
 			if ref.UID == owner.obj.GetUID() && !seen[c.kind] {
 				seen[c.kind] = true
-				d := probe(c, "gc-probe-dependent")
+				// The dependent's own content, so a kind with required fields (a RoleBinding's
+				// roleRef, a pod's containers) is valid; only its identity is the probe's.
+				d := c.obj.DeepCopy()
+				delete(d.Object, "status")
+				// Not bound to a node: a pod on a node is deleted only once a kubelet stops it.
+				unstructured.RemoveNestedField(d.Object, "spec", "nodeName")
+				d.Object["metadata"] = map[string]any{}
+				d.SetNamespace(c.obj.GetNamespace())
+				d.SetName("gc-probe-dependent")
 				d.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: po.GetAPIVersion(), Kind: po.GetKind(), Name: po.GetName(), UID: po.GetUID()}})
 				if _, err := c.client().Create(ctx, d, metav1.CreateOptions{}); err != nil {
 					t.Fatalf("creating the garbage collector's probe dependent %s: %v", c.kind, err)
