@@ -1,6 +1,7 @@
 package finalizers
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -74,6 +75,44 @@ func recordedOwnKindID(path []string, key, value, kind string) string {
 		for _, w := range camelWords(kind) {
 			if stem == w {
 				return "external " + w
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// cloudThings are the words of a field's name that say it identifies a resource a cloud hands
+// out, longest first, with what to call it.
+var cloudThings = []struct{ word, what string }{
+	{"loadbalancer", "load balancer"}, {"securitygroup", "security group"}, {"listener", "load balancer listener"},
+	{"targetgroup", "target group"}, {"instance", "cloud instance"}, {"volume", "volume"}, {"disk", "disk"},
+	{"snapshot", "snapshot"}, {"subnet", "subnet"}, {"vpc", "network"}, {"network", "network"},
+	{"gateway", "gateway"}, {"address", "address"}, {"eip", "address"}, {"bucket", "bucket"},
+	{"certificate", "certificate"}, {"dnszone", "DNS zone"}, {"zone", "DNS zone"}, {"database", "database"},
+}
+
+// providerTokenRe is the shape clouds give the ids they hand out: a short lowercase prefix, a
+// dash and a base-36 token (`lb-2ztq8h1k`, `lbl-6w1c9r0e`, `i-0abc…`, `ins-3k9x…`).
+var providerTokenRe = regexp.MustCompile(`^[a-z]{1,10}-[0-9a-z]{6,40}$`)
+
+// recordedProviderID names a resource outside the cluster whose id the object's status records:
+// a status field named for a cloud resource and an id (`loadbalancerId`, `listenerID`,
+// `instanceIds`) holding a token shaped like a cloud's id. The controller wrote it when it made
+// or bound the resource; its cleanup acts on it, and a strip leaves it. A spec's such field is
+// what the object asks to use (a placement), not what was made for it. "" when it is not one.
+func recordedProviderID(path []string, key, value string) string {
+	if len(path) < 2 || path[0] != "status" || !providerTokenRe.MatchString(value) {
+		return ""
+	}
+	for _, s := range idSuffixes {
+		stem, ok := strings.CutSuffix(key, s)
+		if !ok || stem == "" {
+			continue
+		}
+		for _, t := range cloudThings {
+			if strings.HasSuffix(stem, t.word) {
+				return t.what
 			}
 		}
 		return ""

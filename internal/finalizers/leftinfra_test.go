@@ -76,3 +76,26 @@ func TestRecordedResourcesInfrastructure(t *testing.T) {
 		t.Errorf("recordedResources = %q, want %q", got, want)
 	}
 }
+
+func TestRecordedProviderID(t *testing.T) {
+	for _, c := range []struct {
+		path  []string
+		value string
+		want  string
+	}{
+		{[]string{"status", "portBindings", "loadbalancerId"}, "lb-2ztq8h1k", "load balancer"},
+		{[]string{"status", "portBindings", "listenerid"}, "lbl-6w1c9r0e", "load balancer listener"},
+		{[]string{"status", "instanceids"}, "ins-3k9x2m7q", "cloud instance"},
+		// What the object asks to use, not what was made for it.
+		{[]string{"spec", "loadbalancerid"}, "lb-2ztq8h1k", ""},
+		// Not a cloud resource's name, or not a cloud's id.
+		{[]string{"status", "requestid"}, "req-2ztq8h1k", ""},
+		{[]string{"status", "loadbalancerid"}, "my load balancer", ""},
+		{[]string{"status", "loadbalancerid"}, "lb-1", ""},
+	} {
+		key := strings.ToLower(c.path[len(c.path)-1])
+		if got := recordedProviderID(c.path, key, c.value); got != c.want {
+			t.Errorf("recordedProviderID(%v, %q) = %q, want %q", c.path, c.value, got, c.want)
+		}
+	}
+}

@@ -73,7 +73,8 @@ func recordedKind(path []string, value string) string {
 			return "external resource"
 		}
 	}
-	return ""
+	// Last: an id of a cloud's own shape, in a field named for what it identifies.
+	return recordedProviderID(path, key, value)
 }
 
 // recordedResources walks the object's spec, status and other top-level fields (recordTops) for fields that record something
