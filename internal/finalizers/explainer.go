@@ -125,6 +125,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	x.applyFinalizerAdder(ctx, e, w)
 	x.applyObjectTies(ctx, o, e, w)
 	nameLeftovers(e, w.obj)
+	reinstallForRecordedCleanup(e, w.obj)
 	nameSpecStore(e, w.obj)
 	x.leftDeployed(ctx, e, w.obj)
 	x.leftLabelled(ctx, e)

@@ -59,6 +59,7 @@ func (x *Explainer) reinstallIntoGoingType(ctx context.Context, res kinds.Resour
 			return
 		}
 		f.TypeEvidence = append(f.TypeEvidence, u.line())
+		f.uninstalled = true
 		strip.Summary = fmt.Sprintf("Remove finalizer %s by hand: %s. Nothing will come back to remove it; the cost below says what its controller would have done on removal.", f.Name, u.line())
 		reinstall.Summary = fmt.Sprintf("Only if the product is meant to run here (it was uninstalled, perhaps on purpose): reinstall it instead, before the step above; its controller then removes finalizer %s itself, with its own cleanup.", f.Name)
 	}

@@ -162,6 +162,10 @@ type Finalizer struct {
 	// refs is what the search for referrers read when it read every candidate type in full and
 	// found none (refblockers.go); nil when it did not run or could not read everything.
 	refs *refRead
+	// uninstalled is set when the steps were put in the order of an uninstalled product (the
+	// strip first; typegoing.go), for the object's recorded cleanup to reconsider
+	// (uninstalledcleanup.go).
+	uninstalled bool
 }
 
 // Controller is a workload expected to remove a custom finalizer, with the evidence for it.

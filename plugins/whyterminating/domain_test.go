@@ -140,10 +140,10 @@ func TestOrphanedFinalizerWhileProductRuns(t *testing.T) {
 // https://github.com/awslabs/kubeflow-manifests/pull/437, "Uninstall ACK last"; the finalizer
 // as https://github.com/aws-controllers-k8s/community/issues/2799 quotes it). No product of the
 // domain is installed, and nothing of its install is left but the CRD: the product was uninstalled,
-// not stopped (docs/why-terminating.md, "A product uninstalled, not stopped"), so the strip comes
-// first and a reinstall second, only if the product is meant to run here; the strip's cost names
-// the RDS instance the object records in status.ackResourceMetadata.arn, read by rule, not from a
-// table of products.
+// not stopped (docs/why-terminating.md, "A product uninstalled, not stopped"); its status records
+// the RDS instance the controller made (status.ackResourceMetadata.arn), which its cleanup
+// deletes, so the reinstall comes first ("An uninstalled product's cleanup of what it made") and
+// the strip after it, its cost naming the instance, read by rule, not from a table of products.
 func TestStripCostNamesRecordedExternalResource(t *testing.T) {
 	needEnv(t)
 	ctx := context.Background()
@@ -168,8 +168,8 @@ func TestStripCostNamesRecordedExternalResource(t *testing.T) {
 	}
 	wantAll(t, out, []string{
 		"evidence: no workload in the cluster is tied to the finalizer's domain finalizers.rds.services.k8s.aws",
-		"fix 1: Remove finalizer " + fin + " by hand: nothing of the product's install is left but its type definitions",
-		"fix 2: Only if the product is meant to run here",
+		"fix 1: Reinstall the product first, though it was uninstalled",
+		"last resort 2: If the product is not to be installed again: Remove finalizer " + fin + " by hand: nothing of the product's install is left but its type definitions",
 		"cost: left behind: what the controller would have cleaned up; the object records, and would leave behind with nothing to remove them: external resource " + arn + " (status.ackResourceMetadata.arn)",
 	}, []string{"123456789012 (status.ackResourceMetadata.ownerAccountID)"})
 }

@@ -183,10 +183,12 @@ func TestStripNamesCloudInstance(t *testing.T) {
 	wantAll(t, out, []string{
 		"controller: none found",
 		// Nothing of Karpenter's install is left but its CRD: uninstalled, not stopped
-		// (docs/why-terminating.md, "A product uninstalled, not stopped"), so the strip comes
-		// first, with the instance it leaves, and a reinstall only if it is meant to run here.
-		"fix 1: Remove finalizer karpenter.sh/termination by hand: nothing of the product's install is left but its type definitions",
-		"fix 2: Only if the product is meant to run here",
+		// (docs/why-terminating.md, "A product uninstalled, not stopped"); but the status
+		// records the instance the controller made, which its cleanup terminates, so the
+		// reinstall comes first ("An uninstalled product's cleanup of what it made") and the
+		// strip after it, with the instance it leaves.
+		"fix 1: Reinstall the product first, though it was uninstalled",
+		"last resort 2: If the product is not to be installed again: Remove finalizer karpenter.sh/termination by hand: nothing of the product's install is left but its type definitions",
 		"cost: left behind: the cloud instance aws:///eu-central-1c/i-0bbed26474395ec00 keeps running (and billing) with nothing to terminate it (from status.providerID; Karpenter's NodeClaim API (karpenter.sh/v1, status.providerID))",
 	}, []string{"whatever the controller would have cleaned up"})
 }
