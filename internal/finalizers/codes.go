@@ -74,6 +74,7 @@ const (
 	ReasonFixCompanionWork     report.Reason = "fix-companion-work"
 	ReasonFixStatusFailure     report.Reason = "fix-status-failure"
 	ReasonFixReportedFailure   report.Reason = "fix-reported-failure"
+	ReasonStopRecreating       report.Reason = "stop-recreating-dependent"
 )
 
 // finalizerReason is the verdict code of one finalizer, decided from what its explanation

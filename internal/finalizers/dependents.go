@@ -51,6 +51,9 @@ func (x *Explainer) dependents(ctx context.Context, o subject, name string) Fina
 		}
 	}
 	f.Remedies = x.gcRemedies(o, f)
+	if foreground {
+		x.applyRecreatedDependents(ctx, o, &f)
+	}
 	x.collectorRefused(ctx, o, &f)
 	return f
 }
