@@ -1,5 +1,3 @@
-//go:build heldback_batch19
-
 package whyterminating_test
 
 import (
@@ -7,6 +5,11 @@ import (
 	"time"
 )
 
+// Held back in batch 19, run once by the lead (2026-12-03, main 2603bf9, after a harness fix that let
+// it replay): wrong at first sight (the pod named as the foreground dependent, "clear its blockers
+// first"; the operator re-creating it not read); fixed after the count by "A controller that
+// makes a dependent again under foreground deletion".
+//
 // Report: https://github.com/jthomperoo/custom-pod-autoscaler-operator/issues/110 ("CPA Operator
 // has trouble with cascading foreground deletion"; fixed by PR #111, "Fix foreground cascade
 // delete loop"): Argo CD deletes CustomPodAutoscalers with foreground cascading deletion. The

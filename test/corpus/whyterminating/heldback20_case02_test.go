@@ -1,5 +1,3 @@
-//go:build heldback_batch20
-
 package whyterminating_test
 
 import (
@@ -7,6 +5,10 @@ import (
 	"time"
 )
 
+// Held back in batch 20, run once by the lead (2026-12-03, main 2603bf9): wrong in part at first
+// sight (the strip's cost did not name lb-2ztq8h1k, which the status records); fixed after the
+// count by a status id of a cloud's own shape (docs "What a finalizer strip leaves behind").
+//
 // Report: https://github.com/tkestack/tke-extend-network-controller/issues/9 ("Permanent stuck
 // finalizer in CLBBinding cleanup() - resources can become unkillable"): the TKE extend network
 // controller maps game-server pods to ports of Tencent Cloud CLB load balancers; a CLBPodBinding
