@@ -123,6 +123,7 @@ func (x *Explainer) readObjectsWord(ctx context.Context, o subject, e *Explanati
 	e.Conditions, e.Status, e.Events = w.conditions, w.status, w.events
 	e.Unchecked = append(e.Unchecked, gaps...)
 	x.applyFinalizerAdder(ctx, e, w)
+	x.applyOutsideAdder(ctx, o, e, w.obj)
 	x.applyObjectTies(ctx, o, e, w)
 	nameLeftovers(e, w.obj)
 	reinstallForRecordedCleanup(e, w.obj)

@@ -111,7 +111,11 @@ func outsideClientSteps(f *Finalizer, o subject, tied []outsideGrant) {
 	for _, g := range tied {
 		who = append(who, fmt.Sprintf("%s (%s)", g, g.via))
 	}
-	f.Attribution = fmt.Sprintf("no workload in the cluster removes it: %s may update %s and its name ties to the finalizer's domain %s — a client outside the cluster, acting as that identity, is its remover", strings.Join(who, ", "), o.res.QualifiedName(), f.Domain)
+	acts := "may update " + o.res.QualifiedName()
+	if tied[0].kind == "field manager" {
+		acts = "added it"
+	}
+	f.Attribution = fmt.Sprintf("no workload in the cluster removes it: %s %s and its name ties to the finalizer's domain %s — a client outside the cluster, acting as that identity, is its remover", strings.Join(who, ", "), acts, f.Domain)
 	first := Remediation{Summary: fmt.Sprintf("Look at the client outside the cluster that acts as %s: it put %s on the object and removes it itself once it is done with %s (is it running, does it still know the object, do its logs name it). No product in the cluster removes it, so reinstalling one does not.", tied[0].String(), f.Name, o.ref().String())}
 	rs := slices.DeleteFunc(slices.Clone(f.Remedies), func(r Remediation) bool {
 		return r.Code == ReasonReinstallController || r.Code == ReasonRestoreController

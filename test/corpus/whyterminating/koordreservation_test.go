@@ -1,13 +1,3 @@
-//go:build corpusopen
-
-// Open (corpusopen): controller-absent with "Reinstall the product of job-platform.acme.io" first,
-// where nothing of that domain was ever installed: the finalizer was added by a field manager
-// (job-platform) no workload of the cluster answers to, a client outside it that removes the
-// finalizer after its own cleanup. The failure class — a finalizer of a domain nothing in the
-// cluster belongs to, on an object of a foreign type — is the `leftclass` helper's (an uninstalled
-// product; a product's finalizer on an object of a foreign type nothing of the product refers to),
-// left to it.
-
 package whyterminating_test
 
 import (
@@ -15,6 +5,10 @@ import (
 	"time"
 )
 
+// Open (corpusopen) until the adder outside the cluster was read (docs "A remover outside the
+// cluster"): "Reinstall the product of job-platform.acme.io" came first, where nothing of that
+// domain was ever installed.
+//
 // Report: https://github.com/koordinator-sh/koordinator/issues/3154 ("scheduler: a terminating or
 // replaced Reservation can still be scheduled and bound to Available"): "A Reservation held in
 // Terminating by a finalizer keeps its reserve pod in the scheduling queue"; "the object stays

@@ -1,0 +1,31 @@
+package finalizers
+
+import (
+	"testing"
+
+	"github.com/kubeforensics/suite/internal/kinds"
+)
+
+func TestOutsideAdder(t *testing.T) {
+	ws := []workload{{ref: ObjectRef{Group: "apps", Kind: "Deployment", Resource: "deployments", Namespace: "koordinator-system", Name: "koord-manager"}}}
+	if got := outsideAdder([]string{"kubectl-patch", "job-platform"}, "job-platform.acme.io", ws); got != "job-platform" {
+		t.Errorf("outsideAdder = %q, want job-platform (names the domain, no workload answers to it)", got)
+	}
+	if got := outsideAdder([]string{"koord-manager"}, "koord-manager.acme.io", ws); got != "" {
+		t.Errorf("outsideAdder = %q, want none: a workload answers to the manager", got)
+	}
+	if got := outsideAdder([]string{"kubectl-edit"}, "job-platform.acme.io", ws); got != "" {
+		t.Errorf("outsideAdder = %q, want none: the manager names nothing of the domain", got)
+	}
+	served := []kinds.Resource{{Group: "rds.services.k8s.aws", Resource: "dbinstances"}, {Group: "", Resource: "pods"}}
+	for domain, want := range map[string]bool{
+		"finalizers.rds.services.k8s.aws": true,
+		"rds.services.k8s.aws":            true,
+		"job-platform.acme.io":            false,
+		"services.k8s.aws":                true,
+	} {
+		if got := domainServed(served, domain); got != want {
+			t.Errorf("domainServed(%q) = %v, want %v", domain, got, want)
+		}
+	}
+}
