@@ -38,26 +38,11 @@ func (x *Explainer) applyOutsideAdder(ctx context.Context, o subject, e *Explana
 			f.Unchecked = append(f.Unchecked, listGap(workloadsID(), "listing workloads to find which one added "+f.Name, err))
 			continue
 		}
-		if m := outsideAdder(managers, f.Domain, ws); m != "" {
+		// judgeAdder's gone: the first adder naming the domain that no workload answers to.
+		if m := judgeAdder(managers, f.Domain, nil, ws).gone; m != "" {
 			outsideClientSteps(f, o, []outsideGrant{{kind: "field manager", name: m, via: "it added the finalizer, by the object's managedFields; no workload of the cluster answers to it and no API group of the domain is served"}})
 		}
 	}
-}
-
-// outsideAdder is the first field manager that added the finalizer, names a word of its domain
-// and that no workload of the cluster answers to; "" when none.
-func outsideAdder(managers []string, domain string, ws []workload) string {
-	tokens := domainTokens(domain)
-	for _, m := range managers {
-		if _, names := namesDomain(m, tokens); !names {
-			continue
-		}
-		if slices.ContainsFunc(ws, func(w workload) bool { _, ok := answersTo(m, w); return ok }) {
-			continue
-		}
-		return m
-	}
-	return ""
 }
 
 // domainServed reports whether the cluster serves an API group of the domain: the group is the

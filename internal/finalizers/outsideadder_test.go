@@ -8,14 +8,14 @@ import (
 
 func TestOutsideAdder(t *testing.T) {
 	ws := []workload{{ref: ObjectRef{Group: "apps", Kind: "Deployment", Resource: "deployments", Namespace: "koordinator-system", Name: "koord-manager"}}}
-	if got := outsideAdder([]string{"kubectl-patch", "job-platform"}, "job-platform.acme.io", ws); got != "job-platform" {
-		t.Errorf("outsideAdder = %q, want job-platform (names the domain, no workload answers to it)", got)
+	if got := judgeAdder([]string{"kubectl-patch", "job-platform"}, "job-platform.acme.io", nil, ws).gone; got != "job-platform" {
+		t.Errorf("judgeAdder(...).gone = %q, want job-platform (names the domain, no workload answers to it)", got)
 	}
-	if got := outsideAdder([]string{"koord-manager"}, "koord-manager.acme.io", ws); got != "" {
-		t.Errorf("outsideAdder = %q, want none: a workload answers to the manager", got)
+	if got := judgeAdder([]string{"koord-manager"}, "koord-manager.acme.io", nil, ws).gone; got != "" {
+		t.Errorf("judgeAdder(...).gone = %q, want none: a workload answers to the manager", got)
 	}
-	if got := outsideAdder([]string{"kubectl-edit"}, "job-platform.acme.io", ws); got != "" {
-		t.Errorf("outsideAdder = %q, want none: the manager names nothing of the domain", got)
+	if got := judgeAdder([]string{"kubectl-edit"}, "job-platform.acme.io", nil, ws).gone; got != "" {
+		t.Errorf("judgeAdder(...).gone = %q, want none: the manager names nothing of the domain", got)
 	}
 	served := []kinds.Resource{{Group: "rds.services.k8s.aws", Resource: "dbinstances"}, {Group: "", Resource: "pods"}}
 	for domain, want := range map[string]bool{
